@@ -1,0 +1,133 @@
+"""Wire format of the code-mode host protocol, version 1.
+
+Both sides of the connection use this module: the runtime host
+(``codemode.runtime``) and the client that supervises it (``codemode.host_client``).
+
+A frame is a 4-byte little-endian unsigned length followed by that many bytes of
+UTF-8 JSON; one JSON object is one message. Frames are at most
+:data:`MAX_FRAME_BYTES` (64 MiB). Source: ``spec/codex-code-mode.md`` §4.1 and the
+0.171 protocol in ``oracle/README.md`` ("The protocol").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+from typing import Any
+
+PROTOCOL_VERSION = 1
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+"""Largest frame payload in bytes (``MAX_FRAME_BYTES`` in Codex)."""
+
+_LENGTH = struct.Struct("<I")
+
+CAPABILITIES = (
+    "bounded-output-v1",
+    "delegate-capacity-4096",
+    "session-cell-execution-resource-limits",
+    "tool-catalog-revision-v1",
+    "yield-observation",
+)
+"""Capabilities the 0.171 host knows (``oracle/README.md``, "Handshake")."""
+
+
+class FrameError(Exception):
+    """A frame could not be encoded or decoded.
+
+    The message is Codex's text, e.g. ``code-mode IPC frame length N exceeds 67108864 bytes``
+    or ``failed to decode code-mode IPC frame: <reason>``.
+    """
+
+
+class FrameTooLarge(FrameError):
+    """A frame's payload is over :data:`MAX_FRAME_BYTES`; ``length`` is its size in bytes."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__(f"code-mode IPC frame length {length} exceeds {MAX_FRAME_BYTES} bytes")
+        self.length = length
+
+
+def encode_frame(message: dict[str, Any]) -> bytes:
+    """Serialise one message into a frame (length prefix + compact JSON).
+
+    Raises :class:`FrameTooLarge` when the JSON is over 64 MiB. Lone surrogates in
+    strings are written as JSON escapes, so any Python ``str`` can be sent.
+    """
+    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8", "surrogatepass"
+    )
+    if len(payload) > MAX_FRAME_BYTES:
+        raise FrameTooLarge(len(payload))
+    return _LENGTH.pack(len(payload)) + payload
+
+
+def decode_payload(payload: bytes) -> dict[str, Any]:
+    """Parse a frame's payload into a message object.
+
+    Raises :class:`FrameError` (``failed to decode code-mode IPC frame: …``) for bytes
+    that are not UTF-8 JSON or a JSON value that is not an object.
+    """
+    try:
+        message = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise FrameError(f"failed to decode code-mode IPC frame: {exc}") from None
+    if not isinstance(message, dict):
+        raise FrameError(
+            "failed to decode code-mode IPC frame: expected a JSON object, "
+            f"got {type(message).__name__}"
+        )
+    return message
+
+
+def decode_frames(buffer: bytes) -> tuple[list[dict[str, Any]], bytes]:
+    """Split complete frames off the front of ``buffer``.
+
+    Returns the decoded messages and the unconsumed rest (a partial frame).
+    Raises :class:`FrameTooLarge` as soon as a length prefix is over the limit and
+    :class:`FrameError` for a payload that does not decode.
+    """
+    messages: list[dict[str, Any]] = []
+    offset = 0
+    while len(buffer) - offset >= _LENGTH.size:
+        (length,) = _LENGTH.unpack_from(buffer, offset)
+        if length > MAX_FRAME_BYTES:
+            raise FrameTooLarge(length)
+        end = offset + _LENGTH.size + length
+        if end > len(buffer):
+            break
+        messages.append(decode_payload(buffer[offset + _LENGTH.size : end]))
+        offset = end
+    return messages, buffer[offset:]
+
+
+async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    """Read one message from ``reader``.
+
+    Returns ``None`` on a clean EOF at a frame boundary. Raises :class:`FrameError`
+    for EOF inside a frame (``UnexpectedEof``), an oversized length or a bad payload.
+    """
+    try:
+        header = await reader.readexactly(_LENGTH.size)
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial:
+            return None
+        raise FrameError("failed to read code-mode IPC frame: unexpected end of file") from None
+    (length,) = _LENGTH.unpack(header)
+    if length > MAX_FRAME_BYTES:
+        raise FrameTooLarge(length)
+    try:
+        payload = await reader.readexactly(length)
+    except asyncio.IncompleteReadError:
+        raise FrameError("failed to read code-mode IPC frame: unexpected end of file") from None
+    return decode_payload(payload)
+
+
+def ok(value: Any) -> dict[str, Any]:
+    """A successful ``result`` object: ``{"status": "ok", "value": value}``."""
+    return {"status": "ok", "value": value}
+
+
+def error(message: str) -> dict[str, Any]:
+    """A failed ``result`` object: ``{"status": "error", "message": message}``."""
+    return {"status": "error", "message": message}
