@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install the non-Python tools that codemode's notebooks and tests use, idempotently:
+#   - the npm MCP servers, into .npm-tools/ at the repository root (git ignores it);
+#   - Debian packages the tests drive (tmux for the jupyter console test), when missing.
+# Prints the npm folder's node_modules path on its last line. Safe to run repeatedly:
+# it does nothing when everything is already there.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+prefix="$root/.npm-tools"
+packages=(
+  "@modelcontextprotocol/server-everything@2026.8.31"
+  "@modelcontextprotocol/server-filesystem@2026.8.31"
+  "@modelcontextprotocol/server-memory@2026.8.31"
+)
+
+need_npm=0
+for spec in "${packages[@]}"; do
+  name="${spec%@*}"
+  [[ -f "$prefix/node_modules/$name/package.json" ]] || need_npm=1
+done
+if [[ $need_npm == 1 ]]; then
+  command -v npm >/dev/null || { echo "install-tools: npm is required (Node.js 20 or newer)" >&2; exit 1; }
+  mkdir -p "$prefix"
+  [[ -f "$prefix/package.json" ]] || printf '{"name":"codemode-npm-tools","private":true}\n' > "$prefix/package.json"
+  echo "install-tools: npm install ${packages[*]}" >&2
+  npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "${packages[@]}" >&2
+fi
+
+missing_deb=()
+command -v tmux >/dev/null || missing_deb+=(tmux)
+if (( ${#missing_deb[@]} )); then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    echo "install-tools: apt-get install ${missing_deb[*]}" >&2
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_deb[@]}" >&2
+  else
+    echo "install-tools: please install: ${missing_deb[*]}" >&2
+  fi
+fi
+
+printf '%s\n' "$prefix/node_modules"

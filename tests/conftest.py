@@ -1,0 +1,88 @@
+"""Test-session set-up shared by every layer.
+
+At session start (before any notebook or kernel test runs):
+- ``scripts/install-tools.sh`` installs the npm MCP servers into ``.npm-tools/`` and the
+  Debian packages the tests drive (tmux), when they are missing;
+- the codemode kernelspec is installed from this checkout into a temporary prefix, and
+  ``JUPYTER_PATH`` points there, so nbval, jupyter_client and jupyter console find
+  ``codemode`` without touching the user's own kernelspecs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NPM_TOOLS = REPO_ROOT / ".npm-tools" / "node_modules"
+
+
+def _install_tools() -> None:
+    subprocess.run(
+        ["bash", str(REPO_ROOT / "scripts" / "install-tools.sh")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def _install_kernelspec(prefix: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    if done.returncode != 0:
+        # Layers that need no kernel still run; kernel and notebook tests then fail
+        # with "No such kernel", and this message says why.
+        sys.stderr.write(f"conftest: installing the codemode kernelspec failed:\n{done.stderr}\n")
+        return
+    data_dir = prefix / "share" / "jupyter"
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(
+        p for p in (str(data_dir), os.environ.get("JUPYTER_PATH", "")) if p
+    )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Install external tools and the kernelspec before collection-time kernels start."""
+    _install_tools()
+    prefix = Path(tempfile.mkdtemp(prefix="codemode-kernelspec-"))
+    session.config._codemode_prefix = prefix  # type: ignore[attr-defined]
+    _install_kernelspec(prefix)
+    # Kernels started by tests resolve `python`/console scripts from this interpreter's venv.
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    prefix = getattr(session.config, "_codemode_prefix", None)
+    if prefix is not None:
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def npm_tools() -> Path:
+    """The ``node_modules`` folder holding the npm MCP servers (installed at session start)."""
+    return NPM_TOOLS
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The checkout's root folder."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """``../shared`` beside the checkout (oracle, spec); tests that need it skip without it."""
+    path = REPO_ROOT.parent / "shared"
+    if not (path / "oracle").is_dir():
+        pytest.skip(f"the shared reference folder {path} is not present")
+    return path
