@@ -1,0 +1,184 @@
+"""Write the example notebooks from the cells below, execute them and save their outputs.
+
+    python scripts/build_notebooks.py            # both notebooks
+    python scripts/build_notebooks.py quickstart # one of them
+
+The saved outputs are what nbval compares in the test suite, so run this after changing
+a cell or the kernel's output format. Cells whose output depends on timing carry the
+``nbval-ignore-output`` tag.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import sys
+import zlib
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+IGNORE_OUTPUT = {"tags": ["nbval-ignore-output"]}
+
+
+def _png(width: int, height: int) -> bytes:
+    """A small RGB gradient as PNG bytes (made here so the notebook needs no image file)."""
+    rows = b"".join(
+        b"\x00" + bytes(v for x in range(width) for v in (x * 255 // width, y * 255 // height, 160))
+        for y in range(height)
+    )
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+def quickstart() -> nbformat.NotebookNode:
+    png = base64.b64encode(_png(48, 24)).decode()
+    cells = [
+        new_markdown_cell(
+            "# codemode quickstart\n\n"
+            "Every cell is a code-mode program: JavaScript that calls tools with `await tools.NAME(args)`, "
+            "prints with `text()`, shows images with `image()` and keeps values across cells with "
+            "`store()`/`load()`. This notebook uses only the built-in tools, which need no configuration."
+        ),
+        new_code_cell(
+            "// The built-in tools (ALL_TOOLS also lists any MCP tools configured in codemode.toml).\n"
+            'const builtins = ALL_TOOLS.map(t => t.name).filter(name => !name.startsWith("mcp__"));\n'
+            'text(builtins.sort().join(", "));'
+
+        ),
+        new_markdown_cell("List a folder: the notebooks that sit beside this one."),
+        new_code_cell(
+            'const listing = await tools.list_dir({ path: "." });\n'
+            "const notebooks = listing.entries.filter(e => e.name.endsWith(\".ipynb\"));\n"
+            "for (const entry of notebooks.sort((a, b) => a.name.localeCompare(b.name))) {\n"
+            "  text(`${entry.type}  ${entry.name}`);\n"
+            "}"
+        ),
+        new_markdown_cell("Run a shell command; it runs in its own process group and is killed if the cell is stopped."),
+        new_code_cell(
+            "const result = await tools.exec_command({ cmd: \"printf 'hello from the shell\\\\n'; expr 6 '*' 7\" });\n"
+            "text(`exit code ${result.exit_code}`);\n"
+            "text(result.output.trim());"
+        ),
+        new_markdown_cell("Write a file, read it back, and call tools in parallel with `Promise.all`."),
+        new_code_cell(
+            'const path = "/tmp/codemode-quickstart.txt";\n'
+            'const written = await tools.write_file({ path, content: "one\\ntwo\\nthree\\n" });\n'
+            "const [file, echoed] = await Promise.all([\n"
+            "  tools.read_file({ path }),\n"
+            '  tools.echo({ note: "echo returns its input" }),\n'
+            "]);\n"
+            "text(`wrote ${written.bytes_written} bytes`);\n"
+            'text(file.content.split("\\n").filter(Boolean).reverse().join(", "));\n'
+            "text(echoed);"
+        ),
+        new_markdown_cell("Values passed to `store()` stay for later cells of this kernel session."),
+        new_code_cell('store("inventory", { apples: 3, pears: 5 });\ntext("stored");'),
+        new_code_cell(
+            'const inventory = load("inventory");\n'
+            "text(`apples + pears = ${inventory.apples + inventory.pears}`);"
+        ),
+        new_markdown_cell("Images appear as rich output."),
+        new_code_cell(f'image("data:image/png;base64,{png}");'),
+        new_markdown_cell(
+            "A long-running cell *yields*: after `yield_time_ms` the cell's reply returns while the "
+            "program keeps running, and a status display tracks it. `%wait` collects what it produced."
+        ),
+        new_code_cell(
+            '// @exec: {"yield_time_ms": 200}\n'
+            'text("started");\n'
+            "await tools.sleep({ ms: 1500 });\n"
+            'text("finished after the sleep");',
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell("%wait"),
+        new_markdown_cell("Errors in a tool call reject its promise, so a program can handle them."),
+        new_code_cell(
+            "try {\n"
+            '  await tools.read_file({ path: "/no/such/file" });\n'
+            "} catch (e) {\n"
+            '  text("caught: " + (typeof e === "string" ? "a tool error" : e.name));\n'
+            "}"
+        ),
+    ]
+    return _notebook(cells)
+
+
+def mcp_tools() -> nbformat.NotebookNode:
+    cells = [
+        new_markdown_cell(
+            "# MCP tools\n\n"
+            "The `codemode.toml` beside this notebook starts two real MCP servers: `mcp-server-time` "
+            "(PyPI) and `@modelcontextprotocol/server-everything` (npm, installed by "
+            "`scripts/install-tools.sh`). Their tools appear as `tools.mcp__<server>__<tool>`."
+        ),
+        new_code_cell(
+            'text(ALL_TOOLS.map(t => t.name).filter(n => n.startsWith("mcp__")).sort().join("\\n"));'
+        ),
+        new_markdown_cell("Convert a fixed time between two zones without daylight saving time, so the output is the same on any day."),
+        new_code_cell(
+            "const converted = await tools.mcp__time__convert_time({\n"
+            '  source_timezone: "UTC",\n'
+            '  time: "14:30",\n'
+            '  target_timezone: "Asia/Tokyo",\n'
+            "});\n"
+            "const { source, target } = converted.structuredContent;\n"
+            "text(`${source.timezone} ${source.datetime.slice(11, 16)} -> ${target.timezone} ${target.datetime.slice(11, 16)}`);"
+        ),
+        new_markdown_cell("Echo, and add two numbers, in parallel on the `everything` server."),
+        new_code_cell(
+            "const [echo, sum] = await Promise.all([\n"
+            '  tools.mcp__everything__echo({ message: "hello MCP" }),\n'
+            "  tools.mcp__everything__get_sum({ a: 2, b: 40 }),\n"
+            "]);\n"
+            "text(echo.content[0].text);\n"
+            "text(sum.content[0].text);"
+        ),
+        new_markdown_cell("An MCP image block goes straight to `image()`."),
+        new_code_cell(
+            "const tiny = await tools.mcp__everything__get_tiny_image({});\n"
+            'image(tiny.content.find(block => block.type === "image"));'
+        ),
+        new_markdown_cell("A tool-level error resolves with `isError: true` instead of rejecting."),
+        new_code_cell(
+            "const bad = await tools.mcp__time__get_current_time({ timezone: \"Not/AZone\" });\n"
+            "text(`isError: ${bad.isError}`);"
+        ),
+    ]
+    return _notebook(cells)
+
+
+def _notebook(cells: list) -> nbformat.NotebookNode:
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {
+        "name": "codemode",
+        "display_name": "Code Mode (JavaScript)",
+        "language": "javascript",
+    }
+    nb.metadata["language_info"] = {"name": "javascript", "file_extension": ".js", "mimetype": "text/javascript"}
+    return nb
+
+
+BUILDERS = {"quickstart": quickstart, "mcp-tools": mcp_tools}
+
+
+def main(names: list[str]) -> int:
+    from codemode.notebook import run_notebook
+
+    status = 0
+    for name in names or list(BUILDERS):
+        path = NOTEBOOKS / f"{name}.ipynb"
+        nbformat.write(BUILDERS[name](), path)
+        status |= run_notebook(path, save_to=path, out=sys.stdout)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
