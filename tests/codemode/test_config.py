@@ -1,0 +1,111 @@
+"""codemode.toml loading: design.md §5; errors as "file: key: problem"; valid parts load."""
+
+from pathlib import Path
+
+from codemode.config import Config, SessionDefaults, load_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "codemode.toml"
+    path.write_text(text)
+    return path
+
+
+def test_missing_file_gives_defaults(tmp_path, monkeypatch):
+    monkeypatch.delenv("CODEMODE_CONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = load_config(cwd=tmp_path)
+    assert config == Config()
+    assert config.session == SessionDefaults(10000, 10000, 600000, 268435456)
+
+
+def test_search_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CODEMODE_CONFIG", raising=False)
+    home_cfg = tmp_path / "home" / ".config" / "codemode" / "config.toml"
+    home_cfg.parent.mkdir(parents=True)
+    home_cfg.write_text("[session]\nyield_time_ms = 1\n")
+    assert load_config(cwd=tmp_path).session.yield_time_ms == 1
+    write(tmp_path, "[session]\nyield_time_ms = 2\n")
+    assert load_config(cwd=tmp_path).session.yield_time_ms == 2
+    env_cfg = tmp_path / "env.toml"
+    env_cfg.write_text("[session]\nyield_time_ms = 3\n")
+    monkeypatch.setenv("CODEMODE_CONFIG", str(env_cfg))
+    config = load_config(cwd=tmp_path)
+    assert config.session.yield_time_ms == 3 and config.source_path == env_cfg
+
+
+def test_full_example_loads(tmp_path):
+    path = write(tmp_path, """
+[session]
+yield_time_ms = 2000
+max_output_tokens = 500
+max_yield_time_ms = 60000
+max_heap_size_bytes = 1048576
+
+[tools]
+disabled = ["exec_command"]
+
+[mcp_servers.time]
+command = "python"
+args = ["-m", "mcp_server_time"]
+env = { TZ = "UTC" }
+cwd = "sub"
+startup_timeout_sec = 5
+tool_timeout_sec = 30
+enabled_tools = ["get_current_time"]
+
+[mcp_servers.remote]
+url = "http://127.0.0.1:8000/mcp"
+bearer_token_env_var = "TOKEN"
+http_headers = { X-A = "b" }
+
+[python_tools]
+modules = ["mypkg.tools"]
+""")
+    config = load_config(path)
+    assert config.errors == []
+    assert config.session == SessionDefaults(2000, 500, 60000, 1048576)
+    assert config.disabled_tools == ["exec_command"]
+    time = config.mcp_servers["time"]
+    assert time.transport == "stdio" and time.args == ["-m", "mcp_server_time"]
+    assert time.env == {"TZ": "UTC"} and time.cwd == str(tmp_path / "sub")
+    assert time.startup_timeout_sec == 5.0 and time.enabled_tools == ["get_current_time"]
+    remote = config.mcp_servers["remote"]
+    assert remote.transport == "http" and remote.http_headers == {"X-A": "b"}
+    assert config.python_modules == ["mypkg.tools"]
+
+
+def test_errors_are_sentences_and_valid_parts_still_load(tmp_path):
+    path = write(tmp_path, """
+[session]
+yield_time_ms = "fast"
+max_output_tokens = 7
+colour = 1
+
+[mcp_servers.bad]
+args = ["x"]
+
+[mcp_servers.good]
+command = "true"
+startup_timeout_sec = -1
+
+[weird]
+""")
+    config = load_config(path)
+    assert config.session.yield_time_ms == 10000 and config.session.max_output_tokens == 7
+    assert list(config.mcp_servers) == ["good"]
+    assert config.mcp_servers["good"].startup_timeout_sec == 10.0
+    prefix = f"{path}: "
+    assert all(e.startswith(prefix) for e in config.errors)
+    keys = [e[len(prefix):].split(":")[0] for e in config.errors]
+    assert keys == ["session.yield_time_ms", "session.colour", "mcp_servers.bad",
+                    "mcp_servers.good.startup_timeout_sec", "weird"]
+    assert all(e.endswith(".") for e in config.errors)
+
+
+def test_invalid_toml_is_one_error(tmp_path):
+    path = write(tmp_path, "[session\n")
+    config = load_config(path)
+    assert config.session == SessionDefaults()
+    assert len(config.errors) == 1 and "is not valid TOML" in config.errors[0]

@@ -1,0 +1,57 @@
+"""Output truncation: spec/codex-code-mode.md §2.4 pinned examples."""
+
+from codemode.output import approx_token_count, truncate_content_items, truncate_middle
+
+
+def t(text):
+    return {"type": "input_text", "text": text}
+
+
+def test_token_estimate_rounds_up_bytes_over_four():
+    assert approx_token_count("") == 0
+    assert approx_token_count("abcde") == 2
+    assert approx_token_count("é") == 1
+
+
+def test_pinned_forty_digits_five_tokens():
+    digits = "0123456789" * 4
+    assert truncate_content_items([t(digits)], 5) == [
+        t("Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
+          "0123456789\u20265 tokens truncated\u20260123456789")
+    ]
+
+
+def test_fitting_text_passes_unchanged():
+    items = [t("a"), t("b")]
+    assert truncate_content_items(items, 1) == items
+
+
+def test_several_texts_collapse_into_one_with_line_count():
+    out = truncate_content_items([t("x" * 30), t("y" * 30)], 5)
+    assert len(out) == 1
+    assert out[0]["text"].startswith("Warning: truncated output (original token count: 16)\nTotal output lines: 2\n\n")
+
+
+def test_middle_truncation_respects_character_boundaries():
+    text = "é" * 20  # 40 bytes
+    cut = truncate_middle(text, 3)  # 12 bytes budget
+    head, _, tail = cut.partition("\u2026")
+    assert head == "é" * 3 and tail.endswith("é" * 3)
+
+
+def test_zero_budget_leaves_only_marker():
+    assert truncate_middle("abcdefgh", 0) == "\u20262 tokens truncated\u2026"
+
+
+def test_images_are_kept_and_later_texts_counted():
+    image = {"type": "input_image", "image_url": "data:image/png;base64,AAA", "detail": "high"}
+    out = truncate_content_items([t("abcd"), image, t("x" * 40), t("more")], 3)
+    assert out[0] == t("abcd")
+    assert out[1] == image
+    assert out[2]["text"].endswith("x" * 4) and "tokens truncated" in out[2]["text"]
+    assert out[3] == t("[omitted 1 text items ...]")
+
+
+def test_audio_over_budget_alone():
+    audio = {"type": "input_audio", "audio_url": "data:audio/wav;base64," + "A" * 100}
+    assert truncate_content_items([audio], 5) == [t("[omitted 1 audio items ...]")]
