@@ -1,0 +1,163 @@
+"""Install the codemode kernelspec: ``python -m codemode install [options]``.
+
+The template is the repository's ``kernel.json`` (shipped inside the package as
+``codemode/kernel/resources/kernel.json``). The installer writes a copy whose ``argv[0]`` is
+the absolute ``sys.executable`` (so the kernel runs in the environment it was installed from),
+applies ``--display-name``, adds the three logos and hands the folder to
+``jupyter_client.kernelspec.KernelSpecManager.install_kernel_spec``
+(``spec/jupyter-kernels.md`` §1.15 and §2.8; the option set follows ``python -m ipykernel install``).
+
+Where it goes: ``--user`` (the user's Jupyter data dir), ``--sys-prefix`` (``sys.prefix``),
+``--prefix P``. With none of them, the kernel goes to ``sys.prefix`` when running inside a
+virtual environment and to the user's data dir otherwise, so a plain ``python -m codemode
+install`` never needs root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+DEFAULT_NAME = "codemode"
+DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"
+LOGO_FILES = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
+
+
+class InstallError(RuntimeError):
+    """The kernelspec could not be written; ``str(e)`` says why and what to do."""
+
+
+@dataclass
+class InstallTarget:
+    """Where to install: ``user`` for the user's data dir, else ``prefix`` (a folder)."""
+
+    user: bool = False
+    prefix: str | None = None
+
+
+def resources_dir() -> Path:
+    """The folder holding ``kernel.json`` and the logos inside the installed package."""
+    return Path(str(resources.files("codemode.kernel") / "resources"))
+
+
+def load_template() -> dict[str, Any]:
+    """Read the kernelspec template (``kernel.json``) as a dict.
+
+    Raises :class:`InstallError` when it is missing or is not a JSON object with ``argv``.
+    """
+    path = resources_dir() / "kernel.json"
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InstallError(
+            f"The kernelspec template {path} could not be read ({exc}); reinstall codemode-kernel."
+        ) from exc
+    if not isinstance(spec, dict) or not isinstance(spec.get("argv"), list) or not spec["argv"]:
+        raise InstallError(f"The kernelspec template {path} has no argv list; reinstall codemode-kernel.")
+    return spec
+
+
+def build_spec(
+    *, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None
+) -> dict[str, Any]:
+    """The kernel.json content to install: the template with an absolute interpreter path.
+
+    ``executable`` defaults to ``sys.executable``; it is made absolute.
+    """
+    spec = load_template()
+    spec["argv"] = [os.path.abspath(executable or sys.executable), *spec["argv"][1:]]
+    spec["display_name"] = display_name
+    return spec
+
+
+def write_spec_dir(folder: Path, spec: dict[str, Any]) -> None:
+    """Write ``kernel.json`` and the logos into ``folder`` (created if needed, mode 0755)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)  # mkdtemp makes 0700, unreadable for a system-wide install
+    (folder / "kernel.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+    source = resources_dir()
+    for name in LOGO_FILES:
+        shutil.copyfile(source / name, folder / name)
+
+
+def default_target() -> InstallTarget:
+    """``sys.prefix`` inside a virtual environment, the user's data dir otherwise."""
+    if sys.prefix != getattr(sys, "base_prefix", sys.prefix):
+        return InstallTarget(prefix=sys.prefix)
+    return InstallTarget(user=True)
+
+
+def install(
+    *,
+    name: str = DEFAULT_NAME,
+    display_name: str = DEFAULT_DISPLAY_NAME,
+    target: InstallTarget | None = None,
+    executable: str | None = None,
+) -> str:
+    """Install the kernelspec and return the folder it was written to.
+
+    Raises :class:`InstallError` when the template is unusable or Jupyter refuses the name
+    or the destination (e.g. no permission).
+    """
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    target = target or default_target()
+    spec = build_spec(display_name=display_name, executable=executable)
+    with tempfile.TemporaryDirectory(prefix="codemode-kernelspec-") as tmp:
+        folder = Path(tmp) / name
+        write_spec_dir(folder, spec)
+        try:
+            return KernelSpecManager().install_kernel_spec(
+                str(folder), kernel_name=name, user=target.user, prefix=target.prefix
+            )
+        except (OSError, ValueError) as exc:
+            raise InstallError(f"The kernelspec {name!r} could not be installed: {exc}") from exc
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``install`` command's argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="python -m codemode install",
+        description="Install the Code Mode (JavaScript) Jupyter kernelspec.",
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="install for the current user")
+    where.add_argument(
+        "--sys-prefix", action="store_true", help=f"install into sys.prefix ({sys.prefix})"
+    )
+    where.add_argument("--prefix", metavar="P", help="install into the prefix P")
+    parser.add_argument("--name", default=DEFAULT_NAME, help=f"kernel name (default {DEFAULT_NAME!r})")
+    parser.add_argument(
+        "--display-name",
+        default=DEFAULT_DISPLAY_NAME,
+        help=f"name shown in launchers (default {DEFAULT_DISPLAY_NAME!r})",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point; returns the process exit status (0 on success, 1 on failure)."""
+    args = build_parser().parse_args(argv)
+    if args.user:
+        target = InstallTarget(user=True)
+    elif args.sys_prefix:
+        target = InstallTarget(prefix=sys.prefix)
+    elif args.prefix:
+        target = InstallTarget(prefix=args.prefix)
+    else:
+        target = default_target()
+    try:
+        where = install(name=args.name, display_name=args.display_name, target=target)
+    except InstallError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    print(f"Installed kernelspec {args.name} in {where}")
+    return 0
