@@ -30,8 +30,10 @@ number, ...). Codex's helpers throw bare strings (``spec/codex-code-mode.md`` §
 common; ``Error`` keeps such failures looking like any other JavaScript error."""
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[^;,]*)(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S)
-_ERROR_HEAD = re.compile(r"^(?P<name>[A-Za-z_$][\w$]*(?:Error|Exception|Warning)):(?: (?P<msg>.*))?$")
-_BARE_ERROR_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:Error|Exception)$")
+_ERROR_HEAD = re.compile(
+    r"^(?P<name>(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Warning)):(?: (?P<msg>.*))?$"
+)
+_BARE_ERROR_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*)?(?:Error|Exception)$")
 _STACK_LINE = re.compile(r"^\s+(at |--> |--- )")
 
 
@@ -104,8 +106,13 @@ def _as_base64(payload: str, is_base64: bool) -> str | None:
     from urllib.parse import unquote_to_bytes
 
     try:
-        raw = base64.b64decode(payload, validate=False) if is_base64 else unquote_to_bytes(payload)
+        if is_base64:
+            raw = base64.b64decode("".join(unquote_to_bytes(payload).decode("ascii").split()), validate=True)
+        else:
+            raw = unquote_to_bytes(payload)
     except (binascii.Error, ValueError):
+        return None
+    if is_base64 and not raw:
         return None
     return base64.b64encode(raw).decode("ascii")
 

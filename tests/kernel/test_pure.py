@@ -1,0 +1,215 @@
+"""Unit tests of the kernel's pure helpers: rendering, magics, is_complete, completion."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import pytest
+
+from codemode.kernel import completion, is_complete, magics, render
+
+
+# ---------------------------------------------------------------- render
+
+
+def test_text_item_is_one_stdout_line():
+    assert render.item_message({"type": "input_text", "text": "hi"}) == (
+        "stream",
+        {"name": "stdout", "text": "hi\n"},
+    )
+
+
+def test_png_data_url_becomes_image_display_with_text_fallback():
+    payload = base64.b64encode(b"\x89PNG fake").decode()
+    kind, content = render.item_message(
+        {"type": "input_image", "image_url": f"data:image/png;base64,{payload}", "detail": "high"}
+    )
+    assert kind == "display_data"
+    assert content["data"]["image/png"] == payload
+    assert content["data"]["text/plain"] == "<image image/png, 9 bytes>"
+
+
+def test_image_mime_type_comes_from_the_data_url():
+    payload = base64.b64encode(b"GIF89a").decode()
+    _, content = render.item_message({"type": "input_image", "image_url": f"data:image/gif;base64,{payload}"})
+    assert set(content["data"]) == {"image/gif", "text/plain"}
+
+
+def test_undecodable_image_is_reported_as_text():
+    _, content = render.item_message({"type": "input_image", "image_url": "data:image/png;base64,@@@"})
+    assert content["data"] == {"text/plain": "image content omitted because it could not be processed"}
+
+
+def test_audio_gets_its_mime_type_and_an_html_player():
+    payload = base64.b64encode(b"RIFF....WAVE").decode()
+    _, content = render.item_message({"type": "input_audio", "audio_url": f"data:audio/wav;base64,{payload}"})
+    assert content["data"]["audio/wav"] == payload
+    assert content["data"]["text/html"].startswith("<audio controls")
+    assert "text/plain" in content["data"]
+
+
+@pytest.mark.parametrize(
+    ("error_text", "ename", "evalue"),
+    [
+        ("Error: boom\n    at exec_main.mjs:2:7", "Error", "boom"),
+        ("TypeError: x is not a function\n    at exec_main.mjs:1:1", "TypeError", "x is not a function"),
+        ("MyError: custom\n    at exec_main.mjs:3:9", "MyError", "custom"),
+        ("SyntaxError: Unexpected token '='", "SyntaxError", "Unexpected token '='"),
+        ("Error\n    at exec_main.mjs:1:7", "Error", ""),
+        ("store key must be a string", "Error", "store key must be a string"),
+        ("42", "Error", "42"),
+        ("Error: two\nlines\n    at f (exec_main.mjs:1:1)", "Error", "two\nlines"),
+    ],
+)
+def test_error_text_is_split_into_name_value_and_stack(error_text, ename, evalue):
+    parts = render.parse_error_text(error_text)
+    assert (parts.ename, parts.evalue) == (ename, evalue)
+    assert parts.traceback == error_text.splitlines()
+
+
+def test_terminated_error_is_named_cell_terminated():
+    parts = render.terminated_error("3")
+    assert parts.ename == "CellTerminated"
+    assert "3" in parts.evalue
+
+
+# ---------------------------------------------------------------- magics
+
+
+def test_wait_magic_with_id_and_options():
+    m = magics.parse_magic("%wait 3 --yield-time-ms 500 --max-tokens=20")
+    assert (m.name, m.cell_id, m.yield_time_ms, m.max_tokens) == ("wait", "3", 500, 20)
+
+
+def test_wait_magic_without_id_targets_the_latest_cell():
+    assert magics.parse_magic("%wait").cell_id is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["%wait --yield-time-ms", "%wait --yield-time-ms -1", "%wait --bogus", "%wait 1 2", "%nope",
+     "%", "%terminate 1 2", "%cells x", "%config yield_time_ms"],
+)
+def test_bad_magics_are_usage_errors_with_sentences(line):
+    with pytest.raises(magics.MagicError) as info:
+        magics.parse_magic(line)
+    assert str(info.value).endswith(".")
+
+
+def test_unknown_magic_names_the_known_ones():
+    with pytest.raises(magics.MagicError, match="%wait"):
+        magics.parse_magic("%whatever")
+
+
+def test_magic_cells_must_be_one_line():
+    with pytest.raises(magics.MagicError, match="one line"):
+        magics.parse_magic("%cells\ntext(1)")
+
+
+def test_tools_filter_and_config_assignments():
+    assert magics.parse_magic("%tools sleep").filter == "sleep"
+    assert magics.parse_magic("%config yield_time_ms=5").assignments == {"yield_time_ms": "5"}
+
+
+def test_is_magic_only_for_a_leading_percent():
+    assert magics.is_magic("  %wait")
+    assert not magics.is_magic("text('%wait')")
+
+
+# ---------------------------------------------------------------- is_complete
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("text('hi')", "complete"),
+        ("const x = {", "incomplete"),
+        ("await tools.echo({a: [1, 2", "incomplete"),
+        ("const s = `a ${b", "incomplete"),
+        ("const s = `a ${ {x: 1}.x } b`", "complete"),
+        ("/* open comment", "incomplete"),
+        ("const x = 1 +", "incomplete"),
+        ("const f = (a) =>", "incomplete"),
+        ("x++", "complete"),
+        ("// @exec: {\"yield_time_ms\": 100}", "incomplete"),
+        ("// just a comment with ( and {", "complete"),
+        ("const r = /[)}]/g; text(r)", "complete"),
+        ("const q = a / b / c", "complete"),
+        ("foo())", "invalid"),
+        ("'unterminated\n", "invalid"),
+        ("%wait 3", "complete"),
+        ("text('}')", "complete"),
+    ],
+)
+def test_is_complete(code, status):
+    assert is_complete.scan(code)["status"] == status
+
+
+def test_incomplete_indent_follows_open_brackets():
+    assert is_complete.scan("if (a) {\n  foo([")["indent"] == "      "
+
+
+# ---------------------------------------------------------------- completion / inspect
+
+
+@dataclass
+class FakeTool:
+    js_name: str
+    description: str
+    declaration: str
+    input_schema: dict | None = None
+
+
+TOOLS = [
+    FakeTool("echo", "Echo the input.", "declare const tools: { echo(args: object): Promise<object>; };"),
+    FakeTool("sleep", "Sleep.", "declare const tools: { sleep(args: { ms: number }): Promise<unknown>; };",
+             {"type": "object", "properties": {"ms": {"type": "number"}}}),
+]
+
+
+def test_tools_dot_completes_tool_names():
+    code = "await tools.sl"
+    reply = completion.complete(code, len(code), TOOLS)
+    assert reply["matches"] == ["sleep"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (len(code) - 2, len(code))
+    types = reply["metadata"]["_jupyter_types_experimental"]
+    assert types[0]["type"] == "function" and "sleep" in types[0]["signature"]
+
+
+def test_completion_offsets_are_code_points():
+    code = "text('𝒳𝒴𝒵'); tools."
+    reply = completion.complete(code, len(code), TOOLS)
+    assert reply["matches"] == ["echo", "sleep"]
+    assert reply["cursor_start"] == len(code)
+
+
+def test_bare_words_complete_globals():
+    assert completion.complete("sto", 3, TOOLS)["matches"] == ["store"]
+    assert "text" in completion.complete("te", 2, TOOLS)["matches"]
+
+
+def test_percent_completes_magics_and_wait_completes_cell_ids():
+    assert completion.complete("%wa", 3, TOOLS)["matches"] == ["%wait"]
+    reply = completion.complete("%wait ", 6, TOOLS, live_cells=["4", "12"])
+    assert reply["matches"] == ["4", "12"]
+
+
+def test_completion_never_crashes_on_odd_cursors():
+    assert completion.complete("abc", 99, TOOLS)["status"] == "ok"
+    assert completion.complete("", None, TOOLS)["status"] == "ok"
+
+
+def test_inspect_tool_shows_description_and_declaration():
+    code = "await tools.sleep({ms: 1})"
+    reply = completion.inspect(code, code.index("sleep") + 2, TOOLS)
+    assert reply["found"]
+    assert "Sleep." in reply["data"]["text/plain"]
+    assert "declare const tools" in reply["data"]["text/plain"]
+    detailed = completion.inspect(code, code.index("sleep") + 2, TOOLS, detail_level=1)
+    assert '"ms"' in detailed["data"]["text/plain"]
+
+
+def test_inspect_global_and_unknown():
+    assert "store(key" in completion.inspect("store", 2, TOOLS)["data"]["text/plain"]
+    assert completion.inspect("nothing_here", 3, TOOLS)["found"] is False
