@@ -1,0 +1,376 @@
+"""``ToolCallRuntime``: runs nested tool calls of code-mode cells.
+
+A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``seeds/000``,
+``spec/codex-code-mode.md`` §5), for calls arriving as ``tool/invoke`` delegate requests:
+
+- the call is resolved and its input marshalled and validated (§1.8 texts; JSON Schema through
+  ``jsonschema``) before it reaches the gate;
+- a per-cell gate: parallel tools share it, the others hold it exclusively;
+- cancellation: a handler that already finished keeps its real result; otherwise the call is
+  aborted, at once (the handler task is cancelled) or, for tools that ``waits_for_cancellation``,
+  after awaiting the handler's own cleanup; the abort text is Codex's;
+- exactly one lifecycle outcome per call (``completed`` with a success flag, ``failed``,
+  ``aborted``), claimed by whichever of the finish and abort paths comes first;
+- timing per call (dispatch wait, handler, total; ms), kept per cell for the kernel's
+  ``execute_reply`` metadata, and listener events (``started`` / ``progress`` / ``finished``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from ..cancellation import CancellationToken
+from ..errors import ToolCallError
+from ..tools.base import Tool, ToolContext
+from .gate import SharedExclusiveGate
+
+logger = logging.getLogger(__name__)
+
+MAX_REMEMBERED_CELLS = 1024
+"""How many cells' call records :meth:`ToolCallRuntime.calls_for` keeps (oldest dropped)."""
+
+SHELL_TOOLS = frozenset({"exec_command", "shell_command", "unified_exec"})
+"""Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (§5)."""
+
+EventKind = Literal["started", "progress", "finished"]
+Outcome = Literal["completed", "failed", "aborted"]
+
+
+@dataclass
+class ToolCallEvent:
+    """A listener event. ``kind``: ``started`` (the call arrived), ``progress`` (``progress`` /
+    ``total`` / ``message`` from the tool) or ``finished`` (``outcome`` set)."""
+
+    kind: EventKind
+    cell_id: str
+    runtime_tool_call_id: str
+    tool: str
+    progress: float | None = None
+    total: float | None = None
+    message: str | None = None
+    outcome: str | None = None
+
+
+@dataclass
+class ToolCallResult:
+    """The end of one call. ``outcome`` is ``completed`` (``success`` tells whether the tool
+    reported success), ``failed`` (``error`` holds the rejection text) or ``aborted``
+    (``error`` holds Codex's abort text). ``value`` is the JSON result when completed."""
+
+    outcome: Outcome
+    value: Any = None
+    error: str | None = None
+    success: bool | None = None
+
+
+@dataclass
+class _Call:
+    cell_id: str
+    runtime_tool_call_id: str
+    tool_label: str
+    started: float = field(default_factory=time.monotonic)
+    execution_started: float | None = None
+    claimed: bool = False
+
+    def claim(self) -> bool:
+        """Claim the terminal outcome; True for the first caller only."""
+        if self.claimed:
+            return False
+        self.claimed = True
+        return True
+
+
+def abort_message(tool_name: str, elapsed_s: float) -> str:
+    """Codex's abort text for a call aborted after ``elapsed_s`` seconds (at least 0.1; §5)."""
+    secs = max(elapsed_s, 0.1)
+    if tool_name in SHELL_TOOLS:
+        return f"Wall time: {secs:.1f} seconds\naborted by user"
+    return f"aborted by user after {secs:.1f}s"
+
+
+def _validation_message(tool: Tool, error: jsonschema.ValidationError) -> str:
+    path = "/".join(str(p) for p in error.absolute_path)
+    where = f"`{path}`" if path else "the top level"
+    return (
+        f"tool `{tool.raw_name}` received invalid arguments at {where}: {error.message} "
+        f"(schema rule `{error.validator}`)."
+    )
+
+
+class ToolCallRuntime:
+    """Dispatches nested tool calls against a registry.
+
+    ``registry`` needs ``find(name, namespace) -> Tool | None``. Listeners get every
+    :class:`ToolCallEvent`; a listener that raises is logged and ignored.
+    """
+
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
+        self._gates: dict[str, SharedExclusiveGate] = {}
+        self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._listeners: list[Callable[[ToolCallEvent], None]] = []
+        self._validators: dict[int, Any] = {}
+
+    # -- listeners and records -------------------------------------------------
+    def add_listener(self, fn: Callable[[ToolCallEvent], None]) -> None:
+        """Register ``fn`` for started / progress / finished events."""
+        self._listeners.append(fn)
+
+    def remove_listener(self, fn: Callable[[ToolCallEvent], None]) -> None:
+        """Unregister a listener added with :meth:`add_listener` (no error if absent)."""
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
+    def _emit(self, event: ToolCallEvent) -> None:
+        for fn in list(self._listeners):
+            try:
+                fn(event)
+            except Exception:  # noqa: BLE001 - a listener must not break a call
+                logger.exception("tool-call listener failed")
+
+    def calls_for(self, cell_id: str) -> list[dict[str, Any]]:
+        """Finished calls of ``cell_id``, in finishing order: ``{"tool", "runtime_tool_call_id",
+        "outcome", "success", "execution_started", "dispatch_ms", "handler_ms", "total_ms"}``
+        (times in milliseconds, floats)."""
+        return [dict(r) for r in self._records.get(cell_id, [])]
+
+    def forget(self, cell_id: str) -> None:
+        """Drop the records of ``cell_id``."""
+        self._records.pop(cell_id, None)
+
+    def cell_closed(self, cell_id: str) -> None:
+        """The cell can issue no more calls: drop its gate (Codex does the same, §3.6)."""
+        gate = self._gates.get(cell_id)
+        if gate is not None and gate.idle:
+            del self._gates[cell_id]
+
+    def _gate(self, cell_id: str) -> SharedExclusiveGate:
+        gate = self._gates.get(cell_id)
+        if gate is None:
+            gate = self._gates[cell_id] = SharedExclusiveGate()
+        return gate
+
+    def _record(self, call: _Call, outcome: Outcome, success: bool | None) -> None:
+        finished = time.monotonic()
+        total = (finished - call.started) * 1000
+        if call.execution_started is not None and call.execution_started <= finished:
+            dispatch = (call.execution_started - call.started) * 1000
+            handler = (finished - call.execution_started) * 1000
+        else:
+            dispatch, handler = total, 0.0
+        records = self._records.setdefault(call.cell_id, [])
+        self._records.move_to_end(call.cell_id)
+        while len(self._records) > MAX_REMEMBERED_CELLS:
+            self._records.popitem(last=False)
+        records.append(
+            {
+                "tool": call.tool_label,
+                "runtime_tool_call_id": call.runtime_tool_call_id,
+                "outcome": outcome,
+                "success": success,
+                "execution_started": call.execution_started is not None,
+                "dispatch_ms": round(dispatch, 3),
+                "handler_ms": round(handler, 3),
+                "total_ms": round(total, 3),
+            }
+        )
+        self._emit(
+            ToolCallEvent("finished", call.cell_id, call.runtime_tool_call_id, call.tool_label, outcome=outcome)
+        )
+
+    # -- resolution and marshalling --------------------------------------------
+    def resolve(self, tool_name: dict[str, Any] | str, tool_kind: str = "function") -> Tool:
+        """Find the tool named by a wire ``tool_name`` (or a JS/raw name string).
+
+        Raises :class:`ToolCallError` with Codex's texts: ``exec cannot invoke itself``,
+        ``unsupported call: <name>`` / ``unsupported custom tool call: <name>`` (§1.8).
+        """
+        if isinstance(tool_name, dict):
+            name = str(tool_name.get("name", ""))
+            namespace = tool_name.get("namespace")
+        else:
+            name, namespace = tool_name, None
+        label = name if not namespace else f"{namespace}{name}"
+        if name in ("exec", "wait") and not namespace:
+            raise ToolCallError("exec cannot invoke itself")
+        tool = self.registry.find(name, namespace)
+        if tool is None:
+            if tool_kind == "freeform":
+                raise ToolCallError(f"unsupported custom tool call: {label}")
+            raise ToolCallError(f"unsupported call: {label}")
+        return tool
+
+    def marshal(self, tool: Tool, raw_input: Any) -> Any:
+        """Check and shape the JSON input (§1.8) and validate it against the input schema.
+
+        Function tools: ``None`` -> ``{}``; objects pass; anything else raises
+        ``tool `<name>` expects a JSON object for arguments``. Freeform tools need a string
+        (``tool `<name>` expects a string input``). Schema violations raise a message naming
+        the field and the rule.
+        """
+        if tool.kind == "freeform":
+            if not isinstance(raw_input, str):
+                raise ToolCallError(f"tool `{tool.raw_name}` expects a string input")
+            return raw_input
+        args = {} if raw_input is None else raw_input
+        if not isinstance(args, dict):
+            raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
+        validator = self._validator(tool)
+        if validator is not None:
+            error = best_match(validator.iter_errors(args))
+            if error is not None:
+                raise ToolCallError(_validation_message(tool, error))
+        return args
+
+    def _validator(self, tool: Tool) -> Any:
+        key = id(tool)
+        if key in self._validators:
+            cached_tool, validator = self._validators[key]
+            if cached_tool is tool:
+                return validator
+        validator = None
+        schema = tool.input_schema
+        if isinstance(schema, dict):
+            try:
+                cls = jsonschema.validators.validator_for(schema)
+                cls.check_schema(schema)
+                validator = cls(schema)
+            except jsonschema.SchemaError as exc:
+                logger.warning("tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, exc.message)
+        self._validators[key] = (tool, validator)
+        return validator
+
+    # -- calls -----------------------------------------------------------------
+    async def invoke(self, cell_id: str, invocation: dict[str, Any], cancellation: CancellationToken) -> ToolCallResult:
+        """Run one ``tool/invoke`` delegate call for the public ``cell_id``.
+
+        ``invocation`` is the wire object ``{cell_id, runtime_tool_call_id, tool_name,
+        tool_kind, input}``. Returns a :class:`ToolCallResult`; never raises for tool errors.
+        """
+        runtime_id = str(invocation.get("runtime_tool_call_id", ""))
+        tool_name = invocation.get("tool_name") or {}
+        kind = str(invocation.get("tool_kind", "function"))
+        return await self.handle_tool_call(cell_id, runtime_id, tool_name, kind, invocation.get("input"), cancellation)
+
+    async def handle_tool_call(
+        self,
+        cell_id: str,
+        runtime_tool_call_id: str,
+        tool_name: dict[str, Any] | str,
+        tool_kind: str,
+        raw_input: Any,
+        cancellation: CancellationToken,
+    ) -> ToolCallResult:
+        """Resolve, validate, gate and run one call; see the module docstring for the rules.
+
+        ``cancellation`` aborts the call. If this coroutine itself is cancelled, the call is
+        aborted the same way before ``CancelledError`` propagates.
+        """
+        if isinstance(tool_name, dict):
+            ns = tool_name.get("namespace")
+            label = f"{ns or ''}{tool_name.get('name', '')}"
+        else:
+            label = tool_name
+        call = _Call(cell_id, runtime_tool_call_id, label)
+        self._emit(ToolCallEvent("started", cell_id, runtime_tool_call_id, label))
+        try:
+            tool = self.resolve(tool_name, tool_kind)
+            call.tool_label = tool.js_name
+            args = self.marshal(tool, raw_input)
+        except ToolCallError as exc:
+            call.claim()
+            self._record(call, "failed", False)
+            return ToolCallResult("failed", error=str(exc), success=False)
+
+        gate = self._gate(cell_id)
+        exclusive = not tool.supports_parallel
+
+        def report_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
+            self._emit(ToolCallEvent("progress", cell_id, runtime_tool_call_id, tool.js_name, progress, total, message))
+
+        ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress)
+
+        async def dispatch() -> ToolCallResult:
+            await gate.acquire(exclusive)
+            try:
+                call.execution_started = time.monotonic()
+                try:
+                    value = await tool.handler(args, ctx)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - a tool error rejects the promise
+                    message = str(exc) or type(exc).__name__
+                    if not isinstance(exc, ToolCallError):
+                        logger.debug("tool %s raised", tool.js_name, exc_info=True)
+                    result = ToolCallResult("failed", error=message, success=False)
+                    if not cancellation.cancelled and call.claim():
+                        self._record(call, "failed", False)
+                    return result
+                success = not (isinstance(value, dict) and value.get("isError") is True)
+                result = ToolCallResult("completed", value=value, success=success)
+                # A handler that ends after the call was cancelled leaves the outcome to the
+                # abort path (it ended because of the cancellation, or raced it).
+                if not cancellation.cancelled and call.claim():
+                    self._record(call, "completed", success)
+                return result
+            finally:
+                gate.release(exclusive)
+
+        task = asyncio.ensure_future(dispatch())
+        cancel_wait = asyncio.ensure_future(cancellation.wait())
+        try:
+            await asyncio.wait({task, cancel_wait}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            cancellation.cancel()
+            cancel_wait.cancel()
+            await self._abort(call, tool, task)
+            raise
+        cancel_wait.cancel()
+        if task.done() and call.claimed:
+            return task.result()
+        return await self._abort(call, tool, task)
+
+    async def _abort(self, call: _Call, tool: Tool, task: asyncio.Future[ToolCallResult]) -> ToolCallResult:
+        """The cancellation path of Codex's ``handle_tool_call_with_source`` (§5)."""
+        if call.claimed:
+            return await task
+        elapsed = time.monotonic() - call.started
+        if task.done():
+            # Finished, but only after the cancellation: the abort owns the outcome.
+            call.claim()
+            with contextlib.suppress(BaseException):
+                task.result()
+            self._record(call, "aborted", None)
+            return ToolCallResult("aborted", error=abort_message(tool.raw_name, elapsed))
+        if tool.waits_for_cancellation:
+            if not call.claim():
+                return await task
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+            except Exception:  # noqa: BLE001 - the abort owns the outcome
+                logger.debug("cleanup of %s failed", tool.js_name, exc_info=True)
+        else:
+            task.cancel()
+            try:
+                result = await task
+            except asyncio.CancelledError:
+                pass
+            else:
+                if call.claimed:  # it finished (and claimed) before the cancel landed
+                    return result
+            call.claim()
+        message = abort_message(tool.raw_name, elapsed)
+        self._record(call, "aborted", None)
+        return ToolCallResult("aborted", error=message)

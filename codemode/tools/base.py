@@ -1,0 +1,97 @@
+"""The shape of a tool: :class:`Tool`, the handler contract and the per-call context.
+
+A handler is ``async def handler(args, ctx) -> JSON``. ``args`` is the validated JSON object
+(function tools) or string (freeform tools); ``ctx`` is a :class:`ToolContext`. It raises
+:class:`~codemode.errors.ToolCallError` (or any exception) to reject the JS promise with the
+message. Cancellation: ``ctx.cancellation`` is cancelled first; tools with
+``waits_for_cancellation`` are then awaited so they can clean up, the others are cancelled at
+once (``asyncio.CancelledError``) - ``spec/codex-code-mode.md`` §5.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..cancellation import CancellationToken
+from .naming import code_mode_name, normalize_identifier
+from .typescript import augmented_description, render_declaration
+
+ToolKind = Literal["function", "freeform"]
+ProgressReporter = Callable[[float, "float | None", "str | None"], None]
+
+
+@dataclass
+class ToolContext:
+    """What a handler knows about its call.
+
+    ``cell_id``: public cell id (``"1"``, ``"g2:1"``); ``runtime_tool_call_id``: ``tool-K``;
+    ``cancellation``: cancelled when the call is aborted; ``report_progress(progress, total,
+    message)`` forwards progress to the dispatcher's listeners.
+    """
+
+    cell_id: str
+    runtime_tool_call_id: str
+    cancellation: CancellationToken = field(default_factory=CancellationToken)
+    report_progress: ProgressReporter = lambda progress, total=None, message=None: None
+
+
+Handler = Callable[[Any, ToolContext], Awaitable[Any]]
+
+
+@dataclass
+class Tool:
+    """One tool as the registry, the host and the dispatcher see it.
+
+    ``name``/``namespace``: the wire ``tool_name`` (``{"name": "get-thing", "namespace":
+    "mcp__srv__"}``); ``raw_name``: the code-mode name (``code_mode_name``); ``js_name``: the
+    identifier on ``tools`` (§1.8). ``kind`` is ``"function"`` or ``"freeform"``;
+    ``supports_parallel`` selects the shared gate, otherwise calls are exclusive;
+    ``waits_for_cancellation`` makes an abort await the handler's cleanup (§5).
+    ``declaration`` is the ``declare const tools: {...}`` text (§7.3); ``source`` says where
+    the tool comes from (``builtin``, ``python:<module>``, ``mcp:<server>``).
+    """
+
+    name: str
+    description: str
+    handler: Handler
+    input_schema: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    namespace: str | None = None
+    namespace_description: str | None = None
+    kind: ToolKind = "function"
+    supports_parallel: bool = True
+    waits_for_cancellation: bool = False
+    source: str = "builtin"
+    raw_name: str = ""
+    js_name: str = ""
+    declaration: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.raw_name:
+            self.raw_name = code_mode_name(self.name, self.namespace)
+        if not self.js_name:
+            self.js_name = normalize_identifier(self.raw_name)
+        if not self.declaration:
+            self.declaration = render_declaration(
+                self.js_name, self.kind, self.input_schema, self.output_schema
+            )
+
+    @property
+    def augmented_description(self) -> str:
+        """The ``ALL_TOOLS`` description: namespace text, description, declaration (§1.8)."""
+        return augmented_description(
+            self.description, self.declaration, self.namespace_description
+        )
+
+    def definition(self) -> dict[str, Any]:
+        """The ``enabled_tools`` entry of a ``session/execute`` request (oracle README)."""
+        return {
+            "name": self.raw_name,
+            "tool_name": {"name": self.name, "namespace": self.namespace},
+            "description": self.augmented_description,
+            "kind": self.kind,
+            "input_schema": self.input_schema,
+            "output_schema": self.output_schema,
+        }

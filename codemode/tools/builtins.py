@@ -1,0 +1,280 @@
+"""Built-in tools, available with no configuration (design.md §6, issue 2 §4).
+
+- ``echo(args)`` -> the same object;
+- ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
+- ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?})`` ->
+  ``{exit_code, output, wall_time_seconds}``: ``bash -c cmd`` in its own process group,
+  stdout and stderr merged; on cancellation or timeout the whole group is killed and the
+  dispatcher awaits that cleanup (``waits_for_cancellation``, ``spec/codex-code-mode.md`` §5);
+  when the command exits, anything it left running in its group is killed too (no orphans);
+- ``read_file({path})`` -> ``{content}``; ``write_file({path, content})`` -> ``{bytes_written}``
+  (exclusive: never overlaps another call of the cell); ``list_dir({path})`` ->
+  ``{entries: [{name, type, size}]}`` sorted by name.
+
+Relative paths are resolved against the kernel's working directory. Failures raise
+:class:`~codemode.errors.ToolCallError` with a sentence saying what went wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolCallError
+from ..output import truncate_content_items
+from .base import Tool, ToolContext
+
+KILL_GRACE_S = 2.0
+"""After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
+
+
+async def _echo(args: Any, ctx: ToolContext) -> Any:
+    return args
+
+
+async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    ms = int(args["ms"])
+    try:
+        await asyncio.wait_for(ctx.cancellation.wait(), ms / 1000)
+    except asyncio.TimeoutError:
+        return {"slept_ms": ms}
+    raise ToolCallError(f"sleep was cancelled before {ms} ms had passed.")
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    cmd = args["cmd"]
+    workdir = args.get("workdir")
+    if workdir is not None and not Path(workdir).is_dir():
+        raise ToolCallError(f"exec_command: the working directory {workdir!r} does not exist.")
+    timeout_ms = args.get("timeout_ms")
+    shell = shutil.which("bash") or "/bin/sh"
+    started = time.monotonic()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            cmd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=workdir,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise ToolCallError(f"exec_command could not start {shell}: {exc}.") from None
+    assert process.stdout is not None
+    chunks: list[bytes] = []
+
+    async def pump() -> None:
+        assert process.stdout is not None
+        while True:
+            chunk = await process.stdout.read(65536)
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = asyncio.ensure_future(pump())
+    waiter = asyncio.ensure_future(process.wait())
+    cancelled = asyncio.ensure_future(ctx.cancellation.wait())
+    timed_out = False
+    try:
+        timeout = None if timeout_ms is None else timeout_ms / 1000
+        done, _ = await asyncio.wait({waiter, cancelled}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if waiter not in done:
+            timed_out = not cancelled.done()
+            _kill_group(process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(asyncio.shield(waiter), KILL_GRACE_S)
+            except asyncio.TimeoutError:
+                _kill_group(process.pid, signal.SIGKILL)
+                await waiter
+    finally:
+        cancelled.cancel()
+        # Whatever the command left behind in its group goes too: no orphans.
+        _kill_group(process.pid, signal.SIGKILL)
+        if not waiter.done():
+            await waiter
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(reader), 1.0)
+        reader.cancel()
+    if ctx.cancellation.cancelled:
+        raise ToolCallError("exec_command was cancelled; its process group was killed.")
+    output = b"".join(chunks).decode("utf-8", "replace")
+    if timed_out:
+        output += f"\ncommand timed out after {timeout_ms} ms and was killed"
+    max_tokens = args.get("max_output_tokens")
+    if max_tokens is not None and output:
+        output = truncate_content_items([{"type": "input_text", "text": output}], max_tokens)[0]["text"]
+    return {
+        "exit_code": 124 if timed_out else process.returncode,
+        "output": output,
+        "wall_time_seconds": round(time.monotonic() - started, 3),
+    }
+
+
+def _path(args: dict[str, Any]) -> Path:
+    return Path(args["path"]).expanduser()
+
+
+async def _read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    path = _path(args)
+    try:
+        data = await asyncio.to_thread(path.read_bytes)
+    except FileNotFoundError:
+        raise ToolCallError(f"read_file: {str(path)!r} does not exist.") from None
+    except IsADirectoryError:
+        raise ToolCallError(f"read_file: {str(path)!r} is a directory; use list_dir.") from None
+    except OSError as exc:
+        raise ToolCallError(f"read_file: {str(path)!r} cannot be read ({exc.strerror}).") from None
+    return {"content": data.decode("utf-8", "replace")}
+
+
+async def _write_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    path = _path(args)
+    data = args["content"].encode("utf-8", "surrogatepass")
+
+    def write() -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    try:
+        await asyncio.to_thread(write)
+    except OSError as exc:
+        raise ToolCallError(f"write_file: {str(path)!r} cannot be written ({exc.strerror}).") from None
+    return {"bytes_written": len(data)}
+
+
+def _entry(entry: os.DirEntry[str]) -> dict[str, Any]:
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return {"name": entry.name, "type": "other", "size": None}
+    if stat.S_ISLNK(info.st_mode):
+        kind = "symlink"
+    elif stat.S_ISDIR(info.st_mode):
+        kind = "dir"
+    elif stat.S_ISREG(info.st_mode):
+        kind = "file"
+    else:
+        kind = "other"
+    return {"name": entry.name, "type": kind, "size": None if kind == "dir" else info.st_size}
+
+
+async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+    path = _path(args)
+
+    def scan() -> list[dict[str, Any]]:
+        with os.scandir(path) as it:
+            return sorted((_entry(e) for e in it), key=lambda e: e["name"])
+
+    try:
+        entries = await asyncio.to_thread(scan)
+    except FileNotFoundError:
+        raise ToolCallError(f"list_dir: {str(path)!r} does not exist.") from None
+    except NotADirectoryError:
+        raise ToolCallError(f"list_dir: {str(path)!r} is not a directory; use read_file.") from None
+    except OSError as exc:
+        raise ToolCallError(f"list_dir: {str(path)!r} cannot be listed ({exc.strerror}).") from None
+    return {"entries": entries}
+
+
+def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+_PATH = {"type": "string", "description": "File system path, absolute or relative to the kernel's working directory."}
+
+
+def builtin_tools() -> list[Tool]:
+    """Fresh :class:`Tool` objects for every built-in (source ``builtin``)."""
+    return [
+        Tool(
+            name="echo",
+            description="Returns its arguments unchanged.",
+            handler=_echo,
+            input_schema={"type": "object", "additionalProperties": True},
+            output_schema={"type": "object", "additionalProperties": True},
+        ),
+        Tool(
+            name="sleep",
+            description="Waits for `ms` milliseconds, then returns `{slept_ms}`. Ends at once when the cell is terminated.",
+            handler=_sleep,
+            input_schema=_obj({"ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds."}}, ["ms"]),
+            output_schema=_obj({"slept_ms": {"type": "integer"}}, ["slept_ms"]),
+        ),
+        Tool(
+            name="exec_command",
+            description=(
+                "Runs a shell command (bash -c) in its own process group, stdout and stderr merged. "
+                "Terminating the cell kills the command's whole process group."
+            ),
+            handler=_exec_command,
+            input_schema=_obj(
+                {
+                    "cmd": {"type": "string", "description": "The shell command line to run."},
+                    "workdir": {"type": "string", "description": "Working directory; default: the kernel's."},
+                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Kill the command after this many milliseconds."},
+                    "max_output_tokens": {"type": "integer", "minimum": 0, "description": "Truncate `output` to this many tokens (4 bytes each)."},
+                },
+                ["cmd"],
+            ),
+            output_schema=_obj(
+                {
+                    "exit_code": {"type": ["integer", "null"]},
+                    "output": {"type": "string"},
+                    "wall_time_seconds": {"type": "number"},
+                },
+                ["exit_code", "output", "wall_time_seconds"],
+            ),
+            waits_for_cancellation=True,
+        ),
+        Tool(
+            name="read_file",
+            description="Reads a UTF-8 text file and returns `{content}`.",
+            handler=_read_file,
+            input_schema=_obj({"path": _PATH}, ["path"]),
+            output_schema=_obj({"content": {"type": "string"}}, ["content"]),
+        ),
+        Tool(
+            name="write_file",
+            description="Writes `content` to a file (parent folders are created) and returns `{bytes_written}`.",
+            handler=_write_file,
+            input_schema=_obj({"path": _PATH, "content": {"type": "string", "description": "The text to write (UTF-8)."}}, ["path", "content"]),
+            output_schema=_obj({"bytes_written": {"type": "integer"}}, ["bytes_written"]),
+            supports_parallel=False,
+        ),
+        Tool(
+            name="list_dir",
+            description="Lists a folder: `{entries: [{name, type, size}]}` sorted by name; `type` is file, dir, symlink or other.",
+            handler=_list_dir,
+            input_schema=_obj({"path": _PATH}, ["path"]),
+            output_schema=_obj(
+                {
+                    "entries": {
+                        "type": "array",
+                        "items": _obj(
+                            {
+                                "name": {"type": "string"},
+                                "type": {"enum": ["file", "dir", "symlink", "other"]},
+                                "size": {"type": ["integer", "null"]},
+                            },
+                            ["name", "type", "size"],
+                        ),
+                    }
+                },
+                ["entries"],
+            ),
+        ),
+    ]

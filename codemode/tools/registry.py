@@ -1,0 +1,137 @@
+"""The tool registry: built-ins, Python tools and MCP servers behind one list.
+
+``ToolRegistry.create(config)`` makes the built-ins available at once and starts each MCP
+server in the background (``design.md`` §6, issue 5). Names follow ``spec/codex-code-mode.md``
+§1.8: tools are sorted by raw name, and when two tools normalise to the same JavaScript name
+the first registered wins; the others are skipped with a warning (kept in :attr:`errors`).
+``[tools] disabled`` hides tools by JS or raw name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ..config import Config
+from .base import Tool
+from .builtins import builtin_tools
+
+logger = logging.getLogger(__name__)
+
+
+class ToolRegistry:
+    """Enabled tools and where they come from. Use :meth:`create`; close with :meth:`aclose`."""
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or Config()
+        self._static: list[Tool] = []
+        self._servers: dict[str, Any] = {}
+        self._errors: list[str] = list(self.config.errors)
+        self._warned: set[str] = set()
+
+    @classmethod
+    async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> "ToolRegistry":
+        """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
+        then MCP servers (started in the background; never raises for server problems)."""
+        registry = cls(config)
+        registry._static.extend(builtin_tools())
+        registry._static.extend(extra_tools or [])
+        if registry.config.python_modules:
+            from .python import load_python_tools
+
+            tools, errors = load_python_tools(registry.config.python_modules)
+            registry._static.extend(tools)
+            registry._errors.extend(errors)
+        if registry.config.mcp_servers:
+            from .mcp import McpServer
+
+            for name, server_config in registry.config.mcp_servers.items():
+                if not server_config.enabled:
+                    continue
+                server = McpServer(server_config)
+                registry._servers[name] = server
+                server.start()
+        return registry
+
+    # -- contents ------------------------------------------------------------------
+    def _all(self) -> list[Tool]:
+        tools = list(self._static)
+        for server in self._servers.values():
+            tools.extend(server.tools)
+        return tools
+
+    @property
+    def tools(self) -> list[Tool]:
+        """Enabled tools, de-duplicated by JS name (first wins), sorted by raw name."""
+        disabled = set(self.config.disabled_tools)
+        seen: dict[str, Tool] = {}
+        for tool in self._all():
+            if tool.js_name in disabled or tool.raw_name in disabled:
+                continue
+            if tool.name in ("exec", "wait") and not tool.namespace:
+                continue
+            first = seen.get(tool.js_name)
+            if first is not None:
+                if first is not tool:
+                    self._warn_collision(first, tool)
+                continue
+            seen[tool.js_name] = tool
+        return sorted(seen.values(), key=lambda t: t.raw_name)
+
+    def _warn_collision(self, first: Tool, later: Tool) -> None:
+        key = f"{later.source}:{later.raw_name}"
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        message = (
+            f"tool `{later.raw_name}` from {later.source} was skipped: its JavaScript name "
+            f"`{later.js_name}` is already used by `{first.raw_name}` from {first.source}."
+        )
+        logger.warning(message)
+        self._errors.append(message)
+
+    @property
+    def errors(self) -> list[str]:
+        """Configuration and start-up problems, as sentences, in the order found."""
+        errors = list(self._errors)
+        for server in self._servers.values():
+            errors.extend(server.errors)
+        return errors
+
+    def get(self, js_name: str) -> Tool | None:
+        """The enabled tool whose JS name is ``js_name``."""
+        for tool in self.tools:
+            if tool.js_name == js_name:
+                return tool
+        return None
+
+    def find(self, name: str, namespace: str | None = None) -> Tool | None:
+        """The enabled tool with wire name ``{name, namespace}`` (as in a delegate request);
+        falls back to the JS or raw name when ``namespace`` is ``None``."""
+        tools = self.tools
+        for tool in tools:
+            if tool.name == name and (tool.namespace or None) == (namespace or None):
+                return tool
+        if namespace is None:
+            for tool in tools:
+                if name in (tool.js_name, tool.raw_name):
+                    return tool
+        return None
+
+    @property
+    def servers(self) -> dict[str, Any]:
+        """MCP servers by config name (``codemode.tools.mcp.McpServer``)."""
+        return dict(self._servers)
+
+    async def ready_tools(self) -> list[Tool]:
+        """:attr:`tools` after every MCP server has started or given up (each bounded by its
+        ``startup_timeout_sec``)."""
+        if self._servers:
+            await asyncio.gather(*(server.wait_started() for server in self._servers.values()), return_exceptions=True)
+        return self.tools
+
+    async def aclose(self) -> None:
+        """Stop every MCP server (their process groups are gone afterwards)."""
+        servers = list(self._servers.values())
+        await asyncio.gather(*(server.aclose() for server in servers), return_exceptions=True)
