@@ -1,0 +1,96 @@
+"""Drive a real codemode kernel with ``jupyter_client``: start/stop and run cells.
+
+:func:`execute` runs one cell and returns its reply plus the IOPub messages of that request.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import KernelManager
+
+KERNEL_NAME = "codemode"
+TIMEOUT_S = 60
+
+
+@dataclass
+class Kernel:
+    """A running kernel: its manager, a blocking client and its working folder."""
+
+    km: KernelManager
+    kc: Any
+    cwd: Path
+
+
+def start_kernel(cwd: Path) -> Kernel:
+    """Start a codemode kernel in ``cwd`` and wait until it answers kernel_info."""
+    env = {k: v for k, v in os.environ.items() if k != "CODEMODE_CONFIG"}
+    km = KernelManager(kernel_name=KERNEL_NAME)
+    km.start_kernel(cwd=str(cwd), env=env)
+    kc = km.client()
+    kc.start_channels()
+    kc.wait_for_ready(timeout=TIMEOUT_S)
+    return Kernel(km, kc, cwd)
+
+
+def stop_kernel(kernel: Kernel) -> None:
+    """Shut the kernel down cleanly (shutdown_request, then wait)."""
+    kernel.kc.stop_channels()
+    kernel.km.shutdown_kernel(now=False)
+
+
+@dataclass
+class Execution:
+    """One execute request's reply and its IOPub messages (between busy and idle)."""
+
+    reply: dict[str, Any]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def content(self) -> dict[str, Any]:
+        return self.reply["content"]
+
+    @property
+    def codemode(self) -> dict[str, Any]:
+        return self.reply["metadata"]["codemode"]
+
+    def of_type(self, msg_type: str) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m["msg_type"] == msg_type]
+
+    @property
+    def stdout(self) -> str:
+        return "".join(c["text"] for c in self.of_type("stream") if c["name"] == "stdout")
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        return self.of_type("error")
+
+
+def send_execute(kc: Any, code: str, **kwargs: Any) -> str:
+    """Send an execute request without waiting; returns its msg_id."""
+    return kc.execute(code, **kwargs)
+
+
+def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> Execution:
+    """Wait for ``msg_id``'s reply and its IOPub messages up to the idle status."""
+    reply = kc.get_shell_msg(timeout=timeout)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=timeout)
+    messages = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            break
+        if msg["msg_type"] not in ("status", "execute_input"):
+            messages.append(msg)
+    return Execution(reply, messages)
+
+
+def execute(kc: Any, code: str, timeout: float = TIMEOUT_S, **kwargs: Any) -> Execution:
+    """Run one cell and return its reply and output messages."""
+    return collect(kc, send_execute(kc, code, **kwargs), timeout)

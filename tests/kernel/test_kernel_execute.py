@@ -1,0 +1,175 @@
+"""A real codemode kernel driven with jupyter_client (issue 2, "Done when")."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from kernel_driver import collect, execute, send_execute
+
+
+def test_kernel_info_is_javascript_without_subshells(kernel):
+    kernel.kc.kernel_info()
+    reply = kernel.kc.get_shell_msg(timeout=30)
+    info = reply["content"]
+    lang = info["language_info"]
+    assert (lang["name"], lang["mimetype"], lang["file_extension"]) == ("javascript", "text/javascript", ".js")
+    assert lang["codemirror_mode"] == "javascript" and lang["pygments_lexer"] == "javascript"
+    assert "kernel subshells" not in info.get("supported_features", [])
+    assert info["implementation"] == "codemode"
+
+
+def test_text_is_one_stdout_line_and_reply_ok(kernel):
+    run = execute(kernel.kc, 'text("hi")')
+    assert run.content["status"] == "ok"
+    assert run.stdout == "hi\n"
+    assert run.codemode["status"] == "completed"
+    assert run.codemode["cell_id"]
+    assert isinstance(run.codemode["wall_time_ms"], int)
+
+
+def test_each_text_item_is_its_own_line(kernel):
+    run = execute(kernel.kc, 'text("a"); text({b: 1}); text(2)')
+    assert [c["text"] for c in run.of_type("stream")] == ["a\n", '{"b":1}\n', "2\n"]
+
+
+def test_thrown_error_is_one_error_output_and_next_cell_works(kernel):
+    run = execute(kernel.kc, 'text("before"); throw new Error("boom")')
+    assert run.content["status"] == "error"
+    assert (run.content["ename"], run.content["evalue"]) == ("Error", "boom")
+    assert len(run.errors) == 1
+    assert (run.errors[0]["ename"], run.errors[0]["evalue"]) == ("Error", "boom")
+    assert run.errors[0]["traceback"][0] == "Error: boom"
+    assert run.stdout == "before\n"
+    assert run.codemode["status"] == "failed"
+    assert execute(kernel.kc, 'text("next")').stdout == "next\n"
+
+
+def test_type_error_name_is_kept(kernel):
+    run = execute(kernel.kc, "null.x")
+    assert run.content["ename"] == "TypeError"
+
+
+def test_thrown_string_is_an_error_with_that_text(kernel):
+    run = execute(kernel.kc, 'throw "plain words"')
+    assert (run.content["ename"], run.content["evalue"]) == ("Error", "plain words")
+
+
+def test_bad_pragma_shows_codex_text(kernel):
+    run = execute(kernel.kc, '// @exec: {"bogus": 1}\ntext(1)')
+    assert run.content["status"] == "error"
+    assert run.errors[0]["ename"] == "PragmaError"
+    assert run.errors[0]["evalue"] == "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `bogus`"
+
+
+def test_image_becomes_display_data(kernel):
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    run = execute(kernel.kc, f'image("data:image/png;base64,{png}")')
+    assert run.content["status"] == "ok"
+    (display,) = run.of_type("display_data")
+    assert display["data"]["image/png"] == png
+    assert "text/plain" in display["data"]
+
+
+def test_store_persists_across_cells(kernel):
+    assert execute(kernel.kc, 'store("k", {n: 41})').content["status"] == "ok"
+    assert execute(kernel.kc, 'text(load("k").n + 1)').stdout == "42\n"
+
+
+def test_notify_is_shown_while_the_cell_runs(kernel):
+    run = execute(kernel.kc, 'notify("heads up"); text("done")')
+    notes = [d for d in run.of_type("display_data") if d["metadata"].get("codemode", {}).get("notify")]
+    assert [n["data"]["text/plain"] for n in notes] == ["heads up"]
+    assert run.stdout == "done\n"
+
+
+def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
+    started = time.monotonic()
+    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 200}\nawait tools.sleep({ms: 2000});\ntext("done")')
+    assert time.monotonic() - started < 1.9  # the reply came before the sleep ended
+    assert run.content["status"] == "ok"
+    assert run.codemode["status"] == "running"
+    cell_id = run.codemode["cell_id"]
+    (status,) = run.of_type("display_data")
+    assert status["transient"]["display_id"]
+    assert f"%wait {cell_id}" in status["data"]["text/plain"]
+    assert "text/html" in status["data"]
+
+    waited = execute(kernel.kc, "%wait")
+    assert waited.content["status"] == "ok"
+    assert waited.stdout == "done\n"
+    assert waited.codemode == {**waited.codemode, "cell_id": cell_id, "status": "completed"}
+    again = execute(kernel.kc, f"%wait {cell_id}")
+    assert again.content["status"] == "error"
+    assert f"exec cell {cell_id} not found" in again.errors[0]["evalue"]
+
+
+def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
+    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 100}\ntext("a"); await tools.sleep({ms: 300}); '
+                             'text("b"); await tools.sleep({ms: 5000}); text("c")')
+    assert run.stdout == "a\n"
+    cell_id = run.codemode["cell_id"]
+    first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 1500")
+    assert first.codemode["status"] == "running"
+    assert first.stdout == "b\n"
+    cells = execute(kernel.kc, "%cells")
+    assert cell_id in cells.stdout
+    stopped = execute(kernel.kc, f"%terminate {cell_id}")
+    assert stopped.codemode["status"] == "terminated"
+    assert "c\n" not in stopped.stdout
+
+
+def test_interrupt_terminates_the_cell_and_kernel_survives(kernel):
+    assert execute(kernel.kc, 'store("before", "kept")').content["status"] == "ok"
+    msg_id = send_execute(kernel.kc, 'text("started"); await tools.sleep({ms: 60000}); text("never")')
+    time.sleep(1.0)  # let the cell reach the sleep (an interrupt before the cell exists is a different path)
+    interrupted_at = time.monotonic()
+    kernel.km.interrupt_kernel()
+    run = collect(kernel.kc, msg_id, timeout=30)
+    assert time.monotonic() - interrupted_at < 5
+    assert run.content["status"] == "error"
+    assert run.content["ename"] == "CellTerminated"
+    assert run.stdout == "started\n"
+    assert run.codemode["status"] == "terminated"
+    outcomes = [c["outcome"] for c in run.codemode["tool_calls"] if c["tool"] == "sleep"]
+    assert outcomes and all(o != "completed" and o != "ok" for o in outcomes), outcomes
+    assert kernel.km.is_alive()
+    assert execute(kernel.kc, 'text(load("before"))').stdout == "kept\n"
+
+
+def test_interrupt_during_wait_terminates_the_waited_cell(kernel):
+    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 100}\ntext("x"); await tools.sleep({ms: 60000})')
+    cell_id = run.codemode["cell_id"]
+    msg_id = send_execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 30000")
+    timer = threading.Timer(1.0, kernel.km.interrupt_kernel)
+    timer.start()
+    waited = collect(kernel.kc, msg_id, timeout=30)
+    timer.join()
+    assert waited.content["ename"] == "CellTerminated"
+    assert waited.codemode["cell_id"] == cell_id
+    assert execute(kernel.kc, 'text("alive")').stdout == "alive\n"
+
+
+def test_magics_errors_and_listings(kernel):
+    unknown = execute(kernel.kc, "%frobnicate")
+    assert unknown.content["status"] == "error"
+    assert "Unknown magic %frobnicate" in unknown.content["evalue"]
+    tools = execute(kernel.kc, "%tools sleep")
+    assert "sleep" in tools.stdout and "declare const tools" in tools.stdout
+    config = execute(kernel.kc, "%config")
+    assert "yield_time_ms = " in config.stdout
+    nothing = execute(kernel.kc, "%terminate 99999")
+    assert nothing.content["status"] == "error"
+
+
+def test_completion_inspect_and_is_complete(kernel):
+    kc = kernel.kc
+    code = "await tools.sl"
+    kc.complete(code, len(code))
+    reply = kc.get_shell_msg(timeout=30)["content"]
+    assert "sleep" in reply["matches"]
+    kc.inspect("tools.sleep", 8)
+    reply = kc.get_shell_msg(timeout=30)["content"]
+    assert reply["found"] and "declare const tools" in reply["data"]["text/plain"]
+    kc.is_complete("foo({")
+    assert kc.get_shell_msg(timeout=30)["content"]["status"] == "incomplete"
