@@ -1,0 +1,79 @@
+"""``codemode-host`` / ``python -m codemode.runtime``: the code-mode runtime host.
+
+Usage: ``codemode-host [--listen stdio]``. Speaks Codex's code-mode host protocol
+(0.171 form, ``oracle/README.md``) on stdin/stdout; stdout carries only frames, logs go
+to stderr (level from ``CODEMODE_HOST_LOG``, default WARNING). Exit status: 0 after a
+clean end (EOF, rejected handshake), 1 after a fatal protocol error, printed on stderr
+as ``Error: failed to read code-mode client message`` / ``Caused by: <reason>``
+(the reference host's wording).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from codemode.protocol import FrameError
+
+from . import interrupt
+from .server import Connection, FatalConnectionError
+
+
+async def _stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=2**31 - 1)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(os.dup(1), "wb", 0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    return reader, writer
+
+
+async def serve_stdio() -> int:
+    """Serve one connection on stdin/stdout; returns the process exit status."""
+    reader, writer = await _stdio_streams()
+    connection = Connection(reader, writer)
+    try:
+        await connection.serve()
+        return 0
+    except (FatalConnectionError, FrameError) as exc:
+        await _drain(writer)
+        sys.stderr.write(f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n")
+        sys.stderr.flush()
+        return 1
+    finally:
+        await _drain(writer)
+
+
+async def _drain(writer: asyncio.StreamWriter) -> None:
+    try:
+        await writer.drain()
+    except (ConnectionError, BrokenPipeError):
+        pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``codemode-host`` console script."""
+    parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host (QuickJS)")
+    parser.add_argument("--listen", default="stdio", help="transport: only 'stdio' (the default) is supported")
+    args = parser.parse_args(argv)
+    if args.listen not in ("stdio", "stdio://"):
+        parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    interrupt.probe()
+    status = asyncio.run(serve_stdio())
+    sys.stderr.flush()
+    # Cell threads are daemons; a CPU-bound one must not keep the process alive.
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    main()

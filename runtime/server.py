@@ -1,0 +1,420 @@
+"""The connection of ``codemode-host``: handshake, requests, delegates.
+
+Speaks the 0.171 form of Codex's code-mode host protocol (``oracle/README.md``, "The
+protocol"; ``spec/codex-code-mode.md`` §4) over two asyncio streams. Frames come from
+:mod:`codemode.protocol`. Host-side rules and limits (§4.5): request ids may not repeat
+while active or among the last 4096 finished (fatal), session ids may not be reopened or
+reused, at most 256 requests in flight, 128 active cells and 1024 pending delegate
+calls (each answered with an error; the connection stays).
+
+Fatal problems (a frame that does not decode or does not match the schema, a duplicate
+request id) raise :class:`FatalConnectionError`; ``__main__`` prints Codex's
+``Error: failed to read code-mode client message`` text on stderr and exits 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import os
+from typing import Any
+
+from codemode.protocol import (
+    CAPABILITIES,
+    MAX_FRAME_BYTES,
+    PROTOCOL_VERSION,
+    FrameError,
+    FrameTooLarge,
+    encode_frame,
+    error,
+    ok,
+    read_frame,
+)
+
+from .session import LiveCell, ProtocolError, Session, missing_cell, runtime_response
+from .validate import validate_request
+
+log = logging.getLogger(__name__)
+
+MAX_IN_FLIGHT_REQUESTS = 256
+MAX_ACTIVE_CELLS = 128
+MAX_PENDING_DELEGATE_CALLS = 1024
+MAX_RECENT_IDS = 4096
+
+
+class FatalConnectionError(Exception):
+    """The connection must end; the message is the ``Caused by`` text."""
+
+
+class _Recent:
+    """A bounded set remembering the most recent ids (oldest forgotten first)."""
+
+    def __init__(self, limit: int) -> None:
+        self._items: collections.OrderedDict[Any, None] = collections.OrderedDict()
+        self._limit = limit
+
+    def add(self, item: Any) -> None:
+        self._items[item] = None
+        self._items.move_to_end(item)
+        while len(self._items) > self._limit:
+            self._items.popitem(last=False)
+
+    def __contains__(self, item: Any) -> bool:
+        return item in self._items
+
+
+class Connection:
+    """One client connection: sessions, in-flight requests and delegate calls."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.sessions: dict[str, Session] = {}
+        self._recent_sessions = _Recent(MAX_RECENT_IDS)
+        self._active_requests: dict[int, asyncio.Task[None]] = {}
+        self._recent_requests = _Recent(MAX_RECENT_IDS)
+        self.observing: dict[int, LiveCell] = {}
+        self._delegates: dict[int, tuple[LiveCell, str | None]] = {}
+        self._next_delegate = 0
+        self._fallback_exit: asyncio.TimerHandle | None = None
+
+    # ---- output ----------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one frame. Raises :class:`FrameTooLarge` for an oversized message."""
+        self._writer.write(encode_frame(message))
+
+    def _respond(self, request_id: int, result: dict[str, Any]) -> None:
+        try:
+            self.send({"type": "operation/response", "id": request_id, "result": result})
+        except FrameTooLarge as exc:
+            self.send({"type": "operation/response", "id": request_id,
+                       "result": error(f"code-mode host response exceeds the IPC frame limit: {exc}")})
+
+    def _initial_response(self, request_id: int, response: dict[str, Any]) -> None:
+        try:
+            self.send({"type": "execute/initialResponse", "id": request_id, "result": ok(response)})
+        except FrameTooLarge as exc:
+            self.send({"type": "execute/initialResponse", "id": request_id,
+                       "result": error(f"code-mode initial response exceeds the IPC frame limit: {exc}")})
+
+    def cell_closed(self, session: Session, cell: LiveCell) -> None:
+        """Send ``cell/closed`` for ``cell``."""
+        self.send({"type": "cell/closed", "sessionId": session.session_id, "cellId": cell.cell_id})
+
+    # ---- delegates ---------------------------------------------------------------
+
+    def _delegate_id(self) -> int:
+        self._next_delegate += 1
+        return self._next_delegate
+
+    def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
+        """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
+        assert cell.runtime is not None
+        if len(self._delegates) >= MAX_PENDING_DELEGATE_CALLS:
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
+            return
+        delegate_id = self._delegate_id()
+        message = {
+            "type": "delegate/request",
+            "id": delegate_id,
+            "sessionId": cell.session.session_id,
+            "request": {
+                "type": "tool/invoke",
+                "invocation": {
+                    "cell_id": cell.cell_id,
+                    "runtime_tool_call_id": runtime_id,
+                    "tool_name": tool["tool_name"],
+                    "tool_kind": tool["kind"],
+                    "input": tool_input,
+                },
+            },
+        }
+        try:
+            self.send(message)
+        except FrameTooLarge as exc:
+            cell.runtime.deliver_tool_result(
+                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
+            )
+            return
+        self._delegates[delegate_id] = (cell, runtime_id)
+        cell.pending_tools[runtime_id] = delegate_id
+
+    def delegate_notify(self, cell: LiveCell, text: str) -> None:
+        """Send a ``notification/send`` delegate request (its answer is only logged)."""
+        delegate_id = self._delegate_id()
+        try:
+            self.send({
+                "type": "delegate/request",
+                "id": delegate_id,
+                "sessionId": cell.session.session_id,
+                "request": {"type": "notification/send", "callId": cell.tool_call_id,
+                            "cellId": cell.cell_id, "text": text},
+            })
+        except FrameTooLarge as exc:
+            log.warning("failed to deliver code mode notification: %s", exc)
+            return
+        self._delegates[delegate_id] = (cell, None)
+
+    def cancel_delegate(self, delegate_id: int) -> None:
+        """Send ``delegate/cancel``; a late answer is then ignored."""
+        if self._delegates.pop(delegate_id, None) is not None:
+            self.send({"type": "delegate/cancel", "id": delegate_id})
+
+    def _on_delegate_response(self, message: dict[str, Any]) -> None:
+        delegate_id = message.get("id")
+        entry = self._delegates.pop(delegate_id, None)  # type: ignore[arg-type]
+        if entry is None:
+            return
+        cell, runtime_id = entry
+        result = message.get("result")
+        if runtime_id is None:
+            if isinstance(result, dict) and result.get("status") == "error":
+                log.warning("failed to deliver code mode notification: %s", result.get("message"))
+            return
+        cell.pending_tools.pop(runtime_id, None)
+        if cell.runtime is None or cell.closed or cell.outcome is not None:
+            return
+        if isinstance(result, dict) and result.get("status") == "ok":
+            value = result.get("value")
+            if isinstance(value, dict) and value.get("type") == "tool/result":
+                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
+                return
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        elif isinstance(result, dict) and result.get("status") == "error":
+            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
+        else:
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+
+    # ---- fallback ------------------------------------------------------------------
+
+    def schedule_fallback_exit(self, reason: str) -> None:
+        """A cell cannot be stopped in-process: exit the host after answering.
+
+        The client sees the host exit, closes every live cell once and rebuilds
+        (design.md §3). The exit is delayed a little so the answers already queued
+        reach the client.
+        """
+        log.error("%s; exiting the host so the client can rebuild it", reason)
+        if self._fallback_exit is None:
+            loop = asyncio.get_running_loop()
+            self._fallback_exit = loop.call_later(0.2, self._exit_now)
+
+    def _exit_now(self) -> None:  # pragma: no cover - exercised only without interrupts
+        try:
+            self._writer.transport.close()
+        finally:
+            os._exit(3)
+
+    # ---- main loop -------------------------------------------------------------
+
+    async def handshake(self) -> bool:
+        """Answer ``connection/hello``; False when the connection must end (status 0)."""
+        hello = await read_frame(self._reader)
+        if hello is None:
+            return False
+        if hello.get("type") != "connection/hello":
+            self.send({"type": "connection/rejected",
+                       "reason": {"type": "invalidHello", "message": "first message must be connection/hello"}})
+            return False
+        versions = hello.get("supportedVersions")
+        required = hello.get("requiredCapabilities") or []
+        optional = hello.get("optionalCapabilities") or []
+        problem = _hello_problem(versions, required, optional)
+        if problem is not None:
+            self.send({"type": "connection/rejected", "reason": {"type": "invalidHello", "message": problem}})
+            return False
+        if PROTOCOL_VERSION not in versions:
+            self.send({"type": "connection/rejected",
+                       "reason": {"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}})
+            return False
+        for capability in required:
+            if capability not in CAPABILITIES:
+                self.send({"type": "connection/rejected",
+                           "reason": {"type": "missingRequiredCapability", "capability": capability}})
+                return False
+        granted = [c for c in CAPABILITIES if c in required or c in optional]
+        self.send({"type": "connection/ready", "selectedVersion": PROTOCOL_VERSION, "capabilities": granted})
+        return True
+
+    async def serve(self) -> None:
+        """Run until EOF or ``session/shutdown`` of everything; raises on fatal errors."""
+        if not await self.handshake():
+            await self._flush()
+            return
+        try:
+            while True:
+                message = await read_frame(self._reader)
+                if message is None:
+                    break
+                self._dispatch(message)
+                await self._flush()
+        finally:
+            for task in list(self._active_requests.values()):
+                task.cancel()
+            for session in list(self.sessions.values()):
+                session.stop_all()
+            await self._flush()
+
+    async def _flush(self) -> None:
+        try:
+            await self._writer.drain()
+        except (ConnectionError, BrokenPipeError):
+            pass
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "operation/request":
+            request_id = message.get("id")
+            if not isinstance(request_id, int) or isinstance(request_id, bool):
+                raise FatalConnectionError("failed to decode code-mode IPC frame: invalid request id")
+            request = message.get("request")
+            validate_request(request)
+            if request_id in self._active_requests or request_id in self._recent_requests:
+                raise FatalConnectionError(f"duplicate code-mode request ID {request_id}")
+            if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
+                self._respond(request_id, error("code-mode host has too many in-flight requests"))
+                self._recent_requests.add(request_id)
+                return
+            task = asyncio.create_task(self._run_request(request_id, request))
+            self._active_requests[request_id] = task
+        elif kind == "delegate/response":
+            self._on_delegate_response(message)
+        elif kind == "operation/yield":
+            cell = self.observing.get(message.get("id"))  # type: ignore[arg-type]
+            if cell is not None:
+                cell.yield_now()
+        elif kind == "operation/cancel":
+            self._cancel_request(message.get("id"))
+        elif kind == "connection/hello":
+            raise FatalConnectionError("received a second code-mode client hello")
+        else:
+            raise FatalConnectionError(f"failed to decode code-mode IPC frame: unknown variant `{kind}`")
+
+    def _cancel_request(self, request_id: Any) -> None:
+        """``operation/cancel``: a pending wait answers ``code-mode request cancelled``.
+
+        Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``).
+        """
+        task = self._active_requests.get(request_id)
+        cell = self.observing.get(request_id)
+        if task is None or cell is None or getattr(task, "codemode_method", None) != "session/wait":
+            return
+        task.cancel()
+
+    async def _run_request(self, request_id: int, request: dict[str, Any]) -> None:
+        method = request["method"]
+        task = asyncio.current_task()
+        setattr(task, "codemode_method", method)
+        try:
+            await self._handle(request_id, method, request)
+        except ProtocolError as exc:
+            self._respond(request_id, error(str(exc)))
+        except asyncio.CancelledError:
+            if method == "session/wait":
+                self._respond(request_id, error("code-mode request cancelled"))
+        except FatalConnectionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one request must not end the host
+            log.exception("request %s (%s) failed", request_id, method)
+            self._respond(request_id, error(f"code-mode host request failed: {exc}"))
+        finally:
+            self._active_requests.pop(request_id, None)
+            self._recent_requests.add(request_id)
+            await self._flush()
+
+    def _session(self, session_id: str) -> Session:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise ProtocolError(f"unknown code-mode session {session_id}")
+        return session
+
+    async def _handle(self, request_id: int, method: str, request: dict[str, Any]) -> None:
+        if method == "session/open":
+            session_id = request["sessionId"]
+            if session_id in self.sessions:
+                raise ProtocolError(f"code-mode session ID `{session_id}` is already open")
+            if session_id in self._recent_sessions:
+                raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
+            limits = request.get("cellExecutionLimits") or {}
+            self.sessions[session_id] = Session(
+                self, session_id,
+                max_yield_time_ms=limits.get("maxYieldTimeMs"),
+                max_heap_size_bytes=limits.get("maxHeapSizeBytes"),
+                output_truncation=request.get("outputTruncation"),
+                stored_values=request.get("storedValues"),
+            )
+            self._recent_sessions.add(session_id)
+            self._respond(request_id, ok({"type": "session/ready", "sessionId": session_id}))
+        elif method == "session/execute":
+            session = self._session(request["sessionId"])
+            body = request["request"]
+            active = sum(len(s.cells) for s in self.sessions.values())
+            if active >= MAX_ACTIVE_CELLS:
+                raise ProtocolError("code-mode host has too many active cells")
+            cell = session.new_cell(body)
+            self._respond(request_id, ok({"type": "execution/started", "cellId": cell.cell_id}))
+            await self._flush()
+            future = session.begin_observe(cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id)
+            assert cell.runtime is not None
+            cell.runtime.start()
+            response = await session.finish_observe(cell, future, request_id)
+            self._initial_response(request_id, response)
+            if "Yielded" not in response:
+                session.close_cell(cell)
+        elif method == "session/wait":
+            session = self._session(request["sessionId"])
+            body = request["request"]
+            cell_id = str(body["cell_id"])
+            cell = session.cells.get(cell_id)
+            if cell is None or cell.closed:
+                self._respond(request_id, ok({"type": "wait/completed", "outcome": missing_cell(cell_id)}))
+                return
+            future = session.begin_observe(cell, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id)
+            response = await session.finish_observe(cell, future, request_id)
+            self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
+            if "Yielded" not in response:
+                session.close_cell(cell)
+        elif method == "session/terminate":
+            session = self._session(request["sessionId"])
+            outcome, cell = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
+            self._respond(request_id, ok({"type": "wait/completed", "outcome": outcome}))
+            if cell is not None:
+                session.close_cell(cell)
+        elif method == "session/shutdown":
+            session_id = request["sessionId"]
+            session = self._session(session_id)
+            session.stop_all()
+            del self.sessions[session_id]
+            self._respond(request_id, ok({"type": "session/closed", "sessionId": session_id}))
+        else:  # validate_request rejects unknown methods before this point
+            raise ProtocolError(f"unknown code-mode method {method}")
+
+
+def _hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
+    """Codex's hello validation texts (spec §4.2), or None when the hello is valid."""
+    if not isinstance(versions, list) or not versions:
+        return "at least one protocol version is required"
+    seen: set[Any] = set()
+    for version in versions:
+        if version in seen:
+            return f"duplicate protocol version {version}"
+        seen.add(version)
+    for group in (required, optional):
+        if not isinstance(group, list):
+            return "capabilities must be a list of strings"
+        names: set[str] = set()
+        for capability in group:
+            if not isinstance(capability, str) or not capability:
+                return "capability names must be non-empty strings"
+            if capability in names:
+                return f"duplicate capability `{capability}`"
+            names.add(capability)
+    for capability in required:
+        if capability in optional:
+            return f"capability `{capability}` cannot be both required and optional"
+    return None
+
+
+__all__ = ["Connection", "FatalConnectionError", "MAX_FRAME_BYTES", "FrameError", "runtime_response"]
