@@ -1,0 +1,339 @@
+"""MCP servers as tool sources, through the official ``mcp`` SDK (stdio and streamable HTTP).
+
+One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issue 5):
+
+- started in the background when the registry is created; a cell waits for it up to
+  ``startup_timeout_sec`` and gets a clear error after that;
+- stdio servers run in their own process session (the SDK starts them with
+  ``start_new_session``), their stderr is logged line by line; on close the SDK closes stdin,
+  waits 2 s, then kills the process tree - no orphans;
+- tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
+  by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
+- a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
+  ``structuredContent``, ``isError``) without the top-level ``_meta``; a tool error resolves with
+  ``isError: true``; progress notifications go to the dispatcher's listeners; cancelling a call
+  cancels the SDK request, which sends MCP's ``notifications/cancelled``;
+- a server that crashed is restarted on the next call; the call that was in flight when it
+  died is rejected with a sentence saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from contextlib import AsyncExitStack
+from typing import Any
+
+from ..config import McpServerConfig
+from ..errors import ToolCallError
+from .base import Tool, ToolContext
+from .naming import mcp_tool_name
+from .typescript import mcp_output_schema
+
+logger = logging.getLogger(__name__)
+
+
+def call_tool_result_to_json(result: Any) -> dict[str, Any]:
+    """A ``CallToolResult`` as JS sees it: wire (camelCase) JSON, top-level ``_meta`` removed,
+    ``isError`` always present (``spec/codex-code-mode.md`` §1.8)."""
+    data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    data.pop("_meta", None)
+    data.pop("resultType", None)
+    data.setdefault("content", [])
+    data["isError"] = bool(data.get("isError", False))
+    return data
+
+
+class _StderrPipe:
+    """A pipe whose write end is the server's stderr; lines are logged at debug level."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")
+        self._read_fd = read_fd
+        self._task: asyncio.Task[None] | None = asyncio.ensure_future(self._pump())
+
+    async def _pump(self) -> None:
+        log = logging.getLogger(__name__ + ".stderr")
+        reader = asyncio.StreamReader()
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", buffering=0)
+        )
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    return
+                log.debug("[mcp %s] %s", self.server, line.decode("utf-8", "replace").rstrip())
+        finally:
+            transport.close()
+
+    def close_writer(self) -> None:
+        """Drop our copy of the write end (the child keeps its own)."""
+        with contextlib.suppress(OSError):
+            self.writer.close()
+
+    async def aclose(self) -> None:
+        self.close_writer()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._task, 1.0)
+            self._task.cancel()
+            self._task = None
+
+
+class McpServer:
+    """One configured MCP server and its tools. ``tools`` is empty until it has started."""
+
+    def __init__(self, config: McpServerConfig) -> None:
+        self.config = config
+        self.name = config.name
+        self.tools: list[Tool] = []
+        self._startup_error: str | None = None
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop: asyncio.Event | None = None
+        self._started: asyncio.Event | None = None
+        self._closing = False
+        self._broken = False
+        self._lock = asyncio.Lock()
+        self.restarts = 0
+
+    @property
+    def errors(self) -> list[str]:
+        """Start-up problems, as sentences (empty when the server runs)."""
+        return [self._startup_error] if self._startup_error else []
+
+    @property
+    def running(self) -> bool:
+        """True while a connected session exists."""
+        return (
+            not self._broken and self._session is not None and self._task is not None and not self._task.done()
+        )
+
+    # -- lifetime --------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the server in a background task (returns at once)."""
+        self._stop = asyncio.Event()
+        self._started = asyncio.Event()
+        self._broken = False
+        self._task = asyncio.ensure_future(self._run(self._stop, self._started))
+
+    async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
+        cfg = self.config
+        if cfg.url:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            headers = dict(cfg.http_headers)
+            if cfg.bearer_token_env_var:
+                token = os.environ.get(cfg.bearer_token_env_var)
+                if not token:
+                    raise RuntimeError(
+                        f"the environment variable {cfg.bearer_token_env_var} (bearer_token_env_var) is not set"
+                    )
+                headers["Authorization"] = f"Bearer {token}"
+            client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            streams = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=client))
+            return streams[0], streams[1]
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        pipe = _StderrPipe(self.name)
+        stack.push_async_callback(pipe.aclose)
+        params = StdioServerParameters(command=cfg.command or "", args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd)
+        streams = await stack.enter_async_context(stdio_client(params, errlog=pipe.writer))
+        pipe.close_writer()
+        return streams[0], streams[1]
+
+    async def _run(self, stop: asyncio.Event, started: asyncio.Event) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with AsyncExitStack() as stack:
+                read, write = await self._open_transport(stack)
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+                listed = await self._list_tools(session)
+                self.tools = self._make_tools(listed)
+                self._session = session
+                self._startup_error = None
+                started.set()
+                logger.info("MCP server %s started with %d tools", self.name, len(self.tools))
+                await stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - reported, never raised into the kernel
+            reason = _describe(exc)
+            if not started.is_set():
+                self._startup_error = f"MCP server `{self.name}` failed to start: {reason}."
+                logger.warning(self._startup_error)
+            else:
+                logger.warning("MCP server %s stopped: %s", self.name, reason)
+        finally:
+            self._session = None
+            started.set()
+
+    async def _list_tools(self, session: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        while True:
+            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            tools.extend(page.tools)
+            cursor = getattr(page, "next_cursor", None)
+            if not cursor:
+                return tools
+
+    def _make_tools(self, listed: list[Any]) -> list[Tool]:
+        cfg = self.config
+        out: list[Tool] = []
+        for item in listed:
+            if cfg.enabled_tools is not None and item.name not in cfg.enabled_tools:
+                continue
+            if item.name in cfg.disabled_tools:
+                continue
+            namespace, name = mcp_tool_name(self.name, item.name)
+            out.append(
+                Tool(
+                    name=name,
+                    namespace=namespace,
+                    description=item.description or "",
+                    handler=self._handler(item.name),
+                    input_schema=item.input_schema if isinstance(item.input_schema, dict) else None,
+                    output_schema=mcp_output_schema(item.output_schema if isinstance(item.output_schema, dict) else None),
+                    supports_parallel=True,
+                    waits_for_cancellation=True,
+                    source=f"mcp:{self.name}",
+                )
+            )
+        return out
+
+    async def wait_started(self) -> bool:
+        """Wait until the server runs or failed, at most ``startup_timeout_sec``; True when it
+        runs. A time-out is recorded as a start-up error."""
+        if self._started is None:
+            return False
+        try:
+            await asyncio.wait_for(self._started.wait(), self.config.startup_timeout_sec)
+        except asyncio.TimeoutError:
+            self._startup_error = (
+                f"MCP server `{self.name}` did not start within {self.config.startup_timeout_sec:g} s "
+                "(startup_timeout_sec); its tools are unavailable until it does."
+            )
+            return False
+        return self.running
+
+    async def _ensure_running(self) -> Any:
+        async with self._lock:
+            if self._closing:
+                raise ToolCallError(f"MCP server `{self.name}` is shutting down.")
+            if self._started is not None and self._started.is_set() and not self.running:
+                await self._stop_task()
+            if self._task is None or self._task.done():
+                self.restarts += 1
+                logger.info("restarting MCP server %s", self.name)
+                self.start()
+            if not await self.wait_started():
+                detail = self._startup_error or f"MCP server `{self.name}` is not running."
+                raise ToolCallError(detail)
+            return self._session
+
+    async def _stop_task(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            except (asyncio.TimeoutError, Exception):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def aclose(self) -> None:
+        """Stop the server and wait for its process to be gone."""
+        self._closing = True
+        if self._stop is not None:
+            self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            except (asyncio.TimeoutError, Exception):
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    # -- calls ---------------------------------------------------------------------
+    def _handler(self, tool_name: str):
+        async def handle(args: Any, ctx: ToolContext) -> dict[str, Any]:
+            return await self.call(tool_name, args, ctx)
+
+        return handle
+
+    async def call(self, tool_name: str, args: dict[str, Any] | None, ctx: ToolContext) -> dict[str, Any]:
+        """Call ``tool_name`` on the server (restarting it if it crashed). Raises
+        :class:`ToolCallError` on protocol errors, time-outs, a crash or cancellation."""
+        session = await self._ensure_running()
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            ctx.report_progress(value, total, message)
+
+        call = asyncio.ensure_future(
+            session.call_tool(
+                tool_name,
+                args or {},
+                read_timeout_seconds=self.config.tool_timeout_sec,
+                progress_callback=progress,
+            )
+        )
+        cancel = asyncio.ensure_future(ctx.cancellation.wait())
+        try:
+            await asyncio.wait({call, cancel}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            cancel.cancel()
+            if not call.done():
+                call.cancel()
+                with contextlib.suppress(BaseException):
+                    await call
+        if ctx.cancellation.cancelled and (call.cancelled() or call.exception() is not None):
+            raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
+        if call.cancelled():
+            raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
+        exc = call.exception()
+        if exc is not None:
+            raise self._call_error(tool_name, exc)
+        return call_tool_result_to_json(call.result())
+
+    def _call_error(self, tool_name: str, exc: BaseException) -> ToolCallError:
+        from mcp.shared.exceptions import MCPError
+
+        text = _describe(exc)
+        if self._task is not None and self._task.done() or "closed" in text.lower() or "connection" in text.lower():
+            self._broken = True
+            if self._stop is not None:
+                self._stop.set()
+            return ToolCallError(
+                f"MCP server `{self.name}` stopped during the call to `{tool_name}` ({text}); "
+                "it is restarted on the next call."
+            )
+        if isinstance(exc, MCPError):
+            if "timed out" in text.lower() or "timeout" in text.lower():
+                return ToolCallError(
+                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s (tool_timeout_sec)."
+                )
+            return ToolCallError(f"MCP server `{self.name}` rejected the call to `{tool_name}`: {text}")
+        return ToolCallError(f"the call to MCP tool `{tool_name}` failed: {text}")
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        inner = [e for e in exc.exceptions]
+        if inner:
+            return "; ".join(_describe(e) for e in inner)
+    text = str(exc).strip()
+    return text or type(exc).__name__
