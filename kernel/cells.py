@@ -145,10 +145,10 @@ def cells_table(records: list[CellRecord], now: float | None = None) -> str:
     live = [r for r in records if r.live]
     if not live:
         return "No cells are running or waiting to be shown."
-    rows = ["cell  state     time      started in  tool calls in flight"]
+    rows = [f"{'cell':<6}{'state':<22}{'time':>9}  {'started in':<11} tool calls in flight"]
     for r in live:
         calls = ", ".join(f"{c.tool} ({k})" for k, c in r.in_flight.items()) or "-"
         state = r.state if r.state == "running" else f"finished ({r.outcome()})"
-        rows.append(f"{r.cell_id:<5} {state:<9} {r.elapsed_s(now):>7.1f} s  In [{r.execution_count}]"
-                    f"{'':<4} {calls}")
+        started = f"In [{r.execution_count}]"
+        rows.append(f"{r.cell_id:<6}{state:<22}{r.elapsed_s(now):>7.1f} s  {started:<11} {calls}")
     return "\n".join(rows)

@@ -1,0 +1,85 @@
+"""Background cells (status display updates, notify) and configuration problems."""
+
+from __future__ import annotations
+
+import time
+
+from kernel_driver import execute, start_kernel, stop_kernel
+
+
+def _updates_until(kc, parent_id: str, needle: str, timeout: float = 20) -> list[dict]:
+    """IOPub update_display_data messages of ``parent_id`` until one contains ``needle``."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != parent_id or msg["msg_type"] != "update_display_data":
+            continue
+        seen.append(msg["content"])
+        if needle in msg["content"]["data"]["text/plain"]:
+            return seen
+    raise AssertionError(f"no update with {needle!r}; saw {seen!r}")
+
+
+def test_status_display_follows_a_background_cell(kernel):
+    run = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 100}\n'
+        'await tools.sleep({ms: 400}); notify("halfway"); await tools.sleep({ms: 400}); text("end")',
+    )
+    assert run.codemode["status"] == "running"
+    display_id = run.of_type("display_data")[0]["transient"]["display_id"]
+    parent_id = run.reply["parent_header"]["msg_id"]
+    _updates_until(kernel.kc, parent_id, "notify: halfway")
+    updates = _updates_until(kernel.kc, parent_id, "finished (completed)")
+    assert all(u["transient"]["display_id"] == display_id for u in updates)
+    assert "%wait" in updates[-1]["data"]["text/plain"]
+    waited = execute(kernel.kc, "%wait")
+    assert waited.stdout == "end\n"
+    assert waited.codemode["status"] == "completed"
+
+
+def test_status_display_ids_are_unique_per_cell_and_run(kernel):
+    ids = set()
+    for _ in range(2):
+        run = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nawait tools.sleep({ms: 200})')
+        ids.add(run.of_type("display_data")[0]["transient"]["display_id"])
+        assert execute(kernel.kc, "%wait").content["status"] == "ok"
+    assert len(ids) == 2
+
+
+def test_failed_background_cell_reports_error_at_wait(kernel):
+    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nawait tools.sleep({ms: 100}); throw new TypeError("late")')
+    assert run.codemode["status"] == "running"
+    waited = execute(kernel.kc, f"%wait {run.codemode['cell_id']}")
+    assert waited.content["status"] == "error"
+    assert (waited.content["ename"], waited.content["evalue"]) == ("TypeError", "late")
+    assert waited.codemode["status"] == "failed"
+
+
+def test_config_problems_are_shown_once(codemode_kernelspec, tmp_path):
+    (tmp_path / "codemode.toml").write_text('[session]\nyield_time_ms = "soon"\n')
+    kernel = start_kernel(tmp_path)
+    try:
+        first = execute(kernel.kc, 'text("one")')
+        problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
+        assert "yield_time_ms" in problems
+        assert first.stdout == "one\n"
+        second = execute(kernel.kc, 'text("two")')
+        assert [c for c in second.of_type("stream") if c["name"] == "stderr"] == []
+        assert "yield_time_ms" in execute(kernel.kc, "%tools").stdout
+    finally:
+        stop_kernel(kernel)
+
+
+def test_config_magic_changes_the_default_yield(kernel):
+    assert execute(kernel.kc, "%config yield_time_ms=100").content["status"] == "ok"
+    try:
+        run = execute(kernel.kc, "await tools.sleep({ms: 1500})")
+        assert run.codemode["status"] == "running"
+        # %wait's default yield is the configured one too, so ask for longer explicitly.
+        assert execute(kernel.kc, "%wait --yield-time-ms 5000").codemode["status"] == "completed"
+    finally:
+        execute(kernel.kc, "%config yield_time_ms=10000")
+    refused = execute(kernel.kc, "%config max_heap_size_bytes=1")
+    assert refused.content["ename"] == "UsageError"
