@@ -1,0 +1,116 @@
+"""Ports of the tests of Codex's ``parallel.rs`` (seeds/000 and its older variant seeds/001).
+
+``spec/codex-code-mode.md`` §5 and scenarios 85-87. Rust mechanics become asyncio: a
+``oneshot`` is a Future, a ``Notify`` an Event; tool lifecycle outcomes are the dispatcher's
+``finished`` events and ``calls_for`` records.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from codemode.cancellation import CancellationToken
+from codemode.dispatch import ToolCallRuntime
+
+from codemode.tools.base import Tool
+
+from dispatch_helpers import FakeRegistry, wire
+
+
+async def immediate(args, ctx):
+    return "ok"
+
+
+def outcomes(runtime: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
+    return [r["outcome"] for r in runtime.calls_for(cell)]
+
+
+async def test_tool_call_timing_guard_ignores_code_mode_source():
+    """Seed 000: nested code-mode calls emit no ``codex.tool_call`` timing event. Here every
+    call is nested, so timing is kept per cell (for the enclosing execute's metadata) and
+    nothing is logged as an independent tool-call event."""
+    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    result = await runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken())
+    assert result.value == "ok"
+    (record,) = runtime.calls_for("cell-1")
+    assert record["execution_started"] is True
+    assert record["total_ms"] >= record["handler_ms"] >= 0
+
+
+async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing():
+    """Seed 000: cancelled while the gate is held elsewhere -> one record, not started,
+    handler time 0, dispatch time == total time."""
+    tool = Tool(name="test_tool", description="", handler=immediate, supports_parallel=False)
+    runtime = ToolCallRuntime(FakeRegistry(tool))
+    gate = runtime._gate("cell-1")
+    await gate.acquire(True)
+    token = CancellationToken()
+    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    await asyncio.sleep(0)
+    token.cancel()
+    result = await asyncio.wait_for(task, 1)
+    assert result.outcome == "aborted"
+    (record,) = runtime.calls_for("cell-1")
+    assert record["execution_started"] is False
+    assert record["handler_ms"] == 0
+    assert record["dispatch_ms"] == record["total_ms"]
+    gate.release(True)
+
+
+async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle():
+    """Seeds 000/001: cancelling while the finish is being reported keeps the real output and
+    exactly ``[Completed{success: true}]``."""
+    finish_started = asyncio.get_running_loop().create_future()
+    allow_finish = asyncio.Event()
+    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    seen: list[str] = []
+
+    def on_event(event):
+        if event.kind == "finished":
+            seen.append(event.outcome)
+            if not finish_started.done():
+                finish_started.set_result(None)
+
+    runtime.add_listener(on_event)
+    token = CancellationToken()
+    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    await asyncio.wait_for(finish_started, 1)
+    token.cancel()
+    await asyncio.sleep(0.01)
+    allow_finish.set()
+    result = await asyncio.wait_for(task, 1)
+    assert result.outcome == "completed" and result.value == "ok" and result.success is True
+    assert seen == ["completed"]
+    assert outcomes(runtime) == ["completed"]
+
+
+async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle():
+    """Seeds 000/001: a tool that waits for runtime cancellation is awaited through its
+    cleanup; the output says ``aborted by user`` and the only outcome is ``Aborted``."""
+    started = asyncio.get_running_loop().create_future()
+    cleanup_started = asyncio.get_running_loop().create_future()
+    allow_cleanup = asyncio.Event()
+    cleaned = []
+
+    async def handler(args, ctx):
+        started.set_result(None)
+        await ctx.cancellation.wait()
+        cleanup_started.set_result(None)
+        await allow_cleanup.wait()
+        cleaned.append(True)
+        return "cleanup complete"
+
+    tool = Tool(name="cleanup_tool", description="", handler=handler, waits_for_cancellation=True)
+    runtime = ToolCallRuntime(FakeRegistry(tool))
+    token = CancellationToken()
+    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token))
+    await started
+    token.cancel()
+    await cleanup_started
+    await asyncio.sleep(0.01)
+    assert not task.done(), "the abort must wait for the tool's cleanup"
+    allow_cleanup.set()
+    result = await asyncio.wait_for(task, 1)
+    assert "aborted by user" in result.error
+    assert cleaned == [True]
+    assert outcomes(runtime) == ["aborted"]
