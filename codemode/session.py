@@ -68,7 +68,7 @@ class HostProvider:
     @property
     def is_reference_host(self) -> bool:
         """True when the command runs Codex's own host binary."""
-        return os.path.basename(self.command[0]) == REFERENCE_HOST_NAME or bool(os.environ.get("CODEMODE_REFERENCE_HOST"))
+        return os.path.basename(self.command[0]) == REFERENCE_HOST_NAME
 
     @property
     def connection(self) -> HostConnection | None:

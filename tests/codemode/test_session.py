@@ -1,0 +1,195 @@
+"""CodeModeSession against a real host process: our ``codemode.runtime`` always, and Codex's
+``codex-code-mode-host`` too when ``$CODEMODE_REFERENCE_HOST`` names its binary (issue 4).
+
+Behaviour from ``spec/codex-code-mode.md`` §3 and §4.6: cell ids, delegate routing, cells
+closed exactly once, host death and rebuild (generation + 1, ``g2:1``), stale ids, shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+
+import pytest
+
+from codemode.config import SessionDefaults
+from codemode.dispatch import ToolCallRuntime
+from codemode.errors import CodeModeError
+from codemode.session import CodeModeSession, HostProvider
+from codemode.tools.registry import ToolRegistry
+
+OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
+if os.environ.get("CODEMODE_REFERENCE_HOST"):
+    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class Harness:
+    def __init__(self, command, provider=None):
+        self.command = command
+        self.closed: list[str] = []
+        self.notes: list[tuple[str, str]] = []
+        self.events = []
+        self.provider = provider
+
+    async def __aenter__(self):
+        self.registry = await ToolRegistry.create()
+        self.dispatcher = ToolCallRuntime(self.registry)
+        self.dispatcher.add_listener(self.events.append)
+        self.session = CodeModeSession(
+            registry=self.registry,
+            dispatcher=self.dispatcher,
+            defaults=SessionDefaults(),
+            host_command=self.command,
+            on_notify=lambda cell, text: self.notes.append((cell, text)),
+            on_cell_closed=self.closed.append,
+            provider=self.provider,
+        )
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.session.shutdown()
+        await self.registry.aclose()
+
+    async def run(self, source, **kw):
+        started = await self.session.execute(source, **kw)
+        return started.cell_id, await started.initial_response
+
+
+def texts(response):
+    return [item["text"] for item in response.content_items if item["type"] == "input_text"]
+
+
+def is_reference(command):
+    return command is not OUR_HOST
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_cells_tools_notifications_and_closing(command):
+    async with Harness(command) as h:
+        cell, response = await h.run(
+            'text("hi"); const r = await tools.echo({value: 1}); text(JSON.stringify(r)); notify("notice")'
+        )
+        assert (cell, response.kind, texts(response)) == ("1", "Result", ["hi", '{"value":1}'])
+        cell, response = await h.run('throw new Error("boom")')
+        assert cell == "2" and response.error_text.startswith("Error: boom")
+        await asyncio.sleep(0.05)
+        assert h.notes == [("1", "notice")]
+        assert h.closed == ["1", "2"]
+        assert h.session.live_cells == []
+        assert [r["tool"] for r in h.dispatcher.calls_for("1")] == ["echo"]
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_tool_errors_reject_the_promise_with_the_message(command):
+    async with Harness(command) as h:
+        _, response = await h.run(
+            'try { await tools.sleep({ms: "soon"}) } catch (e) { text(typeof e + ": " + e) }'
+        )
+        assert texts(response) == [
+            "string: tool `sleep` received invalid arguments at `ms`: 'soon' is not of type 'integer' (schema rule `type`)."
+        ]
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_yield_wait_and_terminate_cancel_the_tool(command):
+    async with Harness(command) as h:
+        cell, response = await h.run('text("a"); await tools.sleep({ms: 60000}); text("never")', yield_time_ms=100)
+        assert (response.kind, texts(response)) == ("Yielded", ["a"])
+        assert h.session.live_cells == [cell]
+        outcome = await h.session.wait(cell, yield_time_ms=50)
+        assert outcome.live and outcome.response.kind == "Yielded"
+        outcome = await h.session.terminate(cell)
+        assert outcome.live and outcome.response.kind == "Terminated" and outcome.response.cell_id == cell
+        for _ in range(100):
+            if h.dispatcher.calls_for(cell):
+                break
+            await asyncio.sleep(0.02)
+        assert [r["outcome"] for r in h.dispatcher.calls_for(cell)] == ["aborted"]
+        missing = await h.session.wait(cell, yield_time_ms=10)
+        assert not missing.live and missing.response.error_text == f"exec cell {cell} not found"
+        assert h.closed == [cell]
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_host_death_closes_cells_once_and_rebuilds_with_the_next_generation(command):
+    async with Harness(command) as h:
+        _, first = await h.run('store("kept", {n: 1}); text("stored")')
+        assert texts(first) == ["stored"]
+        cell, response = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+        assert response.kind == "Yielded"
+        waiting = asyncio.ensure_future(h.session.wait(cell, yield_time_ms=30000))
+        await asyncio.sleep(0.1)
+        process = h.session.provider.connection.process
+        os.killpg(process.pid, signal.SIGKILL)
+        with pytest.raises(CodeModeError) as info:
+            await asyncio.wait_for(waiting, 10)
+        assert "code-mode host" in str(info.value)
+        assert h.closed.count(cell) == 1
+        for _ in range(100):
+            if h.dispatcher.calls_for(cell):
+                break
+            await asyncio.sleep(0.02)
+        assert [r["outcome"] for r in h.dispatcher.calls_for(cell)] == ["aborted"]
+        new_cell, response = await h.run('text("replacement"); text(JSON.stringify(load("kept")))')
+        assert new_cell == "g2:1"
+        if not is_reference(command):
+            assert texts(response) == ["replacement", '{"n":1}']
+            assert h.session.stored_values == {"kept": {"n": 1}}
+        for stale in ("1", "g1:42", "g3:42"):
+            with pytest.raises(CodeModeError) as info:
+                await h.session.wait(stale, yield_time_ms=10)
+            assert str(info.value) == f"cell {stale} belongs to a stale code-mode host generation"
+        with pytest.raises(CodeModeError, match="belongs to a stale code-mode host generation"):
+            await h.session.terminate("2")
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_sessions_sharing_a_host_move_to_the_new_one(command):
+    provider = HostProvider(command)
+    try:
+        async with Harness(command, provider) as a, Harness(command, provider) as b:
+            cell_a, _ = await a.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+            cell_b, _ = await b.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+            assert (cell_a, cell_b) == ("1", "1")
+            waits = [asyncio.ensure_future(s.session.wait("1", yield_time_ms=30000)) for s in (a, b)]
+            await asyncio.sleep(0.1)
+            os.killpg(provider.connection.process.pid, signal.SIGKILL)
+            results = await asyncio.gather(*waits, return_exceptions=True)
+            assert all(isinstance(r, CodeModeError) for r in results)
+            assert a.closed == ["1"] and b.closed == ["1"]
+            cell, response = await b.run('text("replacement")')
+            assert (cell, texts(response)) == ("g2:1", ["replacement"])
+            cell, _ = await a.run('text("a again")')
+            assert cell == "g2:1"
+    finally:
+        await provider.aclose()
+
+
+async def test_shutdown_before_open_spawns_nothing_and_later_calls_fail():
+    async with Harness(OUR_HOST) as h:
+        await h.session.shutdown()
+        assert h.session.provider.connection is None
+        with pytest.raises(CodeModeError, match="^code mode session is shutting down$"):
+            await h.session.execute('text("x")')
+        with pytest.raises(CodeModeError, match="^code mode session is shutting down$"):
+            await h.session.wait("1", yield_time_ms=10)
+
+
+async def test_shutdown_closes_running_cells_and_stops_the_host():
+    async with Harness(OUR_HOST) as h:
+        cell, _ = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+        process = h.session.provider.connection.process
+        await h.session.shutdown()
+        assert h.closed == [cell]
+        assert process.returncode is not None
+
+
+async def test_missing_host_binary_gives_the_spawn_error():
+    async with Harness(["/nonexistent/codemode-host", "--listen", "stdio"]) as h:
+        with pytest.raises(CodeModeError, match="^failed to spawn code-mode host /nonexistent/codemode-host: "):
+            await h.session.execute('text("x")')
