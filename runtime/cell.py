@@ -208,14 +208,34 @@ class CellRuntime:
         try:
             promise = ctx.module(prepare_source(self._source))
         except quickjs.JSException as exc:
-            return self._js_failure(exc, compile_time=True)
+            return self._out_of_memory(ctx, self._js_failure(exc, compile_time=True))
         try:
             dispatch("watch", promise)
-            return self._loop_events(ctx, dispatch)
+            outcome = self._loop_events(ctx, dispatch)
         except quickjs.JSException as exc:
-            return self._js_failure(exc, compile_time=False)
+            outcome = self._js_failure(exc, compile_time=False)
         finally:
             del promise, dispatch
+        return self._out_of_memory(ctx, outcome)
+
+    def _out_of_memory(self, ctx: Any, outcome: CellOutcome) -> CellOutcome:
+        """Give an exhausted heap a clear error text (QuickJS may throw a bare ``null``)."""
+        text = outcome.error_text
+        if text is None:
+            return outcome
+        oom = text.startswith("InternalError: out of memory")
+        if not oom and text == "null":
+            try:
+                usage = ctx.memory()
+                oom = usage["malloc_size"] >= 0.9 * self._heap_limit
+            except Exception:  # noqa: BLE001 - the check is best effort
+                oom = False
+        if oom:
+            outcome.error_text = (
+                f"RangeError: out of memory: the cell exceeded its heap limit of {self._heap_limit} bytes "
+                "(maxHeapSizeBytes)"
+            )
+        return outcome
 
     def _js_failure(self, exc: Exception, *, compile_time: bool) -> CellOutcome:
         """Map an exception that escaped JS into the cell's outcome."""

@@ -36,18 +36,29 @@
 
   // Move a QuickJS position to where V8 reports it: a call is reported at the callee's
   // name (the property for member calls), `new X(...)` at `new`.
+  // Start (0-based) of the `new` keyword right before index `i`, or -1.
+  function __cm_new_before(text, i) {
+    let j = i - 1;
+    while (j >= 0 && SPACE.test(text[j])) j--;
+    if (j >= 2 && text.slice(j - 2, j + 1) === "new" && (j - 3 < 0 || !IDENT.test(text[j - 3]))) return j - 2;
+    return -1;
+  }
+
+  // Position V8 reports for a callee name starting at index `start`.
+  function __cm_callee_position(line, text, start) {
+    const n = __cm_new_before(text, start);
+    return [line, (n >= 0 ? n : start) + 1];
+  }
+
+  // QuickJS reports a frame at the last positioned token before the call (the callee,
+  // an argument, or an inner call inside the arguments); V8 reports the callee's name
+  // (`new` for constructions). Prefer an enclosing `new X(...)`, then a call named at
+  // the position itself, then the innermost enclosing call.
   function __cm_v8_position(line, col) {
     const text = sourceLines[line - 1];
     if (text === undefined) return [line, col];
     const i = col - 1;
-    // `new X(...)`: QuickJS points at X, V8 at `new`.
-    let j = i - 1;
-    while (j >= 0 && SPACE.test(text[j])) j--;
-    if (j >= 2 && text.slice(j - 2, j + 1) === "new" && (j - 3 < 0 || !IDENT.test(text[j - 3])) &&
-        IDENT.test(text[i] || "")) {
-      return [line, j - 1];
-    }
-    // A call: QuickJS points at the last argument token, V8 at the callee's name.
+    let enclosing = -1;
     let depth = 0;
     for (let k = i - 1; k >= 0; k--) {
       const c = text[k];
@@ -59,10 +70,22 @@
         while (e >= 0 && SPACE.test(text[e])) e--;
         let s = e;
         while (s >= 0 && IDENT.test(text[s])) s--;
-        if (s === e) return [line, col];
-        return [line, s + 2];
+        if (s < e) enclosing = s + 1;
+        break;
       }
     }
+    if (enclosing >= 0 && __cm_new_before(text, enclosing) >= 0) {
+      return __cm_callee_position(line, text, enclosing);
+    }
+    if (IDENT.test(text[i] || "")) {
+      let start = i;
+      while (start > 0 && IDENT.test(text[start - 1])) start--;
+      let end = i;
+      while (end < text.length && IDENT.test(text[end])) end++;
+      while (end < text.length && SPACE.test(text[end])) end++;
+      if (text[end] === "(" || __cm_new_before(text, start) >= 0) return __cm_callee_position(line, text, start);
+    }
+    if (enclosing >= 0) return __cm_callee_position(line, text, enclosing);
     return [line, col];
   }
 
