@@ -122,6 +122,18 @@ def install(
             raise InstallError(f"The kernelspec {name!r} could not be installed: {exc}") from exc
 
 
+def install_kernelspec(
+    *, user: bool = False, prefix: str | None = None, name: str = DEFAULT_NAME,
+    display_name: str = DEFAULT_DISPLAY_NAME,
+) -> str:
+    """Keyword form of :func:`install` (``user`` or ``prefix``; neither: :func:`default_target`).
+
+    Returns the folder written; raises :class:`InstallError` like :func:`install`.
+    """
+    target = InstallTarget(user=user, prefix=prefix) if (user or prefix) else None
+    return install(name=name, display_name=display_name, target=target)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``install`` command's argument parser."""
     parser = argparse.ArgumentParser(
