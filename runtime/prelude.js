@@ -165,9 +165,29 @@
   }
 
   // The text Codex shows for a thrown value (spec §1.1 "Failure text").
+  // V8 starts an error's stack below the constructors that built it (for
+  // `class MyError extends Error`, no `at MyError` frame); QuickJS keeps them.
+  function __cm_constructor_names(e) {
+    const names = new Set();
+    try {
+      for (let p = Object.getPrototypeOf(e); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+        const c = Object.prototype.hasOwnProperty.call(p, "constructor") ? p.constructor : undefined;
+        if (typeof c === "function" && c.name) names.add(c.name);
+      }
+    } catch (_) { /* keep what we have */ }
+    return names;
+  }
+
   function __cm_error_text(e) {
     if (__cm_is_error(e)) {
-      return [__cm_error_header(e)].concat(__cm_frames(e.stack)).join("\n");
+      const frames = __cm_frames(e.stack);
+      const ctors = __cm_constructor_names(e);
+      while (frames.length) {
+        const m = /^    at (\S+) \(/.exec(frames[0]);
+        if (!m || !ctors.has(m[1])) break;
+        frames.shift();
+      }
+      return [__cm_error_header(e)].concat(frames).join("\n");
     }
     if (typeof e === "string") return e;
     try { return String(e); } catch (_) { return Object.prototype.toString.call(e); }
