@@ -48,6 +48,30 @@ async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     raise ToolCallError(f"sleep was cancelled before {ms} ms had passed.")
 
 
+async def _exited(process: asyncio.subprocess.Process) -> int | None:
+    """Wait for the process itself to exit, not for its pipes to close (asyncio's ``wait()``
+    also waits for EOF, which a background child holding stdout would delay forever)."""
+    if process.returncode is not None:
+        return process.returncode
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        loop = asyncio.get_running_loop()
+        ready = loop.create_future()
+        loop.add_reader(pidfd, lambda: ready.done() or ready.set_result(None))
+        try:
+            await ready
+        finally:
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+    while process.returncode is None:
+        # The child watcher sets the code right after the exit; poll briefly for it.
+        await asyncio.sleep(0.01)
+    return process.returncode
+
+
 def _kill_group(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
@@ -86,7 +110,7 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
             chunks.append(chunk)
 
     reader = asyncio.ensure_future(pump())
-    waiter = asyncio.ensure_future(process.wait())
+    waiter = asyncio.ensure_future(_exited(process))
     cancelled = asyncio.ensure_future(ctx.cancellation.wait())
     timed_out = False
     try:
@@ -106,6 +130,8 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
         _kill_group(process.pid, signal.SIGKILL)
         if not waiter.done():
             await waiter
+        with contextlib.suppress(Exception):
+            await process.wait()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(reader), 1.0)
         reader.cancel()

@@ -1,0 +1,132 @@
+"""Built-in tools (issue 2 §4, design.md §6), called through the dispatcher as a cell would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import psutil
+import pytest
+
+from codemode.cancellation import CancellationToken
+from codemode.dispatch import ToolCallRuntime
+from codemode.tools.registry import ToolRegistry
+
+
+@pytest.fixture
+async def runtime():
+    registry = await ToolRegistry.create()
+    yield ToolCallRuntime(registry)
+    await registry.aclose()
+
+
+async def call(runtime, name, args, token=None):
+    return await runtime.handle_tool_call(
+        "1", "tool-1", {"name": name, "namespace": None}, "function", args, token or CancellationToken()
+    )
+
+
+async def test_builtins_are_listed_sorted_with_declarations():
+    registry = await ToolRegistry.create()
+    assert [t.js_name for t in registry.tools] == ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
+    sleep = registry.get("sleep")
+    assert "ms: number;" in sleep.declaration and "Promise<{ slept_ms: number; }>" in sleep.declaration
+    assert sleep.augmented_description.endswith("\n```") and "exec tool declaration:\n```ts\n" in sleep.augmented_description
+
+
+async def test_disabled_tools_are_hidden():
+    from codemode.config import Config
+
+    registry = await ToolRegistry.create(Config(disabled_tools=["exec_command", "sleep"]))
+    assert registry.get("exec_command") is None and registry.find("sleep") is None
+    assert registry.get("echo") is not None
+
+
+async def test_echo_and_sleep(runtime):
+    assert (await call(runtime, "echo", {"a": [1, None]})).value == {"a": [1, None]}
+    assert (await call(runtime, "sleep", {"ms": 5})).value == {"slept_ms": 5}
+
+
+async def test_sleep_ends_at_once_when_cancelled(runtime):
+    token = CancellationToken()
+    task = asyncio.ensure_future(call(runtime, "sleep", {"ms": 60000}, token))
+    await asyncio.sleep(0.05)
+    token.cancel()
+    result = await asyncio.wait_for(task, 1)
+    assert result.outcome == "aborted"
+
+
+async def test_exec_command_output_exit_code_and_workdir(runtime, tmp_path):
+    result = (await call(runtime, "exec_command", {"cmd": "pwd; echo err >&2; exit 3", "workdir": str(tmp_path)})).value
+    assert result["exit_code"] == 3
+    assert result["output"] == f"{tmp_path}\nerr\n"
+    assert isinstance(result["wall_time_seconds"], float)
+
+
+async def test_exec_command_truncates_with_the_nested_budget(runtime):
+    result = (await call(runtime, "exec_command", {"cmd": "printf 0123456789012345678901234567890123456789", "max_output_tokens": 5})).value
+    assert result["output"] == (
+        "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
+        "0123456789\u20265 tokens truncated\u20260123456789"
+    )
+
+
+async def test_exec_command_timeout_kills_the_command(runtime):
+    result = (await call(runtime, "exec_command", {"cmd": "echo start; sleep 30", "timeout_ms": 200})).value
+    assert result["exit_code"] == 124
+    assert result["output"].startswith("start\n") and "timed out after 200 ms" in result["output"]
+
+
+async def test_exec_command_cancellation_kills_the_process_group_and_waits(runtime, tmp_path):
+    marker = tmp_path / "pid"
+    token = CancellationToken()
+    task = asyncio.ensure_future(
+        call(runtime, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}; wait"}, token)
+    )
+    for _ in range(200):
+        if marker.exists() and marker.read_text().strip():
+            break
+        await asyncio.sleep(0.02)
+    child = int(marker.read_text())
+    assert psutil.pid_exists(child)
+    token.cancel()
+    result = await asyncio.wait_for(task, 5)
+    assert result.outcome == "aborted"
+    assert result.error.startswith("Wall time: ") and result.error.endswith("\naborted by user")
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+
+
+async def test_exec_command_leaves_no_background_processes(runtime, tmp_path):
+    marker = tmp_path / "pid"
+    result = (await call(runtime, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}"})).value
+    assert result["exit_code"] == 0
+    child = int(marker.read_text())
+    await asyncio.sleep(0.05)
+    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+
+
+async def test_file_tools(runtime, tmp_path):
+    target = tmp_path / "sub" / "note.txt"
+    written = (await call(runtime, "write_file", {"path": str(target), "content": "héllo"})).value
+    assert written == {"bytes_written": 6}
+    assert (await call(runtime, "read_file", {"path": str(target)})).value == {"content": "héllo"}
+    os.symlink(target, tmp_path / "link")
+    listing = (await call(runtime, "list_dir", {"path": str(tmp_path)})).value
+    assert listing == {"entries": [
+        {"name": "link", "type": "symlink", "size": len(str(target))},
+        {"name": "sub", "type": "dir", "size": None},
+    ]}
+    assert (await call(runtime, "list_dir", {"path": str(target.parent)})).value["entries"] == [
+        {"name": "note.txt", "type": "file", "size": 6}
+    ]
+
+
+async def test_file_tool_errors_are_sentences(runtime, tmp_path):
+    missing = await call(runtime, "read_file", {"path": str(tmp_path / "nope")})
+    assert missing.outcome == "failed" and missing.error == f"read_file: {str(tmp_path / 'nope')!r} does not exist."
+    directory = await call(runtime, "read_file", {"path": str(tmp_path)})
+    assert "is a directory; use list_dir." in directory.error
+    not_dir = await call(runtime, "list_dir", {"path": str(tmp_path / "nope")})
+    assert not_dir.error.endswith("does not exist.")
+    extra = await call(runtime, "write_file", {"path": "x", "content": "y", "mode": "a"})
+    assert "Additional properties are not allowed ('mode' was unexpected)" in extra.error
