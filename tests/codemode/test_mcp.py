@@ -1,0 +1,165 @@
+"""MCP servers as tool sources (issue 5): ``mcp-server-time`` (PyPI, always) and
+``@modelcontextprotocol/server-everything`` (npm, skipped when ``.npm-tools`` lacks it)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from codemode.cancellation import CancellationToken
+from codemode.config import parse_config
+from codemode.dispatch import ToolCallRuntime
+from codemode.tools.registry import ToolRegistry
+
+pytestmark = pytest.mark.timeout(120)
+
+REPO = Path(__file__).resolve().parents[2]
+EVERYTHING = REPO / ".npm-tools" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+
+
+def server_processes(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        cmdline = proc.info["cmdline"] or []
+        if any(marker in part for part in cmdline) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+@pytest.fixture
+async def time_tools(tmp_path):
+    marker = f"--local-timezone=UTC"
+    config = parse_config({"mcp_servers": {"time": {
+        "command": sys.executable, "args": ["-m", "mcp_server_time", marker], "cwd": str(tmp_path),
+    }}})
+    registry = await ToolRegistry.create(config)
+    yield registry, ToolCallRuntime(registry)
+    await registry.aclose()
+
+
+async def call(runtime, namespace, name, args, token=None, cell="1"):
+    return await runtime.handle_tool_call(
+        cell, "tool-1", {"name": name, "namespace": namespace}, "function", args, token or CancellationToken()
+    )
+
+
+async def test_time_server_tools_are_named_typed_and_callable(time_tools):
+    registry, runtime = time_tools
+    tools = await registry.ready_tools()
+    names = [t.js_name for t in tools if t.source == "mcp:time"]
+    assert names == ["mcp__time__convert_time", "mcp__time__get_current_time"]
+    convert = registry.get("mcp__time__convert_time")
+    assert convert.namespace == "mcp__time__" and convert.raw_name == "mcp__time__convert_time"
+    assert "): Promise<CallToolResult<{" in convert.declaration
+    result = await call(runtime, "mcp__time__", "convert_time", {
+        "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo",
+    })
+    assert result.outcome == "completed"
+    value = result.value
+    assert set(value) == {"content", "structuredContent", "isError"}
+    assert value["isError"] is False and value["content"][0]["type"] == "text"
+    assert value["structuredContent"]["target"]["datetime"].endswith("T21:00:00+09:00")
+    assert value["structuredContent"]["time_difference"] == "+9.0h"
+
+
+async def test_tool_error_resolves_with_is_error(time_tools):
+    registry, runtime = time_tools
+    await registry.ready_tools()
+    result = await call(runtime, "mcp__time__", "get_current_time", {"timezone": "Nowhere/Nothing"})
+    assert result.outcome == "completed" and result.success is False
+    assert result.value["isError"] is True and "Nowhere/Nothing" in result.value["content"][0]["text"]
+
+
+async def test_arguments_are_validated_before_the_call(time_tools):
+    registry, runtime = time_tools
+    await registry.ready_tools()
+    result = await call(runtime, "mcp__time__", "get_current_time", {})
+    assert result.outcome == "failed"
+    assert "'timezone' is a required property" in result.error
+
+
+async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close(tmp_path):
+    config = parse_config({"mcp_servers": {"time": {
+        "command": sys.executable, "args": ["-m", "mcp_server_time", f"--local-timezone=UTC"], "cwd": str(tmp_path),
+    }}})
+    registry = await ToolRegistry.create(config)
+    runtime = ToolCallRuntime(registry)
+    try:
+        await registry.ready_tools()
+        procs = [p for p in server_processes("mcp_server_time") if p.cwd() == str(tmp_path)]
+        assert len(procs) == 1
+        procs[0].kill()
+        procs[0].wait(5)
+        args = {"timezone": "UTC"}
+        first = await call(runtime, "mcp__time__", "get_current_time", args)
+        if first.outcome == "failed":
+            assert "MCP server `time` stopped during the call" in first.error
+            first = await call(runtime, "mcp__time__", "get_current_time", args)
+        assert first.outcome == "completed" and first.value["isError"] is False
+        assert registry.servers["time"].restarts == 1
+    finally:
+        await registry.aclose()
+    await asyncio.sleep(0.1)
+    assert [p for p in server_processes("mcp_server_time") if p.cwd() == str(tmp_path)] == []
+
+
+async def test_server_that_cannot_start_is_reported_once(tmp_path):
+    config = parse_config({"mcp_servers": {"broken": {"command": str(tmp_path / "missing-server")}}})
+    registry = await ToolRegistry.create(config)
+    try:
+        tools = await registry.ready_tools()
+        assert all(t.source == "builtin" for t in tools)
+        assert len(registry.errors) == 1
+        assert registry.errors[0].startswith("MCP server `broken` failed to start: ")
+    finally:
+        await registry.aclose()
+
+
+needs_everything = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools")
+
+
+@needs_everything
+async def test_everything_progress_then_cancel_mid_way():
+    config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
+    registry = await ToolRegistry.create(config)
+    runtime = ToolCallRuntime(registry)
+    events = []
+    runtime.add_listener(events.append)
+    try:
+        await registry.ready_tools()
+        assert registry.get("mcp__everything__trigger_long_running_operation") is not None
+        total = await call(runtime, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
+        assert total.value["content"][0]["text"] == "The sum of 2 and 40 is 42."
+        token = CancellationToken()
+        task = asyncio.ensure_future(call(
+            runtime, "mcp__everything__", "trigger_long_running_operation", {"duration": 10, "steps": 10}, token, cell="2",
+        ))
+        while not [e for e in events if e.kind == "progress" and e.cell_id == "2"]:
+            await asyncio.sleep(0.05)
+        token.cancel()
+        result = await asyncio.wait_for(task, 5)
+        assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+        progress = [e for e in events if e.kind == "progress" and e.cell_id == "2"]
+        assert progress[0].progress == 1 and progress[0].total == 10
+        again = await call(runtime, "mcp__everything__", "echo", {"message": "still here"})
+        assert again.value["content"][0]["text"].startswith("Echo: still here")
+    finally:
+        await registry.aclose()
+
+
+@needs_everything
+async def test_everything_image_block_is_passed_through():
+    config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
+    registry = await ToolRegistry.create(config)
+    runtime = ToolCallRuntime(registry)
+    try:
+        await registry.ready_tools()
+        result = await call(runtime, "mcp__everything__", "get_tiny_image", {})
+        images = [c for c in result.value["content"] if c["type"] == "image"]
+        assert images and images[0]["mimeType"] == "image/png" and images[0]["data"]
+    finally:
+        await registry.aclose()
