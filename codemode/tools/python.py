@@ -1,0 +1,126 @@
+"""Python functions as tools: the :func:`tool` decorator and the ``[python_tools]`` loader.
+
+A function marked with ``@codemode.tool`` in a module listed under ``[python_tools] modules``
+becomes a tool named after the function. Its input JSON Schema is built by pydantic from the
+type hints (parameters without a hint accept any JSON), with parameter descriptions taken from
+a Google-style ``Args:`` section of the docstring; the docstring's first paragraph is the
+description. Sync functions run in a worker thread, async ones on the event loop. A Python
+exception rejects the JS promise with the exception's message (issue 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pydantic
+from pydantic_core import to_jsonable_python
+
+from .base import Tool, ToolContext
+
+logger = logging.getLogger(__name__)
+
+MARK = "__codemode_tool__"
+
+
+def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
+         parallel: bool = True) -> Any:
+    """Mark ``fn`` as a code-mode tool; usable as ``@tool`` or ``@tool(name=..., parallel=False)``.
+
+    ``name`` overrides the function name; ``description`` the docstring summary; ``parallel``
+    False makes calls exclusive within a cell. Returns the function unchanged (marked).
+    """
+
+    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(func, MARK, {"name": name or func.__name__, "description": description, "parallel": parallel})
+        return func
+
+    return mark(fn) if fn is not None else mark
+
+
+def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
+    text = inspect.cleandoc(doc or "")
+    summary = text.split("\n\n", 1)[0].strip() if text else ""
+    params: dict[str, str] = {}
+    match = re.search(r"^(Args|Arguments|Parameters):\s*$(.*?)(?=^\S|\Z)", text, re.M | re.S)
+    if match:
+        current = None
+        for line in match.group(2).splitlines():
+            item = re.match(r"^\s+(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$", line)
+            if item and (current is None or len(line) - len(line.lstrip()) <= 8):
+                current = item.group(1).lstrip("*")
+                params[current] = item.group(3).strip()
+            elif current and line.strip():
+                params[current] = (params[current] + " " + line.strip()).strip()
+    return summary, params
+
+
+def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
+    """Build a :class:`Tool` from a (marked or plain) function. Raises ``TypeError`` for
+    signatures that cannot become a JSON object (``*args``/``**kwargs``)."""
+    options = getattr(func, MARK, {}) or {}
+    summary, param_docs = _docstring_parts(func.__doc__)
+    signature = inspect.signature(func)
+    hints = {}
+    try:
+        hints = __import__("typing").get_type_hints(func)
+    except Exception:  # noqa: BLE001 - unresolvable hints fall back to Any
+        pass
+    fields: dict[str, Any] = {}
+    for param in signature.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise TypeError(f"{func.__qualname__} takes *args or **kwargs, which a JSON object cannot fill")
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[param.name] = (annotation, pydantic.Field(default, description=param_docs.get(param.name)))
+    model = pydantic.create_model(f"{func.__name__}_args", **fields)
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    is_async = inspect.iscoroutinefunction(func)
+
+    async def handler(args: Any, ctx: ToolContext) -> Any:
+        try:
+            validated = model.model_validate(args or {})
+        except pydantic.ValidationError as exc:
+            raise ValueError(str(exc)) from None
+        kwargs = {name: getattr(validated, name) for name in fields}
+        result = await func(**kwargs) if is_async else await asyncio.to_thread(func, **kwargs)
+        return to_jsonable_python(result)
+
+    return Tool(
+        name=options.get("name") or func.__name__,
+        description=options.get("description") or summary,
+        handler=handler,
+        input_schema=schema,
+        supports_parallel=bool(options.get("parallel", True)),
+        source=source,
+    )
+
+
+def load_python_tools(modules: list[str]) -> tuple[list[Tool], list[str]]:
+    """Import each module and collect its marked functions. Returns ``(tools, errors)``; an
+    import failure or a bad signature becomes one error sentence, the rest still loads."""
+    tools: list[Tool] = []
+    errors: list[str] = []
+    for module_name in modules:
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:  # noqa: BLE001 - reported, not raised
+            errors.append(f"python_tools.modules: {module_name}: cannot be imported ({type(exc).__name__}: {exc}).")
+            continue
+        for attr in sorted(vars(module)):
+            func = getattr(module, attr)
+            if callable(func) and getattr(func, MARK, None) is not None:
+                try:
+                    tools.append(python_tool(func, source=f"python:{module_name}"))
+                except Exception as exc:  # noqa: BLE001
+                    errors.append(f"python_tools.modules: {module_name}.{attr}: cannot be a tool ({exc}).")
+    return tools, errors
