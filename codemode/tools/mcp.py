@@ -23,7 +23,10 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
+import sys
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 from ..config import McpServerConfig
@@ -45,6 +48,30 @@ def call_tool_result_to_json(result: Any) -> dict[str, Any]:
     data["isError"] = bool(data.get("isError", False))
     return data
 
+
+
+def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Resolve a stdio server's command and environment.
+
+    A bare command name (no ``/``) is looked up first in the folder of the Python
+    interpreter running the kernel (a venv's ``bin``), then on ``PATH``, so
+    ``command = "mcp-server-time"`` finds the console script installed beside codemode
+    even when the venv is not activated. The server's environment is the MCP SDK's
+    default one plus ``extra_env``, with that folder at the front of ``PATH``.
+    Returns ``(command, env)``; an unresolvable name is returned unchanged and fails at
+    spawn time with the SDK's error.
+    """
+    from mcp.client.stdio import get_default_environment
+
+    bin_dir = str(Path(sys.executable).parent)
+    env = get_default_environment()
+    path = env.get("PATH", os.defpath)
+    if bin_dir not in path.split(os.pathsep):
+        env["PATH"] = bin_dir + os.pathsep + path
+    env.update(extra_env)
+    if command and os.sep not in command:
+        command = shutil.which(command, path=env["PATH"]) or command
+    return command, env
 
 class _StderrPipe:
     """A pipe whose write end is the server's stderr; lines are logged at debug level."""
@@ -145,7 +172,8 @@ class McpServer:
 
         pipe = _StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)
-        params = StdioServerParameters(command=cfg.command or "", args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd)
+        command, env = _server_command(cfg.command or "", cfg.env)
+        params = StdioServerParameters(command=command, args=list(cfg.args), env=env, cwd=cfg.cwd)
         streams = await stack.enter_async_context(stdio_client(params, errlog=pipe.writer))
         pipe.close_writer()
         return streams[0], streams[1]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -161,5 +162,22 @@ async def test_everything_image_block_is_passed_through():
         result = await call(runtime, "mcp__everything__", "get_tiny_image", {})
         images = [c for c in result.value["content"] if c["type"] == "image"]
         assert images and images[0]["mimeType"] == "image/png" and images[0]["data"]
+    finally:
+        await registry.aclose()
+
+
+async def test_bare_command_name_is_found_beside_the_kernels_python(tmp_path, monkeypatch):
+    # A venv that is not activated: its bin folder is not on PATH, yet the console script
+    # `mcp-server-time` installed there must start (design.md §5 config example).
+    bin_dir = str(Path(sys.executable).parent)
+    monkeypatch.setenv("PATH", os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if p != bin_dir
+    ))
+    config = parse_config({"mcp_servers": {"time": {"command": "mcp-server-time", "cwd": str(tmp_path)}}})
+    registry = await ToolRegistry.create(config)
+    try:
+        tools = {tool.js_name for tool in await registry.ready_tools()}
+        assert "mcp__time__convert_time" in tools
+        assert registry.errors == []
     finally:
         await registry.aclose()
