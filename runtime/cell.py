@@ -133,6 +133,7 @@ class CellRuntime:
         self._interrupter: interrupt.Interrupter | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._context: Any = None
 
     # ---- thread-safe API -----------------------------------------------------------
 
@@ -182,6 +183,8 @@ class CellRuntime:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
         self._post(self._events.finished, outcome)
+        # Free the context here, on its own thread, after the outcome went out.
+        self._context = None
 
     def _execute(self) -> CellOutcome:
         try:
@@ -192,6 +195,7 @@ class CellRuntime:
 
     def _execute_in_context(self) -> CellOutcome:
         ctx = quickjs.Context()
+        self._context = ctx  # released by _run once the outcome is posted
         ctx.set_memory_limit(self._heap_limit)
         ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
         switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None

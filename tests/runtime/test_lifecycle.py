@@ -82,10 +82,11 @@ async def test_one_observer_at_a_time(host):
 async def test_unobserved_completion_is_kept_and_wins_over_terminate(host):
     """A finished cell keeps its output for the next observer; terminate then gets the Result (spec §3.4)."""
     cell_id, first = await host.execute(
-        "await new Promise((r) => setTimeout(r, 50)); text('done'); notify('finishing');", yield_time_ms=0
+        "tools.sleep({ms: 30000}); await new Promise((r) => setTimeout(r, 50)); text('done');", yield_time_ms=0
     )
     assert "Yielded" in first
-    await host.wait_for(lambda: host.notifications == ["finishing"])
+    # The host cancels the unawaited call in the same step that records the completion.
+    await host.wait_for(lambda: bool(host.calls) and host.calls[0].cancelled)
     outcome = await host.terminate(cell_id)
     assert "Result" in outcome["LiveCell"] and text_items(outcome["LiveCell"]) == ["done"]
     await _closed(host, cell_id)
