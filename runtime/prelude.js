@@ -274,7 +274,8 @@
   // ---- bridge ---------------------------------------------------------------------
 
   function __cm_call(op, arg) {
-    const reply = __cm_host(op, arg === undefined ? "" : arg);
+    // slice(0) flattens QuickJS rope strings, which the binding cannot convert.
+    const reply = __cm_host(op, arg === undefined ? "" : String(arg).slice(0));
     if (reply === null || reply === undefined || reply === "") return undefined;
     const parsed = JSON.parse(reply);
     if (parsed.error !== undefined) throw parsed.error;
