@@ -28,6 +28,33 @@
   }
 
   const EXIT_SENTINEL = "__codex_code_mode_exit__";
+
+  // `error.stack` as V8 writes it (`Name: message` then `    at exec_main.mjs:L:C`
+  // frames); V8 also lets scripts assign any value to it, QuickJS's setter wants a string.
+  const stackDescriptor = Object.getOwnPropertyDescriptor(Error.prototype, "stack");
+  function __cm_raw_stack(e) {
+    try {
+      if (stackDescriptor && typeof stackDescriptor.get === "function") return stackDescriptor.get.call(e);
+    } catch (_) { /* not an error object */ }
+    return undefined;
+  }
+  if (stackDescriptor && typeof stackDescriptor.get === "function" && typeof stackDescriptor.set === "function") {
+    Object.defineProperty(Error.prototype, "stack", {
+      get: function __cm_get_stack() {
+        const raw = stackDescriptor.get.call(this);
+        // Parse errors keep QuickJS's location lines: the host reads them to word V8's message.
+        if (typeof raw !== "string" || this instanceof SyntaxError) return raw;
+        return __cm_v8_stack(this, raw);
+      },
+      set: function __cm_set_stack(value) {
+        if (typeof value === "string") stackDescriptor.set.call(this, value);
+        else Object.defineProperty(this, "stack", { value, writable: true, configurable: true, enumerable: false });
+      },
+      configurable: true,
+      enumerable: stackDescriptor.enumerable,
+    });
+  }
+
   const sourceLines = String(__cm_config.source).split("\n");
   const IDENT = /[A-Za-z0-9_$]/;
   const SPACE = /\s/;
@@ -147,7 +174,7 @@
     return message;
   }
 
-  function __cm_error_header(e) {
+  function __cm_error_header(e, raw) {
     let name;
     try { name = String(e.name); } catch (_) { name = "Error"; }
     try {
@@ -156,12 +183,8 @@
     } catch (_) { /* keep name */ }
     let message;
     try { message = e.message === undefined ? "" : String(e.message); } catch (_) { message = ""; }
-    message = __cm_v8_message(name, message, e.stack);
+    message = __cm_v8_message(name, message, raw);
     return message ? name + ": " + message : name;
-  }
-
-  function __cm_is_error(e) {
-    return e !== null && typeof e === "object" && (e instanceof Error || typeof e.stack === "string");
   }
 
   // The text Codex shows for a thrown value (spec §1.1 "Failure text").
@@ -178,18 +201,32 @@
     return names;
   }
 
+  // V8's stack text of error `e` from its QuickJS stack `raw`.
+  function __cm_v8_stack(e, raw) {
+    const frames = __cm_frames(raw);
+    const ctors = __cm_constructor_names(e);
+    while (frames.length) {
+      const m = /^    at (\S+) \(/.exec(frames[0]);
+      if (!m || !ctors.has(m[1])) break;
+      frames.shift();
+    }
+    return [__cm_error_header(e, raw)].concat(frames).join("\n");
+  }
+
+  // The text Codex shows for a thrown value (spec §1.1 "Failure text"): the stack when
+  // it is a string, else the value converted to a string.
   function __cm_error_text(e) {
-    if (__cm_is_error(e)) {
-      const frames = __cm_frames(e.stack);
-      const ctors = __cm_constructor_names(e);
-      while (frames.length) {
-        const m = /^    at (\S+) \(/.exec(frames[0]);
-        if (!m || !ctors.has(m[1])) break;
-        frames.shift();
+    if (e !== null && typeof e === "object") {
+      const own = Object.getOwnPropertyDescriptor(e, "stack");
+      if (own && "value" in own) {
+        if (typeof own.value === "string") return own.value;
+        return __cm_error_header(e, undefined);
       }
-      return [__cm_error_header(e)].concat(frames).join("\n");
+      const raw = __cm_raw_stack(e);
+      if (typeof raw === "string") return __cm_v8_stack(e, raw);
     }
     if (typeof e === "string") return e;
+    if (typeof e === "symbol") return "";
     try { return String(e); } catch (_) { return Object.prototype.toString.call(e); }
   }
 
@@ -246,7 +283,7 @@
   function __cm_json_error(e, value) {
     if (e instanceof TypeError && e.message === "circular reference") {
       const detail = __cm_circular_detail(value) || [];
-      return ["TypeError: Converting circular structure to JSON"].concat(detail, __cm_frames(e.stack)).join("\n");
+      return ["TypeError: Converting circular structure to JSON"].concat(detail, __cm_frames(__cm_raw_stack(e))).join("\n");
     }
     return __cm_error_text(e);
   }
@@ -328,8 +365,8 @@
       if (typeof value.image_url === "string") {
         url = value.image_url;
         embedded = __cm_detail(value.detail);
-      } else if (value.type !== undefined) {
-        if (value.type !== "image") throw "image only accepts MCP image blocks, got " + JSON.stringify(String(value.type));
+      } else if (typeof value.type === "string") {
+        if (value.type !== "image") throw "image only accepts MCP image blocks, got " + JSON.stringify(value.type);
         url = __cm_block_url(value, "image");
         const meta = value._meta;
         const d = meta !== null && typeof meta === "object" ? meta["codex/imageDetail"] : undefined;
@@ -368,8 +405,8 @@
       url = value;
     } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
       if (typeof value.audio_url === "string") url = value.audio_url;
-      else if (value.type !== undefined) {
-        if (value.type !== "audio") throw "audio only accepts MCP audio blocks, got " + JSON.stringify(String(value.type));
+      else if (typeof value.type === "string") {
+        if (value.type !== "audio") throw "audio only accepts MCP audio blocks, got " + JSON.stringify(value.type);
         url = __cm_block_url(value, "audio");
       } else throw expects;
     } else throw expects;
@@ -391,27 +428,27 @@
     if (typeof hint === "string") __cm_emit({ type: "input_text", text: hint });
   }
 
-  // content(block): one MCP content block or Codex content item.
-  function __cm_content() {
-    const block = arguments[0];
-    if (block === null || typeof block !== "object" || Array.isArray(block)) {
-      throw "content expects an MCP content block or a content item object";
+  // content(block | block[]): MCP content blocks (text, image, audio), as recorded from 0.171.
+  function __cm_content_block(block) {
+    const expects = "content expects one MCP ContentBlock";
+    if (block === null || typeof block !== "object") throw expects;
+    if (block.type === "text" && typeof block.text === "string") {
+      __cm_emit({ type: "input_text", text: block.text });
+    } else if (block.type === "image") {
+      __cm_emit(__cm_image_item(block, undefined));
+    } else if (block.type === "audio") {
+      __cm_audio(block);
+    } else {
+      throw expects;
     }
-    switch (block.type) {
-      case "text":
-      case "input_text":
-        __cm_emit({ type: "input_text", text: __cm_to_text(block.text) });
-        return;
-      case "image":
-      case "input_image":
-        __cm_emit(__cm_image_item(block, undefined));
-        return;
-      case "audio":
-      case "input_audio":
-        __cm_audio(block);
-        return;
-      default:
-        throw "content only accepts text, image and audio blocks, got " + JSON.stringify(String(block.type));
+  }
+
+  function __cm_content() {
+    const value = arguments[0];
+    if (Array.isArray(value)) {
+      for (const block of value) __cm_content_block(block);
+    } else {
+      __cm_content_block(value);
     }
   }
 
@@ -547,23 +584,32 @@
       else queue.push(entry);
     }
     let delivered = 0;
-    return {
-      [Symbol.asyncIterator]() { return this; },
+    const iterator = Object.create(SettledIterator.prototype);
+    iteratorState.set(iterator, {
       next() {
         if (delivered >= list.length) return Promise.resolve({ value: undefined, done: true });
         delivered++;
         if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
         return new Promise(function __cm_wait(resolve) { waiters.push(resolve); });
       },
-      return() {
+      finish() {
         delivered = list.length;
         return Promise.resolve({ value: undefined, done: true });
       },
-    };
+    });
+    return iterator;
   }
 
+  const iteratorState = new WeakMap();
+  function SettledIterator() {}
+  SettledIterator.prototype = Object.create(Object.prototype, {
+    next: { value: function next() { return iteratorState.get(this).next(); }, writable: true, configurable: true },
+    return: { value: function __cm_return() { return iteratorState.get(this).finish(); }, writable: true, configurable: true },
+    [Symbol.asyncIterator]: { value: function __cm_iter() { return this; }, writable: true, configurable: true },
+  });
+
   async function __cm_stream_settled(promises, callback) {
-    if (typeof callback !== "function") throw "stream_settled expects a function callback";
+    if (typeof callback !== "function") throw new TypeError("stream_settled requires a callback");
     for await (const entry of __cm_as_settled(promises)) await callback(entry);
   }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import logging
 import os
 from typing import Any
@@ -278,8 +279,11 @@ class Connection:
                 self._recent_requests.add(request_id)
                 return
             task = asyncio.create_task(self._run_request(request_id, request))
+            setattr(task, "codemode_method", request["method"])
+            task.add_done_callback(lambda t, rid=request_id: self._request_done(t, rid))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
+            _validate_delegate_response(message)
             self._on_delegate_response(message)
         elif kind == "operation/yield":
             cell = self.observing.get(message.get("id"))  # type: ignore[arg-type]
@@ -298,22 +302,26 @@ class Connection:
         Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``).
         """
         task = self._active_requests.get(request_id)
-        cell = self.observing.get(request_id)
-        if task is None or cell is None or getattr(task, "codemode_method", None) != "session/wait":
+        if task is None or getattr(task, "codemode_method", None) != "session/wait":
             return
         task.cancel()
 
+    def _request_done(self, task: asyncio.Task[None], request_id: int) -> None:
+        """Bookkeeping when a request task ends; a cancelled wait is answered here."""
+        self._active_requests.pop(request_id, None)
+        self._recent_requests.add(request_id)
+        if task.cancelled() and getattr(task, "codemode_method", None) == "session/wait":
+            try:
+                self._respond(request_id, error("code-mode request cancelled"))
+            except (ConnectionError, RuntimeError):
+                pass
+
     async def _run_request(self, request_id: int, request: dict[str, Any]) -> None:
         method = request["method"]
-        task = asyncio.current_task()
-        setattr(task, "codemode_method", method)
         try:
             await self._handle(request_id, method, request)
         except ProtocolError as exc:
             self._respond(request_id, error(str(exc)))
-        except asyncio.CancelledError:
-            if method == "session/wait":
-                self._respond(request_id, error("code-mode request cancelled"))
         except FatalConnectionError:
             raise
         except Exception as exc:  # noqa: BLE001 - one request must not end the host
@@ -390,6 +398,29 @@ class Connection:
             self._respond(request_id, ok({"type": "session/closed", "sessionId": session_id}))
         else:  # validate_request rejects unknown methods before this point
             raise ProtocolError(f"unknown code-mode method {method}")
+
+
+def _validate_delegate_response(message: dict[str, Any]) -> None:
+    """Schema of ``delegate/response`` (fatal when violated, like Codex's serde decoding)."""
+    prefix = "failed to decode code-mode IPC frame: "
+    delegate_id = message.get("id")
+    if not isinstance(delegate_id, int) or isinstance(delegate_id, bool):
+        raise FatalConnectionError(prefix + "invalid type: expected u64 `id`")
+    result = message.get("result")
+    if not isinstance(result, dict):
+        raise FatalConnectionError(prefix + "missing field `result`")
+    status = result.get("status")
+    if status == "error":
+        if not isinstance(result.get("message"), str):
+            raise FatalConnectionError(
+                prefix + f"invalid type: {type(result.get('message')).__name__} "
+                f"`{json.dumps(result.get('message'))}`, expected a string"
+            )
+    elif status == "ok":
+        if not isinstance(result.get("value"), dict):
+            raise FatalConnectionError(prefix + "missing field `value`")
+    else:
+        raise FatalConnectionError(prefix + f"unknown variant `{status}`, expected `ok` or `error`")
 
 
 def _hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
