@@ -6,7 +6,8 @@
   ``{exit_code, output, wall_time_seconds}``: ``bash -c cmd`` in its own process group,
   stdout and stderr merged; on cancellation or timeout the whole group is killed and the
   dispatcher awaits that cleanup (``waits_for_cancellation``, ``spec/codex-code-mode.md`` §5);
-  when the command exits, anything it left running in its group is killed too (no orphans);
+  when the command exits, anything it left running is killed too, and the command runs under
+  :mod:`codemode.tools.launcher`, so it dies with the kernel even after a SIGKILL (no orphans);
 - ``read_file({path})`` -> ``{content}``; ``write_file({path, content})`` -> ``{bytes_written}``
   (exclusive: never overlaps another call of the cell); ``list_dir({path})`` ->
   ``{entries: [{name, type, size}]}`` sorted by name.
@@ -30,6 +31,7 @@ from typing import Any
 from ..errors import ToolCallError
 from ..output import truncate_content_items
 from .base import Tool, ToolContext
+from .launcher import launcher_argv
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
@@ -87,9 +89,7 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
     started = time.monotonic()
     try:
         process = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            cmd,
+            *launcher_argv(shell, ["-c", cmd]),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

@@ -6,7 +6,9 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
   ``startup_timeout_sec`` and gets a clear error after that;
 - stdio servers run in their own process session (the SDK starts them with
   ``start_new_session``), their stderr is logged line by line; on close the SDK closes stdin,
-  waits 2 s, then kills the process tree - no orphans;
+  waits 2 s, then kills the process group. Each server runs under
+  :mod:`codemode.tools.launcher`, which kills the server and everything it started when the
+  kernel dies without cleaning up (SIGKILL) - no orphans;
 - tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
 - a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
@@ -32,6 +34,7 @@ from typing import Any
 from ..config import McpServerConfig
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
+from .launcher import launcher_argv
 from .naming import mcp_tool_name
 from .typescript import mcp_output_schema
 
@@ -58,8 +61,9 @@ def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[
     ``command = "mcp-server-time"`` finds the console script installed beside codemode
     even when the venv is not activated. The server's environment is the MCP SDK's
     default one plus ``extra_env``, with that folder at the front of ``PATH``.
-    Returns ``(command, env)``; an unresolvable name is returned unchanged and fails at
-    spawn time with the SDK's error.
+    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
+    command) when it cannot be found or is not executable, so the start-up error says so
+    rather than reporting a closed connection from the launcher.
     """
     from mcp.client.stdio import get_default_environment
 
@@ -70,7 +74,12 @@ def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[
         env["PATH"] = bin_dir + os.pathsep + path
     env.update(extra_env)
     if command and os.sep not in command:
-        command = shutil.which(command, path=env["PATH"]) or command
+        found = shutil.which(command, path=env["PATH"])
+        if found is None:
+            raise FileNotFoundError(f"the command `{command}` was not found on PATH")
+        command = found
+    elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
+        raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
     return command, env
 
 class _StderrPipe:
@@ -173,7 +182,8 @@ class McpServer:
         pipe = _StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)
         command, env = _server_command(cfg.command or "", cfg.env)
-        params = StdioServerParameters(command=command, args=list(cfg.args), env=env, cwd=cfg.cwd)
+        argv = launcher_argv(command, list(cfg.args))
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cfg.cwd)
         streams = await stack.enter_async_context(stdio_client(params, errlog=pipe.writer))
         pipe.close_writer()
         return streams[0], streams[1]

@@ -22,10 +22,12 @@ REPO = Path(__file__).resolve().parents[2]
 EVERYTHING = REPO / ".npm-tools" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 
 
-def server_processes(marker: str) -> list[psutil.Process]:
+def server_processes(marker: str, with_launchers: bool = False) -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline", "status"]):
         cmdline = proc.info["cmdline"] or []
+        if not with_launchers and any(part.endswith("launcher.py") for part in cmdline):
+            continue  # the supervisor (codemode.tools.launcher), not the server itself
         if any(marker in part for part in cmdline) and proc.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
@@ -105,7 +107,7 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
     finally:
         await registry.aclose()
     await asyncio.sleep(0.1)
-    assert [p for p in server_processes("mcp_server_time") if p.cwd() == str(tmp_path)] == []
+    assert [p for p in server_processes("mcp_server_time", with_launchers=True) if p.cwd() == str(tmp_path)] == []
 
 
 async def test_server_that_cannot_start_is_reported_once(tmp_path):
