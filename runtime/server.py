@@ -79,12 +79,18 @@ class Connection:
         self._delegates: dict[int, tuple[LiveCell, str | None]] = {}
         self._next_delegate = 0
         self._fallback_exit: asyncio.TimerHandle | None = None
+        self._silent = False
 
     # ---- output ----------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
-        """Write one frame. Raises :class:`FrameTooLarge` for an oversized message."""
-        self._writer.write(encode_frame(message))
+        """Write one frame. Raises :class:`FrameTooLarge` for an oversized message.
+
+        Nothing is written once the connection is ending (:meth:`serve` left its loop).
+        """
+        frame = encode_frame(message)
+        if not self._silent:
+            self._writer.write(frame)
 
     def _respond(self, request_id: int, result: dict[str, Any]) -> None:
         try:
@@ -252,11 +258,12 @@ class Connection:
                 self._dispatch(message)
                 await self._flush()
         finally:
+            # The client is gone or the connection failed: stop every cell quietly.
+            self._silent = True
             for task in list(self._active_requests.values()):
                 task.cancel()
             for session in list(self.sessions.values()):
                 session.stop_all()
-            await self._flush()
 
     async def _flush(self) -> None:
         try:
