@@ -11,6 +11,8 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
   kernel dies without cleaning up (SIGKILL) - no orphans;
 - tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
+  their ``ALL_TOOLS`` description starts with the server's description and instructions
+  (:func:`namespace_description`, §1.8);
 - a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
   ``structuredContent``, ``isError``) without the top-level ``_meta``; a tool error resolves with
   ``isError: true``; progress notifications go to the dispatcher's listeners; cancelling a call
@@ -51,6 +53,20 @@ def call_tool_result_to_json(result: Any) -> dict[str, Any]:
     data["isError"] = bool(data.get("isError", False))
     return data
 
+
+
+def namespace_description(initialized: Any) -> str | None:
+    """The text put before each tool description of a server's namespace (spec §1.8, §7.4).
+
+    ``initialized`` is the server's ``InitializeResult``. The text is its ``serverInfo``
+    ``description`` and its ``instructions``, each when not blank, joined by a blank line
+    (Codex shows the server's own description/instructions in front of its tools); ``None``
+    when the server gives neither.
+    """
+    info = getattr(initialized, "server_info", None)
+    parts = [getattr(info, "description", None), getattr(initialized, "instructions", None)]
+    texts = [part.strip() for part in parts if isinstance(part, str) and part.strip()]
+    return "\n\n".join(texts) or None
 
 
 def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
@@ -129,6 +145,7 @@ class McpServer:
         self.config = config
         self.name = config.name
         self.tools: list[Tool] = []
+        self.namespace_description: str | None = None
         self._startup_error: str | None = None
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -195,7 +212,8 @@ class McpServer:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 session = await stack.enter_async_context(ClientSession(read, write))
-                await session.initialize()
+                initialized = await session.initialize()
+                self.namespace_description = namespace_description(initialized)
                 listed = await self._list_tools(session)
                 self.tools = self._make_tools(listed)
                 self._session = session
@@ -239,6 +257,7 @@ class McpServer:
                 Tool(
                     name=name,
                     namespace=namespace,
+                    namespace_description=self.namespace_description,
                     description=item.description or "",
                     handler=self._handler(item.name),
                     input_schema=item.input_schema if isinstance(item.input_schema, dict) else None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import unquote
 
 from .naming import is_identifier
 
@@ -27,20 +28,61 @@ def _is_array_like(schema: dict[str, Any]) -> bool:
     return "items" in schema or "prefixItems" in schema
 
 
-def render_schema(schema: Any, indent: int = 0) -> str:
+def render_schema(schema: Any, indent: int = 0, root: Any = None) -> str:
     """Render one JSON Schema as a TypeScript type (§7.3, rules checked in order).
 
     ``indent`` is the nesting depth (two spaces per level) used by multi-line objects.
     ``true`` -> ``unknown``, ``false`` -> ``never``; ``const``, ``enum``, ``anyOf``/``oneOf``
     (`` | ``), ``allOf`` (`` & ``), then ``type``; an untyped schema with object or array keys
     renders as that; anything else is ``unknown``. Never raises.
+
+    Beyond §7.3: a local ``$ref`` (``#/$defs/Point``, ``#/definitions/...``, any JSON pointer
+    into ``root``, which defaults to ``schema``) renders as the schema it points to, so the
+    pydantic-made schemas of MCP servers (``mcp-server-time``'s ``convert_time``) show their
+    shape instead of ``unknown``. A reference back into a schema being expanded (recursion),
+    or one that does not resolve or is not local, renders as ``unknown``.
     """
+    return _render(schema, indent, _Refs(schema if root is None else root))
+
+
+class _Refs:
+    """The document local ``$ref`` pointers resolve against, and the refs being expanded."""
+
+    def __init__(self, root: Any, active: frozenset[str] = frozenset()) -> None:
+        self.root = root
+        self.active = active
+
+    def resolve(self, ref: Any) -> tuple[Any, "_Refs"] | None:
+        if not isinstance(ref, str) or not ref.startswith("#") or ref in self.active:
+            return None
+        target = self.root
+        pointer = unquote(ref[1:])
+        if pointer:
+            if not pointer.startswith("/"):
+                return None
+            for token in pointer[1:].split("/"):
+                token = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(target, dict) and token in target:
+                    target = target[token]
+                elif isinstance(target, list) and token.isdigit() and int(token) < len(target):
+                    target = target[int(token)]
+                else:
+                    return None
+        return target, _Refs(self.root, self.active | {ref})
+
+
+def _render(schema: Any, indent: int, refs: _Refs) -> str:
     if schema is True:
         return "unknown"
     if schema is False:
         return "never"
     if not isinstance(schema, dict):
         return "unknown"
+    if "$ref" in schema:
+        resolved = refs.resolve(schema["$ref"])
+        if resolved is None:
+            return "unknown"
+        return _render(resolved[0], indent, resolved[1])
     if "const" in schema:
         return _literal(schema["const"])
     enum = schema.get("enum")
@@ -49,25 +91,25 @@ def render_schema(schema: Any, indent: int = 0) -> str:
     for key in ("anyOf", "oneOf"):
         variants = schema.get(key)
         if isinstance(variants, list) and variants:
-            return " | ".join(render_schema(v, indent) for v in variants)
+            return " | ".join(_render(v, indent, refs) for v in variants)
     variants = schema.get("allOf")
     if isinstance(variants, list) and variants:
-        return " & ".join(render_schema(v, indent) for v in variants)
+        return " & ".join(_render(v, indent, refs) for v in variants)
     kind = schema.get("type")
     if isinstance(kind, list):
         if not kind:
             return "unknown"
-        return " | ".join(_render_type(schema, k, indent) for k in kind)
+        return " | ".join(_render_type(schema, k, indent, refs) for k in kind)
     if isinstance(kind, str):
-        return _render_type(schema, kind, indent)
+        return _render_type(schema, kind, indent, refs)
     if _is_object_like(schema):
-        return _render_object(schema, indent)
+        return _render_object(schema, indent, refs)
     if _is_array_like(schema):
-        return _render_array(schema, indent)
+        return _render_array(schema, indent, refs)
     return "unknown"
 
 
-def _render_type(schema: dict[str, Any], kind: Any, indent: int) -> str:
+def _render_type(schema: dict[str, Any], kind: Any, indent: int, refs: _Refs) -> str:
     if kind == "string":
         return "string"
     if kind in ("number", "integer"):
@@ -77,18 +119,18 @@ def _render_type(schema: dict[str, Any], kind: Any, indent: int) -> str:
     if kind == "null":
         return "null"
     if kind == "array":
-        return _render_array(schema, indent)
+        return _render_array(schema, indent, refs)
     if kind == "object":
-        return _render_object(schema, indent)
+        return _render_object(schema, indent, refs)
     return "unknown"
 
 
-def _render_array(schema: dict[str, Any], indent: int) -> str:
+def _render_array(schema: dict[str, Any], indent: int, refs: _Refs) -> str:
     if "items" in schema:
-        return f"Array<{render_schema(schema['items'], indent)}>"
+        return f"Array<{_render(schema['items'], indent, refs)}>"
     prefix = schema.get("prefixItems")
     if isinstance(prefix, list):
-        return "[" + ", ".join(render_schema(v, indent) for v in prefix) + "]"
+        return "[" + ", ".join(_render(v, indent, refs) for v in prefix) + "]"
     return "unknown[]"
 
 
@@ -96,7 +138,7 @@ def _property_name(name: str) -> str:
     return name if is_identifier(name) else _literal(name)
 
 
-def _render_object(schema: dict[str, Any], indent: int) -> str:
+def _render_object(schema: dict[str, Any], indent: int, refs: _Refs) -> str:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         properties = {}
@@ -114,7 +156,7 @@ def _render_object(schema: dict[str, Any], indent: int) -> str:
     for name in names:
         prop = properties[name]
         optional = "" if name in required_set else "?"
-        rendered = f"{_property_name(name)}{optional}: {render_schema(prop, inner)};"
+        rendered = f"{_property_name(name)}{optional}: {_render(prop, inner, refs)};"
         comments: list[str] = []
         if isinstance(prop, dict) and isinstance(prop.get("description"), str):
             comments = [line.strip() for line in prop["description"].splitlines() if line.strip()]
@@ -123,7 +165,7 @@ def _render_object(schema: dict[str, Any], indent: int) -> str:
     if additional is True or ("additionalProperties" not in schema and not properties):
         members.append(([], "[key: string]: unknown;"))
     elif additional is not None and additional is not False:
-        members.append(([], f"[key: string]: {render_schema(additional, inner)};"))
+        members.append(([], f"[key: string]: {_render(additional, inner, refs)};"))
     if not members:
         return "{}"
     if not multiline:

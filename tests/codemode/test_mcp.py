@@ -183,3 +183,13 @@ async def test_bare_command_name_is_found_beside_the_kernels_python(tmp_path, mo
         assert registry.errors == []
     finally:
         await registry.aclose()
+
+
+async def test_convert_time_output_resolves_its_defs(time_tools):
+    # mcp-server-time's convert_time outputSchema is pydantic-made: source/target are
+    # `$ref: #/$defs/TimeResult`; the declaration shows their shape, not `unknown`.
+    registry, _ = time_tools
+    await registry.ready_tools()
+    declaration = registry.get("mcp__time__convert_time").declaration
+    assert "source: unknown" not in declaration
+    assert "source: { datetime: string; day_of_week: string; is_dst: boolean; timezone: string; };" in declaration

@@ -215,3 +215,22 @@ async def test_stdio_server_progress_and_cancellation():
         await _progress_then_cancel(registry, runtime)
     finally:
         await registry.aclose()
+
+
+async def test_namespace_description_comes_first_in_the_tool_description():
+    # spec §1.8: tools in a namespace get the namespace's description and a blank line in
+    # front; for an MCP server that is its description and instructions.
+    registry, _ = await open_registry({"t": {"command": sys.executable, "args": [str(TEST_SERVER), "stdio"]}})
+    try:
+        tool = registry.get("mcp__t__add")
+        expected = (  # DESCRIPTION and INSTRUCTIONS of servers/cm_test_server.py
+            "codemode test server\n\n"
+            "Test server for codemode: arithmetic, headers and a slow, cancellable task."
+        )
+        assert tool.namespace_description == expected
+        assert tool.augmented_description == (
+            f"{expected}\n\nAdds two integers.\n\nexec tool declaration:\n```ts\n{tool.declaration}\n```"
+        )
+        assert tool.definition()["description"] == tool.augmented_description
+    finally:
+        await registry.aclose()

@@ -122,3 +122,37 @@ def test_augmented_description():
         "Server tools.\n\nEcho it.\n\nexec tool declaration:\n```ts\n"
         "declare const tools: { e(args: unknown): Promise<unknown>; };\n```"
     )
+
+
+# -- local $ref / $defs (beyond §7.3: resolved so MCP servers' pydantic schemas show a shape) --
+POINT = obj({"x": {"type": "integer"}, "y": {"type": "integer"}}, ["x", "y"])
+
+
+def test_defs_refs_render_as_their_target():
+    schema = obj({"a": {"$ref": "#/$defs/Point"}, "b": {"$ref": "#/definitions/Point"}}, ["a"],
+                 **{"$defs": {"Point": POINT}, "definitions": {"Point": POINT}})
+    assert render_schema(schema) == "{ a: { x: number; y: number; }; b?: { x: number; y: number; }; }"
+
+
+def test_refs_inside_unions_arrays_and_escaped_pointers():
+    schema = {
+        "type": "array",
+        "items": {"anyOf": [{"$ref": "#/$defs/a~1b"}, {"type": "null"}]},
+        "$defs": {"a/b": {"enum": ["x", "y"]}},
+    }
+    assert render_schema(schema) == 'Array<"x" | "y" | null>'
+
+
+def test_recursive_unresolvable_and_remote_refs_render_unknown():
+    tree = obj({"children": {"type": "array", "items": {"$ref": "#"}}, "name": {"type": "string"}}, ["name"])
+    assert render_schema(tree) == "{ children?: Array<{ children?: Array<unknown>; name: string; }>; name: string; }"
+    assert render_schema(obj({"a": {"$ref": "#/$defs/Missing"}})) == "{ a?: unknown; }"
+    assert render_schema(obj({"a": {"$ref": "https://example.org/s.json"}})) == "{ a?: unknown; }"
+
+
+def test_structured_content_refs_resolve_against_the_tools_output_schema():
+    structured = {"type": "object", "properties": {"start": {"$ref": "#/$defs/Point"}},
+                  "required": ["start"], "$defs": {"Point": POINT}}
+    assert render_declaration("mcp__s__seg", "function", None, mcp_output_schema(structured)) == (
+        "declare const tools: { mcp__s__seg(args: unknown): Promise<CallToolResult<{ start: { x: number; y: number; }; }>>; };"
+    )

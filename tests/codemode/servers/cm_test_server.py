@@ -23,7 +23,9 @@ from mcp.server.mcpserver import Context, MCPServer
 
 INSTRUCTIONS = "Test server for codemode: arithmetic, headers and a slow, cancellable task."
 
-server = MCPServer("cm-test", instructions=INSTRUCTIONS)
+DESCRIPTION = "codemode test server"
+
+server = MCPServer("cm-test", description=DESCRIPTION, instructions=INSTRUCTIONS)
 _cancelled: list[int] = []
 
 
