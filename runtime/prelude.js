@@ -460,7 +460,9 @@
 
   // ---- store / load (values kept by the host; spec §1.6) ----------------------------
 
+  // ToString of a key; like V8's conversion it fails for symbols (spec §1.6).
   function __cm_key(value, what) {
+    if (typeof value === "symbol") throw what + " key must be a string";
     try { return String(value); } catch (_) { throw what + " key must be a string"; }
   }
 
