@@ -234,3 +234,30 @@ async def test_namespace_description_comes_first_in_the_tool_description():
         assert tool.definition()["description"] == tool.augmented_description
     finally:
         await registry.aclose()
+
+
+async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(tmp_path):
+    import psutil
+
+    registry, runtime = await open_registry({"t": {
+        "command": sys.executable, "args": [str(TEST_SERVER), "stdio"], "cwd": str(tmp_path),
+    }})
+    try:
+        progressed = asyncio.Event()
+        runtime.add_listener(lambda e: e.kind == "progress" and progressed.set())
+        task = asyncio.ensure_future(call(runtime, "mcp__t__slow", {"steps": 100, "step_ms": 200}))
+        await asyncio.wait_for(progressed.wait(), 30)
+        servers = [
+            p for p in psutil.Process().children(recursive=True)
+            if str(TEST_SERVER) in p.cmdline() and not any(a.endswith("launcher.py") for a in p.cmdline())
+        ]
+        assert len(servers) == 1
+        servers[0].kill()
+        failed = await asyncio.wait_for(task, 30)
+        assert failed.outcome == "failed"
+        assert failed.error.startswith("MCP server `t` stopped during the call to `slow` ("), failed.error
+        assert failed.error.endswith("); it is restarted on the next call.")
+        assert text_of(await call(runtime, "mcp__t__add", {"a": 1, "b": 1})) == "2"
+        assert registry.servers["t"].restarts == 1
+    finally:
+        await registry.aclose()
