@@ -1,0 +1,130 @@
+"""Robustness of the host (issue "Host protocol, isolation and recovery", host side).
+
+- the message parser (``codemode.runtime.validate``) answers any JSON object with either
+  acceptance or a clean ``FatalConnectionError``, never another exception;
+- random bytes, truncated frames and huge lengths end the host cleanly (status 0 or 1,
+  message on stderr), never a hang;
+- 4097 cells in a row (the count of the seed's tombstone test) leave the host's memory
+  flat; limits on in-flight requests answer with Codex's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+
+import psutil
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rt_client import frame_header, start_host, text_items
+
+from codemode.runtime.server import FatalConnectionError, _validate_delegate_response
+from codemode.runtime.validate import validate_request
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=10), c, max_size=4),
+    max_leaves=12,
+)
+_fields = st.sampled_from(["method", "sessionId", "request", "cellId", "maxOutputTokens", "cellExecutionLimits",
+                           "outputTruncation", "storedValues", "extra"])
+_methods = st.sampled_from(["session/open", "session/execute", "session/wait", "session/terminate",
+                            "session/shutdown", "session/bogus"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(method=_methods, fields=st.dictionaries(_fields, _json, max_size=5))
+def test_message_parser_never_fails_uncleanly(method, fields):
+    request = {"method": method, **fields}
+    try:
+        validate_request(request)
+    except FatalConnectionError as exc:
+        assert str(exc).startswith("failed to decode code-mode IPC frame: ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["id", "result", "type"]), _json, max_size=3))
+def test_delegate_response_parser_never_fails_uncleanly(message):
+    try:
+        _validate_delegate_response(message)
+    except FatalConnectionError as exc:
+        assert str(exc).startswith("failed to decode code-mode IPC frame: ")
+
+
+async def _feed_and_close(data: bytes) -> tuple[int, str]:
+    host = await start_host()
+    try:
+        await host.hello()
+        host.send_raw(data)
+        host.process.stdin.close()
+        status = await asyncio.wait_for(host.process.wait(), 20)
+        stderr = (await host.process.stderr.read()).decode()
+        return status, stderr
+    finally:
+        if host.process.returncode is None:
+            host.process.kill()
+            await host.process.wait()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.binary(min_size=1, max_size=64),
+    st.builds(lambda n, body: struct.pack("<I", n) + body, st.integers(0, 2**32 - 1), st.binary(max_size=32)),
+    st.builds(lambda obj: frame_header(len(json.dumps(obj))) + json.dumps(obj).encode()[:-1], _json),
+))
+def test_random_bytes_end_the_host_cleanly(data):
+    status, stderr = asyncio.run(_feed_and_close(data))
+    assert status in (0, 1)
+    if status == 1:
+        assert "Error: failed to read code-mode client message" in stderr
+    assert "Traceback" not in stderr
+
+
+async def test_too_many_in_flight_requests():
+    """Past 256 requests in flight: Codex's text for the extra ones, connection kept (MAX_IN_FLIGHT_REQUESTS).
+
+    300 ``session/open`` frames go out in one write, so the host admits them all before any
+    of them has finished.
+    """
+    from codemode.protocol import encode_frame
+
+    host = await start_host()
+    try:
+        await host.hello()
+        futures = {}
+        frames = []
+        for i in range(1, 301):
+            futures[i] = asyncio.get_running_loop().create_future()
+            host._responses[i] = futures[i]
+            frames.append(encode_frame({"type": "operation/request", "id": i,
+                                        "request": {"method": "session/open", "sessionId": f"s{i}"}}))
+        host._ids = iter(range(1000, 2000))
+        host.send_raw(b"".join(frames))
+        results = await asyncio.wait_for(asyncio.gather(*futures.values()), 20)
+        refused = [r for r in results if r["status"] == "error"]
+        assert refused and all(r["message"] == "code-mode host has too many in-flight requests" for r in refused)
+        assert sum(r["status"] == "ok" for r in results) >= 256
+        ok_id = next(i for i, r in zip(futures, results) if r["status"] == "ok")
+        assert text_items(await host.run("text('kept')", session_id=f"s{ok_id}")) == ["kept"]
+    finally:
+        host.process.kill()
+        await host.process.wait()
+
+
+async def test_4097_cells_do_not_grow_host_memory():
+    """4097 cells one after another: host RSS at 4097 stays within noise of RSS at 100."""
+    host = await start_host()
+    try:
+        await host.hello()
+        await host.open("s1")
+        process = psutil.Process(host.process.pid)
+        rss = {}
+        for i in range(1, 4098):
+            response = await host.run(f"text({i}); store('k', {i});", tools=[])
+            if i in (100, 4097):
+                assert text_items(response) == [str(i)]
+                rss[i] = process.memory_info().rss
+        assert rss[4097] - rss[100] < 8 * 1024 * 1024, rss
+    finally:
+        await host.close()
