@@ -52,6 +52,9 @@ def print_notebook(nb: Any, out: TextIO) -> None:
             continue
         out.write(f"── cell {number} " + "─" * 40 + "\n")
         out.write(cell.source.rstrip() + "\n")
+        if cell.get("execution_count") is None and not cell.get("outputs"):
+            out.write("── not run\n")
+            continue
         out.write("── output\n")
         for output in cell.get("outputs", []):
             out.write(_describe_output(output))
@@ -74,7 +77,7 @@ def run_notebook(
     """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
@@ -91,6 +94,12 @@ def run_notebook(
     except CellExecutionError as exc:
         status = 1
         failure = str(exc)
+    except CellTimeoutError:
+        status = 1
+        failure = (
+            f"A cell ran longer than the time limit of {timeout_s} s and was interrupted. "
+            "Raise the limit with --timeout SECONDS if the cell is meant to run that long."
+        )
     print_notebook(nb, out)
     if status:
         out.write(f"\nA cell failed:\n{failure}\n")

@@ -257,8 +257,12 @@ class CodeModeKernel(Kernel):
         return _Client(config, registry, dispatcher, session, mods["pragma"], mods["output"])
 
     def _problems(self, client: _Client) -> list[str]:
-        """Config and tool start-up problems, in the order they were found."""
-        return list(getattr(client.config, "errors", [])) + list(getattr(client.registry, "errors", []))
+        """Config and tool start-up problems, in the order they were found, each once.
+
+        The registry's list already repeats the config's problems; duplicates are dropped.
+        """
+        found = list(getattr(client.config, "errors", [])) + list(getattr(client.registry, "errors", []))
+        return list(dict.fromkeys(found))
 
     def _show_new_problems(self, client: _Client, request: _Request) -> None:
         """Show configuration problems not shown before (once each), on stderr."""

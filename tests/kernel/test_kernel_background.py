@@ -64,6 +64,7 @@ def test_config_problems_are_shown_once(codemode_kernelspec, tmp_path):
         first = execute(kernel.kc, 'text("one")')
         problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
         assert "yield_time_ms" in problems
+        assert problems.count("yield_time_ms") == 1  # shown once, not once per source
         assert first.stdout == "one\n"
         second = execute(kernel.kc, 'text("two")')
         assert [c for c in second.of_type("stream") if c["name"] == "stderr"] == []

@@ -1,0 +1,57 @@
+"""``python -m codemode run NOTEBOOK``: the README's main job, on small notebooks made here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _notebook(path: Path, *sources: str) -> Path:
+    nb = new_notebook(cells=[new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "codemode", "display_name": "Code Mode (JavaScript)", "language": "javascript"}
+    nbformat.write(nb, path)
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codemode", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
+
+
+def test_outputs_are_printed_and_the_notebook_saved(tmp_path):
+    path = _notebook(tmp_path / "ok.ipynb", 'store("n", 20); text("first")', 'text(load("n") + 22)')
+    saved = tmp_path / "saved.ipynb"
+    done = _run(str(path), "--save-to", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert "first\n" in done.stdout and "42\n" in done.stdout
+    outputs = [cell.outputs for cell in nbformat.read(saved, as_version=4).cells]
+    assert outputs[1][0]["text"] == "42\n"
+
+
+def test_a_failing_cell_stops_the_run_and_later_cells_show_as_not_run(tmp_path):
+    path = _notebook(tmp_path / "fail.ipynb", 'throw new TypeError("bad input")', 'text("never")')
+    done = _run(str(path))
+    assert done.returncode == 1
+    assert "TypeError: bad input" in done.stdout
+    assert "A cell failed" in done.stdout
+    assert "── not run" in done.stdout
+    assert "never\n" not in done.stdout.split("── not run")[-1]
+
+
+def test_a_cell_over_the_time_limit_is_reported_without_a_traceback(tmp_path):
+    path = _notebook(tmp_path / "loop.ipynb", "while (true) {}", 'text("after")')
+    done = _run(str(path), "--timeout", "3")
+    assert done.returncode == 1
+    assert "longer than the time limit of 3 s" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
