@@ -138,6 +138,11 @@ def _string_table(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
+MIN_HEAP_SIZE_BYTES = 1024 * 1024
+"""Smallest per-cell heap limit accepted from the config, in bytes (a cell's globals alone
+need a few hundred KiB)."""
+
+
 def _load_session(table: Any, report: _Reporter) -> SessionDefaults:
     defaults = SessionDefaults()
     if not isinstance(table, dict):
@@ -149,8 +154,12 @@ def _load_session(table: Any, report: _Reporter) -> SessionDefaults:
             report(name, "is not a known setting and was ignored.")
         elif not _non_negative_int(value):
             report(name, f"must be a non-negative integer, not {_type_name(value)} ({value!r}); the default is used.")
-        elif key == "max_heap_size_bytes" and value == 0:
-            report(name, "must be greater than zero; the default is used.")
+        elif key == "max_heap_size_bytes" and value < MIN_HEAP_SIZE_BYTES:
+            report(
+                name,
+                f"must be at least {MIN_HEAP_SIZE_BYTES} bytes (1 MiB), not {value}: a smaller heap "
+                "cannot even start a cell; the default is used.",
+            )
         else:
             setattr(defaults, key, value)
     return defaults

@@ -109,3 +109,11 @@ def test_invalid_toml_is_one_error(tmp_path):
     config = load_config(path)
     assert config.session == SessionDefaults()
     assert len(config.errors) == 1 and "is not valid TOML" in config.errors[0]
+
+
+def test_a_heap_too_small_to_start_a_cell_is_refused_with_the_minimum(tmp_path):
+    config = load_config(write(tmp_path, "[session]\nmax_heap_size_bytes = 1000\n"))
+    assert config.session.max_heap_size_bytes == SessionDefaults().max_heap_size_bytes
+    assert len(config.errors) == 1
+    assert "session.max_heap_size_bytes" in config.errors[0]
+    assert "at least 1048576 bytes" in config.errors[0]
