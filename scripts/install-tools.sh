@@ -2,9 +2,13 @@
 # Install the non-Python tools that codemode's notebooks and tests use, idempotently:
 #   - the npm MCP servers, into .npm-tools/ at the repository root (git ignores it);
 #   - Debian packages the tests drive (tmux for the jupyter console test), when missing.
+# Usage: install-tools.sh [--npm-only]   (--npm-only: what the notebooks need, no Debian packages)
 # Prints the npm folder's node_modules path on its last line. Safe to run repeatedly:
 # it does nothing when everything is already there.
 set -euo pipefail
+
+npm_only=0
+[[ "${1:-}" == "--npm-only" ]] && npm_only=1
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 prefix="$root/.npm-tools"
@@ -28,7 +32,7 @@ if [[ $need_npm == 1 ]]; then
 fi
 
 missing_deb=()
-command -v tmux >/dev/null || missing_deb+=(tmux)
+(( npm_only )) || command -v tmux >/dev/null || missing_deb+=(tmux)
 if (( ${#missing_deb[@]} )); then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     echo "install-tools: apt-get install ${missing_deb[*]}" >&2
