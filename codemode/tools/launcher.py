@@ -251,8 +251,7 @@ def run(parent: int, argv: list[str]) -> None:
         _reap(child, status)
         if status:
             _signal_all(signal.SIGKILL)  # whatever the tool left behind
-            while _reap(child, status):
-                pass
+            _reap_all(child, status)
             _exit_like(status[0])
         if parent_gone:
             _shutdown_orphaned(child, status, wake_r)
@@ -271,9 +270,18 @@ def _shutdown_orphaned(child: int, status: list[int], wake_r: int) -> None:
         select.select([wake_r], [], [], left)
         _drain(wake_r)
     _signal_all(signal.SIGKILL)
-    while _reap(child, status):
-        time.sleep(0.01)
+    _reap_all(child, status)
     os._exit(0)
+
+
+def _reap_all(child: int, status: list[int]) -> None:
+    """After SIGKILL to every descendant: reap them as they die (re-parented to us), for at
+    most :data:`GRACE_S` seconds (a process stuck in the kernel cannot hold us forever)."""
+    import time
+
+    deadline = time.monotonic() + GRACE_S
+    while _reap(child, status) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def main(argv: list[str]) -> None:
