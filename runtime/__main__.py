@@ -2,7 +2,8 @@
 
 Usage: ``codemode-host [--listen stdio]``. Speaks Codex's code-mode host protocol
 (0.171 form, ``oracle/README.md``) on stdin/stdout; stdout carries only frames, logs go
-to stderr (level from ``CODEMODE_HOST_LOG``, default WARNING). Exit status: 0 after a
+to stderr (level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
+skips the in-process interrupt (tests of the process-exit fallback). Exit status: 0 after a
 clean end (EOF, rejected handshake), 1 after a fatal protocol error, printed on stderr
 as ``Error: failed to read code-mode client message`` / ``Caused by: <reason>``
 (the reference host's wording).
@@ -68,7 +69,11 @@ def main(argv: list[str] | None = None) -> None:
         level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    interrupt.probe()
+    if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
+        # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
+        interrupt.AVAILABLE = False
+    else:
+        interrupt.probe()
     status = asyncio.run(serve_stdio())
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.

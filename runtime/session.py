@@ -16,6 +16,7 @@ nobody observes stays buffered for the next wait or terminate. Pending tool call
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -198,11 +199,6 @@ class LiveCell:
                 self.observer.timer.cancel()
             self.observer = None
 
-    @property
-    def finished(self) -> bool:
-        """True when the response carrying this cell's end has been produced."""
-        return self.closed
-
 
 class Session:
     """One code-mode session of a connection (spec §4.3 ``session/*``)."""
@@ -216,9 +212,6 @@ class Session:
         self.max_heap_size_bytes = max_heap_size_bytes
         self.output_truncation = output_truncation or "client"
         self.report_stored_values = stored_values is not None
-        import json
-
-        self._json = json
         self.store: dict[str, str] = {k: json.dumps(v) for k, v in (stored_values or {}).items()}
         self.cells: dict[str, LiveCell] = {}
         self._next_cell = 0
@@ -231,7 +224,7 @@ class Session:
             return
         self.store.update(writes)
         if self.report_stored_values:
-            values = {k: self._json.loads(v) for k, v in writes.items()}
+            values = {k: json.loads(v) for k, v in writes.items()}
             self.connection.send({"type": "session/storedValues", "sessionId": self.session_id, "values": values})
 
     # ---- requests --------------------------------------------------------------

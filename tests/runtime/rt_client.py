@@ -279,13 +279,13 @@ class HostClient:
             return await self.process.wait()
 
 
-async def start_host(program: str | None = None) -> HostClient:
+async def start_host(program: str | None = None, env: dict[str, str] | None = None) -> HostClient:
     """Spawn ``python -m codemode.runtime --listen stdio`` (or ``program --listen stdio``)."""
     command = [program] if program else [sys.executable, "-m", "codemode.runtime"]
     process = await asyncio.create_subprocess_exec(
         *command, "--listen", "stdio",
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, limit=2**31 - 1,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, limit=2**31 - 1,
     )
     return HostClient(process)
 

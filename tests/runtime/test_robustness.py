@@ -128,3 +128,71 @@ async def test_4097_cells_do_not_grow_host_memory():
         assert rss[4097] - rss[100] < 8 * 1024 * 1024, rss
     finally:
         await host.close()
+
+
+async def test_pending_delegate_limit():
+    """Past 1024 unanswered tool calls the host rejects new ones with Codex's text (MAX_PENDING_DELEGATE_CALLS)."""
+    host = await start_host()
+    try:
+        await host.hello()
+        await host.open("s1")
+
+        async def never(_):
+            await asyncio.Event().wait()
+
+        host.tools["echo"] = never
+        source = (
+            "for (let i = 0; i < 1024; i++) tools.echo({i});\n"
+            "try { await tools.echo({i: 'over'}); } catch (e) { text(typeof e + ': ' + e); }\n"
+        )
+        response = await host.run(source)
+        assert text_items(response) == ["string: code-mode host has too many pending delegate calls"]
+        await host.wait_for(lambda: sum(c.cancelled for c in host.calls) == 1024)
+        assert text_items(await host.run("text('next')", tools=[])) == ["next"]
+    finally:
+        await host.close()
+
+
+async def test_second_terminate_while_cleaning_up():
+    """A terminate arriving while the first is still cleaning up gets Codex's text (spec §3.4)."""
+    from codemode.protocol import encode_frame
+
+    host = await start_host()
+    try:
+        await host.hello()
+        await host.open("s1")
+        cell_id, _ = await host.execute("while (true) {}", yield_time_ms=10)
+        futures = []
+        frames = []
+        for rid in (900, 901):
+            fut = asyncio.get_running_loop().create_future()
+            host._responses[rid] = fut
+            futures.append(fut)
+            frames.append(encode_frame({"type": "operation/request", "id": rid, "request": {
+                "method": "session/terminate", "sessionId": "s1", "cellId": cell_id}}))
+        host.send_raw(b"".join(frames))
+        first, second = await asyncio.wait_for(asyncio.gather(*futures), 10)
+        assert "Terminated" in first["value"]["outcome"]["LiveCell"]
+        assert second == {"status": "error", "message": f"exec cell {cell_id} is already terminating"}
+    finally:
+        await host.close()
+
+
+async def test_without_interrupt_a_spinning_cell_exits_the_host():
+    """Fallback (design.md §3): with no in-process interrupt, terminate answers, then the host exits."""
+    host = await start_host(env={"CODEMODE_HOST_NO_INTERRUPT": "1"})
+    try:
+        await host.hello()
+        await host.open("s1")
+        assert text_items(await host.run("try { exit(); } catch (e) { text('caught ' + e); }")) == [
+            "caught __codex_code_mode_exit__"
+        ]
+        cell_id, _ = await host.execute("while (true) {}", yield_time_ms=10)
+        outcome = await host.terminate(cell_id)
+        assert "Terminated" in outcome["LiveCell"]
+        assert await asyncio.wait_for(host.process.wait(), 10) == 3
+        assert "did not stop after terminate" in (await host.process.stderr.read()).decode()
+    finally:
+        if host.process.returncode is None:
+            host.process.kill()
+            await host.process.wait()
