@@ -134,21 +134,147 @@ def _previous_identifier(source: str, line: int, col: int) -> str | None:
     return names[-1] if names else None
 
 
+_STRICT_RESERVED = frozenset("implements interface let package private protected public static yield".split())
+_DIRECT = {
+    "unexpected end of regexp": "Invalid regular expression: missing /",
+    "invalid assignment left-hand side": "Invalid left-hand side in assignment",
+    "cannot delete a direct reference in strict mode": "Delete of an unqualified identifier in strict mode.",
+    "invalid keyword: with": "Strict mode code may not include a with statement",
+    "assignment rest property must be last": "Rest element must be last element",
+    "new.target only allowed within functions": "new.target expression is not allowed here",
+    "unexpected 'yield' keyword": "Unexpected strict mode reserved word",
+    "break must be inside loop or switch": "Illegal break statement",
+    "continue must be inside loop": "Illegal continue statement: no surrounding iteration statement",
+    "return not in a function": "Illegal return statement",
+    "unexpected end of input": "Unexpected end of input",
+    "unexpected end of comment": "Unexpected end of input",
+}
+_NOT_CALLS = frozenset("if for while switch catch with function return typeof await in of new delete void".split())
+
+
+def _offset(source: str, line: int | None, col: int | None) -> int | None:
+    if line is None or col is None:
+        return None
+    lines = source.split("\n")
+    if line < 1 or line > len(lines):
+        return None
+    return sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
+
+
+def _inside_call_arguments(source: str, offset: int) -> bool:
+    """True when ``offset`` lies in the argument list of an unclosed call ``f(...``."""
+    stack: list[int] = []
+    i = 0
+    end = min(offset, len(source))
+    while i < end:
+        c = source[i]
+        if c in "'\"`":
+            j = i + 1
+            while j < end and source[j] != c:
+                j += 2 if source[j] == "\\" else 1
+            i = j + 1
+            continue
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            i = end if j < 0 else j
+            continue
+        if source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            i = end if j < 0 else j + 2
+            continue
+        if c in "([{":
+            stack.append(i)
+        elif c in ")]}" and stack:
+            stack.pop()
+        i += 1
+    if not stack or source[stack[-1]] != "(":
+        return False
+    j = stack[-1] - 1
+    while j >= 0 and source[j].isspace():
+        j -= 1
+    if j < 0:
+        return False
+    if source[j] in ")]":
+        return True
+    m = re.search(r"[A-Za-z0-9_$]+$", source[: j + 1])
+    if not m:
+        return False
+    word = m.group()
+    before = source[: m.start()].rstrip()
+    return word not in _NOT_CALLS and not before.endswith("function") and not before.endswith("function*")
+
+
 def syntax_message(message: str, source: str, line: int | None, col: int | None) -> str:
-    """V8's text for a QuickJS ``SyntaxError`` message at ``line``/``col`` (1-based)."""
-    if message == "return not in a function":
-        return "Illegal return statement"
-    if message in ("unexpected end of string", "unexpected end of template", "unterminated string"):
+    """V8's text for a QuickJS ``SyntaxError`` message at ``line``/``col`` (1-based).
+
+    Known QuickJS wordings are mapped directly; a generic parse failure is described
+    from the token at the reported position (``Unexpected token 'X'``,
+    ``Unexpected identifier 'x'``, ``Unexpected end of input``, …), and inside an
+    unclosed call V8's ``missing ) after argument list`` is used.
+    """
+    offset = _offset(source, line, col)
+    rest = _token_at(source, line or 0, col or 0) if offset is not None else None
+    if message in _DIRECT:
+        return _DIRECT[message]
+    if message == "unexpected end of string":
+        return "Unexpected end of input" if rest is not None and rest.startswith("`") else "Invalid or unexpected token"
+    if message in ("unexpected end of template", "unterminated string"):
         return "Invalid or unexpected token"
     if message.startswith("invalid redefinition of") or message.endswith("already declared"):
         name = _previous_identifier(source, line or 0, col or 0)
         if name:
             return f"Identifier '{name}' has already been declared"
-    if message in ("unexpected end of input", "unexpected end of comment"):
-        return "Unexpected end of input"
-    if line is None or col is None:
-        return message[:1].upper() + message[1:]
-    return _describe_token(_token_at(source, line, col))
+    if message == "duplicate label name" and rest is not None:
+        m = _IDENT.match(rest)
+        if m:
+            return f"Label '{m.group()}' has already been declared"
+    if message == "Octal literals are not allowed in strict mode" and rest is not None:
+        m = _NUMBER.match(rest)
+        if m and re.search("[89]", m.group()):
+            return "Decimals with leading zeros are not allowed in strict mode."
+        return "Octal literals are not allowed in strict mode."
+    if message == "missing initializer for variable":
+        return "Missing initializer in const declaration"
+    if message == "variable name expected" and rest is not None:
+        m = _IDENT.match(rest)
+        word = m.group() if m else ""
+        if word in ("await", "enum"):
+            return "Unexpected reserved word"
+        before = source[:offset].rstrip() if offset is not None else ""
+        if word in _RESERVED and before.endswith("let"):
+            return "Unexpected strict mode reserved word"
+    m = re.match(r"unexpected token in expression: '(.*)'$", message)
+    if m:
+        token = m.group(1)
+        if token == "":
+            return "Unexpected end of input"
+        if token in _STRICT_RESERVED:
+            return "Unexpected strict mode reserved word"
+        if token.startswith("#"):
+            return f"Private field '{token}' must be declared in an enclosing class"
+        if token == "@":
+            return "Invalid or unexpected token"
+    if message == "invalid number literal" and offset is not None and source[:offset].rstrip().endswith("let"):
+        return "Unexpected strict mode reserved word"
+    if message.startswith("Unexpected ") and offset is not None and _inside_call_arguments(source, offset):
+        # QuickJS already words these like V8, except inside an unclosed call.
+        return "missing ) after argument list"
+    if message[:1].isupper():
+        return message
+    if offset is not None:
+        return _describe_token(rest)
+    return message[:1].upper() + message[1:]
+
+
+_STATIC_IMPORT = re.compile(
+    r"""^\s*(?:import|export)\b[^'"`;]*?(?:\bfrom\s*)?['"]([^'"]+)['"]""", re.M
+)
+
+
+def _first_static_import(source: str) -> str | None:
+    """The specifier of the first static ``import``/``export … from`` in ``source``."""
+    m = _STATIC_IMPORT.search(source)
+    return m.group(1) if m else None
 
 
 def compile_error_text(exception_text: str, source: str, compile_time: bool) -> str:
@@ -161,7 +287,7 @@ def compile_error_text(exception_text: str, source: str, compile_time: bool) -> 
     head, _, rest = exception_text.partition("\n")
     m = re.match(r"ReferenceError: could not load module '(.*)'$", head)
     if m:
-        return f"Unsupported import in exec: {m.group(1)}"
+        return f"Unsupported import in exec: {_first_static_import(source) or m.group(1)}"
     if compile_time and head.startswith("SyntaxError: "):
         loc = _LOCATION.search(rest)
         line, col = (int(loc.group(1)), int(loc.group(2))) if loc else (None, None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from rt_client import body_of, text_items, tool_def
 
 
@@ -385,3 +386,57 @@ async def test_stack_overflow_fails_only_the_cell(host):
         "let depth = 0; function m() { depth++; m(); }\ntry { m(); } catch (e) { text(e.constructor.name + ' ' + (depth > 1000)); }"
     ))
     assert texts == ["RangeError true"]
+
+
+# Recorded from Codex's host 0.171 (ad-hoc oracle run over common model mistakes).
+SYNTAX_CASES = [
+    ('const x = {a: 1,, };', "SyntaxError: Unexpected token ','"),
+    ('text((1);', 'SyntaxError: missing ) after argument list'),
+    ('let 1a = 2;', 'SyntaxError: Unexpected strict mode reserved word'),
+    ('text("a" "b");', 'SyntaxError: missing ) after argument list'),
+    ('const t = `unterminated;', 'SyntaxError: Unexpected end of input'),
+    ('const r = /unterminated;', 'SyntaxError: Invalid regular expression: missing /'),
+    ('text(1); }', "SyntaxError: Unexpected token '}'"),
+    ('else { text(1); }', "SyntaxError: Unexpected token 'else'"),
+    ('let class = 1;', 'SyntaxError: Unexpected strict mode reserved word'),
+    ('const a = {}; a?.b = 1;', 'SyntaxError: Invalid left-hand side in assignment'),
+    ('const x: number = 1;', 'SyntaxError: Missing initializer in const declaration'),
+    ('interface Foo { a: string }', 'SyntaxError: Unexpected strict mode reserved word'),
+    ('const f = (a: string) => a;', "SyntaxError: Unexpected token ':'"),
+    ("function f(a, a) { 'use strict'; }", 'SyntaxError: Duplicate parameter name not allowed in this context'),
+    ('const y = 1; y++ ++;', "SyntaxError: Unexpected token '++'"),
+    ('for (let i = 0; i < 3; i++ { }', "SyntaxError: Unexpected token '{'"),
+    ('if (true) { text(1);', 'SyntaxError: Unexpected end of input'),
+    ('const obj = { a: 1 b: 2 };', "SyntaxError: Unexpected identifier 'b'"),
+    ('await tools.echo({a: 1}', 'SyntaxError: missing ) after argument list'),
+    ("const s = 'line\nbreak';", 'SyntaxError: Invalid or unexpected token'),
+    ('text(1)\n)', "SyntaxError: Unexpected token ')'"),
+    ('var await = 1;', 'SyntaxError: Unexpected reserved word'),
+    ('delete x;', 'SyntaxError: Delete of an unqualified identifier in strict mode.'),
+    ('with (Math) { text(PI); }', 'SyntaxError: Strict mode code may not include a with statement'),
+    ('const {a, ...rest,} = {};', 'SyntaxError: Rest element must be last element'),
+    ('new.target;', 'SyntaxError: new.target expression is not allowed here'),
+    ('yield 5;', 'SyntaxError: Unexpected strict mode reserved word'),
+    ('text(08);', 'SyntaxError: Decimals with leading zeros are not allowed in strict mode.'),
+    ('const x = 1; const x = 2;', "SyntaxError: Identifier 'x' has already been declared"),
+    ('function g() { let z; var z; }', "SyntaxError: Identifier 'z' has already been declared"),
+    ('label: label: 1;', "SyntaxError: Label 'label' has already been declared"),
+    ('break;', 'SyntaxError: Illegal break statement'),
+    ('continue;', 'SyntaxError: Illegal continue statement: no surrounding iteration statement'),
+    ("text('a' + );", "SyntaxError: Unexpected token ')'"),
+    ('@decorator class A {}', 'SyntaxError: Invalid or unexpected token'),
+    ('x => { ', 'SyntaxError: Unexpected end of input'),
+    ('text(1);\n#private;', "SyntaxError: Private field '#private' must be declared in an enclosing class"),
+    ('const enum E { A }', 'SyntaxError: Unexpected reserved word'),
+    ('type T = string;', "SyntaxError: Unexpected identifier 'T'"),
+    ('text(1 +* 2);', "SyntaxError: Unexpected token '*'"),
+    ("import { a } from './x.js';", 'Unsupported import in exec: ./x.js'),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SYNTAX_CASES)
+async def test_parse_errors_worded_like_v8(host, source, expected):
+    """Parse failures, static imports and strict-mode errors give V8's exact texts."""
+    body = body_of(await host.run(source))
+    assert body["error_text"] == expected
+    assert body["content_items"] == []
