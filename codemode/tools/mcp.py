@@ -2,8 +2,9 @@
 
 One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issue 5):
 
-- started in the background when the registry is created; a cell waits for it up to
-  ``startup_timeout_sec`` and gets a clear error after that;
+- started in the background when the registry is created; a server that has not started
+  within ``startup_timeout_sec`` (counted from the start) is stopped there and then, its
+  process included, and reported with a clear error; one that fails to start is stopped too;
 - stdio servers run in their own process session (the SDK starts them with
   ``start_new_session``), their stderr is logged line by line; on close the SDK closes stdin,
   waits 2 s, then kills the process group. Each server runs under
@@ -206,15 +207,34 @@ class McpServer:
         return streams[0], streams[1]
 
     async def _run(self, stop: asyncio.Event, started: asyncio.Event) -> None:
+        """The server's life: start it (bounded by ``startup_timeout_sec``), serve until
+        ``stop`` is set, then stop it. Never raises except ``CancelledError``.
+
+        Every way out of the start-up (failure, time-out, cancellation) leaves through the
+        exit stack, whose stdio transport stops the process (close stdin, 2 s, then kill the
+        group, as the MCP SDK does); ``started`` is set as soon as the outcome is known, so
+        waiters do not wait for that clean-up.
+        """
         from mcp import ClientSession
 
+        timeout = self.config.startup_timeout_sec
         try:
             async with AsyncExitStack() as stack:
-                read, write = await self._open_transport(stack)
-                session = await stack.enter_async_context(ClientSession(read, write))
-                initialized = await session.initialize()
-                self.namespace_description = namespace_description(initialized)
-                listed = await self._list_tools(session)
+                try:
+                    async with asyncio.timeout(timeout):
+                        read, write = await self._open_transport(stack)
+                        session = await stack.enter_async_context(ClientSession(read, write))
+                        initialized = await session.initialize()
+                        self.namespace_description = namespace_description(initialized)
+                        listed = await self._list_tools(session)
+                except TimeoutError:
+                    self._startup_error = (
+                        f"MCP server `{self.name}` did not start within {timeout:g} s "
+                        "(startup_timeout_sec) and was stopped; its tools are unavailable."
+                    )
+                    logger.warning(self._startup_error)
+                    started.set()
+                    return  # leaving the stack stops the process
                 self.tools = self._make_tools(listed)
                 self._session = session
                 self._startup_error = None
@@ -270,18 +290,15 @@ class McpServer:
         return out
 
     async def wait_started(self) -> bool:
-        """Wait until the server runs or failed, at most ``startup_timeout_sec``; True when it
-        runs. A time-out is recorded as a start-up error."""
+        """Wait until the server runs or gave up; True when it runs.
+
+        Bounded by the server's own start-up deadline (``startup_timeout_sec``, counted from
+        :meth:`start`, enforced by the server task, which stops the process when it passes),
+        not by when this is called.
+        """
         if self._started is None:
             return False
-        try:
-            await asyncio.wait_for(self._started.wait(), self.config.startup_timeout_sec)
-        except asyncio.TimeoutError:
-            self._startup_error = (
-                f"MCP server `{self.name}` did not start within {self.config.startup_timeout_sec:g} s "
-                "(startup_timeout_sec); its tools are unavailable until it does."
-            )
-            return False
+        await self._started.wait()
         return self.running
 
     async def _ensure_running(self) -> Any:
@@ -300,30 +317,33 @@ class McpServer:
             return self._session
 
     async def _stop_task(self) -> None:
+        """Stop the server task and wait until its process is gone.
+
+        A running server is asked to stop (``stop``) and gets up to 10 s for the transport's
+        clean-up before it is cancelled; a server still starting has nothing to finish, so its
+        task is cancelled at once (the transport's clean-up still runs, shielded, so the process
+        is stopped either way).
+        """
         if self._stop is not None:
             self._stop.set()
         task = self._task
-        if task is not None and not task.done():
+        if task is None or task.done():
+            return
+        if self._started is not None and self._started.is_set():
             try:
                 await asyncio.wait_for(asyncio.shield(task), 10)
+                return
             except (asyncio.TimeoutError, Exception):
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+                pass
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
 
     async def aclose(self) -> None:
-        """Stop the server and wait for its process to be gone."""
+        """Stop the server, whether it runs, is starting or gave up, and wait for its
+        process to be gone."""
         self._closing = True
-        if self._stop is not None:
-            self._stop.set()
-        task = self._task
-        if task is not None and not task.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(task), 10)
-            except (asyncio.TimeoutError, Exception):
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+        await self._stop_task()
 
     # -- calls ---------------------------------------------------------------------
     def _handler(self, tool_name: str):

@@ -122,6 +122,60 @@ async def test_server_that_cannot_start_is_reported_once(tmp_path):
         await registry.aclose()
 
 
+def processes_in(cwd: Path) -> list[psutil.Process]:
+    """Live processes (servers and their launchers) whose working directory is ``cwd``."""
+    found = []
+    for proc in psutil.process_iter(["cwd", "status"]):
+        if proc.info["cwd"] == str(cwd) and proc.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+async def wait_until_gone(cwd: Path, limit_s: float = 15.0) -> list[psutil.Process]:
+    """Poll (bounded) until no process runs in ``cwd``; returns what is left at the limit."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while (left := processes_in(cwd)) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    return left
+
+
+def silent_server(tmp_path: Path, startup_timeout_sec: float):
+    # A "server" that never answers MCP's initialize: `sleep` (the acceptance repro).
+    return parse_config({"mcp_servers": {"slow": {
+        "command": "sleep", "args": ["300"], "cwd": str(tmp_path), "startup_timeout_sec": startup_timeout_sec,
+    }}})
+
+
+async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(tmp_path):
+    registry = await ToolRegistry.create(silent_server(tmp_path, 0.5))
+    try:
+        tools = await registry.ready_tools()
+        assert all(t.source == "builtin" for t in tools)
+        assert registry.errors == [
+            "MCP server `slow` did not start within 0.5 s (startup_timeout_sec) and was stopped; "
+            "its tools are unavailable."
+        ]
+        # Stopped by the time-out itself, before anyone closes the registry.
+        assert await wait_until_gone(tmp_path) == []
+    finally:
+        await registry.aclose()
+    assert processes_in(tmp_path) == []
+
+
+async def test_close_stops_a_server_that_is_still_starting(tmp_path):
+    registry = await ToolRegistry.create(silent_server(tmp_path, 600))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while not any(p.name() == "sleep" for p in processes_in(tmp_path)) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    assert any(p.name() == "sleep" for p in processes_in(tmp_path))
+    await registry.aclose()
+    # aclose returns once the process is gone: nothing left, without waiting further.
+    assert processes_in(tmp_path) == []
+    assert await registry.ready_tools() == registry.tools
+
+
 needs_everything = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools")
 
 
