@@ -135,27 +135,71 @@
     return out;
   }
 
+  // The callee expression (`tools.echo`, `f`) of the call that failed at the first
+  // frame of QuickJS stack `stack`, or null.
   function __cm_callee_at(stack) {
     const m = /<input>:(\d+):(\d+)\)/.exec(String(stack));
     if (!m) return null;
-    const text = sourceLines[Number(m[1]) - 1];
+    const line = Number(m[1]);
+    const text = sourceLines[line - 1];
     if (text === undefined) return null;
-    const i = Number(m[2]) - 1;
+    let i = Number(m[2]) - 1;
+    while (i < text.length && (SPACE.test(text[i]) || text[i] === ".")) i++;
     if (text.startsWith("``", i)) return '""';
-    let e = i;
-    while (e < text.length && /[A-Za-z0-9_$.]/.test(text[e])) e++;
-    let s = i;
-    while (s > 0 && /[A-Za-z0-9_$.]/.test(text[s - 1])) s--;
-    const callee = text.slice(s, e).replace(/\.+$/, "");
-    return callee || null;
+    const chainAt = function __cm_chain(k) {
+      let s = k;
+      while (s > 0 && /[A-Za-z0-9_$.]/.test(text[s - 1])) s--;
+      let e = k;
+      while (e < text.length && IDENT.test(text[e])) e++;
+      const chain = text.slice(s, e).replace(/^\.+|\.+$/g, "");
+      return chain && !/^[0-9]/.test(chain) ? chain : null;
+    };
+    if (IDENT.test(text[i] || "")) {
+      let e = i;
+      while (e < text.length && IDENT.test(text[e])) e++;
+      while (e < text.length && SPACE.test(text[e])) e++;
+      if (text[e] === "(") return chainAt(i);
+    }
+    const [, callee] = __cm_v8_position(line, i + 1);
+    if (callee - 1 !== i) {
+      let k = callee - 1;
+      if (text.startsWith("new", k) && !IDENT.test(text[k + 3] || "")) {
+        k += 3;
+        while (k < text.length && SPACE.test(text[k])) k++;
+      }
+      return chainAt(k);
+    }
+    return null;
   }
+
+  // QuickJS messages that V8 words differently (fixed texts).
+  const V8_MESSAGES = {
+    "TypeError: empty array": "Reduce of empty array with no initial value",
+    "TypeError: cannot convert symbol to string": "Cannot convert a Symbol value to a string",
+    "TypeError: cannot convert BigInt to number": "Cannot mix BigInt and other types, use explicit conversions",
+    "RangeError: Date value is NaN": "Invalid time value",
+    "URIError: expecting hex digit": "URI malformed",
+    "URIError: malformed UTF-8": "URI malformed",
+    "URIError: invalid character": "URI malformed",
+    "TypeError: Cannot convert undefined or null to object": "Cannot convert undefined or null to object",
+  };
 
   // QuickJS messages that V8 words differently.
   function __cm_v8_message(name, message, stack) {
     let m;
-    if (name === "TypeError" && message === "not a function") {
+    const nativeFirst = /^\s*at [^\n]* \(native\)/.test(String(stack));
+    if (name === "TypeError" && (message === "not a function" || message === "not a constructor") && !nativeFirst) {
       const callee = __cm_callee_at(stack);
-      return callee ? callee + " is not a function" : "not a function";
+      const what = message === "not a function" ? " is not a function" : " is not a constructor";
+      return callee ? callee + what : message;
+    }
+    if (name === "TypeError" && message === "class constructors must be invoked with 'new'") {
+      const frame = /^\s*at (\S+) \(<input>:/.exec(String(stack));
+      const callee = frame && frame[1] !== "<anonymous>" ? frame[1] : __cm_callee_at(stack);
+      if (callee) return "Class constructor " + callee.split(".").pop() + " cannot be invoked without 'new'";
+    }
+    if (Object.prototype.hasOwnProperty.call(V8_MESSAGES, name + ": " + message)) {
+      return V8_MESSAGES[name + ": " + message];
     }
     if (name === "TypeError" && (m = /^cannot read property '(.*)' of (null|undefined)$/.exec(message))) {
       return "Cannot read properties of " + m[2] + " (reading '" + m[1] + "')";
@@ -163,7 +207,15 @@
     if (name === "TypeError" && (m = /^cannot set property '(.*)' of (null|undefined)$/.exec(message))) {
       return "Cannot set properties of " + m[2] + " (setting '" + m[1] + "')";
     }
-    if (name === "TypeError" && /^'.*' is read-only$/.test(message)) return "Assignment to constant variable.";
+    if (name === "TypeError" && (m = /^'(.*)' is read-only$/.exec(message))) {
+      const at = /<input>:(\d+):\d+\)/.exec(String(stack));
+      const line = at ? sourceLines[Number(at[1]) - 1] || "" : "";
+      const prop = m[1].replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (new RegExp("(\\.\\s*" + prop + "|\\[\\s*['\"]" + prop + "['\"]\\s*\\])\\s*([-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?!=)").test(line)) {
+        return "Cannot assign to read only property '" + m[1] + "' of object '#<Object>'";
+      }
+      return "Assignment to constant variable.";
+    }
     if (name === "TypeError" && message === "BigInt are forbidden in JSON.stringify") {
       return "Do not know how to serialize a BigInt";
     }
@@ -307,6 +359,151 @@
     const json = __cm_stringify_json(value);
     return json === undefined ? "undefined" : json;
   }
+
+  // ---- JSON.parse errors in V8's words --------------------------------------------
+
+  // V8's message for JSON text `src` that QuickJS refused (V8 json-parser wording).
+  function __cm_json_parse_message(src) {
+    const n = src.length;
+    if (src === "undefined" || src === "NaN" || src === "Infinity" || src === "[object Object]") {
+      return '"' + src + '" is not valid JSON';
+    }
+    const where = function __cm_where(p) {
+      let line = 1;
+      let start = 0;
+      for (let k = 0; k < p; k++) {
+        if (src[k] === "\n" || (src[k] === "\r" && src[k + 1] !== "\n")) { line++; start = k + 1; }
+      }
+      return "in JSON at position " + p + " (line " + line + " column " + (p - start + 1) + ")";
+    };
+    const fail = function __cm_fail(text) { throw { jsonMessage: text }; };
+    const token = function __cm_token(p, specific) {
+      if (specific) fail(specific + " " + where(p));
+      if (p >= n) fail("Unexpected end of JSON input");
+      const c = src[p];
+      if (c === '"') fail("Unexpected string " + where(p));
+      if (c === "-" || (c >= "0" && c <= "9")) fail("Unexpected number " + where(p));
+      let context;
+      if (n < 21) context = '"' + src + '"';
+      else {
+        const start = p >= 10 ? p - 10 : 0;
+        const end = p + 10 < n ? p + 10 : n;
+        context = (start > 0 ? "..." : "") + '"' + src.slice(start, end) + '"' + (end < n ? "..." : "");
+      }
+      fail("Unexpected token '" + c + "', " + context + " is not valid JSON");
+    };
+    let i = 0;
+    const skip = function __cm_skip() { while (i < n && " \t\n\r".includes(src[i])) i++; };
+    const string = function __cm_string() {
+      i++;
+      for (;;) {
+        if (i >= n) fail("Unterminated string " + where(i));
+        const c = src[i];
+        if (c === '"') { i++; return; }
+        if (c < " ") fail("Bad control character in string literal " + where(i));
+        if (c === "\\") {
+          i++;
+          if (i >= n) fail("Unterminated string " + where(i));
+          if (src[i] === "u") {
+            for (let k = 1; k <= 4; k++) {
+              if (!/[0-9a-fA-F]/.test(src[i + k] || "")) fail("Bad Unicode escape " + where(i + k >= n ? n : i + k));
+            }
+            i += 5;
+            continue;
+          }
+          if (!'"\\/bfnrt'.includes(src[i])) fail("Bad escaped character " + where(i));
+        }
+        i++;
+      }
+    };
+    const number = function __cm_number() {
+      if (src[i] === "-") {
+        i++;
+        if (!(src[i] >= "0" && src[i] <= "9")) fail("No number after minus sign " + where(i));
+      }
+      if (src[i] === "0") {
+        i++;
+        if (src[i] >= "0" && src[i] <= "9") token(i);
+      } else while (src[i] >= "0" && src[i] <= "9") i++;
+      if (src[i] === ".") {
+        i++;
+        if (!(src[i] >= "0" && src[i] <= "9")) fail("Unterminated fractional number " + where(i));
+        while (src[i] >= "0" && src[i] <= "9") i++;
+      }
+      if (src[i] === "e" || src[i] === "E") {
+        i++;
+        if (src[i] === "+" || src[i] === "-") i++;
+        if (!(src[i] >= "0" && src[i] <= "9")) fail("Exponent part is missing a number " + where(i));
+        while (src[i] >= "0" && src[i] <= "9") i++;
+      }
+    };
+    const value = function __cm_value() {
+      skip();
+      const c = src[i];
+      if (c === "{") {
+        i++; skip();
+        if (src[i] === "}") { i++; return; }
+        if (src[i] !== '"') token(i, "Expected property name or '}'");
+        for (;;) {
+          string(); skip();
+          if (src[i] !== ":") token(i, "Expected ':' after property name");
+          i++;
+          value(); skip();
+          if (src[i] === ",") {
+            i++; skip();
+            if (src[i] !== '"') token(i, "Expected double-quoted property name");
+            continue;
+          }
+          if (src[i] === "}") { i++; return; }
+          token(i, "Expected ',' or '}' after property value");
+        }
+      }
+      if (c === "[") {
+        i++; skip();
+        if (src[i] === "]") { i++; return; }
+        for (;;) {
+          value(); skip();
+          if (src[i] === ",") { i++; continue; }
+          if (src[i] === "]") { i++; return; }
+          token(i, "Expected ',' or ']' after array element");
+        }
+      }
+      if (c === '"') { string(); return; }
+      if (c === "-" || (c >= "0" && c <= "9")) { number(); return; }
+      for (const word of ["true", "false", "null"]) {
+        if (c === word[0]) {
+          for (let k = 0; k < word.length; k++) if (src[i + k] !== word[k]) token(i + k);
+          i += word.length;
+          return;
+        }
+      }
+      token(i);
+    };
+    try {
+      value(); skip();
+      if (i < n) fail("Unexpected non-whitespace character after JSON " + where(i).slice("in JSON ".length));
+    } catch (e) {
+      if (e && typeof e.jsonMessage === "string") return e.jsonMessage;
+      throw e;
+    }
+    return null;
+  }
+
+  const originalParse = JSON.parse;
+  function __cm_json_parse(text, reviver) {
+    try {
+      return originalParse.apply(JSON, arguments);
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+      const message = __cm_json_parse_message(String(text));
+      if (message === null) throw e;
+      throw new SyntaxError(message);
+    }
+  }
+  const boundParse = Function.prototype.bind.call(__cm_json_parse, JSON);
+  Object.defineProperty(boundParse, "name", { value: "parse" });
+  Object.defineProperty(boundParse, "length", { value: 2 });
+  Object.defineProperty(JSON, "parse", { value: boundParse, writable: true, configurable: true, enumerable: false });
 
   // ---- bridge ---------------------------------------------------------------------
 

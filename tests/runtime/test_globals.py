@@ -440,3 +440,53 @@ async def test_parse_errors_worded_like_v8(host, source, expected):
     body = body_of(await host.run(source))
     assert body["error_text"] == expected
     assert body["content_items"] == []
+
+
+# Recorded from Codex's host 0.171 (ad-hoc oracle run); the header line of error_text.
+RUNTIME_ERROR_CASES = [
+    ('const o = {}; o.foo();', 'TypeError: o.foo is not a function'),
+    ('let u; u.foo;', "TypeError: Cannot read properties of undefined (reading 'foo')"),
+    ('const x = {y: undefined}; x.y.z;', "TypeError: Cannot read properties of undefined (reading 'z')"),
+    ("JSON.parse('bad');", 'SyntaxError: Unexpected token \'b\', "bad" is not valid JSON'),
+    ("JSON.parse('');", 'SyntaxError: Unexpected end of JSON input'),
+    ('JSON.parse(\'{"a": 1,}\');', 'SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)'),
+    ('[].reduce((a, b) => a);', 'TypeError: Reduce of empty array with no initial value'),
+    ('null[0];', "TypeError: Cannot read properties of null (reading '0')"),
+    ("Symbol() + '';", 'TypeError: Cannot convert a Symbol value to a string'),
+    ('1n + 1;', 'TypeError: Cannot mix BigInt and other types, use explicit conversions'),
+    ('let q = q;', "ReferenceError: Cannot access 'q' before initialization"),
+    ('const f = 5; f();', 'TypeError: f is not a function'),
+    ('zz = 1;', 'ReferenceError: zz is not defined'),
+    ("decodeURIComponent('%');", 'URIError: URI malformed'),
+    ('const o = Object.freeze({x: 1}); o.x = 2;', "TypeError: Cannot assign to read only property 'x' of object '#<Object>'"),
+    ('undefined.x = 1;', "TypeError: Cannot set properties of undefined (setting 'x')"),
+    ('null.x = 1;', "TypeError: Cannot set properties of null (setting 'x')"),
+    ('class A { constructor() { this.x; } } A();', "TypeError: Class constructor A cannot be invoked without 'new'"),
+    ("const s = 'x'; s.foo.bar;", "TypeError: Cannot read properties of undefined (reading 'bar')"),
+    ('new Date(NaN).toISOString();', 'RangeError: Invalid time value'),
+    ('const t = tools.missing; t();', 'TypeError: t is not a function'),
+    ("const p = Promise.reject(new TypeError('tt')); await p;", 'TypeError: tt'),
+    ('structuredClone({});', 'ReferenceError: structuredClone is not defined'),
+    ('let arr = [1,2,3]; arr.forEach(x => { x.y.z; });', "TypeError: Cannot read properties of undefined (reading 'z')"),
+    ('const obj = {a: {b: null}}; obj.a.b.c;', "TypeError: Cannot read properties of null (reading 'c')"),
+    ('const fn = () => {}; new fn();', 'TypeError: fn is not a constructor'),
+    ("throw new AggregateError([new Error('a')], 'agg');", 'AggregateError: agg'),
+    ("async function f() { throw new Error('async inner'); }\nawait f();", 'Error: async inner'),
+    ("await new Promise((_, rej) => setTimeout(() => rej(new Error('later')), 5));", 'Error: later'),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), RUNTIME_ERROR_CASES)
+async def test_runtime_errors_worded_like_v8(host, source, expected):
+    """Uncaught runtime errors: V8's ``Name: message`` header line."""
+    body = body_of(await host.run(source, tools=[]))
+    assert body["error_text"].split("\n")[0] == expected
+
+
+JSON_PARSE_SOURCE = 'const inputs = ["bad", "", "{\\"a\\": 1,}", "{bad", "[1,]", "[1 2]", "{\\"a\\" 1}", "{\\"a\\": 1", "\\"abc", "\\"a\\u0001b\\"", "\\"\\\\x\\"", "\\"\\\\u12G4\\"", "-", "1.", "1e", "01", "tru", "trux", "nul", "{", "[", "   ", "{\\"a\\": 1} x", "undefined", "[object Object]", "{\\"key\\": \\"value\\", \\"other\\": tru}", "this is a long invalid json text here", "{\\"a\\":1,\\n\\"b\\":}", "\\n\\n  x"];\nfor (const s of inputs) { try { JSON.parse(s); text("ok " + s); } catch (e) { text(e.constructor.name + ": " + e.message); } }\ntry { JSON.parse(undefined); } catch (e) { text(e.message); }\ntry { JSON.parse({}); } catch (e) { text(e.message); }\ntext(JSON.parse.name + " " + JSON.parse.length);\ntext(JSON.stringify(JSON.parse(\'{"a":[1,2,{"b":null}]}\', (k, v) => typeof v === "number" ? v * 2 : v)));\n'
+JSON_PARSE_EXPECTED = ['SyntaxError: Unexpected token \'b\', "bad" is not valid JSON', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)', "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)", 'SyntaxError: Unexpected token \']\', "[1,]" is not valid JSON', "SyntaxError: Expected ',' or ']' after array element in JSON at position 3 (line 1 column 4)", "SyntaxError: Expected ':' after property name in JSON at position 5 (line 1 column 6)", "SyntaxError: Expected ',' or '}' after property value in JSON at position 7 (line 1 column 8)", 'SyntaxError: Unterminated string in JSON at position 4 (line 1 column 5)', 'SyntaxError: Bad control character in string literal in JSON at position 2 (line 1 column 3)', 'SyntaxError: Bad escaped character in JSON at position 2 (line 1 column 3)', 'SyntaxError: Bad Unicode escape in JSON at position 5 (line 1 column 6)', 'SyntaxError: No number after minus sign in JSON at position 1 (line 1 column 2)', 'SyntaxError: Unterminated fractional number in JSON at position 2 (line 1 column 3)', 'SyntaxError: Exponent part is missing a number in JSON at position 2 (line 1 column 3)', 'SyntaxError: Unexpected number in JSON at position 1 (line 1 column 2)', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected token \'x\', "trux" is not valid JSON', 'SyntaxError: Unexpected end of JSON input', "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)", 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected non-whitespace character after JSON at position 9 (line 1 column 10)', 'SyntaxError: "undefined" is not valid JSON', 'SyntaxError: "[object Object]" is not valid JSON', 'SyntaxError: Unexpected token \'}\', ..."ther": tru}" is not valid JSON', 'SyntaxError: Unexpected token \'h\', "this is a l"... is not valid JSON', 'SyntaxError: Unexpected token \'}\', "{"a":1,\n"b":}" is not valid JSON', 'SyntaxError: Unexpected token \'x\', "\n\n  x" is not valid JSON', '"undefined" is not valid JSON', '"[object Object]" is not valid JSON', 'parse 2', '{"a":[2,4,{"b":null}]}']
+
+
+async def test_json_parse_errors_worded_like_v8(host):
+    """JSON.parse failures give V8's messages (positions, context snippets); JSON.parse still works."""
+    assert text_items(await host.run(JSON_PARSE_SOURCE)) == JSON_PARSE_EXPECTED
