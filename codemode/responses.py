@@ -39,19 +39,28 @@ class RuntimeResponse:
     def from_wire(cls, wire: dict[str, Any]) -> RuntimeResponse:
         """Parse the externally tagged wire form ``{"Result": {...}}``.
 
-        Raises ``ValueError`` when ``wire`` is not exactly one known tag.
+        Raises ``ValueError`` when ``wire`` is not exactly one known tag, or its body lacks a
+        string ``cell_id``, has ``content_items`` that are not a list of objects with a string
+        ``type``, or an ``error_text`` that is neither a string nor null. Unknown body fields
+        (such as ``code_mode_host_duration_ns``) are ignored.
         """
         if not isinstance(wire, dict) or len(wire) != 1:
             raise ValueError(f"invalid runtime response: {wire!r}")
         ((kind, body),) = wire.items()
         if kind not in ("Yielded", "Terminated", "Result") or not isinstance(body, dict):
             raise ValueError(f"invalid runtime response: {wire!r}")
-        return cls(
-            kind=kind,
-            cell_id=str(body.get("cell_id", "")),
-            content_items=list(body.get("content_items") or []),
-            error_text=body.get("error_text"),
-        )
+        cell_id = body.get("cell_id")
+        items = body.get("content_items", [])
+        error_text = body.get("error_text")
+        if not isinstance(cell_id, str):
+            raise ValueError(f"invalid runtime response: cell_id must be a string, got {cell_id!r}")
+        if not isinstance(items, list) or not all(
+            isinstance(item, dict) and isinstance(item.get("type"), str) for item in items
+        ):
+            raise ValueError(f"invalid runtime response: bad content_items {items!r}")
+        if error_text is not None and not isinstance(error_text, str):
+            raise ValueError(f"invalid runtime response: error_text must be a string, got {error_text!r}")
+        return cls(kind=kind, cell_id=cell_id, content_items=list(items), error_text=error_text)
 
     def to_wire(self) -> dict[str, Any]:
         """The externally tagged wire form (without timing fields)."""

@@ -110,6 +110,35 @@ class DriverHarness:
         frame = await self.next_frame()
         assert frame["type"] == "delegate/response" and frame["id"] == self._fence_id, f"unexpected frame {frame!r}"
 
+    async def assert_no_frame_or_dead(self) -> None:
+        """Return once the connection is dead, or once a fence request got its answer (the
+        frames before it are discarded). For property tests where either outcome is fine."""
+        if not self.connection.alive:
+            return
+        self._fence_id += 1
+        fence = self._fence_id
+        self.send(
+            {
+                "type": "delegate/request",
+                "id": fence,
+                "sessionId": "fence-session",
+                "request": {"type": "notification/send", "callId": "fence", "cellId": "1", "text": ""},
+            }
+        )
+        dead = asyncio.ensure_future(self.connection.closed.wait())
+        try:
+            while True:
+                frame = asyncio.ensure_future(self.sink.frames.get())
+                done, _ = await asyncio.wait({frame, dead}, return_when=asyncio.FIRST_COMPLETED)
+                if frame not in done:
+                    frame.cancel()
+                    return
+                message = frame.result()
+                if message.get("type") == "delegate/response" and message.get("id") == fence:
+                    return
+        finally:
+            dead.cancel()
+
     def respond(self, request_id: int, value: dict[str, Any]) -> None:
         self.send({"type": "operation/response", "id": request_id, "result": {"status": "ok", "value": value}})
 
