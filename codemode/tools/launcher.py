@@ -16,7 +16,7 @@ How: the kernel does not start the tool directly but this file, as
 2. checks that its parent is still the kernel and watches the kernel through a pidfd
    (``pidfd_open``, Linux >= 5.3; otherwise it polls ``getppid()`` every 0.5 s);
 3. starts the tool in the launcher's own process group, with ``PR_SET_PDEATHSIG(SIGKILL)``
-   (should the launcher itself be killed), handing it stdin/stdout/stderr unchanged (no
+   (should the launcher itself be killed) and SIGPIPE / SIGXFSZ back at their defaults, handing it stdin/stdout/stderr unchanged (no
    proxying: the MCP traffic or command output goes straight to the kernel's pipes), then
    drops its own copies of stdin/stdout so the kernel sees EOF when the tool exits. Because
    tool and launcher share the group, the spawner's ``killpg(launcher pid, ...)`` (the MCP
@@ -53,6 +53,10 @@ EXIT_NOT_STARTED = 127
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+_PYTHON_IGNORED = (signal.SIGPIPE, signal.SIGXFSZ)
+"""Signals Python ignores at start-up; ignored dispositions survive ``exec``, so the tool gets
+them back at their defaults (as ``subprocess``'s ``restore_signals`` does): ``yes | head``
+must end quietly on SIGPIPE, not print "Broken pipe"."""
 
 
 def supported() -> bool:
@@ -194,7 +198,7 @@ def _spawn(argv: list[str]) -> int:
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != launcher:
                 os._exit(EXIT_NOT_STARTED)
-            for sig in (*_FORWARDED, signal.SIGCHLD):
+            for sig in (*_FORWARDED, signal.SIGCHLD, *_PYTHON_IGNORED):
                 signal.signal(sig, signal.SIG_DFL)
             os.execvpe(argv[0], argv, os.environ)
         except OSError as exc:

@@ -43,6 +43,12 @@ def test_exit_code_output_and_terminating_signal_pass_through():
     assert run("kill -TERM $$").returncode == -15
 
 
+def test_tool_gets_sigpipe_back_at_its_default():
+    # Python ignores SIGPIPE and the ignore survives exec: `yes` would report "Broken pipe".
+    done = run("yes | head -c 4")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "y\ny\n", "")
+
+
 def test_missing_command_exits_127_with_a_message():
     done = subprocess.run(launcher_argv("/nonexistent/tool", []), capture_output=True, text=True)
     assert done.returncode == EXIT_NOT_STARTED
