@@ -43,16 +43,70 @@ def truncate_middle(text: str, max_tokens: int) -> str:
     ``N = ceil((total_bytes - budget_bytes) / 4)`` (``spec/codex-code-mode.md`` §2.4).
     """
     data = text.encode("utf-8", "surrogatepass")
-    budget = max(0, max_tokens) * BYTES_PER_TOKEN
-    if len(data) <= budget:
+    if len(data) <= max(0, max_tokens) * BYTES_PER_TOKEN:
         return text
-    removed = math.ceil((len(data) - budget) / BYTES_PER_TOKEN)
-    head = _head(data, budget // 2)
-    tail = _tail(data, budget - budget // 2)
+    return _middle(data, data, len(data), max_tokens)
+
+
+def _middle(head: bytes, tail: bytes, total_bytes: int, max_tokens: int) -> str:
+    """The middle-truncated text of an over-budget text known by its ends (see
+    :func:`truncated_text` for what ``head`` and ``tail`` must hold)."""
+    budget = max(0, max_tokens) * BYTES_PER_TOKEN
+    removed = math.ceil((total_bytes - budget) / BYTES_PER_TOKEN)
+    kept_head = _head(head, budget // 2)
+    kept_tail = _tail(tail, budget - budget // 2)
     return (
-        head.decode("utf-8", "surrogatepass")
+        kept_head.decode("utf-8", "surrogatepass")
         + f"\u2026{removed} tokens truncated\u2026"
-        + tail.decode("utf-8", "surrogatepass")
+        + kept_tail.decode("utf-8", "surrogatepass")
+    )
+
+
+def line_count(newlines: int, total_bytes: int, ends_with_newline: bool) -> int:
+    """Lines of a text as Codex counts them (Rust ``str::lines().count()``): every ``\\n``
+    ends a line, and a last line without ``\\n`` counts too; an empty text has 0 lines.
+    ``newlines`` is the number of ``\\n`` characters, ``total_bytes`` the text's size."""
+    if total_bytes == 0:
+        return 0
+    return newlines + (0 if ends_with_newline else 1)
+
+
+def text_line_count(text: str) -> int:
+    """:func:`line_count` of a whole string."""
+    return line_count(text.count("\n"), len(text), text.endswith("\n"))
+
+
+def head_bytes_needed(max_tokens: int) -> int:
+    """How many leading bytes :func:`truncated_text` needs: the budget plus one (the byte
+    after the kept head decides where a character boundary is; an over-budget text is at
+    least that long, and a text that fits is kept whole)."""
+    return max(0, max_tokens) * BYTES_PER_TOKEN + 1
+
+
+def tail_bytes_needed(max_tokens: int) -> int:
+    """How many trailing bytes :func:`truncated_text` needs: the tail's half of the budget."""
+    budget = max(0, max_tokens) * BYTES_PER_TOKEN
+    return budget - budget // 2
+
+
+def truncated_text(head: bytes, tail: bytes, total_bytes: int, total_lines: int, max_tokens: int) -> str:
+    """§2.4's all-text truncation of a text that is known only by its ends and its counts.
+
+    For output captured with bounded memory (``exec_command``): ``head`` is the text's first
+    ``min(total_bytes, head_bytes_needed(max_tokens))`` UTF-8 bytes, ``tail`` its last
+    ``tail_bytes_needed(max_tokens)`` bytes or more (or the whole text), ``total_bytes`` its
+    size and ``total_lines`` its :func:`line_count`. Returns the text itself when it fits the
+    budget of ``max_tokens * 4`` bytes (then ``head`` holds all of it), otherwise
+    ``Warning: truncated output (original token count: N)\\nTotal output lines: L\\n\\n
+    <head>…<K> tokens truncated…<tail>`` - the same text :func:`truncate_content_items` gives
+    for the whole text as one item (``spec/codex-code-mode.md`` §2.4, scenario 44).
+    """
+    if total_bytes <= max(0, max_tokens) * BYTES_PER_TOKEN:
+        return head[:total_bytes].decode("utf-8", "surrogatepass")
+    original = math.ceil(total_bytes / BYTES_PER_TOKEN)
+    return (
+        f"Warning: truncated output (original token count: {original})\n"
+        f"Total output lines: {total_lines}\n\n{_middle(head, tail, total_bytes, max_tokens)}"
     )
 
 
@@ -66,7 +120,8 @@ def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> 
     ``items`` are wire content items (``input_text`` / ``input_image`` / ``input_audio``);
     ``max_output_tokens`` is the call's budget. All-text output that does not fit collapses into
     one item ``Warning: truncated output (original token count: N)\\nTotal output lines: L\\n\\n
-    <middle-truncated text>``. With images or audio, texts are charged in order, the first
+    <middle-truncated text>`` (:func:`truncated_text`; lines counted as Codex does, see
+    :func:`line_count`). With images or audio, texts are charged in order, the first
     overflowing text is middle-truncated, later texts and unaffordable audio are dropped and
     counted in ``[omitted <n> text items ...]`` / ``[omitted <n> audio items ...]``; images are
     always kept. Returns a new list; the input is not modified.
@@ -76,13 +131,10 @@ def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> 
         if not items:
             return []
         joined = "\n".join(str(item.get("text", "")) for item in items)
-        if len(joined.encode("utf-8", "surrogatepass")) <= budget_tokens * BYTES_PER_TOKEN:
+        data = joined.encode("utf-8", "surrogatepass")
+        if len(data) <= budget_tokens * BYTES_PER_TOKEN:
             return list(items)
-        lines = len(joined.splitlines()) or 1
-        text = (
-            f"Warning: truncated output (original token count: {approx_token_count(joined)})\n"
-            f"Total output lines: {lines}\n\n{truncate_middle(joined, budget_tokens)}"
-        )
+        text = truncated_text(data, data, len(data), text_line_count(joined), budget_tokens)
         return [{"type": "input_text", "text": text}]
 
     remaining = budget_tokens

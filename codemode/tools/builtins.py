@@ -3,11 +3,16 @@
 - ``echo(args)`` -> the same object;
 - ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
 - ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?})`` ->
-  ``{exit_code, output, wall_time_seconds}``: ``bash -c cmd`` in its own process group,
-  stdout and stderr merged; on cancellation or timeout the whole group is killed and the
-  dispatcher awaits that cleanup (``waits_for_cancellation``, ``spec/codex-code-mode.md`` §5);
-  when the command exits, anything it left running is killed too, and the command runs under
-  :mod:`codemode.tools.launcher`, so it dies with the kernel even after a SIGKILL (no orphans);
+  ``{exit_code, output, wall_time_seconds, original_token_count?}`` (Codex's result shape,
+  ``spec/codex-code-mode.md`` §1.8): ``bash -c cmd`` in its own process group, stdout and
+  stderr merged; on cancellation or timeout the whole group is killed and the dispatcher
+  awaits that cleanup (``waits_for_cancellation``, §5); when the command exits, anything it
+  left running is killed too, and the command runs under :mod:`codemode.tools.launcher`, so it
+  dies with the kernel even after a SIGKILL (no orphans). ``output`` is cut to
+  ``max_output_tokens`` (default :data:`DEFAULT_MAX_OUTPUT_TOKENS`) with §2.4's text, and
+  ``original_token_count`` is then the whole output's estimate; the output is captured with
+  memory bounded by that budget (:class:`~codemode.tools.capture.OutputCapture`), so a command
+  that prints without end costs neither memory nor a reply too large to send;
 - ``read_file({path})`` -> ``{content}``; ``write_file({path, content})`` -> ``{bytes_written}``
   (exclusive: never overlaps another call of the cell); ``list_dir({path})`` ->
   ``{entries: [{name, type, size}]}`` sorted by name.
@@ -29,12 +34,25 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolCallError
-from ..output import truncate_content_items
+from .capture import OutputCapture
 from .base import Tool, ToolContext
 from .launcher import launcher_argv
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
+
+DEFAULT_MAX_OUTPUT_TOKENS = 10_000
+"""``exec_command``'s output budget when the call sets none, in tokens of 4 bytes: Codex's
+per-call default (``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``, ``spec/codex-code-mode.md`` §2.3)."""
+
+MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
+"""Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one
+frame of at most 64 MiB (§4.1) and JSON may spell one byte of text with six (``\\u0001``):
+8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
+transport instead of with a clear schema error."""
+
+READ_CHUNK_BYTES = 1 << 16
+"""How much of a command's output is read at a time."""
 
 
 async def _echo(args: Any, ctx: ToolContext) -> Any:
@@ -99,15 +117,16 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
     except OSError as exc:
         raise ToolCallError(f"exec_command could not start {shell}: {exc}.") from None
     assert process.stdout is not None
-    chunks: list[bytes] = []
+    max_tokens = args.get("max_output_tokens")
+    capture = OutputCapture(DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens)
 
     async def pump() -> None:
         assert process.stdout is not None
         while True:
-            chunk = await process.stdout.read(65536)
+            chunk = await process.stdout.read(READ_CHUNK_BYTES)
             if not chunk:
                 return
-            chunks.append(chunk)
+            capture.feed(chunk)
 
     reader = asyncio.ensure_future(pump())
     waiter = asyncio.ensure_future(_exited(process))
@@ -137,17 +156,17 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
         reader.cancel()
     if ctx.cancellation.cancelled:
         raise ToolCallError("exec_command was cancelled; its process group was killed.")
-    output = b"".join(chunks).decode("utf-8", "replace")
+    capture.finish()
     if timed_out:
-        output += f"\ncommand timed out after {timeout_ms} ms and was killed"
-    max_tokens = args.get("max_output_tokens")
-    if max_tokens is not None and output:
-        output = truncate_content_items([{"type": "input_text", "text": output}], max_tokens)[0]["text"]
-    return {
+        capture.feed_text(f"\ncommand timed out after {timeout_ms} ms and was killed")
+    result: dict[str, Any] = {
         "exit_code": 124 if timed_out else process.returncode,
-        "output": output,
+        "output": capture.render(),
         "wall_time_seconds": round(time.monotonic() - started, 3),
     }
+    if capture.truncated:
+        result["original_token_count"] = capture.original_token_count
+    return result
 
 
 def _path(args: dict[str, Any]) -> Path:
@@ -244,7 +263,8 @@ def builtin_tools() -> list[Tool]:
             name="exec_command",
             description=(
                 "Runs a shell command (bash -c) in its own process group, stdout and stderr merged. "
-                "Terminating the cell kills the command's whole process group."
+                "Output over `max_output_tokens` keeps its start and end, and `original_token_count` "
+                "gives the size of the whole. Terminating the cell kills the command's whole process group."
             ),
             handler=_exec_command,
             input_schema=_obj(
@@ -252,7 +272,15 @@ def builtin_tools() -> list[Tool]:
                     "cmd": {"type": "string", "description": "The shell command line to run."},
                     "workdir": {"type": "string", "description": "Working directory; default: the kernel's."},
                     "timeout_ms": {"type": "integer", "minimum": 1, "description": "Kill the command after this many milliseconds."},
-                    "max_output_tokens": {"type": "integer", "minimum": 0, "description": "Truncate `output` to this many tokens (4 bytes each)."},
+                    "max_output_tokens": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": MAX_OUTPUT_TOKENS_LIMIT,
+                        "description": (
+                            f"Most tokens (4 bytes each) of `output`; default {DEFAULT_MAX_OUTPUT_TOKENS}. "
+                            "Longer output keeps its start and end around a `…N tokens truncated…` marker."
+                        ),
+                    },
                 },
                 ["cmd"],
             ),
@@ -261,6 +289,10 @@ def builtin_tools() -> list[Tool]:
                     "exit_code": {"type": ["integer", "null"]},
                     "output": {"type": "string"},
                     "wall_time_seconds": {"type": "number"},
+                    "original_token_count": {
+                        "type": "integer",
+                        "description": "Present when `output` was truncated: the token count of the whole output.",
+                    },
                 },
                 ["exit_code", "output", "wall_time_seconds"],
             ),

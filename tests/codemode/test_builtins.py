@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 
 import psutil
@@ -69,6 +70,70 @@ async def test_exec_command_truncates_with_the_nested_budget(runtime):
         "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
         "0123456789\u20265 tokens truncated\u20260123456789"
     )
+    assert result["original_token_count"] == 10  # Codex's field, present when truncated (§1.8)
+
+
+async def test_exec_command_output_within_budget_has_no_original_token_count(runtime):
+    result = (await call(runtime, "exec_command", {"cmd": "printf 0123456789", "max_output_tokens": 5})).value
+    assert result["output"] == "0123456789" and "original_token_count" not in result
+
+
+async def test_exec_command_default_budget_is_ten_thousand_tokens(runtime):
+    # 100 000 bytes without max_output_tokens: Codex's per-call default of 10 000 tokens (§2.3).
+    result = (await call(runtime, "exec_command", {"cmd": "head -c 100000 /dev/zero | tr '\\0' x"})).value
+    assert result["original_token_count"] == 25_000
+    assert result["output"].startswith(
+        "Warning: truncated output (original token count: 25000)\nTotal output lines: 1\n\n" + "x" * 20_000 + "\u2026"
+    )
+    assert result["output"].endswith("\u202615000 tokens truncated\u2026" + "x" * 20_000)
+
+
+async def test_exec_command_budget_above_the_frame_safe_limit_is_refused(runtime):
+    failed = await call(runtime, "exec_command", {"cmd": "true", "max_output_tokens": 10**9})
+    assert failed.outcome == "failed" and "is greater than the maximum of 2000000" in failed.error
+
+
+async def test_exec_command_endless_output_is_bounded_and_the_reply_comes(runtime):
+    # The acceptance repro: `yes` until the time-out printed gigabytes; all of it was kept.
+    # Now the kept output is the budget's, and the kernel's memory does not follow the
+    # command's output. Peak RSS is sampled during the call: the capture holds ~60 KB and the
+    # pipe reads 64 KiB at a time, so 64 MiB of growth allows for allocator noise while `yes`
+    # (hundreds of MB/s) would pass it many times over if its output were kept.
+    me = psutil.Process()
+    baseline = me.memory_info().rss
+    peak = baseline
+    done = asyncio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, me.memory_info().rss)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(done.wait(), 0.02)
+
+    sampler = asyncio.ensure_future(sample())
+    try:
+        result = (await call(runtime, "exec_command", {"cmd": "yes", "timeout_ms": 1000, "max_output_tokens": 100})).value
+    finally:
+        done.set()
+        await sampler
+    assert result["exit_code"] == 124
+    assert peak - baseline < 64 * 2**20
+    assert result["original_token_count"] > 100_000
+    header, _, body = result["output"].partition("\n\n")
+    assert header.startswith("Warning: truncated output (original token count: ")
+    # The time-out note comes last, so the kept tail shows it.
+    assert body.startswith("y\n" * 100) and body.endswith("\ncommand timed out after 1000 ms and was killed")
+    assert len(body.encode()) <= 400 + len("\u2026 tokens truncated\u2026".encode()) + 20
+
+
+async def test_exec_command_output_over_the_frame_limit_is_cut_not_refused(runtime):
+    # 50 MB used to fail with the 64 MiB frame-limit error once JSON-encoded.
+    result = (await call(runtime, "exec_command", {"cmd": "yes | head -c 50000000"})).value
+    assert result["exit_code"] == 0
+    assert result["original_token_count"] == 12_500_000
+    assert "\nTotal output lines: 25000000\n\n" in result["output"]
+    assert len(result["output"]) < 40_000 + 200
 
 
 async def test_exec_command_timeout_kills_the_command(runtime):

@@ -55,3 +55,21 @@ def test_images_are_kept_and_later_texts_counted():
 def test_audio_over_budget_alone():
     audio = {"type": "input_audio", "audio_url": "data:audio/wav;base64," + "A" * 100}
     assert truncate_content_items([audio], 5) == [t("[omitted 1 audio items ...]")]
+
+
+def test_lines_are_counted_as_codex_counts_them():
+    # Rust `str::lines().count()`: `\n` ends a line, a lone `\r` does not.
+    from codemode.output import text_line_count
+
+    assert [text_line_count(s) for s in ["", "a", "a\n", "a\n\nb", "\n", "a\r\nb", "a\rb"]] == [0, 1, 1, 3, 1, 2, 1]
+    out = truncate_content_items([t("a\rb" + "x" * 40)], 2)
+    assert "\nTotal output lines: 1\n\n" in out[0]["text"]
+
+
+def test_truncated_text_from_the_ends_matches_the_whole_text():
+    from codemode.output import head_bytes_needed, tail_bytes_needed, truncated_text
+
+    data = ("é" * 30 + "\n" + "z" * 30).encode()
+    head, tail = data[: head_bytes_needed(7)], data[-tail_bytes_needed(7):]
+    assert truncated_text(head, tail, len(data), 2, 7) == truncate_content_items([t(data.decode())], 7)[0]["text"]
+    assert truncated_text(b"short", b"short", 5, 1, 7) == "short"
