@@ -1,0 +1,152 @@
+"""The SIGKILL scenario of issue 4, end to end through :class:`CodeModeSession`.
+
+Two sessions share one host (one :class:`HostProvider`), each with a stored value and a live
+cell blocked in a slow tool, each with a wait in flight. ``kill -9`` the host, then:
+both waits fail with the connection's reason; every cell of both sessions is reported closed
+exactly once; each slow tool sees its cancellation (its token fires, the dispatcher records
+``aborted``); the next execute in each session answers as ``g2:1`` on a new host process;
+ids of the old generation get ``cell <id> belongs to a stale code-mode host generation``; and
+the values stored before the kill still load (our host: the client's copy seeds the new
+session; Codex's host loses them, §4.6, so that check is ours only).
+
+Runs against our host, and against Codex's host when ``$CODEMODE_REFERENCE_HOST`` is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+
+import psutil
+import pytest
+
+from codemode.config import SessionDefaults
+from codemode.dispatch import ToolCallRuntime
+from codemode.errors import CodeModeError, ToolCallError
+from codemode.session import CodeModeSession, HostProvider
+from codemode.tools.base import Tool
+from codemode.tools.registry import ToolRegistry
+
+OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
+if os.environ.get("CODEMODE_REFERENCE_HOST"):
+    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
+
+pytestmark = pytest.mark.timeout(120)
+BOUND_S = 10.0
+
+
+class Side:
+    """One session on the shared provider, with a ``slow`` tool that reports its start and
+    its cancellation."""
+
+    def __init__(self, provider: HostProvider, stored_values_extension: bool | None) -> None:
+        self.provider = provider
+        self.extension = stored_values_extension
+        self.closed: list[str] = []
+        self.tool_started = asyncio.Event()
+        self.tool_cancelled = asyncio.Event()
+
+    async def slow(self, args, ctx):
+        self.tool_started.set()
+        await ctx.cancellation.wait()
+        self.tool_cancelled.set()
+        raise ToolCallError("slow tool cancelled")
+
+    async def __aenter__(self) -> "Side":
+        tool = Tool(name="slow", description="Blocks until cancelled.", handler=self.slow, input_schema={"type": "object"})
+        self.registry = await ToolRegistry.create(extra_tools=[tool])
+        self.dispatcher = ToolCallRuntime(self.registry)
+        self.session = CodeModeSession(
+            registry=self.registry,
+            dispatcher=self.dispatcher,
+            defaults=SessionDefaults(),
+            provider=self.provider,
+            on_cell_closed=self.closed.append,
+            stored_values_extension=self.extension,
+        )
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.session.shutdown()
+        await self.registry.aclose()
+
+    async def run(self, source: str, **kw):
+        started = await self.session.execute(source, **kw)
+        return started.cell_id, await asyncio.wait_for(started.initial_response, BOUND_S)
+
+
+def texts(response) -> list[str]:
+    return [item["text"] for item in response.content_items if item["type"] == "input_text"]
+
+
+async def until(predicate, what: str) -> None:
+    """Poll ``predicate`` (state owned by the event loop) until true, bounded by BOUND_S."""
+    async with asyncio.timeout(BOUND_S):
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_sigkill_with_two_sessions_sharing_a_host(command):
+    provider = HostProvider(command)
+    ours = command is OUR_HOST
+    try:
+        async with Side(provider, None) as a, Side(provider, None) as b:
+            for side, key, value in ((a, "kept_a", '{"n":1}'), (b, "kept_b", "[1,2]")):
+                cell, response = await side.run(f'store("{key}", {value}); text("stored")')
+                assert (cell, texts(response)) == ("1", ["stored"])
+            for side in (a, b):
+                cell, response = await side.run('text("before"); await tools.slow({}); text("never")', yield_time_ms=200)
+                assert (cell, response.kind, texts(response)) == ("2", "Yielded", ["before"])
+                await asyncio.wait_for(side.tool_started.wait(), BOUND_S)
+            connection = provider.connection
+            waits = [asyncio.ensure_future(side.session.wait("2", yield_time_ms=30_000)) for side in (a, b)]
+            await until(lambda: connection.pending_requests == 2, "both waits in flight")
+            old_pid = connection.process.pid
+
+            os.kill(old_pid, signal.SIGKILL)
+
+            results = await asyncio.wait_for(asyncio.gather(*waits, return_exceptions=True), BOUND_S)
+            for result in results:
+                assert isinstance(result, CodeModeError)
+                assert str(result) in (
+                    "code-mode host exited with status signal: 9 (SIGKILL)",
+                    "code-mode host closed its stdout",
+                ), str(result)
+            for side in (a, b):
+                await asyncio.wait_for(side.tool_cancelled.wait(), BOUND_S)
+                assert sorted(side.closed) == ["1", "2"]
+                assert side.session.live_cells == []
+                await until(lambda side=side: side.dispatcher.calls_for("2"), "tool outcome recorded")
+                assert [r["outcome"] for r in side.dispatcher.calls_for("2")] == ["aborted"]
+            assert not psutil.pid_exists(old_pid) or psutil.Process(old_pid).status() == psutil.STATUS_ZOMBIE
+
+            cell, response = await b.run('text("replacement"); text(JSON.stringify(load("kept_b")))')
+            assert cell == "g2:1"
+            assert texts(response)[0] == "replacement"
+            cell, response = await a.run('text(JSON.stringify(load("kept_a")))')
+            assert cell == "g2:1"
+            assert provider.generation == 2 and provider.connection.process.pid != old_pid
+            if ours:
+                assert texts(response) == ['{"n":1}']
+                _, response = await b.run('text(JSON.stringify(load("kept_b")))')
+                assert texts(response) == ["[1,2]"]
+
+            for stale in ("1", "2", "g1:2", "g3:1"):
+                with pytest.raises(CodeModeError) as info:
+                    await a.session.wait(stale, yield_time_ms=10)
+                assert str(info.value) == f"cell {stale} belongs to a stale code-mode host generation"
+            with pytest.raises(CodeModeError) as info:
+                await b.session.terminate("2")
+            assert str(info.value) == "cell 2 belongs to a stale code-mode host generation"
+
+            # Each cell was reported closed exactly once, the old ones and the new ones alike.
+            b_cells = ["1", "2", "g2:1", "g2:2"] if ours else ["1", "2", "g2:1"]
+            await until(lambda: len(a.closed) == 3 and len(b.closed) == len(b_cells), "new cells closed")
+            assert sorted(a.closed) == ["1", "2", "g2:1"]
+            assert sorted(b.closed) == b_cells
+    finally:
+        await provider.aclose()
