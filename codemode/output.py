@@ -13,6 +13,8 @@ from typing import Any
 
 ContentItem = dict[str, Any]
 BYTES_PER_TOKEN = 4
+DEFAULT_MAX_OUTPUT_TOKENS = 10_000
+"""Budget of an exec or wait that sets none (``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``, §2.3)."""
 
 
 def approx_token_count(text: str) -> int:

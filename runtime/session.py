@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
+from codemode.tools.naming import normalize_identifier
 from . import interrupt
 from .cell import CellEvents, CellOutcome, CellRuntime
-from .names import normalize_identifier
-from .truncation import truncate_items
 
 if TYPE_CHECKING:
     from .server import Connection
@@ -151,7 +151,8 @@ class LiveCell:
         if self.session.output_truncation == "server":
             if error_text is not None:
                 items = items + [{"type": "input_text", "text": f"Script error:\n{error_text}"}]
-            items = truncate_items(items, observer.max_output_tokens)
+            budget = observer.max_output_tokens
+            items = truncate_content_items(items, DEFAULT_MAX_OUTPUT_TOKENS if budget is None else budget)
         return items
 
     def _final_response(self, observer: Observer) -> dict[str, Any]:

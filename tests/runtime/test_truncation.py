@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from codemode.runtime.truncation import approx_tokens, middle_truncate, truncate_items
+from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, approx_token_count, truncate_content_items, truncate_middle
+
+
+def truncate_items(items: list, max_output_tokens: int | None) -> list:
+    """The host's call: ``None`` is the default budget."""
+    budget = DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
+    return truncate_content_items(items, budget)
 
 
 def _text(value: str) -> dict:
@@ -63,6 +69,6 @@ def test_audio_over_budget_is_omitted():
 
 
 def test_utf8_safe_cuts_and_estimate():
-    assert approx_tokens("é") == 1 and approx_tokens("abcde") == 2
-    cut = middle_truncate("é" * 10, 5)
+    assert approx_token_count("é") == 1 and approx_token_count("abcde") == 2
+    cut = truncate_middle("é" * 10, 1)  # 4 bytes: 2 from each end, whole characters only
     assert cut.startswith("é") and cut.endswith("é") and "tokens truncated" in cut
