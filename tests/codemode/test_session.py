@@ -180,8 +180,9 @@ async def test_shutdown_before_open_spawns_nothing_and_later_calls_fail():
             await h.session.wait("1", yield_time_ms=10)
 
 
-async def test_shutdown_closes_running_cells_and_stops_the_host():
-    async with Harness(OUR_HOST) as h:
+@pytest.mark.parametrize("command", HOSTS)
+async def test_shutdown_closes_running_cells_and_stops_the_host(command):
+    async with Harness(command) as h:
         cell, _ = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
         process = h.session.provider.connection.process
         await h.session.shutdown()
@@ -193,3 +194,20 @@ async def test_missing_host_binary_gives_the_spawn_error():
     async with Harness(["/nonexistent/codemode-host", "--listen", "stdio"]) as h:
         with pytest.raises(CodeModeError, match="^failed to spawn code-mode host /nonexistent/codemode-host: "):
             await h.session.execute('text("x")')
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_oversized_execute_fails_only_that_call(command):
+    """§4.6: an execute over the 64 MiB frame limit fails that call only; the host stays."""
+    async with Harness(command) as h:
+        cell, _ = await h.run('text("warm")')
+        process = h.session.provider.connection.process
+        with pytest.raises(CodeModeError) as info:
+            await h.session.execute("x" * (64 * 1024 * 1024 + 1))
+        assert str(info.value).startswith(
+            "code-mode execute request exceeds the IPC frame limit: code-mode IPC frame length "
+        )
+        assert str(info.value).endswith(" exceeds 67108864 bytes")
+        cell, response = await h.run('text("still here")')
+        assert (cell, texts(response)) == ("2", ["still here"])
+        assert h.session.provider.connection.process is process
