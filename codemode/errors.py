@@ -13,5 +13,23 @@ class CodeModeError(Exception):
     to show (the model-facing plain error of Codex, §3.2 last bullet)."""
 
 
+class HostConnectionError(CodeModeError):
+    """The connection to the runtime host died (the host exited or was killed, closed its
+    stdout, broke the protocol, timed out, or was closed by the client).
+
+    ``str(e)`` and :attr:`reason` are Codex's reason text unchanged (e.g.
+    ``code-mode host closed its stdout``, ``code-mode host exited with status signal: 9
+    (SIGKILL)``; ``spec/codex-code-mode.md`` §4.6). :attr:`generation` is the host generation
+    the connection belonged to (1 for the first host, + 1 per rebuild; ``None`` when the
+    connection was not made by a :class:`~codemode.session.HostProvider`). Every cell of that
+    generation is gone; the next call starts a new host.
+    """
+
+    def __init__(self, reason: str, generation: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.generation = generation
+
+
 class ToolCallError(Exception):
     """A nested tool call failed; the JavaScript promise rejects with ``str(e)`` (§1.8)."""

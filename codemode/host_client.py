@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .cancellation import CancellationToken
-from .errors import CodeModeError
+from .errors import CodeModeError, HostConnectionError
 from .protocol import CAPABILITIES, FrameError, FrameTooLarge, encode_frame, read_frame
 from .responses import RuntimeResponse, WaitOutcome
 
@@ -193,6 +193,9 @@ class HostConnection:
         """The task reading host messages (the connection's driver); if it ends while the
         connection is alive, the connection fails (``code-mode connection reader exited
         unexpectedly``)."""
+        self.generation: int | None = None
+        """The host generation, set by :class:`~codemode.session.HostProvider` after the spawn;
+        carried by the :class:`~codemode.errors.HostConnectionError` of a failure."""
         self.alive = True
         self._closing = False
         self.failure: str | None = None
@@ -250,7 +253,8 @@ class HostConnection:
             self.fail(f"code-mode connection reader exited unexpectedly: {exc}")
 
     def fail(self, reason: str) -> None:
-        """Mark the connection dead (once): fail pending calls with ``reason``, report every
+        """Mark the connection dead (once): fail pending calls with ``reason`` (as a
+        :class:`~codemode.errors.HostConnectionError`; later calls get the same), report every
         live cell closed once, revoke delegate calls (their tokens are cancelled; they are never
         answered, and nobody waits for them to finish), kill the host's process group."""
         if not self.alive:
@@ -263,14 +267,14 @@ class HostConnection:
             logger.warning("code-mode host connection failed: %s", reason)
         for pending in self._pending.values():
             if not pending.future.done():
-                pending.future.set_exception(CodeModeError(reason))
+                pending.future.set_exception(self._failure_error())
                 pending.future.exception()  # mark retrieved
             pending.settled.set()
         self._pending.clear()
         self._retiring.clear()
         for future, _, _ in self._initial.values():
             if not future.done():
-                future.set_exception(CodeModeError(reason))
+                future.set_exception(self._failure_error())
                 future.exception()
         self._initial.clear()
         self._deferred.clear()
@@ -320,9 +324,14 @@ class HostConnection:
                 await task
 
     # -- sending ---------------------------------------------------------------
+    def _failure_error(self) -> HostConnectionError:
+        """The error for calls on (or pending on) a dead connection: its failure reason (Codex's
+        text) and this connection's :attr:`generation`."""
+        return HostConnectionError(self.failure or "code-mode host connection closed", self.generation)
+
     def _check_alive(self) -> None:
         if not self.alive:
-            raise CodeModeError(self.failure or "code-mode host connection closed")
+            raise self._failure_error()
 
     async def _send(self, message: dict[str, Any]) -> None:
         frame = encode_frame(message)
@@ -338,7 +347,7 @@ class HostConnection:
                 await self._writer.drain()
             except (OSError, RuntimeError) as exc:
                 self.fail(f"failed to write code-mode host message: {exc}")
-                raise CodeModeError(self.failure or str(exc)) from None
+                raise self._failure_error() from None
 
     def _send_soon(self, message: dict[str, Any]) -> None:
         async def send() -> None:
@@ -378,7 +387,7 @@ class HostConnection:
         except TimeoutError:
             reason = f"code-mode host timed out waiting for {kind} response"
             self.fail(reason)
-            raise CodeModeError(reason) from None
+            raise self._failure_error() from None
 
     async def _request_now(
         self, kind: str, session_id: str, body: dict[str, Any], cell_id: str | None, too_large: str | None
@@ -491,7 +500,7 @@ class HostConnection:
             raise
         if not isinstance(value, dict) or value.get("type") != "session/ready":
             self.fail(f"code-mode host returned an invalid open response: {value!r}")
-            raise CodeModeError(self.failure or "invalid open response")
+            raise self._failure_error()
 
     def _after_abandoned_open(self, session_id: str, task: asyncio.Task[None]) -> None:
         if task.cancelled() or task.exception() is not None:

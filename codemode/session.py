@@ -8,8 +8,10 @@ One logical session (one kernel session) on top of a host connection
 - public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a
   rebuild; ids of another generation are rejected with
   ``cell <id> belongs to a stale code-mode host generation`` (§3.5);
-- when the connection dies, pending calls fail with its reason and every live cell is reported
-  closed once (``on_cell_closed``); the next call spawns a new host, generation + 1;
+- when the connection dies, pending calls fail with its reason (a
+  :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
+  reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
+  whether a cell was lost that way; the next call spawns a new host, generation + 1;
 - tool calls go to the :class:`~codemode.dispatch.ToolCallRuntime`, notifications to
   ``on_notify``; after ``shutdown`` every call fails with ``code mode session is shutting down``;
 - stored values: the client keeps the committed values (the ``session/storedValues``
@@ -29,7 +31,7 @@ from typing import Any
 
 from .cancellation import CancellationToken
 from .config import SessionDefaults
-from .errors import CodeModeError, ToolCallError
+from .errors import CodeModeError, HostConnectionError, ToolCallError
 from .host_client import HostConnection, default_host_command, spawn_host
 from .responses import RuntimeResponse, WaitOutcome
 
@@ -37,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 SHUTTING_DOWN = "code mode session is shutting down"
 REFERENCE_HOST_NAME = "codex-code-mode-host"
+MAX_REMEMBERED_FAILURES = 64
+"""How many failed generations :meth:`CodeModeSession.host_failure` remembers (oldest dropped)."""
 
 
 @dataclass
@@ -85,6 +89,7 @@ class HostProvider:
                     await self._connection.close()
                 self._connection = await spawn_host(self.command, env=self.env, cwd=self.cwd)
                 self.generation += 1
+                self._connection.generation = self.generation
                 self._session_counter = 0
             return self._connection, self.generation
 
@@ -149,6 +154,7 @@ class CodeModeSession:
         self._live: dict[str, None] = {}
         self._shutting_down = False
         self._call_counter = 0
+        self._failures: dict[int, str] = {}
 
     # -- properties ----------------------------------------------------------------
     @property
@@ -166,7 +172,43 @@ class CodeModeSession:
         """The generation of the current binding (0 before the host was first used)."""
         return self._binding.generation if self._binding else self.provider.generation
 
+    @property
+    def stored_values_kept(self) -> bool:
+        """True when values stored with ``store()`` survive a host rebuild (the client seeds the
+        new host with its copy); False with Codex's host, which loses them (§4.6)."""
+        return self._extension
+
+    def host_failure(self, cell_id: str) -> HostConnectionError | None:
+        """The failure of the host connection ``cell_id`` belonged to, or None while that host
+        is alive (or the id names no generation this session used).
+
+        Cells of a failed generation are gone; later calls naming them get the stale-generation
+        error, so this is how a caller learns why (the reason is Codex's text, §4.6).
+        """
+        generation = self.generation_of(cell_id)
+        binding = self._binding
+        if binding is not None and binding.generation == generation and not binding.connection.alive:
+            reason = binding.connection.failure or "code-mode host connection closed"
+            return HostConnectionError(reason, generation)
+        reason = self._failures.get(generation)
+        return HostConnectionError(reason, generation) if reason is not None else None
+
+    def _remember_failure(self, binding: _Binding) -> None:
+        if not binding.connection.alive:
+            self._failures[binding.generation] = binding.connection.failure or "code-mode host connection closed"
+            while len(self._failures) > MAX_REMEMBERED_FAILURES:
+                del self._failures[min(self._failures)]
+
     # -- id mapping ----------------------------------------------------------------
+    @staticmethod
+    def generation_of(public_id: str) -> int:
+        """The host generation a public cell id belongs to: N for ``gN:<id>``, else 1 (§3.5)."""
+        if public_id.startswith("g") and ":" in public_id:
+            head = public_id[1:].split(":", 1)[0]
+            if head.isdigit():
+                return int(head)
+        return 1
+
     @staticmethod
     def public_cell_id(host_cell_id: str, generation: int) -> str:
         """``host_cell_id`` in generation 1, else ``g<generation>:<host_cell_id>`` (§3.5)."""
@@ -204,6 +246,8 @@ class CodeModeSession:
             binding = self._binding
             if binding is not None and binding.connection.alive:
                 return binding
+            if binding is not None:
+                self._remember_failure(binding)
             self._binding = None
             connection, generation = await self.provider.connect()
             session_id = self.provider.next_session_id()
