@@ -1,0 +1,71 @@
+"""Status displays of yielded cells (``design.md`` §4).
+
+A cell that yields gets a ``display_data`` output with a ``display_id`` unique per cell and
+run (a later ``%wait`` that yields again opens another). Each is kept up to date with
+``update_display_data`` under the request it was opened for: running time (every
+:data:`STATUS_TICK_S`), tool calls in flight, ``notify()`` texts, and the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+from codemode.kernel.cells import CellRecord, StatusDisplay, status_bundle
+from codemode.kernel.publish import Publisher
+from codemode.kernel.state import KernelState
+
+STATUS_TICK_S = 1.0
+"""How often the status displays of running cells are refreshed (running time)."""
+
+
+class StatusDisplays:
+    """Opens and refreshes the status displays of ``state``'s cells through ``publisher``."""
+
+    def __init__(self, publisher: Publisher, state: KernelState) -> None:
+        self.publisher = publisher
+        self.state = state
+        self._ticker: asyncio.Task[None] | None = None
+
+    def open(self, record: CellRecord, parent: dict[str, Any]) -> None:
+        """Show a new status display for ``record`` under the request ``parent``."""
+        display = StatusDisplay(f"codemode-{record.cell_id}-{uuid.uuid4().hex[:12]}", parent)
+        record.displays.append(display)
+        self.publisher.send(
+            "display_data",
+            {"data": status_bundle(record), "metadata": {}, "transient": {"display_id": display.display_id}},
+            parent,
+        )
+        if self._ticker is None or self._ticker.done():
+            self._ticker = asyncio.ensure_future(self._tick())
+
+    def update(self, record: CellRecord) -> None:
+        """Refresh every status display of ``record``."""
+        bundle = status_bundle(record)
+        for display in record.displays:
+            self.publisher.send(
+                "update_display_data",
+                {"data": bundle, "metadata": {}, "transient": {"display_id": display.display_id}},
+                display.parent,
+            )
+
+    def on_observed(self, record: CellRecord) -> None:
+        """An observer saw new output or the end of ``record``'s cell: show the end at once."""
+        if record.final is not None and record.displays:
+            self.update(record)
+
+    async def _tick(self) -> None:
+        """Refresh the running time of running cells' displays until none is left."""
+        while True:
+            await asyncio.sleep(STATUS_TICK_S)
+            running = [r for r in self.state.cells.values() if r.state == "running" and r.displays]
+            if not running:
+                return
+            for record in running:
+                self.update(record)
+
+    def stop(self) -> None:
+        """Stop refreshing (kernel shutdown)."""
+        if self._ticker is not None:
+            self._ticker.cancel()

@@ -1,0 +1,132 @@
+"""The foreground execute path: run a JavaScript cell until it ends, yields or is interrupted.
+
+Flow (``design.md`` §4): build the client layer on first use, show new configuration
+problems, parse the optional ``// @exec:`` pragma (a ``PragmaError`` shows Codex's exact
+text), start the cell, then wait for its first response:
+
+- ``Yielded``: its output so far is shown and the cell is followed in the background
+  (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``;
+- ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
+- an interrupt (the request's task cancelled) terminates the cell and shows what it left; a
+  natural completion that won the race is shown as such (``spec/codex-code-mode.md`` §3.4).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from codemode.kernel.cells import CellRecord
+from codemode.kernel.client import Client, ClientLayer
+from codemode.kernel.delivery import Delivery
+from codemode.kernel.observer import outcome_is_missing
+from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.state import KernelState
+from codemode.responses import RuntimeResponse
+
+log = logging.getLogger(__name__)
+
+
+class ForegroundExecutor:
+    """Runs JavaScript cells for execute requests (see the module docstring)."""
+
+    def __init__(self, publisher: Publisher, state: KernelState, delivery: Delivery, clients: ClientLayer) -> None:
+        self.publisher = publisher
+        self.state = state
+        self.delivery = delivery
+        self.clients = clients
+
+    async def run(self, code: str, request: Request, execution_count: int) -> dict[str, Any]:
+        """Run ``code`` (JavaScript with an optional pragma line) for ``request``; returns the
+        execute_reply content. Errors are shown and returned, never raised; ``CancelledError``
+        propagates only when the interrupt came before the cell existed."""
+        try:
+            client = await self.clients.get()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("building the code-mode session failed")
+            return self.publisher.plain_error_reply(
+                request,
+                "CodeModeError",
+                f"The code-mode session could not be started: {exc}. "
+                "Check the configuration and the kernel log, then run the cell again.",
+            )
+        self.delivery.show_new_problems(client, request)
+        try:
+            source = client.pragma.parse_exec_source(code)
+        except client.pragma.PragmaError as exc:
+            return self.publisher.plain_error_reply(request, "PragmaError", str(exc))
+        state = self.state
+        yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
+        max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
+        starting = asyncio.ensure_future(
+            client.session.execute(
+                source.source,
+                yield_time_ms=yield_time_ms,
+                max_output_tokens=max_tokens,
+                tool_call_id=request.parent.get("header", {}).get("msg_id"),
+            )
+        )
+        try:
+            started = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            request.interrupted = True
+            try:
+                started = await starting
+            except Exception as exc:
+                return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+        except Exception as exc:
+            return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+
+        record = CellRecord(started.cell_id, request.parent, execution_count)
+        state.cells[record.cell_id] = record
+        request.cell_id = record.cell_id
+        if request.interrupted:
+            return await self._terminate_now(client, record, request, max_tokens, started.initial_response)
+        try:
+            response: RuntimeResponse = await asyncio.shield(started.initial_response)
+        except asyncio.CancelledError:
+            return await self._terminate_now(client, record, request, max_tokens, started.initial_response)
+        except Exception as exc:
+            response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
+            record.finish(response)
+            record.state = "closed"
+            request.status = record.outcome()
+            return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+
+        items = self.delivery.truncate(client, response.content_items, max_tokens)
+        if response.kind == "Yielded":
+            self.publisher.emit_items(request, items)
+            self.delivery.follow(client, record, request, max_tokens)
+            return self.publisher.ok_reply()
+        record.finish(response)
+        return self.delivery.deliver_final(request, record, items)
+
+    async def _terminate_now(
+        self,
+        client: Client,
+        record: CellRecord,
+        request: Request,
+        max_tokens: int | None,
+        initial: "asyncio.Future[RuntimeResponse]",
+    ) -> dict[str, Any]:
+        """Interrupted while the execute waited: terminate the cell and show what it left."""
+        try:
+            outcome = await client.session.terminate(record.cell_id, max_output_tokens=max_tokens)
+            response = outcome.response
+        except Exception as exc:
+            response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
+        items = list(response.content_items)
+        if initial.done() and not initial.cancelled() and initial.exception() is None:
+            first = initial.result()
+            if first.kind == "Terminated" and not items:
+                items = list(first.content_items)
+            elif first.kind == "Result" and response.kind != "Result":
+                response = first  # natural completion won the race
+                items = list(first.content_items)
+        if outcome_is_missing(response):
+            response = RuntimeResponse("Terminated", record.cell_id, [])
+        record.finish(RuntimeResponse(response.kind, record.cell_id, [], response.error_text))
+        return self.delivery.deliver_final(request, record, self.delivery.truncate(client, items, max_tokens))
