@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemode.kernel.host_loss import HostLoss
 from codemode.responses import RuntimeResponse
 
 MAX_NOTIFICATIONS_SHOWN = 3
@@ -45,7 +46,8 @@ class CellRecord:
     ``parent`` is the execute request message that started the cell; ``started_at`` and
     ``ended_at`` are ``time.monotonic()`` seconds; ``buffer`` holds content items received
     from the session but not yet shown; ``final`` is the cell's last response (``Result`` or
-    ``Terminated``) once known.
+    ``Terminated``) once known; ``lost`` says why, when the cell ended because the runtime
+    host stopped (:mod:`codemode.kernel.host_loss`).
     """
 
     cell_id: str
@@ -59,6 +61,7 @@ class CellRecord:
     in_flight: dict[str, ToolProgress] = field(default_factory=dict)
     notifications: list[str] = field(default_factory=list)
     displays: list[StatusDisplay] = field(default_factory=list)
+    lost: HostLoss | None = None
 
     @property
     def live(self) -> bool:
@@ -116,6 +119,8 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
                      "to see its output.")
     else:
         lines.append(f"Cell {cid} {record.outcome()} after {elapsed}; its output was shown.")
+    if record.lost is not None and record.state != "running":
+        lines.append(record.lost.sentence(cid))
     for text in record.notifications[-MAX_NOTIFICATIONS_SHOWN:]:
         lines.append(f"notify: {text}")
     plain = "\n".join(lines)
@@ -134,6 +139,8 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
             f"<div>Run <code>%wait {html.escape(cid)}</code> to see its output, or interrupt the "
             f"kernel / run <code>%terminate {html.escape(cid)}</code> to stop it.</div>"
         )
+    if record.lost is not None and record.state != "running":
+        parts.append(f"<div>{html.escape(record.lost.sentence(cid))}</div>")
     for text in record.notifications[-MAX_NOTIFICATIONS_SHOWN:]:
         parts.append(f"<div><i>notify:</i> {html.escape(text)}</div>")
     parts.append("</div>")

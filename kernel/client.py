@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codemode.kernel.host_loss import HostLosses
+
 log = logging.getLogger(__name__)
 
 
@@ -21,7 +23,8 @@ log = logging.getLogger(__name__)
 class Client:
     """The built client layer: ``config`` (``codemode.config.Config``), ``registry``
     (``ToolRegistry``), ``dispatcher`` (``ToolCallRuntime``), ``session``
-    (``CodeModeSession``) and the ``pragma`` and ``output`` modules."""
+    (``CodeModeSession``), the ``pragma`` and ``output`` modules, and ``losses`` (explains
+    cells lost with the runtime host, :mod:`codemode.kernel.host_loss`)."""
 
     config: Any
     registry: Any
@@ -29,6 +32,7 @@ class Client:
     session: Any
     pragma: Any
     output: Any
+    losses: HostLosses
 
     def problems(self) -> list[str]:
         """Config and tool start-up problems, in the order they were found, each once (the
@@ -77,7 +81,7 @@ async def build_client(callbacks: Callbacks, cwd: Path | None = None) -> Client:
         on_notify=callbacks.on_notify,
         on_cell_closed=callbacks.on_cell_closed,
     )
-    return Client(config, registry, dispatcher, session, mods["pragma"], mods["output"])
+    return Client(config, registry, dispatcher, session, mods["pragma"], mods["output"], HostLosses(session))
 
 
 class ClientLayer:

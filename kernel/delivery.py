@@ -6,7 +6,8 @@
 - :meth:`Delivery.follow` hands a yielded cell to a background
   :class:`~codemode.kernel.observer.CellObserver` and opens its status display;
 - :meth:`Delivery.deliver_final` shows a finished cell's remaining output and its outcome
-  (``CellTerminated`` for a termination, the script's error, or nothing) and closes its record.
+  (``CellTerminated`` for a termination, ``HostStopped`` for a cell lost with the runtime host,
+  the script's error, or nothing) and closes its record.
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ class Delivery:
         """``record``'s cell yielded under ``request``: observe it in the background and show
         its status display (unless the request is silent)."""
         request.status = "running"
-        observer = CellObserver(client.session, record, self.displays.on_observed, max_output_tokens=max_tokens)
+        observer = CellObserver(
+            client.session,
+            record,
+            self.displays.on_observed,
+            max_output_tokens=max_tokens,
+            explain=client.losses.explain,
+        )
         self.state.observers[record.cell_id] = observer
         observer.start()
         if not request.silent:
@@ -81,6 +88,8 @@ class Delivery:
             self.displays.update(record)
         if final.kind == "Terminated":
             return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
+        if record.lost is not None:
+            return self.publisher.error_reply(request, record.lost.error(record.cell_id))
         if final.error_text is not None:
             return self.publisher.error_reply(request, render.parse_error_text(final.error_text))
         return self.publisher.ok_reply()

@@ -7,6 +7,7 @@ text), start the cell, then wait for its first response:
 - ``Yielded``: its output so far is shown and the cell is followed in the background
   (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``;
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
+- the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`);
 - an interrupt (the request's task cancelled) terminates the cell and shows what it left; a
   natural completion that won the race is shown as such (``spec/codex-code-mode.md`` §3.4).
 """
@@ -17,6 +18,7 @@ import asyncio
 import logging
 from typing import Any
 
+from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.client import Client, ClientLayer
 from codemode.kernel.delivery import Delivery
@@ -76,9 +78,9 @@ class ForegroundExecutor:
             try:
                 started = await starting
             except Exception as exc:
-                return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+                return self._not_started(client, request, exc)
         except Exception as exc:
-            return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+            return self._not_started(client, request, exc)
 
         record = CellRecord(started.cell_id, request.parent, execution_count)
         state.cells[record.cell_id] = record
@@ -90,8 +92,10 @@ class ForegroundExecutor:
         except asyncio.CancelledError:
             return await self._terminate_now(client, record, request, max_tokens, started.initial_response)
         except Exception as exc:
-            response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
-            record.finish(response)
+            record.lost = client.losses.explain(record.cell_id, exc)
+            record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
+            if record.lost is not None:
+                return self.delivery.deliver_final(request, record, [])
             record.state = "closed"
             request.status = record.outcome()
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
@@ -104,6 +108,14 @@ class ForegroundExecutor:
         record.finish(response)
         return self.delivery.deliver_final(request, record, items)
 
+    def _not_started(self, client: Client, request: Request, exc: Exception) -> dict[str, Any]:
+        """The cell could not be started: ``HostStopped`` when the host died under the execute,
+        else the session's error (e.g. ``code-mode host has too many active cells``)."""
+        loss = client.losses.explain(None, exc)
+        if loss is not None:
+            return self.publisher.error_reply(request, loss.error(None))
+        return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+
     async def _terminate_now(
         self,
         client: Client,
@@ -114,8 +126,11 @@ class ForegroundExecutor:
     ) -> dict[str, Any]:
         """Interrupted while the execute waited: terminate the cell and show what it left."""
         try:
-            outcome = await client.session.terminate(record.cell_id, max_output_tokens=max_tokens)
+            with client.losses.terminations.terminating(record.cell_id):
+                outcome = await client.session.terminate(record.cell_id, max_output_tokens=max_tokens)
             response = outcome.response
+        except HostConnectionError:
+            response = RuntimeResponse("Terminated", record.cell_id, [])  # gone with its host
         except Exception as exc:
             response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
         items = list(response.content_items)

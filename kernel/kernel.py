@@ -249,9 +249,15 @@ class CodeModeKernel(Kernel):
         return reply
 
     async def _fill_reply_metadata(self, request: Request) -> None:
+        """Prepare ``metadata.codemode`` for :meth:`finish_metadata`. For a cell that ended, the
+        tool calls still being cleaned up are awaited first (bounded,
+        :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
         calls: list[dict[str, Any]] = []
         client = self._clients.built()
         if request.cell_id is not None and client is not None:
+            if request.status not in (None, "running"):
+                # The cell ended: every call it made has (or is about to get) its one outcome.
+                await self._tool_calls.settle(request.cell_id)
             try:
                 calls = list(client.dispatcher.calls_for(request.cell_id))
             except Exception:

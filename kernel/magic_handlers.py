@@ -109,7 +109,8 @@ class MagicHandlers:
                 effective_wait_ms(requested, getattr(client.config.session, "max_yield_time_ms", None))
             )
         except asyncio.CancelledError:
-            items, final = await observer.terminate(max_tokens)
+            with client.losses.terminations.terminating(record.cell_id):
+                items, final = await observer.terminate(max_tokens)
         items = self.delivery.truncate(client, items, max_tokens)
         if final is not None:
             return self.delivery.deliver_final(request, record, items)
@@ -125,7 +126,8 @@ class MagicHandlers:
             return await self._no_target(client, magic, request, "There is no running cell to terminate.")
         request.cell_id = record.cell_id
         max_tokens = self.state.max_output_tokens
-        items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
+        with client.losses.terminations.terminating(record.cell_id):
+            items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
         items = self.delivery.truncate(client, items, max_tokens)
         if final.kind != "Terminated":
             return self.delivery.deliver_final(request, record, items)  # natural completion won

@@ -20,7 +20,9 @@ import logging
 import time
 from typing import Any, Callable
 
+from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
+from codemode.kernel.host_loss import HostLoss
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 log = logging.getLogger(__name__)
@@ -36,7 +38,8 @@ class CellObserver:
 
     ``session`` is a ``CodeModeSession``; ``on_change(record)`` is called (on the loop)
     whenever the record's buffer or final response changed. ``max_output_tokens`` is the
-    budget passed to each round.
+    budget passed to each round. ``explain(cell_id, exc)`` tells whether a failed round means
+    the runtime host stopped (a :class:`~codemode.kernel.host_loss.HostLoss` kept on the record).
     """
 
     def __init__(
@@ -46,11 +49,13 @@ class CellObserver:
         on_change: Callable[[CellRecord], None],
         *,
         max_output_tokens: int | None = None,
+        explain: Callable[[str, BaseException], HostLoss | None] | None = None,
     ) -> None:
         self.session = session
         self.record = record
         self.on_change = on_change
         self.max_output_tokens = max_output_tokens
+        self.explain = explain
         self._changed = asyncio.Event()
         self._round_done = asyncio.Event()
         self._yields = 0
@@ -93,6 +98,8 @@ class CellObserver:
                 raise
             except Exception as exc:  # host gone, session shut down, ...
                 if not self._terminating:
+                    if self.explain is not None and record.final is None:
+                        record.lost = self.explain(record.cell_id, exc)
                     record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
                     self._signal()
                 self._round_done.set()
@@ -154,7 +161,8 @@ class CellObserver:
         """Terminate the cell (unless it already ended) and return ``(items, final)``.
 
         A natural completion that happened first wins (``spec/codex-code-mode.md`` §3.4).
-        Errors of the session (e.g. the host died) give a ``Result`` with that text.
+        Errors of the session give a ``Result`` with that text, except that a host connection
+        failure counts as the termination (the cell is gone with its host).
         """
         record = self.record
         if record.final is None:
@@ -164,6 +172,8 @@ class CellObserver:
                     record.cell_id, max_output_tokens=max_output_tokens
                 )
                 response = outcome.response
+            except HostConnectionError:
+                response = RuntimeResponse("Terminated", record.cell_id, [])
             except Exception as exc:
                 response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
             items = list(response.content_items)

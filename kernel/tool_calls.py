@@ -4,15 +4,27 @@ The dispatcher (:class:`codemode.dispatch.ToolCallRuntime`) reports ``started``,
 ``progress`` and ``finished`` events. This module keeps, per cell, the calls in flight with
 their progress (what the status display and ``%cells`` show) and refreshes the cell's status
 displays.
+
+It also knows which calls have not finished yet, so the execute_reply metadata of a cell that
+ended can list every call with its outcome: the dispatcher records an aborted call only after
+the tool's cleanup finished (``exec_command`` kills its process group first), which can be
+after the terminate answered. :meth:`ToolCallTracker.settle` waits for those (bounded).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 from codemode.kernel.cells import ToolProgress
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.state import KernelState
+
+log = logging.getLogger(__name__)
+
+SETTLE_TIMEOUT_S = 5.0
+"""How long a reply waits for its ended cell's unfinished tool calls to record their outcome."""
 
 
 class ToolCallTracker:
@@ -21,10 +33,13 @@ class ToolCallTracker:
     def __init__(self, state: KernelState, displays: StatusDisplays) -> None:
         self.state = state
         self.displays = displays
+        self._unfinished: dict[str, set[str]] = {}
+        self._settled: dict[str, asyncio.Event] = {}
 
     def handle(self, event: Any) -> None:
         """Apply one ``ToolCallEvent`` (``kind``, ``cell_id``, ``runtime_tool_call_id``,
         ``tool``, ``progress``, ``total``, ``message``)."""
+        self._track(event)
         record = self.state.cells.get(event.cell_id)
         if record is None or record.final is not None:
             return
@@ -38,3 +53,37 @@ class ToolCallTracker:
             record.in_flight.pop(call_id, None)
         if record.displays:
             self.displays.update(record)
+
+    def _track(self, event: Any) -> None:
+        cell_id, call_id = event.cell_id, event.runtime_tool_call_id
+        if event.kind == "started":
+            self._unfinished.setdefault(cell_id, set()).add(call_id)
+        elif event.kind == "finished":
+            calls = self._unfinished.get(cell_id)
+            if calls is not None:
+                calls.discard(call_id)
+                if not calls:
+                    del self._unfinished[cell_id]
+                    event_ = self._settled.pop(cell_id, None)
+                    if event_ is not None:
+                        event_.set()
+
+    def unfinished(self, cell_id: str) -> int:
+        """How many calls of ``cell_id`` started and have no recorded outcome yet."""
+        return len(self._unfinished.get(cell_id, ()))
+
+    async def settle(self, cell_id: str, timeout_s: float = SETTLE_TIMEOUT_S) -> bool:
+        """Wait until every started call of ``cell_id`` has its outcome recorded, at most
+        ``timeout_s`` seconds. True when none is left (a call still running then is logged)."""
+        if not self._unfinished.get(cell_id):
+            return True
+        settled = self._settled.setdefault(cell_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(settled.wait(), timeout_s)
+        except asyncio.TimeoutError:
+            log.warning(
+                "%d tool call(s) of cell %s did not end within %.0f s; the reply lists the finished ones",
+                self.unfinished(cell_id), cell_id, timeout_s,
+            )
+            return False
+        return True

@@ -25,9 +25,11 @@ class Kernel:
     cwd: Path
 
 
-def start_kernel(cwd: Path) -> Kernel:
-    """Start a codemode kernel in ``cwd`` and wait until it answers kernel_info."""
+def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None) -> Kernel:
+    """Start a codemode kernel in ``cwd`` (environment plus ``extra_env``) and wait until it
+    answers kernel_info."""
     env = {k: v for k, v in os.environ.items() if k != "CODEMODE_CONFIG"}
+    env.update(extra_env or {})
     km = KernelManager(kernel_name=KERNEL_NAME)
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
@@ -74,8 +76,9 @@ def send_execute(kc: Any, code: str, **kwargs: Any) -> str:
     return kc.execute(code, **kwargs)
 
 
-def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> Execution:
-    """Wait for ``msg_id``'s reply and its IOPub messages up to the idle status."""
+def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S, others: list[dict[str, Any]] | None = None) -> Execution:
+    """Wait for ``msg_id``'s reply and its IOPub messages up to the idle status; IOPub
+    messages of other requests seen meanwhile are appended to ``others`` (if given)."""
     reply = kc.get_shell_msg(timeout=timeout)
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = kc.get_shell_msg(timeout=timeout)
@@ -83,6 +86,8 @@ def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> Execution:
     while True:
         msg = kc.get_iopub_msg(timeout=timeout)
         if msg["parent_header"].get("msg_id") != msg_id:
+            if others is not None:
+                others.append(msg)
             continue
         if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
             break
@@ -91,6 +96,8 @@ def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> Execution:
     return Execution(reply, messages)
 
 
-def execute(kc: Any, code: str, timeout: float = TIMEOUT_S, **kwargs: Any) -> Execution:
-    """Run one cell and return its reply and output messages."""
-    return collect(kc, send_execute(kc, code, **kwargs), timeout)
+def execute(
+    kc: Any, code: str, timeout: float = TIMEOUT_S, others: list[dict[str, Any]] | None = None, **kwargs: Any
+) -> Execution:
+    """Run one cell and return its reply and output messages (see :func:`collect` for ``others``)."""
+    return collect(kc, send_execute(kc, code, **kwargs), timeout, others)

@@ -1,0 +1,144 @@
+"""Telling the user that the code-mode runtime host stopped, and what that did to a cell.
+
+When the host connection dies (the host was killed, crashed, or exited on purpose), the
+client fails every pending call with Codex's bare reason, e.g. ``code-mode host closed its
+stdout`` (a :class:`~codemode.errors.HostConnectionError`, ``spec/codex-code-mode.md`` §4.6),
+and every live cell of that host generation is gone. The kernel shows such a cell's end as an
+``error`` named :data:`HOST_STOPPED_ENAME` whose value says what happened, keeps Codex's
+reason in parentheses, and says that the next cell starts a new host and whether values
+stored with ``store()`` survive (our host: yes; Codex's host: no).
+
+One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
+stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``,
+``design.md`` §3). The other live cells then go with it; their message names the cell whose
+termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
+generation G is attributed to cell N of G when the kernel's terminate of N was still in
+flight, or was answered at most :data:`RESTART_ATTRIBUTION_S` before and took at least
+:data:`SLOW_TERMINATE_S` (the host waits before it gives up on a cell). A host that dies for
+another reason in that window is misattributed; that is the documented limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from codemode.errors import HostConnectionError
+from codemode.kernel.render import ErrorParts, plain_error
+
+HOST_STOPPED_ENAME = "HostStopped"
+"""``ename`` of the error shown for a cell lost because the runtime host stopped."""
+RESTART_ATTRIBUTION_S = 5.0
+"""How long after a slow terminate was answered a host failure is attributed to it (seconds)."""
+SLOW_TERMINATE_S = 0.5
+"""A terminate answered faster than this stopped its cell in-process (seconds)."""
+
+
+@dataclass(frozen=True)
+class HostLoss:
+    """Why a cell was lost: ``reason`` (Codex's text), the host ``generation``, the cell whose
+    termination made the host exit (``restarted_for``, or None), and whether stored values
+    survive the rebuild (``stored_values_kept``)."""
+
+    reason: str
+    generation: int | None
+    restarted_for: str | None
+    stored_values_kept: bool
+
+    def sentence(self, cell_id: str | None) -> str:
+        """What happened to ``cell_id`` (None: a cell that never started), for the user."""
+        if self.restarted_for is not None:
+            what = (
+                f"The code-mode runtime host was restarted to stop cell {self.restarted_for}, "
+                f"which did not respond to termination ({self.reason})"
+            )
+        else:
+            what = f"The code-mode runtime host stopped ({self.reason})"
+        lost = f"cell {cell_id} was lost" if cell_id is not None else "the cell was not started"
+        stored = (
+            "values stored with store() are kept"
+            if self.stored_values_kept
+            else "values stored with store() were lost with the host"
+        )
+        return f"{what}; {lost}. The next cell starts a new host; {stored}."
+
+    def error(self, cell_id: str | None) -> ErrorParts:
+        """The ``error`` output for ``cell_id`` (``ename`` :data:`HOST_STOPPED_ENAME`)."""
+        return plain_error(HOST_STOPPED_ENAME, self.sentence(cell_id))
+
+
+@dataclass
+class _Termination:
+    started: float
+    answered: float | None = None
+
+
+@dataclass
+class TerminationLog:
+    """The terminations the kernel asked for recently (see the module docstring).
+
+    ``generation_of(cell_id)`` maps a public cell id to its host generation
+    (``CodeModeSession.generation_of``).
+    """
+
+    generation_of: Callable[[str], int]
+    _entries: dict[str, _Termination] = field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def terminating(self, cell_id: str) -> Iterator[None]:
+        """Wrap the kernel's terminate of ``cell_id`` (however it ends)."""
+        self._prune()
+        entry = self._entries[cell_id] = _Termination(time.monotonic())
+        try:
+            yield
+        finally:
+            entry.answered = time.monotonic()
+
+    def cause(self, generation: int | None) -> str | None:
+        """The cell whose termination explains a failure of host ``generation``, or None."""
+        if generation is None:
+            return None
+        now = time.monotonic()
+        for cell_id, entry in reversed(self._entries.items()):
+            if self.generation_of(cell_id) != generation:
+                continue
+            if entry.answered is None:
+                return cell_id
+            if entry.answered - entry.started >= SLOW_TERMINATE_S and now - entry.answered <= RESTART_ATTRIBUTION_S:
+                return cell_id
+        return None
+
+    def _prune(self) -> None:
+        now = time.monotonic()
+        for cell_id in [c for c, e in self._entries.items() if e.answered is not None and now - e.answered > RESTART_ATTRIBUTION_S]:
+            del self._entries[cell_id]
+
+
+class HostLosses:
+    """Turns failures seen by the kernel into :class:`HostLoss` values.
+
+    ``session`` is the ``CodeModeSession`` (``host_failure``, ``generation_of``,
+    ``stored_values_kept``).
+    """
+
+    def __init__(self, session: object) -> None:
+        self.session = session
+        self.terminations = TerminationLog(session.generation_of)  # type: ignore[attr-defined]
+
+    def explain(self, cell_id: str | None, exc: BaseException) -> HostLoss | None:
+        """The loss behind ``exc`` for ``cell_id``: ``exc`` itself when it is a
+        :class:`HostConnectionError`, else (e.g. a stale-generation error met after the host
+        died) the failure the session recorded for the cell's host. None for other errors."""
+        failure: HostConnectionError | None = exc if isinstance(exc, HostConnectionError) else None
+        if failure is None and cell_id is not None:
+            failure = self.session.host_failure(cell_id)  # type: ignore[attr-defined]
+        if failure is None:
+            return None
+        return HostLoss(
+            failure.reason,
+            failure.generation,
+            self.terminations.cause(failure.generation),
+            bool(self.session.stored_values_kept),  # type: ignore[attr-defined]
+        )
