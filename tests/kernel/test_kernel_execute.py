@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 
+import psutil
+
 from kernel_driver import collect, execute, send_execute
 
 
@@ -136,6 +138,32 @@ def test_interrupt_terminates_the_cell_and_kernel_survives(kernel):
     assert sleep["handler_ms"] < 60000
     assert kernel.km.is_alive()
     assert execute(kernel.kc, 'text(load("before"))').stdout == "kept\n"
+
+
+def _wait_for_child(kernel, cmdline: str, timeout: float = 30) -> None:
+    """Return once a process of the kernel runs ``cmdline`` (found with psutil)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for proc in psutil.Process(kernel.km.provisioner.pid).children(recursive=True):
+            try:
+                if " ".join(proc.cmdline()) == cmdline:
+                    return
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.05)
+    raise AssertionError(f"no child process runs {cmdline!r}")
+
+
+def test_interrupted_exec_command_is_listed_with_outcome_aborted(kernel):
+    msg_id = send_execute(kernel.kc, 'await tools.exec_command({cmd: "sleep 60"}); text("never")')
+    _wait_for_child(kernel, "sleep 60")
+    kernel.km.interrupt_kernel()
+    run = collect(kernel.kc, msg_id, timeout=30)
+    assert run.content["ename"] == "CellTerminated"
+    assert run.codemode["status"] == "terminated"
+    (call,) = run.codemode["tool_calls"]
+    assert (call["tool"], call["outcome"], call["success"]) == ("exec_command", "aborted", None)
+    assert call["execution_started"] is True
 
 
 def test_interrupt_during_wait_terminates_the_waited_cell(kernel):

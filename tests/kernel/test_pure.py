@@ -213,3 +213,41 @@ def test_inspect_tool_shows_description_and_declaration():
 def test_inspect_global_and_unknown():
     assert "store(key" in completion.inspect("store", 2, TOOLS)["data"]["text/plain"]
     assert completion.inspect("nothing_here", 3, TOOLS)["found"] is False
+
+
+# ---------------------------------------------------------------- host loss
+
+
+def test_host_loss_sentences_name_reason_cell_and_stored_values():
+    from codemode.kernel.host_loss import HostLoss
+
+    crash = HostLoss("code-mode host closed its stdout", 1, None, True)
+    assert crash.sentence("3") == (
+        "The code-mode runtime host stopped (code-mode host closed its stdout); cell 3 was lost. "
+        "The next cell starts a new host; values stored with store() are kept."
+    )
+    restart = HostLoss("code-mode host exited with status 3", 2, "g2:4", False)
+    parts = restart.error(None)
+    assert parts.ename == "HostStopped"
+    assert parts.evalue.startswith(
+        "The code-mode runtime host was restarted to stop cell g2:4, which did not respond to termination"
+    )
+    assert "the cell was not started" in parts.evalue
+    assert parts.evalue.endswith("values stored with store() were lost with the host.")
+
+
+def test_termination_log_attributes_only_slow_recent_terminates_of_that_generation(monkeypatch):
+    from codemode.kernel import host_loss
+
+    now = [100.0]
+    monkeypatch.setattr(host_loss.time, "monotonic", lambda: now[0])
+    log = host_loss.TerminationLog(lambda cid: int(cid[1:].split(":")[0]) if cid.startswith("g") else 1)
+    with log.terminating("2"):
+        assert log.cause(1) == "2"  # still in flight
+        now[0] += 0.1
+    assert log.cause(1) is None  # answered fast: stopped in-process
+    with log.terminating("3"):
+        now[0] += 1.0
+    assert (log.cause(1), log.cause(2)) == ("3", None)
+    now[0] += host_loss.RESTART_ATTRIBUTION_S + 0.1
+    assert log.cause(1) is None
