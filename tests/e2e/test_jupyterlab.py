@@ -1,0 +1,206 @@
+"""The codemode kernel used from JupyterLab in a real headless browser.
+
+The user: a person orchestrating tools from JupyterLab. A real ``jupyter lab`` server runs on
+127.0.0.1 (token, ``--allow-root``, its root folder a fresh temp folder without
+``codemode.toml``), and Debian's Chromium, driven by Playwright without ``playwright install``,
+opens the launcher, starts a "Code Mode (JavaScript)" notebook, runs a tool-calling cell, a cell
+that yields (its status display must say it is running) and ``%wait`` (the yielded cell's output
+must appear). Commands, flags and the wait-for-idle-through-``/api/sessions`` step follow
+``/work/shared/recipes.md`` §7. A screenshot is saved as ``jupyterlab.png`` in the test's tmp
+folder (``jupyterlab-running.png`` while the yielded cell runs).
+
+Chromium comes from Debian (``scripts/install-tools.sh`` installs it at test-session start when
+run as root). The test skips when it is missing, except under CI (``$CI`` set), where a missing
+browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import requests
+
+from e2e_servers import DEADLINE_S, ServerProcess, alive, cmdline, free_port, server_env, wait_for
+
+pytestmark = pytest.mark.timeout(150)
+
+CHROMIUM = Path("/usr/bin/chromium")
+TOKEN = "codemode-lab-token"
+KERNEL_DISPLAY_NAME = "Code Mode (JavaScript)"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+"""Chromium flags verified on this machine (recipes §7)."""
+
+UI_TIMEOUT_MS = 45_000
+"""Upper bound for one browser-side wait (page load, an output appearing)."""
+
+LAB_SETTINGS = {
+    # No "get notified about Jupyter news?" toast over the notebook, no request leaving the box.
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false", "checkForUpdates": False,
+    },
+}
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    reason = (
+        f"Debian's Chromium is not installed at {CHROMIUM}; scripts/install-tools.sh installs it "
+        "with apt-get when run as root."
+    )
+    if os.environ.get("CI"):
+        pytest.fail(reason + " CI must install it.")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A running JupyterLab server: ``(base_url, ServerProcess, notebook_folder)``."""
+    _require_chromium()
+    root = tmp_path / "root"
+    notebooks = root / "notebooks"
+    notebooks.mkdir(parents=True)
+    env = server_env(tmp_path)
+    for rel, values in LAB_SETTINGS.items():
+        target = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values))
+    port = free_port()
+    server = ServerProcess(
+        [
+            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+            f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={notebooks}", "--allow-root",
+        ],
+        cwd=notebooks, env=env, log_path=tmp_path / "lab.log",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        def up() -> bool:
+            server.check_running()
+            return requests.get(f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2).ok
+
+        wait_for(up, "JupyterLab's /api/status", deadline_s=60)
+        yield base, server, notebooks
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def browser_page(tmp_path):
+    """A Playwright page in headless Debian Chromium (fresh profile); every browser process
+    is gone after teardown."""
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    me = psutil.Process()
+    before = {p.pid for p in me.children(recursive=True)}
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
+        )
+        browser_procs = [p for p in me.children(recursive=True) if p.pid not in before]
+        try:
+            context.set_default_timeout(UI_TIMEOUT_MS)
+            yield context.pages[0] if context.pages else context.new_page()
+        finally:
+            context.close()
+    end = time.monotonic() + DEADLINE_S
+    while left := [p for p in browser_procs if alive(p)]:
+        if time.monotonic() >= end:
+            for proc in left:
+                proc.kill()
+            raise AssertionError("Browser processes outlived the test: " + "; ".join(cmdline(p) for p in left))
+        time.sleep(0.1)
+
+
+def _kernel_idle(base: str) -> str | None:
+    """The codemode kernel's id once a notebook session has it and it is idle (else None)."""
+    sessions = requests.get(f"{base}/api/sessions", headers={"Authorization": f"token {TOKEN}"}, timeout=5).json()
+    for session in sessions:
+        kernel = session.get("kernel") or {}
+        if kernel.get("name") == "codemode" and kernel.get("execution_state") == "idle":
+            return kernel["id"]
+    return None
+
+
+def _run_cell(page, index: int, code: str, *, paste: bool = False) -> None:
+    """Put ``code`` into notebook cell ``index`` (an empty cell) and run it with Shift+Enter.
+
+    The code is typed key by key, or with ``paste`` inserted as one edit (for several lines:
+    CodeMirror would indent typed lines of its own accord). The editor must then hold exactly
+    ``code``.
+    """
+    editor = page.locator(".jp-NotebookPanel .jp-Cell").nth(index).locator(".cm-content")
+    editor.click()
+    if paste:
+        page.keyboard.insert_text(code)
+    else:
+        page.keyboard.type(code)
+    assert editor.inner_text() == code
+    page.keyboard.press("Shift+Enter")
+
+
+def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_path):
+    from playwright.sync_api import expect
+
+    base, server, notebooks = lab
+    page = browser_page
+    page.goto(f"{base}/lab?token={TOKEN}")
+    card = page.locator('.jp-LauncherCard[data-category="Notebook"]', has_text=KERNEL_DISPLAY_NAME)
+    card.click()
+    page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first.wait_for()
+    # The kernel-status selector in the page turns "idle" before the kernel answers requests
+    # (recipes §7); the server's view of the session is reliable.
+    wait_for(lambda: _kernel_idle(base), "the codemode kernel to be idle in /api/sessions", deadline_s=60)
+
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(3)]
+    try:
+        _run_cell(page, 0, 'const r = await tools.echo({greeting: "hello from Lab"}); text(r.greeting)')
+        expect(outputs[0]).to_have_text("hello from Lab")
+
+        _run_cell(
+            page, 1,
+            '// @exec: {"yield_time_ms": 100}\n'
+            "await tools.sleep({ms: 1500});\n"
+            'text("slept while Lab went on");',
+            paste=True,
+        )
+        expect(outputs[1]).to_contain_text("is running")
+        expect(outputs[1]).to_contain_text("%wait")
+        page.screenshot(path=str(tmp_path / "jupyterlab-running.png"))
+
+        _run_cell(page, 2, "%wait")
+        expect(outputs[2]).to_have_text("slept while Lab went on")
+        # The yielded cell's status display is updated to its end in place.
+        expect(outputs[1]).to_contain_text("its output was shown")
+        expect(outputs[1]).not_to_contain_text("is running")
+    finally:
+        page.screenshot(path=str(tmp_path / "jupyterlab.png"))
+
+    assert (notebooks / "Untitled.ipynb").exists()
+    headers = {"Authorization": f"token {TOKEN}"}
+    kernel_name = requests.get(f"{base}/api/sessions", headers=headers, timeout=5).json()[0]["kernel"]["name"]
+    assert kernel_name == "codemode"
+    server.remember()
+    started = "\n".join(server.commands.values())
+    assert "codemode.kernel" in started and "codemode.runtime" in started, started
+
+    assert requests.post(f"{base}/api/shutdown", headers=headers, timeout=10).ok
+    try:
+        code = server.popen.wait(DEADLINE_S)
+    except subprocess.TimeoutExpired:
+        code = None
+    assert code == 0, f"JupyterLab did not shut down cleanly (exit code {code}); output:\n{server.output()}"
+    server.assert_all_gone()
