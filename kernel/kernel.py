@@ -23,9 +23,14 @@ How code mode appears in Jupyter is ``design.md`` §4; the Jupyter side follows
   default handler would raise ``KeyboardInterrupt`` into the event loop and end the kernel
   (``recipes.md`` §2), so :meth:`pre_handler_hook` installs a handler that cancels the
   running request's task instead;
+- a cell lost because the runtime host stopped (killed, crashed, or restarted to stop a cell
+  that did not respond to termination) ends with the error ``HostStopped``
+  (:mod:`codemode.kernel.host_loss`): Codex's reason, the lost cell, the restart's cause when
+  known, and that the next cell starts a new host;
 - every execute_reply carries ``metadata.codemode = {"cell_id", "status", "wall_time_ms",
   "tool_calls"}`` (status ``running|completed|failed|terminated``; ``cell_id`` None for
-  magics that touch no cell).
+  magics that touch no cell); for a cell that ended, ``tool_calls`` lists every call it made
+  with its one outcome (calls still cleaning up are awaited, bounded).
 
 The class itself only wires the parts together, each in its own module:
 :mod:`~codemode.kernel.client` (the client layer, built on the first request that needs it so
