@@ -108,6 +108,7 @@ class CodeModeKernel(Kernel):
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._clients)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._clients)
         self._foreground: asyncio.Task[Any] | None = None
+        self._interrupt_pending = False
         self._reply_codemode: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ kernel info
@@ -130,6 +131,7 @@ class CodeModeKernel(Kernel):
             self._loop = asyncio.get_running_loop()
         except RuntimeError:
             pass
+        self._interrupt_pending = False
         self.saved_sigint_handler = signal.signal(signal.SIGINT, self._on_sigint)
 
     def post_handler_hook(self) -> None:
@@ -143,7 +145,12 @@ class CodeModeKernel(Kernel):
 
     def _interrupt_foreground(self) -> None:
         task, request = self._foreground, self._state.request
-        if task is None or task.done() or request is None or request.interrupted:
+        if task is None:
+            # The handler runs but its work has not started yet (ipykernel is still
+            # publishing execute_input): do_execute delivers the interrupt once it has.
+            self._interrupt_pending = True
+            return
+        if task.done() or request is None or request.interrupted:
             return
         log.info("interrupt: terminating the cell of the running request")
         request.interrupted = True
@@ -239,6 +246,11 @@ class CodeModeKernel(Kernel):
             work = self._executor.run(code, request, self.execution_count)
         task = asyncio.ensure_future(work)
         self._foreground = task
+        if self._interrupt_pending:
+            # Delivered after the work's first step, so it meets the work's own handling
+            # (e.g. %wait terminates the waited cell) instead of a coroutine never started.
+            self._interrupt_pending = False
+            self._loop.call_soon(self._interrupt_foreground)
         try:
             reply = await task
         except asyncio.CancelledError:

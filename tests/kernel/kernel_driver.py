@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from jupyter_client.manager import KernelManager
 
@@ -76,13 +76,38 @@ def send_execute(kc: Any, code: str, **kwargs: Any) -> str:
     return kc.execute(code, **kwargs)
 
 
-def collect(kc: Any, msg_id: str, timeout: float = TIMEOUT_S, others: list[dict[str, Any]] | None = None) -> Execution:
+def wait_for_iopub(
+    kc: Any, msg_id: str, predicate: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT_S
+) -> list[dict[str, Any]]:
+    """Read IOPub until a message of request ``msg_id`` satisfies ``predicate``.
+
+    Returns the messages of ``msg_id`` read on the way (the matching one last); pass them to
+    :func:`collect` as ``earlier`` so none is lost. Raises ``queue.Empty`` after ``timeout`` s
+    without a message.
+    """
+    seen = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") == msg_id:
+            seen.append(msg)
+            if predicate(msg):
+                return seen
+
+
+def collect(
+    kc: Any,
+    msg_id: str,
+    timeout: float = TIMEOUT_S,
+    others: list[dict[str, Any]] | None = None,
+    earlier: list[dict[str, Any]] | None = None,
+) -> Execution:
     """Wait for ``msg_id``'s reply and its IOPub messages up to the idle status; IOPub
-    messages of other requests seen meanwhile are appended to ``others`` (if given)."""
+    messages of other requests seen meanwhile are appended to ``others`` (if given);
+    ``earlier`` are messages of ``msg_id`` already read (see :func:`wait_for_iopub`)."""
     reply = kc.get_shell_msg(timeout=timeout)
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = kc.get_shell_msg(timeout=timeout)
-    messages = []
+    messages = [m for m in earlier or [] if m["msg_type"] not in ("status", "execute_input")]
     while True:
         msg = kc.get_iopub_msg(timeout=timeout)
         if msg["parent_header"].get("msg_id") != msg_id:
