@@ -318,7 +318,7 @@ class CellRuntime:
             self._post(self._events.tool_call, runtime_id, call["index"], call["input"])
             return json.dumps({"value": runtime_id})
         if op == "notify":
-            self._post(self._events.notify, _scrub(arg))
+            self._post(self._events.notify, _scrub(json.loads(arg)))
             return None
         if op == "store":
             key, value = json.loads(arg)
@@ -326,7 +326,7 @@ class CellRuntime:
             self._view[key] = value
             return None
         if op == "load":
-            return json.dumps({"value": self._view.get(arg)})
+            return json.dumps({"value": self._view.get(json.loads(arg))})
         if op == "yield":
             self._post(self._events.yield_control)
             return None
@@ -354,6 +354,6 @@ class CellRuntime:
             return None
         if op == "fail":
             if self._outcome is None:
-                self._outcome = CellOutcome("completed", _scrub(arg))
+                self._outcome = CellOutcome("completed", _scrub(json.loads(arg)))
             return None
         return json.dumps({"error": f"unknown host operation {op}"})

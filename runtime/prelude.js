@@ -507,6 +507,9 @@
 
   // ---- bridge ---------------------------------------------------------------------
 
+  // The argument is a string the binding passes through C strlen: plain strings that may
+  // hold a NUL or a lone surrogate (notify text, a load key, an error text) cross as JSON
+  // string literals; the other operations already send JSON text.
   function __cm_call(op, arg) {
     // slice(0) flattens QuickJS rope strings, which the binding cannot convert.
     const reply = __cm_host(op, arg === undefined ? "" : String(arg).slice(0));
@@ -652,7 +655,7 @@
   function __cm_notify() {
     const text = __cm_to_text(arguments[0]);
     if (text.trim() === "") throw "notify expects non-empty text";
-    __cm_call("notify", text);
+    __cm_call("notify", JSON.stringify(text));
   }
 
   // ---- store / load (values kept by the host; spec §1.6) ----------------------------
@@ -676,7 +679,7 @@
 
   function __cm_load() {
     const key = __cm_key(arguments[0], "load");
-    const json = __cm_call("load", key);
+    const json = __cm_call("load", JSON.stringify(key));
     return json === undefined || json === null ? undefined : JSON.parse(json);
   }
 
@@ -728,7 +731,7 @@
       callback.call(undefined);
     } catch (e) {
       if (e === EXIT_SENTINEL) { __cm_call("exited", ""); return; }
-      __cm_call("fail", __cm_error_text(e));
+      __cm_call("fail", JSON.stringify(__cm_error_text(e)));
     }
   }
 
@@ -857,7 +860,7 @@
             function __cm_done() { __cm_call("done", ""); },
             function __cm_failed(e) {
               if (e === EXIT_SENTINEL) __cm_call("exited", "");
-              else __cm_call("fail", __cm_error_text(e));
+              else __cm_call("fail", JSON.stringify(__cm_error_text(e)));
             });
           return "";
         case "fire":
@@ -871,7 +874,7 @@
       }
     } catch (e) {
       if (e === EXIT_SENTINEL) { __cm_call("exited", ""); return ""; }
-      __cm_call("fail", __cm_error_text(e));
+      __cm_call("fail", JSON.stringify(__cm_error_text(e)));
       return "";
     }
   };

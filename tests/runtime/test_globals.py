@@ -224,6 +224,20 @@ async def test_notify_sends_delegate_requests(host):
     assert request == {"type": "notification/send", "callId": "call-77", "cellId": "1", "text": "first"}
 
 
+async def test_nul_and_lone_surrogates_cross_the_bridge_in_every_helper(host):
+    """A NUL must not cut notify text, load keys or thrown strings; a lone surrogate becomes
+    U+FFFD as in text() (text_strings). Found by the property test against Codex's host."""
+    source = (
+        "notify('\\0'); notify('a\\0b\\ud800');\n"
+        "store('k\\0', 1); store('k', 2); text(String(load('k\\0')));\n"
+        "throw 'x\\0y';\n"
+    )
+    response = await host.run(source)
+    assert host.notifications == ["\x00", "a\x00b\ufffd"]
+    assert text_items(response) == ["1"]
+    assert body_of(response)["error_text"] == "x\x00y"
+
+
 async def test_notify_delivery_error_does_not_affect_script(host):
     """A refused notification is only logged (notify_delivery_error)."""
     host.notify_error = "no active turn"
