@@ -55,6 +55,9 @@ class ForegroundExecutor:
                 f"The code-mode session could not be started: {exc}. "
                 "Check the configuration and the kernel log, then run the cell again.",
             )
+        # Servers still starting report their problems once ready (or timed out); waiting
+        # here (execute would wait for them anyway) shows every problem with this cell.
+        await client.registry.ready_tools()
         self.delivery.show_new_problems(client, request)
         try:
             source = client.pragma.parse_exec_source(code)

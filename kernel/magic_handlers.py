@@ -166,12 +166,12 @@ class MagicHandlers:
                     f"%config can change only {' and '.join(SETTABLE)} while the kernel runs; "
                     f"set {key} in codemode.toml and restart the kernel.",
                 )
-            if not value.isdigit():
-                return self.publisher.plain_error_reply(
-                    request, "UsageError", f"{key} must be a non-negative whole number; got {value!r}."
-                )
+            try:
+                magics.non_negative(key, value)
+            except magics.MagicError as exc:
+                return self.publisher.plain_error_reply(request, "UsageError", str(exc))
         for key, value in magic.assignments.items():
-            setattr(self.state, key, int(value))
+            setattr(self.state, key, magics.non_negative(key, value))
         session = client.config.session
         lines = [
             f"config file: {client.config.source_path or '(none: built-in defaults)'}",

@@ -56,14 +56,21 @@ def is_magic(code: str) -> bool:
     return code.lstrip(" \t\r\n").startswith("%")
 
 
-def _non_negative(option: str, value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = -1
-    if number < 0:
-        raise MagicError(f"The value of {option} must be a non-negative whole number of "
-                         f"{'milliseconds' if 'ms' in option else 'tokens'}; got {value!r}.")
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Largest accepted time or token count, as for the ``// @exec:`` pragma (spec §2.2)."""
+
+
+def non_negative(option: str, value: str) -> int:
+    """``value`` as a whole number of milliseconds or tokens for ``option``.
+
+    Raises :class:`MagicError` unless it is ASCII digits (a leading ``+`` is not accepted) and
+    at most :data:`MAX_SAFE_INTEGER`, the pragma's limit.
+    """
+    number = int(value) if value.isascii() and value.isdigit() else -1
+    if not 0 <= number <= MAX_SAFE_INTEGER:
+        unit = "milliseconds" if "ms" in option else "tokens"
+        raise MagicError(f"The value of {option} must be a whole number of {unit} from 0 to "
+                         f"{MAX_SAFE_INTEGER}; got {value!r}.")
     return number
 
 
@@ -77,9 +84,9 @@ def _parse_wait(args: list[str]) -> Magic:
             if value is None:
                 raise MagicError(f"The option {key} needs a value, for example {key} 5000.")
             if key == "--yield-time-ms":
-                magic.yield_time_ms = _non_negative(key, value)
+                magic.yield_time_ms = non_negative(key, value)
             else:
-                magic.max_tokens = _non_negative(key, value)
+                magic.max_tokens = non_negative(key, value)
         elif arg.startswith("--"):
             raise MagicError(
                 f"%wait does not know the option {arg}; usage: {MAGICS['wait'].split(':')[0]}."

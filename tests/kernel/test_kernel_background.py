@@ -73,6 +73,23 @@ def test_config_problems_are_shown_once(codemode_kernelspec, tmp_path):
         stop_kernel(kernel)
 
 
+def test_problems_found_at_start_up_all_show_with_the_first_cell(codemode_kernelspec, tmp_path):
+    # One problem is known at once (an import), the other only when the server fails to start.
+    (tmp_path / "codemode.toml").write_text(
+        '[python_tools]\nmodules = ["no_such_tools_module"]\n'
+        '[mcp_servers.broken]\ncommand = "sh"\nargs = ["-c", "sleep 1; exit 3"]\nstartup_timeout_sec = 5\n'
+    )
+    kernel = start_kernel(tmp_path)
+    try:
+        first = execute(kernel.kc, 'text("one")')
+        problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
+        assert "no_such_tools_module" in problems
+        assert "`broken`" in problems
+        assert first.stdout == "one\n"
+    finally:
+        stop_kernel(kernel)
+
+
 def test_config_magic_changes_the_default_yield(kernel):
     assert execute(kernel.kc, "%config yield_time_ms=100").content["status"] == "ok"
     try:
@@ -84,3 +101,6 @@ def test_config_magic_changes_the_default_yield(kernel):
         execute(kernel.kc, "%config yield_time_ms=10000")
     refused = execute(kernel.kc, "%config max_heap_size_bytes=1")
     assert refused.content["ename"] == "UsageError"
+    too_big = execute(kernel.kc, "%config yield_time_ms=99999999999999999999")
+    assert too_big.content["ename"] == "UsageError"
+    assert "yield_time_ms = 10000" in execute(kernel.kc, "%config").stdout  # left as it was

@@ -251,3 +251,15 @@ def test_termination_log_attributes_only_slow_recent_terminates_of_that_generati
     assert (log.cause(1), log.cause(2)) == ("3", None)
     now[0] += host_loss.RESTART_ATTRIBUTION_S + 0.1
     assert log.cause(1) is None
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", "9007199254740992", "-1", "+5", "²", "1.5", ""])
+def test_wait_and_config_numbers_are_whole_and_within_the_pragma_limit(value):
+    with pytest.raises(magics.MagicError, match="from 0 to 9007199254740991"):
+        magics.parse_magic(f"%wait --yield-time-ms {value}" if value else "%wait --yield-time-ms=")
+    with pytest.raises(magics.MagicError, match="from 0 to 9007199254740991"):
+        magics.non_negative("yield_time_ms", value)
+
+
+def test_the_largest_safe_integer_is_accepted():
+    assert magics.parse_magic("%wait --max-tokens 9007199254740991").max_tokens == 9007199254740991
