@@ -25,6 +25,7 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import os
@@ -38,6 +39,7 @@ from ..config import McpServerConfig
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
 from .launcher import launcher_argv
+from .mcp_listing import ListingDispatcher
 from .naming import mcp_tool_name
 from .typescript import mcp_output_schema
 
@@ -99,31 +101,60 @@ def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[
         raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
     return command, env
 
+STDERR_TAIL_LINES = 20
+"""How many of a server's last stderr lines a start-up failure quotes."""
+
+STDERR_TAIL_BYTES = 2048
+"""The most stderr text (UTF-8 bytes, from the end) a start-up failure quotes."""
+
+
 class _StderrPipe:
-    """A pipe whose write end is the server's stderr; lines are logged at debug level."""
+    """A pipe whose write end is the server's stderr; lines are logged at debug level and the
+    last :data:`STDERR_TAIL_LINES` kept for :meth:`tail` (a start-up failure quotes them)."""
 
     def __init__(self, server: str) -> None:
         self.server = server
         read_fd, write_fd = os.pipe()
         self.writer = os.fdopen(write_fd, "w")
         self._read_fd = read_fd
+        self._last: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._task: asyncio.Task[None] | None = asyncio.ensure_future(self._pump())
 
     async def _pump(self) -> None:
         log = logging.getLogger(__name__ + ".stderr")
-        reader = asyncio.StreamReader()
+        reader = asyncio.StreamReader(limit=2**20)
         loop = asyncio.get_running_loop()
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", buffering=0)
         )
         try:
             while True:
-                line = await reader.readline()
-                if not line:
+                try:
+                    raw = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as end:
+                    raw = end.partial
+                except asyncio.LimitOverrunError as over:
+                    raw = await reader.readexactly(over.consumed)  # an over-long line, in parts
+                if not raw:
                     return
-                log.debug("[mcp %s] %s", self.server, line.decode("utf-8", "replace").rstrip())
+                line = raw.decode("utf-8", "replace").rstrip()
+                self._last.append(line[-STDERR_TAIL_BYTES:])
+                log.debug("[mcp %s] %s", self.server, line)
         finally:
             transport.close()
+
+    def tail(self) -> str:
+        """The server's last stderr lines (at most :data:`STDERR_TAIL_LINES` lines and about
+        :data:`STDERR_TAIL_BYTES` bytes, whole lines from the end), joined by newlines; empty
+        when it wrote nothing."""
+        kept: list[str] = []
+        size = 0
+        for line in reversed(self._last):
+            size += len(line.encode("utf-8")) + 1
+            if kept and size > STDERR_TAIL_BYTES:
+                break
+            kept.append(line)
+        return "\n".join(reversed(kept)).strip("\n")
 
     def close_writer(self) -> None:
         """Drop our copy of the write end (the child keeps its own)."""
@@ -131,6 +162,7 @@ class _StderrPipe:
             self.writer.close()
 
     async def aclose(self) -> None:
+        """Close our write end and wait (at most 1 s) until the server's stderr is read to its end."""
         self.close_writer()
         if self._task is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
@@ -148,6 +180,8 @@ class McpServer:
         self.tools: list[Tool] = []
         self.namespace_description: str | None = None
         self._startup_error: str | None = None
+        self._tool_problems: list[str] = []
+        self._stderr: _StderrPipe | None = None
         self._session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -159,8 +193,10 @@ class McpServer:
 
     @property
     def errors(self) -> list[str]:
-        """Start-up problems, as sentences (empty when the server runs)."""
-        return [self._startup_error] if self._startup_error else []
+        """Start-up problems, as sentences: why the server did not start (quoting its last
+        stderr lines), or the tools it listed that were skipped as invalid
+        (:mod:`codemode.tools.mcp_listing`)."""
+        return ([self._startup_error] if self._startup_error else []) + list(self._tool_problems)
 
     @property
     def running(self) -> bool:
@@ -195,16 +231,22 @@ class McpServer:
             streams = await stack.enter_async_context(streamable_http_client(cfg.url, http_client=client))
             return streams[0], streams[1]
         from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
 
-        pipe = _StderrPipe(self.name)
+        from .stdio_transport import stdio_transport
+
+        pipe = self._stderr = _StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)
         command, env = _server_command(cfg.command or "", cfg.env)
         argv = launcher_argv(command, list(cfg.args))
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cfg.cwd)
-        streams = await stack.enter_async_context(stdio_client(params, errlog=pipe.writer))
+        streams = await stack.enter_async_context(stdio_transport(params, errlog=pipe.writer))
         pipe.close_writer()
         return streams[0], streams[1]
+
+    def _with_stderr(self, sentence: str) -> str:
+        """``sentence`` followed by the server's last stderr lines, when it wrote any."""
+        tail = self._stderr.tail() if self._stderr is not None else ""
+        return f"{sentence} Its last output on stderr:\n{tail}" if tail else sentence
 
     async def _run(self, stop: asyncio.Event, started: asyncio.Event) -> None:
         """The server's life: start it (bounded by ``startup_timeout_sec``), serve until
@@ -218,17 +260,22 @@ class McpServer:
         from mcp import ClientSession
 
         timeout = self.config.startup_timeout_sec
+        self._stderr = None
+        self._tool_problems = []
         try:
             async with AsyncExitStack() as stack:
                 try:
                     async with asyncio.timeout(timeout):
                         read, write = await self._open_transport(stack)
-                        session = await stack.enter_async_context(ClientSession(read, write))
+                        dispatcher = ListingDispatcher(read, write, server=self.name)
+                        session = await stack.enter_async_context(ClientSession(dispatcher=dispatcher))
                         initialized = await session.initialize()
+                        dispatcher.protocol_version = getattr(initialized, "protocol_version", None)
                         self.namespace_description = namespace_description(initialized)
                         listed = await self._list_tools(session)
+                        self._tool_problems = list(dispatcher.problems)
                 except TimeoutError:
-                    self._startup_error = (
+                    self._startup_error = self._with_stderr(
                         f"MCP server `{self.name}` did not start within {timeout:g} s "
                         "(startup_timeout_sec) and was stopped; its tools are unavailable."
                     )
@@ -246,7 +293,7 @@ class McpServer:
         except BaseException as exc:  # noqa: BLE001 - reported, never raised into the kernel
             reason = _describe(exc)
             if not started.is_set():
-                self._startup_error = f"MCP server `{self.name}` failed to start: {reason}."
+                self._startup_error = self._with_stderr(f"MCP server `{self.name}` failed to start: {reason}.")
                 logger.warning(self._startup_error)
             else:
                 logger.warning("MCP server %s stopped: %s", self.name, reason)
@@ -255,10 +302,14 @@ class McpServer:
             started.set()
 
     async def _list_tools(self, session: Any) -> list[Any]:
+        """Every page of the server's ``tools/list`` (the SDK's ``Tool`` objects)."""
+        from mcp_types import PaginatedRequestParams
+
         tools: list[Any] = []
         cursor = None
         while True:
-            page = await session.list_tools(cursor=cursor) if cursor else await session.list_tools()
+            params = PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await session.list_tools(params=params)
             tools.extend(page.tools)
             cursor = getattr(page, "next_cursor", None)
             if not cursor:
