@@ -47,6 +47,7 @@ import asyncio
 import logging
 import signal
 import time
+from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from typing import Any
 
@@ -66,6 +67,9 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_S = 20.0
 """Upper bound for stopping the session and the tool servers at kernel shutdown."""
+IDLE_INTERRUPT_WINDOW_S = 2.0
+"""How long an interrupt that came while no handler ran may still reach a request that was
+sent before it and starts within this many seconds."""
 
 
 def _version(dist: str) -> str:
@@ -109,6 +113,7 @@ class CodeModeKernel(Kernel):
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._clients)
         self._foreground: asyncio.Task[Any] | None = None
         self._interrupt_pending = False
+        self._idle_interrupt: tuple[float, float] | None = None  # (wall clock, monotonic)
         self._reply_codemode: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ kernel info
@@ -124,6 +129,36 @@ class CodeModeKernel(Kernel):
         return info
 
     # ------------------------------------------------------------------ interrupts
+
+    def start(self) -> None:
+        """Start ipykernel's machinery, then catch SIGINT between handlers too (ipykernel
+        ignores it there), so an interrupt racing a just-sent execute is not lost."""
+        super().start()
+        signal.signal(signal.SIGINT, self._on_idle_sigint)
+
+    def _on_idle_sigint(self, signum: int, frame: Any) -> None:
+        self._idle_interrupt = (time.time(), time.monotonic())
+
+    def _interrupted_while_queued(self, parent: dict[str, Any]) -> bool:
+        """True when an interrupt arrived while no handler ran, shortly before this request
+        started, and the request had been sent before it: it was aimed at this request,
+        still queued (a client that interrupts right after sending, ``jupyter_client``'s
+        ``interrupt_kernel``). Uses the request header's ``date`` (the client's clock) and
+        trusts it only within :data:`IDLE_INTERRUPT_WINDOW_S`."""
+        idle, self._idle_interrupt = self._idle_interrupt, None
+        if idle is None or time.monotonic() - idle[1] > IDLE_INTERRUPT_WINDOW_S:
+            return False
+        sent = parent.get("header", {}).get("date")
+        if isinstance(sent, str):
+            try:
+                sent = datetime.fromisoformat(sent.replace("Z", "+00:00"))
+            except ValueError:
+                return False
+        if not isinstance(sent, datetime):
+            return False
+        if sent.tzinfo is None:
+            sent = sent.replace(tzinfo=timezone.utc)
+        return sent.timestamp() <= idle[0]
 
     def pre_handler_hook(self) -> None:
         """While a shell handler runs, SIGINT cancels the running request's task."""
@@ -246,6 +281,8 @@ class CodeModeKernel(Kernel):
             work = self._executor.run(code, request, self.execution_count)
         task = asyncio.ensure_future(work)
         self._foreground = task
+        if self._interrupted_while_queued(request.parent):
+            self._interrupt_pending = True
         if self._interrupt_pending:
             # Delivered after the work's first step, so it meets the work's own handling
             # (e.g. %wait terminates the waited cell) instead of a coroutine never started.

@@ -205,3 +205,16 @@ def test_completion_inspect_and_is_complete(kernel):
     assert reply["found"] and "declare const tools" in reply["data"]["text/plain"]
     kc.is_complete("foo({")
     assert kc.get_shell_msg(timeout=30)["content"]["status"] == "incomplete"
+
+
+def test_interrupt_sent_right_after_the_execute_reaches_it(kernel):
+    # A harness that interrupts at once: the SIGINT can arrive before ipykernel starts the
+    # request's handler (when it would otherwise be ignored); it must still stop this cell.
+    for _ in range(3):
+        msg_id = send_execute(kernel.kc, 'await tools.sleep({ms: 20000}); text("done")')
+        kernel.km.interrupt_kernel()
+        run = collect(kernel.kc, msg_id, timeout=30)
+        assert run.content["status"] == "error"
+        assert run.content["ename"] in ("CellTerminated", "KeyboardInterrupt")
+        assert "done" not in run.stdout
+    assert execute(kernel.kc, 'text("alive")').stdout == "alive\n"
