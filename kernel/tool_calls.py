@@ -1,9 +1,10 @@
 """Following the dispatcher's tool-call events for the kernel.
 
 The dispatcher (:class:`codemode.dispatch.ToolCallRuntime`) reports ``started``,
-``progress`` and ``finished`` events. This module keeps, per cell, the calls in flight with
-their progress (what the status display and ``%cells`` show) and refreshes the cell's status
-displays.
+``progress``, ``output`` and ``finished`` events. This module keeps, per cell, the calls in
+flight with their progress (what the status display and ``%cells`` show) and refreshes the
+cell's status displays. What a tool printed (``output``) is shown as a ``stream`` message
+parented to the calling cell's request (:meth:`ToolCallTracker._publish_output`).
 
 It also knows which calls have not finished yet, so the execute_reply metadata of a cell that
 ended can list every call with its outcome: the dispatcher records an aborted call only after
@@ -38,7 +39,10 @@ class ToolCallTracker:
 
     def handle(self, event: Any) -> None:
         """Apply one ``ToolCallEvent`` (``kind``, ``cell_id``, ``runtime_tool_call_id``,
-        ``tool``, ``progress``, ``total``, ``message``)."""
+        ``tool``, ``progress``, ``total``, ``message``; ``name`` and ``text`` for ``output``)."""
+        if event.kind == "output":
+            self._publish_output(event)
+            return
         self._track(event)
         record = self.state.cells.get(event.cell_id)
         if record is None or record.final is not None:
@@ -53,6 +57,26 @@ class ToolCallTracker:
             record.in_flight.pop(call_id, None)
         if record.displays:
             self.displays.update(record)
+
+    def _publish_output(self, event: Any) -> None:
+        """Show text a tool printed as a ``stream`` message in the calling cell: under the
+        running request when it executes or waits on that cell (nothing for a silent one),
+        else under the request that started the cell (where its status display is). A cell
+        the kernel has no record of yet is the one the running request is starting."""
+        if not event.text or event.name not in ("stdout", "stderr"):
+            return
+        request = self.state.request
+        record = self.state.cells.get(event.cell_id)
+        if request is not None and (
+            request.cell_id == event.cell_id or (record is None and request.cell_id is None)
+        ):
+            if not request.silent:
+                self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, request.parent)
+            return
+        if record is not None:
+            self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, record.parent)
+            return
+        log.debug("output of tool %s for unknown cell %s dropped", event.tool, event.cell_id)
 
     def _track(self, event: Any) -> None:
         cell_id, call_id = event.cell_id, event.runtime_tool_call_id

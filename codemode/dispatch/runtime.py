@@ -12,7 +12,8 @@ A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``seeds/000``
 - exactly one lifecycle outcome per call (``completed`` with a success flag, ``failed``,
   ``aborted``), claimed by whichever of the finish and abort paths comes first;
 - timing per call (dispatch wait, handler, total; ms), kept per cell for the kernel's
-  ``execute_reply`` metadata, and listener events (``started`` / ``progress`` / ``finished``).
+  ``execute_reply`` metadata, and listener events (``started`` / ``progress`` / ``output`` /
+  ``finished``).
 """
 
 from __future__ import annotations
@@ -42,14 +43,16 @@ MAX_REMEMBERED_CELLS = 1024
 SHELL_TOOLS = frozenset({"exec_command", "shell_command", "unified_exec"})
 """Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (§5)."""
 
-EventKind = Literal["started", "progress", "finished"]
+EventKind = Literal["started", "progress", "output", "finished"]
 Outcome = Literal["completed", "failed", "aborted"]
 
 
 @dataclass
 class ToolCallEvent:
     """A listener event. ``kind``: ``started`` (the call arrived), ``progress`` (``progress`` /
-    ``total`` / ``message`` from the tool) or ``finished`` (``outcome`` set)."""
+    ``total`` / ``message`` from the tool), ``output`` (text the tool printed: ``name`` is
+    ``"stdout"`` or ``"stderr"``, ``text`` the text; between ``started`` and ``finished``, in
+    the order written) or ``finished`` (``outcome`` set)."""
 
     kind: EventKind
     cell_id: str
@@ -59,6 +62,8 @@ class ToolCallEvent:
     total: float | None = None
     message: str | None = None
     outcome: str | None = None
+    name: str | None = None
+    text: str | None = None
 
 
 @dataclass
@@ -123,7 +128,7 @@ class ToolCallRuntime:
 
     # -- listeners and records -------------------------------------------------
     def add_listener(self, fn: Callable[[ToolCallEvent], None]) -> None:
-        """Register ``fn`` for started / progress / finished events."""
+        """Register ``fn`` for started / progress / output / finished events."""
         self._listeners.append(fn)
 
     def remove_listener(self, fn: Callable[[ToolCallEvent], None]) -> None:
@@ -298,7 +303,10 @@ class ToolCallRuntime:
         def report_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
             self._emit(ToolCallEvent("progress", cell_id, runtime_tool_call_id, tool.js_name, progress, total, message))
 
-        ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress)
+        def report_output(name: str, text: str) -> None:
+            self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, name=name, text=text))
+
+        ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
 
         async def dispatch() -> ToolCallResult:
             await gate.acquire(exclusive)

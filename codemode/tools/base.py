@@ -20,6 +20,7 @@ from .typescript import augmented_description, render_declaration
 
 ToolKind = Literal["function", "freeform"]
 ProgressReporter = Callable[[float, "float | None", "str | None"], None]
+OutputReporter = Callable[[str, str], None]
 
 
 @dataclass
@@ -28,13 +29,16 @@ class ToolContext:
 
     ``cell_id``: public cell id (``"1"``, ``"g2:1"``); ``runtime_tool_call_id``: ``tool-K``;
     ``cancellation``: cancelled when the call is aborted; ``report_progress(progress, total,
-    message)`` forwards progress to the dispatcher's listeners.
+    message)`` forwards progress to the dispatcher's listeners; ``report_output(name, text)``
+    forwards text the tool printed (``name`` ``"stdout"`` or ``"stderr"``) to them, for the
+    calling cell to show. Both are called on the event loop.
     """
 
     cell_id: str
     runtime_tool_call_id: str
     cancellation: CancellationToken = field(default_factory=CancellationToken)
     report_progress: ProgressReporter = lambda progress, total=None, message=None: None
+    report_output: OutputReporter = lambda name, text: None
 
 
 Handler = Callable[[Any, ToolContext], Awaitable[Any]]

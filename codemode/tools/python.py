@@ -5,7 +5,9 @@ becomes a tool named after the function. Its input JSON Schema is built by pydan
 type hints (parameters without a hint accept any JSON), with parameter descriptions taken from
 a Google-style ``Args:`` section of the docstring; the docstring's first paragraph is the
 description. Sync functions run in a worker thread, async ones on the event loop. A Python
-exception rejects the JS promise with the exception's message (issue 5).
+exception rejects the JS promise with the exception's message (issue 5). What a call prints
+to ``sys.stdout`` / ``sys.stderr`` goes to ``ctx.report_output`` (the dispatcher's ``output``
+events; :mod:`codemode.tools.tool_output`), so the kernel shows it in the calling cell.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pydantic
 from pydantic_core import to_jsonable_python
 
 from .base import Tool, ToolContext
+from .tool_output import capture_output
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +95,8 @@ def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
         except pydantic.ValidationError as exc:
             raise ValueError(str(exc)) from None
         kwargs = {name: getattr(validated, name) for name in fields}
-        result = await func(**kwargs) if is_async else await asyncio.to_thread(func, **kwargs)
+        with capture_output(ctx.report_output):
+            result = await func(**kwargs) if is_async else await asyncio.to_thread(func, **kwargs)
         return to_jsonable_python(result)
 
     return Tool(
