@@ -103,7 +103,10 @@ async def test_printing_outside_a_call_goes_to_the_original_stream(capsys):
 
     runtime = await make_runtime(waiting_tool)
     runtime.add_listener(events.append)
-    result, _ = await asyncio.gather(call(runtime, "1", "tool-1", "waiting_tool", {}), bystander())
+    try:
+        result, _ = await asyncio.gather(call(runtime, "1", "tool-1", "waiting_tool", {}), bystander())
+    finally:
+        await runtime.registry.aclose()
     assert result.value == "done"
     assert outputs(events, "tool-1", "stdout") == "from the tool\n"
     assert capsys.readouterr().out == "not from a tool\n"

@@ -1,0 +1,70 @@
+"""``print()`` inside a Python tool shows in the calling cell: as ``stream`` messages under the
+running request for a foreground cell, under the cell's original request once it yielded."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel, wait_for_iopub
+
+pytestmark = pytest.mark.timeout(120)
+
+TOOLS = '''
+import sys
+import time
+from pathlib import Path
+
+import codemode
+
+
+@codemode.tool
+def noisy(word: str) -> str:
+    """Prints a line on stdout and one on stderr, then returns ``word``."""
+    print(f"noisy says {word}")
+    print(f"noisy warns {word}", file=sys.stderr)
+    return word
+
+
+@codemode.tool
+def gated(word: str, gate: str) -> str:
+    """Waits until the file ``gate`` exists, then prints ``word`` and returns it."""
+    while not Path(gate).exists():
+        time.sleep(0.02)
+    print(f"gated says {word}")
+    return word
+'''
+
+
+@pytest.fixture(scope="module")
+def tool_kernel(codemode_kernelspec, tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("tool-output")
+    (cwd / "cm_kernel_print_tools.py").write_text(TOOLS)
+    (cwd / "codemode.toml").write_text('[python_tools]\nmodules = ["cm_kernel_print_tools"]\n')
+    kernel = start_kernel(cwd)
+    yield kernel
+    stop_kernel(kernel)
+
+
+def test_a_foreground_cells_tool_output_is_shown_in_that_cell(tool_kernel):
+    run = execute(tool_kernel.kc, 'const r = await tools.noisy({word: "hi"});\ntext(r);')
+    assert run.content["status"] == "ok", run.content
+    assert run.stdout == "noisy says hi\nhi\n"
+    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == ["noisy warns hi\n"]
+
+
+def test_a_yielded_cells_tool_output_goes_to_its_original_request(tool_kernel):
+    gate = tool_kernel.cwd / "gate-open"
+    code = (
+        '// @exec: {"yield_time_ms": 100}\n'
+        f'const r = await tools.gated({{word: "later", gate: {str(gate)!r}}});\n'
+        'text("cell says " + r);'
+    )
+    msg_id = send_execute(tool_kernel.kc, code)
+    run = collect(tool_kernel.kc, msg_id)
+    assert run.content["status"] == "ok" and run.codemode["status"] == "running", run.content
+    gate.write_text("open")
+    [printed] = wait_for_iopub(tool_kernel.kc, msg_id, lambda m: m["msg_type"] == "stream")[-1:]
+    assert printed["content"] == {"name": "stdout", "text": "gated says later\n"}
+    waited = execute(tool_kernel.kc, "%wait --yield-time-ms 20000")
+    assert waited.stdout == "cell says later\n"
+    assert "gated says" not in waited.stdout  # shown once, in the cell that made the call
