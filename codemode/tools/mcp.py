@@ -5,11 +5,15 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
 - started in the background when the registry is created; a server that has not started
   within ``startup_timeout_sec`` (counted from the start) is stopped there and then, its
   process included, and reported with a clear error; one that fails to start is stopped too;
-- stdio servers run in their own process session (the SDK starts them with
-  ``start_new_session``), their stderr is logged line by line; on close the SDK closes stdin,
-  waits 2 s, then kills the process group. Each server runs under
+- stdio servers are spoken to through :mod:`codemode.tools.stdio_transport` (the SDK's
+  transport with a line reader that is linear, not quadratic, in a message's length) and the
+  SDK's ``ClientSession``; they run in their own process session, their stderr is logged line
+  by line (a start-up failure quotes the last lines); on close stdin is closed, the server
+  gets 2 s, then its process group is killed. Each server runs under
   :mod:`codemode.tools.launcher`, which kills the server and everything it started when the
   kernel dies without cleaning up (SIGKILL) - no orphans;
+- a listed tool whose definition is invalid is skipped with a sentence naming the server, the
+  tool and the field; the server's other tools still load (:mod:`codemode.tools.mcp_listing`);
 - tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
   their ``ALL_TOOLS`` description starts with the server's description and instructions
