@@ -104,7 +104,7 @@ class ToolCallTracker:
         settled = self._settled.setdefault(cell_id, asyncio.Event())
         try:
             await asyncio.wait_for(settled.wait(), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             log.warning(
                 "%d tool call(s) of cell %s did not end within %.0f s; the reply lists the finished ones",
                 self.unfinished(cell_id), cell_id, timeout_s,

@@ -78,7 +78,7 @@ class SharedExclusiveGate:
             self._shared -= 1
         self._wake()
 
-    def hold(self, exclusive: bool) -> "_Hold":
+    def hold(self, exclusive: bool) -> _Hold:
         """An async context manager around :meth:`acquire` / :meth:`release`."""
         return _Hold(self, exclusive)
 

@@ -251,7 +251,9 @@ class ToolCallRuntime:
                 cls.check_schema(schema)
                 validator = cls(schema)
             except jsonschema.SchemaError as exc:
-                logger.warning("tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, exc.message)
+                logger.warning(
+                    "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, exc.message
+                )
         self._validators[key] = (tool, validator)
         return validator
 

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolCallError
-from .capture import OutputCapture
 from .base import Tool, ToolContext
+from .capture import OutputCapture
 from .launcher import launcher_argv
 
 KILL_GRACE_S = 2.0
@@ -63,7 +63,7 @@ async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     ms = int(args["ms"])
     try:
         await asyncio.wait_for(ctx.cancellation.wait(), ms / 1000)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return {"slept_ms": ms}
     raise ToolCallError(f"sleep was cancelled before {ms} ms had passed.")
 
@@ -140,7 +140,7 @@ async def _exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any
             _kill_group(process.pid, signal.SIGTERM)
             try:
                 await asyncio.wait_for(asyncio.shield(waiter), KILL_GRACE_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 _kill_group(process.pid, signal.SIGKILL)
                 await waiter
     finally:

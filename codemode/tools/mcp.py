@@ -336,7 +336,9 @@ class McpServer:
                     description=item.description or "",
                     handler=self._handler(item.name),
                     input_schema=item.input_schema if isinstance(item.input_schema, dict) else None,
-                    output_schema=mcp_output_schema(item.output_schema if isinstance(item.output_schema, dict) else None),
+                    output_schema=mcp_output_schema(
+                        item.output_schema if isinstance(item.output_schema, dict) else None
+                    ),
                     supports_parallel=True,
                     waits_for_cancellation=True,
                     source=f"mcp:{self.name}",
@@ -388,7 +390,7 @@ class McpServer:
             try:
                 await asyncio.wait_for(asyncio.shield(task), 10)
                 return
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 pass
         task.cancel()
         with contextlib.suppress(BaseException):
@@ -456,7 +458,8 @@ class McpServer:
         if isinstance(exc, MCPError):
             if "timed out" in text.lower() or "timeout" in text.lower():
                 return ToolCallError(
-                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s (tool_timeout_sec)."
+                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s "
+                    "(tool_timeout_sec)."
                 )
             return ToolCallError(f"MCP server `{self.name}` rejected the call to `{tool_name}`: {text}")
         return ToolCallError(f"the call to MCP tool `{tool_name}` failed: {text}")

@@ -31,7 +31,7 @@ class ToolRegistry:
         self._warned: set[str] = set()
 
     @classmethod
-    async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> "ToolRegistry":
+    async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
         then MCP servers (started in the background; never raises for server problems)."""
         registry = cls(config)

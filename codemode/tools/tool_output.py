@@ -27,10 +27,10 @@ from typing import Any
 
 Deliver = Callable[[str, str], None]
 
-_current: contextvars.ContextVar["CallOutput | None"] = contextvars.ContextVar("codemode_tool_output", default=None)
+_current: contextvars.ContextVar[CallOutput | None] = contextvars.ContextVar("codemode_tool_output", default=None)
 _install_lock = threading.Lock()
 _active_calls = 0
-_installed: dict[str, "RoutingStream"] = {}
+_installed: dict[str, RoutingStream] = {}
 
 
 class CallOutput:

@@ -52,7 +52,7 @@ class _Refs:
         self.root = root
         self.active = active
 
-    def resolve(self, ref: Any) -> tuple[Any, "_Refs"] | None:
+    def resolve(self, ref: Any) -> tuple[Any, _Refs] | None:
         if not isinstance(ref, str) or not ref.startswith("#") or ref in self.active:
             return None
         target = self.root

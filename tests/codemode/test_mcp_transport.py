@@ -34,7 +34,6 @@ CRASH_SERVER = SERVERS / "cm_crash_server.py"
 sys.path.insert(0, str(SERVERS))
 from cm_raw_server import pattern_text  # noqa: E402
 
-
 # -- the reader, on random chunkings ---------------------------------------------------
 texts = st.one_of(
     st.text(max_size=40),
@@ -54,7 +53,7 @@ messages = st.lists(
 
 def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
     points = sorted({c % (len(data) + 1) for c in cuts} | {0, len(data)})
-    return [data[a:b] for a, b in zip(points, points[1:])]
+    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

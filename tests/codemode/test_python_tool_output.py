@@ -56,7 +56,8 @@ def call(runtime, cell, call_id, name, args):
 
 
 def outputs(events, call_id, name):
-    return "".join(e.text for e in events if e.kind == "output" and e.runtime_tool_call_id == call_id and e.name == name)
+    mine = [e for e in events if e.kind == "output" and e.runtime_tool_call_id == call_id]
+    return "".join(e.text for e in mine if e.name == name)
 
 
 async def test_concurrent_calls_each_get_their_own_output(runtime):

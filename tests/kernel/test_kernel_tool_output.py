@@ -4,7 +4,6 @@ running request for a foreground cell, under the cell's original request once it
 from __future__ import annotations
 
 import pytest
-
 from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(120)

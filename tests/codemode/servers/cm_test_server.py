@@ -17,9 +17,8 @@ import socket
 import sys
 
 import anyio
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 INSTRUCTIONS = "Test server for codemode: arithmetic, headers and a slow, cancellable task."
 
