@@ -54,8 +54,10 @@ class Side:
         self.tool_cancelled.set()
         raise ToolCallError("slow tool cancelled")
 
-    async def __aenter__(self) -> "Side":
-        tool = Tool(name="slow", description="Blocks until cancelled.", handler=self.slow, input_schema={"type": "object"})
+    async def __aenter__(self) -> Side:
+        tool = Tool(
+            name="slow", description="Blocks until cancelled.", handler=self.slow, input_schema={"type": "object"}
+        )
         self.registry = await ToolRegistry.create(extra_tools=[tool])
         self.dispatcher = ToolCallRuntime(self.registry)
         self.session = CodeModeSession(
@@ -81,6 +83,11 @@ def texts(response) -> list[str]:
     return [item["text"] for item in response.content_items if item["type"] == "input_text"]
 
 
+def _exists_unreaped(pid: int) -> bool:
+    """True while ``pid`` is a live process or a zombie nobody has waited for."""
+    return os.path.exists(f"/proc/{pid}")
+
+
 async def until(predicate, what: str) -> None:
     """Poll ``predicate`` (state owned by the event loop) until true, bounded by BOUND_S."""
     async with asyncio.timeout(BOUND_S):
@@ -98,7 +105,9 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
                 cell, response = await side.run(f'store("{key}", {value}); text("stored")')
                 assert (cell, texts(response)) == ("1", ["stored"])
             for side in (a, b):
-                cell, response = await side.run('text("before"); await tools.slow({}); text("never")', yield_time_ms=200)
+                cell, response = await side.run(
+                    'text("before"); await tools.slow({}); text("never")', yield_time_ms=200
+                )
                 assert (cell, response.kind, texts(response)) == ("2", "Yielded", ["before"])
                 await asyncio.wait_for(side.tool_started.wait(), BOUND_S)
             connection = provider.connection
@@ -121,8 +130,12 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
                 assert side.session.live_cells == []
                 await until(lambda side=side: side.dispatcher.calls_for("2"), "tool outcome recorded")
                 assert [r["outcome"] for r in side.dispatcher.calls_for("2")] == ["aborted"]
-            # The killed host was reaped by the client (no zombie, no orphan).
-            assert await asyncio.wait_for(connection.process.wait(), BOUND_S) == -signal.SIGKILL
+            # The killed host was reaped (no zombie, no orphan). Its exit status is not asserted:
+            # CPython's subprocess module may reap an asyncio child first (its Popen goes to
+            # subprocess._active and the next Popen's _cleanup() waits for it), and then asyncio
+            # reports 255 for it.
+            await asyncio.wait_for(connection.process.wait(), BOUND_S)
+            await until(lambda: not _exists_unreaped(old_pid), "the killed host reaped")
 
             cell, response = await b.run('text("replacement"); text(JSON.stringify(load("kept_b")))')
             assert cell == "g2:1"
