@@ -276,7 +276,9 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: Path | None = Non
         raw = resolved.read_bytes()
     except OSError as exc:
         config = Config(source_path=resolved)
-        config.errors.append(f"{resolved}: (file): cannot be read ({exc.strerror or exc}); the built-in defaults are used.")
+        config.errors.append(
+            f"{resolved}: (file): cannot be read ({exc.strerror or exc}); the built-in defaults are used."
+        )
         return config
     try:
         data = tomllib.loads(raw.decode("utf-8"))

@@ -310,7 +310,7 @@ class HostConnection:
         if process is not None and process.returncode is None:
             try:
                 await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 logger.warning("code-mode host did not exit within %.0f s; killing it", SHUTDOWN_TIMEOUT_S)
         self.fail("code-mode host connection closed")
         if process is not None:
@@ -572,7 +572,10 @@ class HostConnection:
     async def _shutdown(self, session: _Session, timeout_s: float) -> None:
         try:
             await self._request(
-                "shutdown", session.session_id, {"method": "session/shutdown", "sessionId": session.session_id}, timeout_s=timeout_s
+                "shutdown",
+                session.session_id,
+                {"method": "session/shutdown", "sessionId": session.session_id},
+                timeout_s=timeout_s,
             )
         except CodeModeError as exc:
             logger.debug("session/shutdown of %s failed: %s", session.session_id, exc)
@@ -777,7 +780,10 @@ class HostConnection:
             raise _ProtocolViolation(f"code-mode host sent an unknown delegate request type {kind!r}")
         session = self._sessions.get(session_id)
         if session is None or session.closing:
-            self._respond_soon(delegate_id, {"status": "error", "message": f"code-mode host delegated for unknown session {session_id}"})
+            self._respond_soon(
+                delegate_id,
+                {"status": "error", "message": f"code-mode host delegated for unknown session {session_id}"},
+            )
             return
         if cell_id not in session.live_cells and self._execute_pending(session_id):
             # The cell may be the one an execute in flight is about to admit (§4.5).
@@ -828,7 +834,10 @@ class HostConnection:
         if len(self._delegates) >= MAX_PENDING_DELEGATE_CALLS:
             self._respond_soon(
                 delegate_id,
-                {"status": "error", "message": f"code-mode host exceeded the limit of {MAX_PENDING_DELEGATE_CALLS} pending delegate calls"},
+                {
+                    "status": "error",
+                    "message": f"code-mode host exceeded the limit of {MAX_PENDING_DELEGATE_CALLS} pending delegate calls",
+                },
             )
             return
         entry = _Delegate(CancellationToken(), session.session_id, cell_id)
@@ -844,7 +853,9 @@ class HostConnection:
         return {"status": "ok", "value": {"type": "tool/result", "result": value}}
 
     async def _run_notify(self, session: _Session, request: dict[str, Any]) -> dict[str, Any]:
-        await session.delegate.notify(str(request.get("callId")), str(request.get("cellId")), str(request.get("text", "")))
+        await session.delegate.notify(
+            str(request.get("callId")), str(request.get("cellId")), str(request.get("text", ""))
+        )
         return {"status": "ok", "value": {"type": "notification/delivered"}}
 
     async def _serve_delegate(self, delegate_id: int, entry: _Delegate, work: Awaitable[dict[str, Any]]) -> None:
@@ -871,7 +882,10 @@ class HostConnection:
                     {
                         "type": "delegate/response",
                         "id": delegate_id,
-                        "result": {"status": "error", "message": f"code-mode tool result exceeds the IPC frame limit: {exc}"},
+                        "result": {
+                            "status": "error",
+                            "message": f"code-mode tool result exceeds the IPC frame limit: {exc}",
+                        },
                     }
                 )
             with contextlib.suppress(CodeModeError):
@@ -1007,7 +1021,7 @@ async def spawn_host(
         raise CodeModeError(f"failed to write code-mode host hello: {exc}") from None
     try:
         answer = await asyncio.wait_for(read_frame(process.stdout), startup_timeout_s)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         kill()
         await process.wait()
         raise CodeModeError("timed out negotiating with the code-mode host") from None

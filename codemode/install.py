@@ -65,9 +65,7 @@ def load_template() -> dict[str, Any]:
     return spec
 
 
-def build_spec(
-    *, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None
-) -> dict[str, Any]:
+def build_spec(*, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None) -> dict[str, Any]:
     """The kernel.json content to install: the template with an absolute interpreter path.
 
     ``executable`` defaults to ``sys.executable``; it is made absolute.
@@ -123,7 +121,10 @@ def install(
 
 
 def install_kernelspec(
-    *, user: bool = False, prefix: str | None = None, name: str = DEFAULT_NAME,
+    *,
+    user: bool = False,
+    prefix: str | None = None,
+    name: str = DEFAULT_NAME,
     display_name: str = DEFAULT_DISPLAY_NAME,
 ) -> str:
     """Keyword form of :func:`install` (``user`` or ``prefix``; neither: :func:`default_target`).
@@ -142,9 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--user", action="store_true", help="install for the current user")
-    where.add_argument(
-        "--sys-prefix", action="store_true", help=f"install into sys.prefix ({sys.prefix})"
-    )
+    where.add_argument("--sys-prefix", action="store_true", help=f"install into sys.prefix ({sys.prefix})")
     where.add_argument("--prefix", metavar="P", help="install into the prefix P")
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"kernel name (default {DEFAULT_NAME!r})")
     parser.add_argument(

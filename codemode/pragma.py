@@ -23,10 +23,7 @@ EMPTY_SOURCE_MESSAGE = (
     'first-line `// @exec: {"yield_time_ms": 10000, "max_output_tokens": 1000}`.'
 )
 MISSING_SOURCE_MESSAGE = "exec pragma must be followed by JavaScript source on subsequent lines"
-NOT_OBJECT_MESSAGE = (
-    "exec pragma must be a JSON object with supported fields `yield_time_ms` and "
-    "`max_output_tokens`"
-)
+NOT_OBJECT_MESSAGE = "exec pragma must be a JSON object with supported fields `yield_time_ms` and `max_output_tokens`"
 
 
 class PragmaError(ValueError):
@@ -103,17 +100,13 @@ def parse_exec_source(text: str) -> ExecSource:
         parsed = json.loads(directive)
     except ValueError as exc:
         raise PragmaError(
-            "exec pragma must be valid JSON with supported fields `yield_time_ms` and "
-            f"`max_output_tokens`: {exc}"
+            f"exec pragma must be valid JSON with supported fields `yield_time_ms` and `max_output_tokens`: {exc}"
         ) from None
     if not isinstance(parsed, dict):
         raise PragmaError(NOT_OBJECT_MESSAGE)
     for key in parsed:
         if key not in _FIELDS:
-            raise PragmaError(
-                "exec pragma only supports `yield_time_ms` and `max_output_tokens`; "
-                f"got `{key}`"
-            )
+            raise PragmaError(f"exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `{key}`")
     return ExecSource(
         source=rest,
         yield_time_ms=_check_field("yield_time_ms", parsed.get("yield_time_ms")),

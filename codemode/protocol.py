@@ -54,9 +54,7 @@ def encode_frame(message: dict[str, Any]) -> bytes:
     Raises :class:`FrameTooLarge` when the JSON is over 64 MiB. Lone surrogates in
     strings are written as JSON escapes, so any Python ``str`` can be sent.
     """
-    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode(
-        "utf-8", "surrogatepass"
-    )
+    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
     if len(payload) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(payload))
     return _LENGTH.pack(len(payload)) + payload
@@ -73,10 +71,7 @@ def decode_payload(payload: bytes) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise FrameError(f"failed to decode code-mode IPC frame: {exc}") from None
     if not isinstance(message, dict):
-        raise FrameError(
-            "failed to decode code-mode IPC frame: expected a JSON object, "
-            f"got {type(message).__name__}"
-        )
+        raise FrameError(f"failed to decode code-mode IPC frame: expected a JSON object, got {type(message).__name__}")
     return message
 
 

@@ -48,7 +48,7 @@ class StartedCell:
     """An admitted cell: its public id and the future of its first response (§3.1)."""
 
     cell_id: str
-    initial_response: "asyncio.Future[RuntimeResponse]"
+    initial_response: asyncio.Future[RuntimeResponse]
 
 
 class HostProvider:
@@ -59,7 +59,9 @@ class HostProvider:
     move to the same new host. Only one spawn runs at a time.
     """
 
-    def __init__(self, command: list[str] | None = None, *, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+    def __init__(
+        self, command: list[str] | None = None, *, env: dict[str, str] | None = None, cwd: str | None = None
+    ) -> None:
         self.command = list(command) if command else default_host_command()
         self.env = env
         self.cwd = cwd

@@ -11,9 +11,8 @@ def main(argv: list[str] | None = None) -> None:
 
     ``argv`` defaults to ``sys.argv[1:]``. Returns when the kernel shuts down.
     """
-    from ipykernel.kernelapp import IPKernelApp
-
     from codemode.kernel.kernel import CodeModeKernel
+    from ipykernel.kernelapp import IPKernelApp
 
     IPKernelApp.launch_instance(argv=argv, kernel_class=CodeModeKernel)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel.host_loss import HostLoss
+
 from codemode.responses import RuntimeResponse
 
 MAX_NOTIFICATIONS_SHOWN = 3
@@ -110,13 +111,9 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
         if record.in_flight:
             calls = "; ".join(_progress_text(k, v) for k, v in record.in_flight.items())
             lines.append(f"Tool calls in flight: {calls}.")
-        lines.append(
-            f"Run %wait {cid} to see its output, or interrupt the kernel / run "
-            f"%terminate {cid} to stop it."
-        )
+        lines.append(f"Run %wait {cid} to see its output, or interrupt the kernel / run %terminate {cid} to stop it.")
     elif record.state == "finished":
-        lines.append(f"Cell {cid} finished ({record.outcome()}) after {elapsed} - run %wait {cid} "
-                     "to see its output.")
+        lines.append(f"Cell {cid} finished ({record.outcome()}) after {elapsed} - run %wait {cid} to see its output.")
     else:
         lines.append(f"Cell {cid} {record.outcome()} after {elapsed}; its output was shown.")
     if record.lost is not None and record.state != "running":
@@ -125,7 +122,7 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
         lines.append(f"notify: {text}")
     plain = "\n".join(lines)
 
-    parts = [f"<div class=\"codemode-status\"><b>{html.escape(lines[0])}</b>"]
+    parts = [f'<div class="codemode-status"><b>{html.escape(lines[0])}</b>']
     if record.state == "running":
         items = []
         for call_id, call in record.in_flight.items():

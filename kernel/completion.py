@@ -11,8 +11,9 @@ Replies carry ``metadata._jupyter_types_experimental`` (``start``, ``end``, ``te
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from codemode.kernel.magics import MAGICS
 
@@ -35,25 +36,44 @@ class Helper:
 
 
 HELPERS: tuple[Helper, ...] = (
-    Helper("tools", "tools: { [name: string]: (args?: object) => Promise<any> }",
-           "The enabled tools; `await tools.NAME(args)` calls one. See %tools."),
-    Helper("ALL_TOOLS", "ALL_TOOLS: { name: string; description: string }[]",
-           "Every enabled tool's JavaScript name and description."),
-    Helper("text", "text(value: unknown): void",
-           "Append a text item to the cell's output (objects are JSON.stringify-ed)."),
-    Helper("image", "image(urlOrItem: string | object, detail?: string): void",
-           "Append an image: a data: URL, {image_url, detail?} or an MCP image block."),
-    Helper("notify", "notify(value: unknown): void",
-           "Show a message at once, outside the cell's output (must not be blank)."),
-    Helper("store", "store(key: string, value: unknown): void",
-           "Keep a JSON value for later cells of this kernel session."),
-    Helper("load", "load(key: string): unknown",
-           "A fresh copy of a value stored by an earlier cell, or undefined."),
-    Helper("yield_control", "yield_control(): void",
-           "Hand the output so far to the waiting execute or %wait now; the cell keeps running."),
+    Helper(
+        "tools",
+        "tools: { [name: string]: (args?: object) => Promise<any> }",
+        "The enabled tools; `await tools.NAME(args)` calls one. See %tools.",
+    ),
+    Helper(
+        "ALL_TOOLS",
+        "ALL_TOOLS: { name: string; description: string }[]",
+        "Every enabled tool's JavaScript name and description.",
+    ),
+    Helper(
+        "text", "text(value: unknown): void", "Append a text item to the cell's output (objects are JSON.stringify-ed)."
+    ),
+    Helper(
+        "image",
+        "image(urlOrItem: string | object, detail?: string): void",
+        "Append an image: a data: URL, {image_url, detail?} or an MCP image block.",
+    ),
+    Helper(
+        "notify",
+        "notify(value: unknown): void",
+        "Show a message at once, outside the cell's output (must not be blank).",
+    ),
+    Helper(
+        "store", "store(key: string, value: unknown): void", "Keep a JSON value for later cells of this kernel session."
+    ),
+    Helper("load", "load(key: string): unknown", "A fresh copy of a value stored by an earlier cell, or undefined."),
+    Helper(
+        "yield_control",
+        "yield_control(): void",
+        "Hand the output so far to the waiting execute or %wait now; the cell keeps running.",
+    ),
     Helper("exit", "exit(): never", "End the cell successfully at once."),
-    Helper("setTimeout", "setTimeout(callback: () => void, delayMs?: number): number",
-           "Run a callback later (pending timers are dropped when the cell ends)."),
+    Helper(
+        "setTimeout",
+        "setTimeout(callback: () => void, delayMs?: number): number",
+        "Run a callback later (pending timers are dropped when the cell ends).",
+    ),
     Helper("clearTimeout", "clearTimeout(id?: number): void", "Cancel a timer."),
 )
 """Globals of a cell (``spec/codex-code-mode.md`` §1.2)."""
@@ -72,8 +92,7 @@ def _reply(matches: list[tuple[str, str, str]], start: int, end: int) -> dict[st
         "cursor_end": end,
         "metadata": {
             "_jupyter_types_experimental": [
-                {"start": start, "end": end, "text": t, "type": kind, "signature": sig}
-                for t, kind, sig in matches
+                {"start": start, "end": end, "text": t, "type": kind, "signature": sig} for t, kind, sig in matches
             ]
         },
     }
@@ -106,29 +125,29 @@ def complete(
             return _reply(found, pos - len(prefix), pos)
         if words[0] == "tools" and len(words) == 2:
             prefix = words[1]
-            found = [(t.js_name, "function", t.declaration) for t in tool_list
-                     if t.js_name.startswith(prefix)]
+            found = [(t.js_name, "function", t.declaration) for t in tool_list if t.js_name.startswith(prefix)]
             return _reply(found, pos - len(prefix), pos)
         return _reply([], pos, pos)
 
     member = _TOOLS_MEMBER.search(before)
     if member is not None:
         prefix = member.group(1) or ""
-        found = [(t.js_name, "function", t.declaration) for t in tool_list
-                 if t.js_name.startswith(prefix)]
+        found = [(t.js_name, "function", t.declaration) for t in tool_list if t.js_name.startswith(prefix)]
         return _reply(found, pos - len(prefix), pos)
     index = _TOOLS_INDEX.search(before)
     if index is not None:
         prefix = index.group(2)
-        found = [(t.js_name, "function", t.declaration) for t in tool_list
-                 if t.js_name.startswith(prefix)]
+        found = [(t.js_name, "function", t.declaration) for t in tool_list if t.js_name.startswith(prefix)]
         return _reply(found, pos - len(prefix), pos)
 
     word = _WORD_BEFORE.search(before).group(0)  # type: ignore[union-attr]
     if not word or before[: pos - len(word)].rstrip().endswith("."):
         return _reply([], pos, pos)
-    found = [(h.name, "function" if "(" in h.signature.split(":")[0] else "instance", h.signature)
-             for h in HELPERS if h.name.startswith(word)]
+    found = [
+        (h.name, "function" if "(" in h.signature.split(":")[0] else "instance", h.signature)
+        for h in HELPERS
+        if h.name.startswith(word)
+    ]
     return _reply(found, pos - len(word), pos)
 
 
@@ -149,9 +168,7 @@ def _word_at(code: str, pos: int) -> tuple[str, str]:
     return qualifier, word
 
 
-def inspect(
-    code: str, cursor_pos: int | None, tools: Iterable[ToolLike], detail_level: int = 0
-) -> dict[str, Any]:
+def inspect(code: str, cursor_pos: int | None, tools: Iterable[ToolLike], detail_level: int = 0) -> dict[str, Any]:
     """The ``inspect_reply`` content: a tool's description and TypeScript declaration, a
     global's signature and description, or a magic's usage; ``found`` False otherwise.
 

@@ -18,13 +18,14 @@ import asyncio
 import logging
 from typing import Any
 
-from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.client import Client, ClientLayer
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.observer import outcome_is_missing
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.state import KernelState
+
+from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ class ForegroundExecutor:
         record: CellRecord,
         request: Request,
         max_tokens: int | None,
-        initial: "asyncio.Future[RuntimeResponse]",
+        initial: asyncio.Future[RuntimeResponse],
     ) -> dict[str, Any]:
         """Interrupted while the execute waited: terminate the cell and show what it left."""
         try:

@@ -25,8 +25,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from codemode.errors import HostConnectionError
 from codemode.kernel.render import ErrorParts, plain_error
+
+from codemode.errors import HostConnectionError
 
 HOST_STOPPED_ENAME = "HostStopped"
 """``ename`` of the error shown for a cell lost because the runtime host stopped."""
@@ -112,7 +113,9 @@ class TerminationLog:
 
     def _prune(self) -> None:
         now = time.monotonic()
-        for cell_id in [c for c, e in self._entries.items() if e.answered is not None and now - e.answered > RESTART_ATTRIBUTION_S]:
+        for cell_id in [
+            c for c, e in self._entries.items() if e.answered is not None and now - e.answered > RESTART_ATTRIBUTION_S
+        ]:
             del self._entries[cell_id]
 
 

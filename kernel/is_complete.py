@@ -19,12 +19,43 @@ from typing import Any
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _REGEX_AFTER_WORDS = {
-    "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
-    "do", "else", "yield", "await",
+    "return",
+    "typeof",
+    "instanceof",
+    "in",
+    "of",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "case",
+    "do",
+    "else",
+    "yield",
+    "await",
 }
 _CONTINUATION_SUFFIXES = (
-    "=>", "&&", "||", "??", "+", "-", "*", "/", "%", "=", ",", ".", "?", ":", "<", ">", "&",
-    "|", "^", "!", "~",
+    "=>",
+    "&&",
+    "||",
+    "??",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "=",
+    ",",
+    ".",
+    "?",
+    ":",
+    "<",
+    ">",
+    "&",
+    "|",
+    "^",
+    "!",
+    "~",
 )
 _POSTFIX_SUFFIXES = ("++", "--")
 

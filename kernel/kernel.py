@@ -47,11 +47,9 @@ import asyncio
 import logging
 import signal
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from typing import Any
-
-from ipykernel.kernelbase import Kernel
 
 from codemode.kernel import completion, is_complete, magics
 from codemode.kernel.client import Callbacks, Client, ClientLayer, build_client
@@ -62,6 +60,7 @@ from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
+from ipykernel.kernelbase import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +156,7 @@ class CodeModeKernel(Kernel):
         if not isinstance(sent, datetime):
             return False
         if sent.tzinfo is None:
-            sent = sent.replace(tzinfo=timezone.utc)
+            sent = sent.replace(tzinfo=UTC)
         return sent.timestamp() <= idle[0]
 
     def pre_handler_hook(self) -> None:

@@ -98,18 +98,13 @@ def encode_png(width_px: int, height_px: int, rgba: bytes) -> bytes:
     stride = width_px * 4
     raw = b"".join(b"\0" + rgba[row * stride : (row + 1) * stride] for row in range(height_px))
     header = struct.pack(">IIBBBBB", width_px, height_px, 8, 6, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw, 9))
-        + chunk(b"IEND", b"")
-    )
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
 def render_svg() -> str:
     """The logo as an SVG document (same geometry as the PNGs, 64-unit view box)."""
-    tile = "#%02x%02x%02x" % TILE_RGB
-    ink = "#%02x%02x%02x" % INK_RGB
+    tile = "#{:02x}{:02x}{:02x}".format(*TILE_RGB)
+    ink = "#{:02x}{:02x}{:02x}".format(*INK_RGB)
     (a, b), (_, c), (d, e) = _SEGMENTS
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64">\n'

@@ -96,14 +96,18 @@ class MagicHandlers:
         record = self._live_target(magic)
         if record is None:
             return await self._no_target(
-                client, magic, request,
+                client,
+                magic,
+                request,
                 "There is no running cell to wait for; %wait works on cells that yielded "
                 "(their status display names them).",
             )
         request.cell_id = record.cell_id
         observer = self.state.observers[record.cell_id]
         max_tokens = magic.max_tokens if magic.max_tokens is not None else self.state.max_output_tokens
-        requested = magic.yield_time_ms if magic.yield_time_ms is not None else self.state.yield_time_ms or DEFAULT_WAIT_MS
+        requested = (
+            magic.yield_time_ms if magic.yield_time_ms is not None else self.state.yield_time_ms or DEFAULT_WAIT_MS
+        )
         try:
             items, final = await observer.collect(
                 effective_wait_ms(requested, getattr(client.config.session, "max_yield_time_ms", None))
@@ -142,7 +146,8 @@ class MagicHandlers:
     def _tools(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
         needle = (magic.filter or "").lower()
         tools = [
-            t for t in client.registry.tools
+            t
+            for t in client.registry.tools
             if not needle or needle in t.js_name.lower() or needle in (t.description or "").lower()
         ]
         blocks = []

@@ -69,8 +69,9 @@ def non_negative(option: str, value: str) -> int:
     number = int(value) if value.isascii() and value.isdigit() else -1
     if not 0 <= number <= MAX_SAFE_INTEGER:
         unit = "milliseconds" if "ms" in option else "tokens"
-        raise MagicError(f"The value of {option} must be a whole number of {unit} from 0 to "
-                         f"{MAX_SAFE_INTEGER}; got {value!r}.")
+        raise MagicError(
+            f"The value of {option} must be a whole number of {unit} from 0 to {MAX_SAFE_INTEGER}; got {value!r}."
+        )
     return number
 
 
@@ -88,9 +89,7 @@ def _parse_wait(args: list[str]) -> Magic:
             else:
                 magic.max_tokens = non_negative(key, value)
         elif arg.startswith("--"):
-            raise MagicError(
-                f"%wait does not know the option {arg}; usage: {MAGICS['wait'].split(':')[0]}."
-            )
+            raise MagicError(f"%wait does not know the option {arg}; usage: {MAGICS['wait'].split(':')[0]}.")
         elif magic.cell_id is None:
             magic.cell_id = arg
         else:
@@ -118,9 +117,7 @@ def parse_magic(code: str) -> Magic:
         raise MagicError(f"A magic needs a name after %; the magics are: {', '.join('%' + m for m in MAGICS)}.")
     name, args = words[0], words[1:]
     if name not in MAGICS:
-        raise MagicError(
-            f"Unknown magic %{name}; the magics are: {', '.join('%' + m for m in MAGICS)}."
-        )
+        raise MagicError(f"Unknown magic %{name}; the magics are: {', '.join('%' + m for m in MAGICS)}.")
     if name == "wait":
         return _parse_wait(args)
     if name == "terminate":

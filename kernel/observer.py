@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.host_loss import HostLoss
+
+from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 log = logging.getLogger(__name__)
@@ -142,13 +144,13 @@ class CellObserver:
                 if self._task is not None and not self._task.done():
                     try:
                         await asyncio.wait_for(round_done.wait(), POLL_MS / 1000 + 1)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         pass
                 break
             self._changed.clear()
             try:
                 await asyncio.wait_for(self._changed.wait(), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         return self.take()
 
@@ -168,9 +170,7 @@ class CellObserver:
         if record.final is None:
             self._terminating = True
             try:
-                outcome: WaitOutcome = await self.session.terminate(
-                    record.cell_id, max_output_tokens=max_output_tokens
-                )
+                outcome: WaitOutcome = await self.session.terminate(record.cell_id, max_output_tokens=max_output_tokens)
                 response = outcome.response
             except HostConnectionError:
                 response = RuntimeResponse("Terminated", record.cell_id, [])
@@ -193,6 +193,8 @@ class CellObserver:
 
 def outcome_is_missing(response: RuntimeResponse) -> bool:
     """True for the ``exec cell <id> not found`` answer (the cell was already gone)."""
-    return response.kind == "Result" and (response.error_text or "").startswith("exec cell ") and (
-        response.error_text or ""
-    ).endswith(" not found")
+    return (
+        response.kind == "Result"
+        and (response.error_text or "").startswith("exec cell ")
+        and (response.error_text or "").endswith(" not found")
+    )

@@ -30,9 +30,7 @@ number, ...). Codex's helpers throw bare strings (``spec/codex-code-mode.md`` §
 common; ``Error`` keeps such failures looking like any other JavaScript error."""
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[^;,]*)(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S)
-_ERROR_HEAD = re.compile(
-    r"^(?P<name>(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Warning)):(?: (?P<msg>.*))?$"
-)
+_ERROR_HEAD = re.compile(r"^(?P<name>(?:[A-Za-z_$][\w$]*)?(?:Error|Exception|Warning)):(?: (?P<msg>.*))?$")
 _BARE_ERROR_NAME = re.compile(r"^(?:[A-Za-z_$][\w$]*)?(?:Error|Exception)$")
 _STACK_LINE = re.compile(r"^\s+(at |--> |--- )")
 

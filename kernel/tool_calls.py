@@ -67,9 +67,7 @@ class ToolCallTracker:
             return
         request = self.state.request
         record = self.state.cells.get(event.cell_id)
-        if request is not None and (
-            request.cell_id == event.cell_id or (record is None and request.cell_id is None)
-        ):
+        if request is not None and (request.cell_id == event.cell_id or (record is None and request.cell_id is None)):
             if not request.silent:
                 self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, request.parent)
             return
@@ -107,7 +105,9 @@ class ToolCallTracker:
         except TimeoutError:
             log.warning(
                 "%d tool call(s) of cell %s did not end within %.0f s; the reply lists the finished ones",
-                self.unfinished(cell_id), cell_id, timeout_s,
+                self.unfinished(cell_id),
+                cell_id,
+                timeout_s,
             )
             return False
         return True

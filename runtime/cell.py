@@ -22,9 +22,10 @@ import queue
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 import quickjs
 
@@ -142,9 +143,7 @@ class CellRuntime:
         old = threading.stack_size()
         try:
             threading.stack_size(THREAD_STACK_BYTES)
-            self._thread = threading.Thread(
-                target=self._run, name=f"codemode-cell-{self.cell_id}", daemon=True
-            )
+            self._thread = threading.Thread(target=self._run, name=f"codemode-cell-{self.cell_id}", daemon=True)
             self._thread.start()
         finally:
             threading.stack_size(old)

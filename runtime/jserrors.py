@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import re
 
-_DYNAMIC_IMPORT_HELPER = (
-    '\n;function __cm_dynamic_import() { return Promise.reject("unsupported import in exec"); }\n'
-)
+_DYNAMIC_IMPORT_HELPER = '\n;function __cm_dynamic_import() { return Promise.reject("unsupported import in exec"); }\n'
 _LOCATION = re.compile(r"^\s*at (?:.*\()?<input>:(\d+):(\d+)\)?\s*$", re.M)
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NUMBER = re.compile(r"(?:0[xXoObB][0-9a-fA-F_]+|\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?|\.\d+)n?")
@@ -40,7 +38,7 @@ def prepare_source(source: str) -> str:
     line or column moves) and the calls are redirected to it, so dynamic imports reject
     with Codex's string ``unsupported import in exec``.
     """
-    text = re.sub("[\x00\ud800-\udfff]", lambda m: "\\u%04x" % ord(m.group()), source)
+    text = re.sub("[\x00\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", source)
     if re.search(r"\bimport\s*\(", text):
         text = _rewrite_dynamic_imports(text)
     return text
@@ -266,9 +264,7 @@ def syntax_message(message: str, source: str, line: int | None, col: int | None)
     return message[:1].upper() + message[1:]
 
 
-_STATIC_IMPORT = re.compile(
-    r"""^\s*(?:import|export)\b[^'"`;]*?(?:\bfrom\s*)?['"]([^'"]+)['"]""", re.M
-)
+_STATIC_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"`;]*?(?:\bfrom\s*)?['"]([^'"]+)['"]""", re.M)
 
 
 def _first_static_import(source: str) -> str | None:

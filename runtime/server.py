@@ -96,15 +96,25 @@ class Connection:
         try:
             self.send({"type": "operation/response", "id": request_id, "result": result})
         except FrameTooLarge as exc:
-            self.send({"type": "operation/response", "id": request_id,
-                       "result": error(f"code-mode host response exceeds the IPC frame limit: {exc}")})
+            self.send(
+                {
+                    "type": "operation/response",
+                    "id": request_id,
+                    "result": error(f"code-mode host response exceeds the IPC frame limit: {exc}"),
+                }
+            )
 
     def _initial_response(self, request_id: int, response: dict[str, Any]) -> None:
         try:
             self.send({"type": "execute/initialResponse", "id": request_id, "result": ok(response)})
         except FrameTooLarge as exc:
-            self.send({"type": "execute/initialResponse", "id": request_id,
-                       "result": error(f"code-mode initial response exceeds the IPC frame limit: {exc}")})
+            self.send(
+                {
+                    "type": "execute/initialResponse",
+                    "id": request_id,
+                    "result": error(f"code-mode initial response exceeds the IPC frame limit: {exc}"),
+                }
+            )
 
     def cell_closed(self, session: Session, cell: LiveCell) -> None:
         """Send ``cell/closed`` for ``cell``."""
@@ -152,13 +162,19 @@ class Connection:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""
         delegate_id = self._delegate_id()
         try:
-            self.send({
-                "type": "delegate/request",
-                "id": delegate_id,
-                "sessionId": cell.session.session_id,
-                "request": {"type": "notification/send", "callId": cell.tool_call_id,
-                            "cellId": cell.cell_id, "text": text},
-            })
+            self.send(
+                {
+                    "type": "delegate/request",
+                    "id": delegate_id,
+                    "sessionId": cell.session.session_id,
+                    "request": {
+                        "type": "notification/send",
+                        "callId": cell.tool_call_id,
+                        "cellId": cell.cell_id,
+                        "text": text,
+                    },
+                }
+            )
         except FrameTooLarge as exc:
             log.warning("failed to deliver code mode notification: %s", exc)
             return
@@ -222,8 +238,12 @@ class Connection:
         if hello is None:
             return False
         if hello.get("type") != "connection/hello":
-            self.send({"type": "connection/rejected",
-                       "reason": {"type": "invalidHello", "message": "first message must be connection/hello"}})
+            self.send(
+                {
+                    "type": "connection/rejected",
+                    "reason": {"type": "invalidHello", "message": "first message must be connection/hello"},
+                }
+            )
             return False
         versions = hello.get("supportedVersions")
         required = hello.get("requiredCapabilities") or []
@@ -233,13 +253,21 @@ class Connection:
             self.send({"type": "connection/rejected", "reason": {"type": "invalidHello", "message": problem}})
             return False
         if PROTOCOL_VERSION not in versions:
-            self.send({"type": "connection/rejected",
-                       "reason": {"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}})
+            self.send(
+                {
+                    "type": "connection/rejected",
+                    "reason": {"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]},
+                }
+            )
             return False
         for capability in required:
             if capability not in CAPABILITIES:
-                self.send({"type": "connection/rejected",
-                           "reason": {"type": "missingRequiredCapability", "capability": capability}})
+                self.send(
+                    {
+                        "type": "connection/rejected",
+                        "reason": {"type": "missingRequiredCapability", "capability": capability},
+                    }
+                )
                 return False
         granted = [c for c in CAPABILITIES if c in required or c in optional]
         self.send({"type": "connection/ready", "selectedVersion": PROTOCOL_VERSION, "capabilities": granted})
@@ -286,7 +314,7 @@ class Connection:
                 self._recent_requests.add(request_id)
                 return
             task = asyncio.create_task(self._run_request(request_id, request))
-            setattr(task, "codemode_method", request["method"])
+            task.codemode_method = request["method"]
             task.add_done_callback(lambda t, rid=request_id: self._request_done(t, rid))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
@@ -354,7 +382,8 @@ class Connection:
                 raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
             limits = request.get("cellExecutionLimits") or {}
             self.sessions[session_id] = Session(
-                self, session_id,
+                self,
+                session_id,
                 max_yield_time_ms=limits.get("maxYieldTimeMs"),
                 max_heap_size_bytes=limits.get("maxHeapSizeBytes"),
                 output_truncation=request.get("outputTruncation"),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 from codemode.tools.naming import normalize_identifier
+
 from . import interrupt
 from .cell import CellEvents, CellOutcome, CellRuntime
 
@@ -58,8 +59,9 @@ def effective_yield_ms(requested: int | None, session_max: int | None) -> int:
     return max(0, value)
 
 
-def runtime_response(kind: str, cell_id: str, items: list[dict[str, Any]], error_text: str | None,
-                     started_ns: int) -> dict[str, Any]:
+def runtime_response(
+    kind: str, cell_id: str, items: list[dict[str, Any]], error_text: str | None, started_ns: int
+) -> dict[str, Any]:
     """The externally tagged wire form of a runtime response (``oracle/README.md``)."""
     body: dict[str, Any] = {"cell_id": cell_id, "content_items": items}
     if kind == "Result":
@@ -71,7 +73,9 @@ def runtime_response(kind: str, cell_id: str, items: list[dict[str, Any]], error
 
 def missing_cell(cell_id: str) -> dict[str, Any]:
     """``MissingCell`` outcome for an unknown or closed cell (spec §3.1)."""
-    return {"MissingCell": runtime_response("Result", cell_id, [], f"exec cell {cell_id} not found", time.monotonic_ns())}
+    return {
+        "MissingCell": runtime_response("Result", cell_id, [], f"exec cell {cell_id} not found", time.monotonic_ns())
+    }
 
 
 @dataclass
@@ -177,7 +181,9 @@ class LiveCell:
         items = self.take_items(self.observer)
         self._resolve(runtime_response("Yielded", self.cell_id, items, None, self.observer.started_ns))
 
-    def observe(self, yield_ms: int, max_output_tokens: int | None, request_id: int | None) -> asyncio.Future[dict[str, Any]]:
+    def observe(
+        self, yield_ms: int, max_output_tokens: int | None, request_id: int | None
+    ) -> asyncio.Future[dict[str, Any]]:
         """Start an observation; the future gives the wire runtime response.
 
         Raises :class:`ProtocolError` ``exec cell <id> already has an active observer``.
@@ -204,9 +210,16 @@ class LiveCell:
 class Session:
     """One code-mode session of a connection (spec §4.3 ``session/*``)."""
 
-    def __init__(self, connection: Connection, session_id: str, *, max_yield_time_ms: int | None,
-                 max_heap_size_bytes: int | None, output_truncation: str | None,
-                 stored_values: dict[str, Any] | None) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        session_id: str,
+        *,
+        max_yield_time_ms: int | None,
+        max_heap_size_bytes: int | None,
+        output_truncation: str | None,
+        stored_values: dict[str, Any] | None,
+    ) -> None:
         self.connection = connection
         self.session_id = session_id
         self.max_yield_time_ms = max_yield_time_ms
@@ -272,16 +285,18 @@ class Session:
         self.cells.pop(cell.cell_id, None)
         self.connection.cell_closed(self, cell)
 
-    def begin_observe(self, cell: LiveCell, yield_time_ms: int | None, max_output_tokens: int | None,
-                      request_id: int | None) -> asyncio.Future[dict[str, Any]]:
+    def begin_observe(
+        self, cell: LiveCell, yield_time_ms: int | None, max_output_tokens: int | None, request_id: int | None
+    ) -> asyncio.Future[dict[str, Any]]:
         """Start observing ``cell`` (synchronously, so no output can slip past)."""
         future = cell.observe(effective_yield_ms(yield_time_ms, self.max_yield_time_ms), max_output_tokens, request_id)
         if request_id is not None:
             self.connection.observing[request_id] = cell
         return future
 
-    async def finish_observe(self, cell: LiveCell, future: asyncio.Future[dict[str, Any]],
-                             request_id: int | None) -> dict[str, Any]:
+    async def finish_observe(
+        self, cell: LiveCell, future: asyncio.Future[dict[str, Any]], request_id: int | None
+    ) -> dict[str, Any]:
         """Await an observation started by :meth:`begin_observe`."""
         try:
             return await asyncio.shield(future)

@@ -51,17 +51,18 @@ def quickstart() -> nbformat.NotebookNode:
             "// The built-in tools (ALL_TOOLS also lists any MCP tools configured in codemode.toml).\n"
             'const builtins = ALL_TOOLS.map(t => t.name).filter(name => !name.startsWith("mcp__"));\n'
             'text(builtins.sort().join(", "));'
-
         ),
         new_markdown_cell("List a folder: the notebooks that sit beside this one."),
         new_code_cell(
             'const listing = await tools.list_dir({ path: "." });\n'
-            "const notebooks = listing.entries.filter(e => e.name.endsWith(\".ipynb\"));\n"
+            'const notebooks = listing.entries.filter(e => e.name.endsWith(".ipynb"));\n'
             "for (const entry of notebooks.sort((a, b) => a.name.localeCompare(b.name))) {\n"
             "  text(`${entry.type}  ${entry.name}`);\n"
             "}"
         ),
-        new_markdown_cell("Run a shell command; it runs in its own process group and is killed if the cell is stopped."),
+        new_markdown_cell(
+            "Run a shell command; it runs in its own process group and is killed if the cell is stopped."
+        ),
         new_code_cell(
             "const result = await tools.exec_command({ cmd: \"printf 'hello from the shell\\\\n'; expr 6 '*' 7\" });\n"
             "text(`exit code ${result.exit_code}`);\n"
@@ -82,8 +83,7 @@ def quickstart() -> nbformat.NotebookNode:
         new_markdown_cell("Values passed to `store()` stay for later cells of this kernel session."),
         new_code_cell('store("inventory", { apples: 3, pears: 5 });\ntext("stored");'),
         new_code_cell(
-            'const inventory = load("inventory");\n'
-            "text(`apples + pears = ${inventory.apples + inventory.pears}`);"
+            'const inventory = load("inventory");\ntext(`apples + pears = ${inventory.apples + inventory.pears}`);'
         ),
         new_markdown_cell("Images appear as rich output."),
         new_code_cell(f'image("data:image/png;base64,{png}");'),
@@ -119,10 +119,10 @@ def mcp_tools() -> nbformat.NotebookNode:
             "(PyPI) and `@modelcontextprotocol/server-everything` (npm, installed by "
             "`scripts/install-tools.sh`). Their tools appear as `tools.mcp__<server>__<tool>`."
         ),
-        new_code_cell(
-            'text(ALL_TOOLS.map(t => t.name).filter(n => n.startsWith("mcp__")).sort().join("\\n"));'
+        new_code_cell('text(ALL_TOOLS.map(t => t.name).filter(n => n.startsWith("mcp__")).sort().join("\\n"));'),
+        new_markdown_cell(
+            "Convert a fixed time between two zones without daylight saving time, so the output is the same on any day."
         ),
-        new_markdown_cell("Convert a fixed time between two zones without daylight saving time, so the output is the same on any day."),
         new_code_cell(
             "const converted = await tools.mcp__time__convert_time({\n"
             '  source_timezone: "UTC",\n'
@@ -148,7 +148,7 @@ def mcp_tools() -> nbformat.NotebookNode:
         ),
         new_markdown_cell("A tool-level error resolves with `isError: true` instead of rejecting."),
         new_code_cell(
-            "const bad = await tools.mcp__time__get_current_time({ timezone: \"Not/AZone\" });\n"
+            'const bad = await tools.mcp__time__get_current_time({ timezone: "Not/AZone" });\n'
             "text(`isError: ${bad.isError}`);"
         ),
     ]

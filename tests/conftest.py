@@ -44,9 +44,7 @@ def _install_kernelspec(prefix: Path) -> None:
         sys.stderr.write(f"conftest: installing the codemode kernelspec failed:\n{done.stderr}\n")
         return
     data_dir = prefix / "share" / "jupyter"
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(
-        p for p in (str(data_dir), os.environ.get("JUPYTER_PATH", "")) if p
-    )
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(data_dir), os.environ.get("JUPYTER_PATH", "")) if p)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

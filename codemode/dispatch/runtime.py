@@ -189,9 +189,7 @@ class ToolCallRuntime:
                 "total_ms": round(total, 3),
             }
         )
-        self._emit(
-            ToolCallEvent("finished", call.cell_id, call.runtime_tool_call_id, call.tool_label, outcome=outcome)
-        )
+        self._emit(ToolCallEvent("finished", call.cell_id, call.runtime_tool_call_id, call.tool_label, outcome=outcome))
 
     # -- resolution and marshalling --------------------------------------------
     def resolve(self, tool_name: dict[str, Any] | str, tool_kind: str = "function") -> Tool:

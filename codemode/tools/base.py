@@ -78,16 +78,12 @@ class Tool:
         if not self.js_name:
             self.js_name = normalize_identifier(self.raw_name)
         if not self.declaration:
-            self.declaration = render_declaration(
-                self.js_name, self.kind, self.input_schema, self.output_schema
-            )
+            self.declaration = render_declaration(self.js_name, self.kind, self.input_schema, self.output_schema)
 
     @property
     def augmented_description(self) -> str:
         """The ``ALL_TOOLS`` description: namespace text, description, declaration (§1.8)."""
-        return augmented_description(
-            self.description, self.declaration, self.namespace_description
-        )
+        return augmented_description(self.description, self.declaration, self.namespace_description)
 
     def definition(self) -> dict[str, Any]:
         """The ``enabled_tools`` entry of a ``session/execute`` request (oracle README)."""

@@ -256,7 +256,9 @@ def builtin_tools() -> list[Tool]:
             name="sleep",
             description="Waits for `ms` milliseconds, then returns `{slept_ms}`. Ends at once when the cell is terminated.",
             handler=_sleep,
-            input_schema=_obj({"ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds."}}, ["ms"]),
+            input_schema=_obj(
+                {"ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds."}}, ["ms"]
+            ),
             output_schema=_obj({"slept_ms": {"type": "integer"}}, ["slept_ms"]),
         ),
         Tool(
@@ -271,7 +273,11 @@ def builtin_tools() -> list[Tool]:
                 {
                     "cmd": {"type": "string", "description": "The shell command line to run."},
                     "workdir": {"type": "string", "description": "Working directory; default: the kernel's."},
-                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Kill the command after this many milliseconds."},
+                    "timeout_ms": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Kill the command after this many milliseconds.",
+                    },
                     "max_output_tokens": {
                         "type": "integer",
                         "minimum": 0,
@@ -309,7 +315,10 @@ def builtin_tools() -> list[Tool]:
             name="write_file",
             description="Writes `content` to a file (parent folders are created) and returns `{bytes_written}`.",
             handler=_write_file,
-            input_schema=_obj({"path": _PATH, "content": {"type": "string", "description": "The text to write (UTF-8)."}}, ["path", "content"]),
+            input_schema=_obj(
+                {"path": _PATH, "content": {"type": "string", "description": "The text to write (UTF-8)."}},
+                ["path", "content"],
+            ),
             output_schema=_obj({"bytes_written": {"type": "integer"}}, ["bytes_written"]),
             supports_parallel=False,
         ),

@@ -103,6 +103,4 @@ class OutputCapture:
     def render(self) -> str:
         """The whole text when it fits the budget, else the §2.4 ``Warning: truncated output
         ...`` text (:func:`codemode.output.truncated_text`). Call :meth:`finish` first."""
-        return truncated_text(
-            bytes(self._head), bytes(self._tail), self.total_bytes, self.line_count, self.max_tokens
-        )
+        return truncated_text(bytes(self._head), bytes(self._tail), self.total_bytes, self.line_count, self.max_tokens)

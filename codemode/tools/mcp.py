@@ -61,7 +61,6 @@ def call_tool_result_to_json(result: Any) -> dict[str, Any]:
     return data
 
 
-
 def namespace_description(initialized: Any) -> str | None:
     """The text put before each tool description of a server's namespace (spec §1.8, §7.4).
 
@@ -104,6 +103,7 @@ def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[
     elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
         raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
     return command, env
+
 
 STDERR_TAIL_LINES = 20
 """How many of a server's last stderr lines a start-up failure quotes."""
@@ -205,9 +205,7 @@ class McpServer:
     @property
     def running(self) -> bool:
         """True while a connected session exists."""
-        return (
-            not self._broken and self._session is not None and self._task is not None and not self._task.done()
-        )
+        return not self._broken and self._session is not None and self._task is not None and not self._task.done()
 
     # -- lifetime --------------------------------------------------------------------
     def start(self) -> None:

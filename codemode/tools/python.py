@@ -31,8 +31,13 @@ logger = logging.getLogger(__name__)
 MARK = "__codemode_tool__"
 
 
-def tool(fn: Callable[..., Any] | None = None, *, name: str | None = None, description: str | None = None,
-         parallel: bool = True) -> Any:
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parallel: bool = True,
+) -> Any:
     """Mark ``fn`` as a code-mode tool; usable as ``@tool`` or ``@tool(name=..., parallel=False)``.
 
     ``name`` overrides the function name; ``description`` the docstring summary; ``parallel``

@@ -199,8 +199,9 @@ async def stdio_transport(
 async def _drain(process: Any) -> None:
     """Discard the rest of the server's stdout (shielded), so a server still writing cannot
     block on a full pipe instead of exiting; ends when the pipe closes."""
-    with anyio.CancelScope(shield=True), suppress(
-        anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError
+    with (
+        anyio.CancelScope(shield=True),
+        suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError),
     ):
         while True:
             await process.stdout.receive()

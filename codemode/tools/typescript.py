@@ -228,9 +228,7 @@ def render_output_type(output_schema: Any) -> str:
     return render_schema(output_schema)
 
 
-def render_declaration(
-    js_name: str, kind: str, input_schema: Any, output_schema: Any
-) -> str:
+def render_declaration(js_name: str, kind: str, input_schema: Any, output_schema: Any) -> str:
     """The line ``declare const tools: { NAME(ARG: IN): Promise<OUT>; };`` (§7.3).
 
     ``kind`` is ``"function"`` (parameter ``args``; ``IN`` from the input schema, ``unknown``
@@ -241,15 +239,10 @@ def render_declaration(
     else:
         rendered = "unknown" if input_schema is None else render_schema(input_schema)
         param = f"args: {rendered}"
-    return (
-        f"declare const tools: {{ {js_name}({param}): "
-        f"Promise<{render_output_type(output_schema)}>; }};"
-    )
+    return f"declare const tools: {{ {js_name}({param}): Promise<{render_output_type(output_schema)}>; }};"
 
 
-def augmented_description(
-    description: str, declaration: str, namespace_description: str | None = None
-) -> str:
+def augmented_description(description: str, declaration: str, namespace_description: str | None = None) -> str:
     """The ``ALL_TOOLS`` description: ``[<namespace description>\\n\\n]<description>\\n\\n
     exec tool declaration:\\n```ts\\n<declaration>\\n```` (§1.8)."""
     text = f"{description}\n\nexec tool declaration:\n{FENCE}ts\n{declaration}\n{FENCE}"

@@ -29,10 +29,20 @@ async def call(runtime, name, args, token=None):
 
 async def test_builtins_are_listed_sorted_with_declarations():
     registry = await ToolRegistry.create()
-    assert [t.js_name for t in registry.tools] == ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
+    assert [t.js_name for t in registry.tools] == [
+        "echo",
+        "exec_command",
+        "list_dir",
+        "read_file",
+        "sleep",
+        "write_file",
+    ]
     sleep = registry.get("sleep")
     assert "ms: number;" in sleep.declaration and "Promise<{ slept_ms: number; }>" in sleep.declaration
-    assert sleep.augmented_description.endswith("\n```") and "exec tool declaration:\n```ts\n" in sleep.augmented_description
+    assert (
+        sleep.augmented_description.endswith("\n```")
+        and "exec tool declaration:\n```ts\n" in sleep.augmented_description
+    )
 
 
 async def test_disabled_tools_are_hidden():
@@ -65,7 +75,11 @@ async def test_exec_command_output_exit_code_and_workdir(runtime, tmp_path):
 
 
 async def test_exec_command_truncates_with_the_nested_budget(runtime):
-    result = (await call(runtime, "exec_command", {"cmd": "printf 0123456789012345678901234567890123456789", "max_output_tokens": 5})).value
+    result = (
+        await call(
+            runtime, "exec_command", {"cmd": "printf 0123456789012345678901234567890123456789", "max_output_tokens": 5}
+        )
+    ).value
     assert result["output"] == (
         "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
         "0123456789\u20265 tokens truncated\u20260123456789"
@@ -113,7 +127,9 @@ async def test_exec_command_endless_output_is_bounded_and_the_reply_comes(runtim
 
     sampler = asyncio.ensure_future(sample())
     try:
-        result = (await call(runtime, "exec_command", {"cmd": "yes", "timeout_ms": 1000, "max_output_tokens": 100})).value
+        result = (
+            await call(runtime, "exec_command", {"cmd": "yes", "timeout_ms": 1000, "max_output_tokens": 100})
+        ).value
     finally:
         done.set()
         await sampler
@@ -145,9 +161,7 @@ async def test_exec_command_timeout_kills_the_command(runtime):
 async def test_exec_command_cancellation_kills_the_process_group_and_waits(runtime, tmp_path):
     marker = tmp_path / "pid"
     token = CancellationToken()
-    task = asyncio.ensure_future(
-        call(runtime, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}; wait"}, token)
-    )
+    task = asyncio.ensure_future(call(runtime, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}; wait"}, token))
     for _ in range(200):
         if marker.exists() and marker.read_text().strip():
             break
@@ -177,10 +191,12 @@ async def test_file_tools(runtime, tmp_path):
     assert (await call(runtime, "read_file", {"path": str(target)})).value == {"content": "héllo"}
     os.symlink(target, tmp_path / "link")
     listing = (await call(runtime, "list_dir", {"path": str(tmp_path)})).value
-    assert listing == {"entries": [
-        {"name": "link", "type": "symlink", "size": len(str(target))},
-        {"name": "sub", "type": "dir", "size": None},
-    ]}
+    assert listing == {
+        "entries": [
+            {"name": "link", "type": "symlink", "size": len(str(target))},
+            {"name": "sub", "type": "dir", "size": None},
+        ]
+    }
     assert (await call(runtime, "list_dir", {"path": str(target.parent)})).value["entries"] == [
         {"name": "note.txt", "type": "file", "size": 6}
     ]

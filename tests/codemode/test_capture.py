@@ -12,7 +12,9 @@ from codemode.tools.capture import OutputCapture
 
 # Bytes that exercise the decoder: ASCII, newlines, multi-byte characters, stray continuation
 # bytes and truncated sequences.
-PIECES = st.sampled_from([b"a", b"\n", b"xyz", "é".encode(), "€".encode(), "😀".encode(), b"\x80", b"\xe2\x82", b"\xff", b"\r\n"])
+PIECES = st.sampled_from(
+    [b"a", b"\n", b"xyz", "é".encode(), "€".encode(), "😀".encode(), b"\x80", b"\xe2\x82", b"\xff", b"\r\n"]
+)
 STREAMS = st.lists(st.lists(PIECES, max_size=12).map(b"".join), max_size=12)
 
 

@@ -36,7 +36,9 @@ def test_search_order(tmp_path, monkeypatch):
 
 
 def test_full_example_loads(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
 [session]
 yield_time_ms = 2000
 max_output_tokens = 500
@@ -62,7 +64,8 @@ http_headers = { X-A = "b" }
 
 [python_tools]
 modules = ["mypkg.tools"]
-""")
+""",
+    )
     config = load_config(path)
     assert config.errors == []
     assert config.session == SessionDefaults(2000, 500, 60000, 1048576)
@@ -77,7 +80,9 @@ modules = ["mypkg.tools"]
 
 
 def test_errors_are_sentences_and_valid_parts_still_load(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
 [session]
 yield_time_ms = "fast"
 max_output_tokens = 7
@@ -91,16 +96,22 @@ command = "true"
 startup_timeout_sec = -1
 
 [weird]
-""")
+""",
+    )
     config = load_config(path)
     assert config.session.yield_time_ms == 10000 and config.session.max_output_tokens == 7
     assert list(config.mcp_servers) == ["good"]
     assert config.mcp_servers["good"].startup_timeout_sec == 10.0
     prefix = f"{path}: "
     assert all(e.startswith(prefix) for e in config.errors)
-    keys = [e[len(prefix):].split(":")[0] for e in config.errors]
-    assert keys == ["session.yield_time_ms", "session.colour", "mcp_servers.bad",
-                    "mcp_servers.good.startup_timeout_sec", "weird"]
+    keys = [e[len(prefix) :].split(":")[0] for e in config.errors]
+    assert keys == [
+        "session.yield_time_ms",
+        "session.colour",
+        "mcp_servers.bad",
+        "mcp_servers.good.startup_timeout_sec",
+        "weird",
+    ]
     assert all(e.endswith(".") for e in config.errors)
 
 

@@ -76,7 +76,9 @@ async def test_4097_cells_in_one_session_keep_host_and_client_memory_flat(comman
         record_property("host_rss_kib", (host_warm >> 10, host_end >> 10))
         record_property("client_rss_kib", (client_warm >> 10, client_end >> 10))
         assert host_end - host_warm <= RSS_TOLERANCE_BYTES, f"host RSS grew from {host_warm} to {host_end} bytes"
-        assert client_end - client_warm <= RSS_TOLERANCE_BYTES, f"client RSS grew from {client_warm} to {client_end} bytes"
+        assert client_end - client_warm <= RSS_TOLERANCE_BYTES, (
+            f"client RSS grew from {client_warm} to {client_end} bytes"
+        )
     finally:
         await session.shutdown()
         await registry.aclose()

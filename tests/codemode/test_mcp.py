@@ -35,10 +35,18 @@ def server_processes(marker: str, with_launchers: bool = False) -> list[psutil.P
 
 @pytest.fixture
 async def time_tools(tmp_path):
-    marker = f"--local-timezone=UTC"
-    config = parse_config({"mcp_servers": {"time": {
-        "command": sys.executable, "args": ["-m", "mcp_server_time", marker], "cwd": str(tmp_path),
-    }}})
+    marker = "--local-timezone=UTC"
+    config = parse_config(
+        {
+            "mcp_servers": {
+                "time": {
+                    "command": sys.executable,
+                    "args": ["-m", "mcp_server_time", marker],
+                    "cwd": str(tmp_path),
+                }
+            }
+        }
+    )
     registry = await ToolRegistry.create(config)
     yield registry, ToolCallRuntime(registry)
     await registry.aclose()
@@ -58,9 +66,16 @@ async def test_time_server_tools_are_named_typed_and_callable(time_tools):
     convert = registry.get("mcp__time__convert_time")
     assert convert.namespace == "mcp__time__" and convert.raw_name == "mcp__time__convert_time"
     assert "): Promise<CallToolResult<{" in convert.declaration
-    result = await call(runtime, "mcp__time__", "convert_time", {
-        "source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo",
-    })
+    result = await call(
+        runtime,
+        "mcp__time__",
+        "convert_time",
+        {
+            "source_timezone": "UTC",
+            "time": "12:00",
+            "target_timezone": "Asia/Tokyo",
+        },
+    )
     assert result.outcome == "completed"
     value = result.value
     assert set(value) == {"content", "structuredContent", "isError"}
@@ -86,9 +101,17 @@ async def test_arguments_are_validated_before_the_call(time_tools):
 
 
 async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close(tmp_path):
-    config = parse_config({"mcp_servers": {"time": {
-        "command": sys.executable, "args": ["-m", "mcp_server_time", f"--local-timezone=UTC"], "cwd": str(tmp_path),
-    }}})
+    config = parse_config(
+        {
+            "mcp_servers": {
+                "time": {
+                    "command": sys.executable,
+                    "args": ["-m", "mcp_server_time", "--local-timezone=UTC"],
+                    "cwd": str(tmp_path),
+                }
+            }
+        }
+    )
     registry = await ToolRegistry.create(config)
     runtime = ToolCallRuntime(registry)
     try:
@@ -142,9 +165,18 @@ async def wait_until_gone(cwd: Path, limit_s: float = 15.0) -> list[psutil.Proce
 
 def silent_server(tmp_path: Path, startup_timeout_sec: float):
     # A "server" that never answers MCP's initialize: `sleep` (the acceptance repro).
-    return parse_config({"mcp_servers": {"slow": {
-        "command": "sleep", "args": ["300"], "cwd": str(tmp_path), "startup_timeout_sec": startup_timeout_sec,
-    }}})
+    return parse_config(
+        {
+            "mcp_servers": {
+                "slow": {
+                    "command": "sleep",
+                    "args": ["300"],
+                    "cwd": str(tmp_path),
+                    "startup_timeout_sec": startup_timeout_sec,
+                }
+            }
+        }
+    )
 
 
 async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(tmp_path):
@@ -176,7 +208,9 @@ async def test_close_stops_a_server_that_is_still_starting(tmp_path):
     assert await registry.ready_tools() == registry.tools
 
 
-needs_everything = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools")
+needs_everything = pytest.mark.skipif(
+    not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools"
+)
 
 
 @needs_everything
@@ -192,9 +226,16 @@ async def test_everything_progress_then_cancel_mid_way():
         total = await call(runtime, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
         assert total.value["content"][0]["text"] == "The sum of 2 and 40 is 42."
         token = CancellationToken()
-        task = asyncio.ensure_future(call(
-            runtime, "mcp__everything__", "trigger_long_running_operation", {"duration": 10, "steps": 10}, token, cell="2",
-        ))
+        task = asyncio.ensure_future(
+            call(
+                runtime,
+                "mcp__everything__",
+                "trigger_long_running_operation",
+                {"duration": 10, "steps": 10},
+                token,
+                cell="2",
+            )
+        )
         while not [e for e in events if e.kind == "progress" and e.cell_id == "2"]:
             await asyncio.sleep(0.05)
         token.cancel()
@@ -226,9 +267,7 @@ async def test_bare_command_name_is_found_beside_the_kernels_python(tmp_path, mo
     # A venv that is not activated: its bin folder is not on PATH, yet the console script
     # `mcp-server-time` installed there must start (design.md §5 config example).
     bin_dir = str(Path(sys.executable).parent)
-    monkeypatch.setenv("PATH", os.pathsep.join(
-        p for p in os.environ["PATH"].split(os.pathsep) if p != bin_dir
-    ))
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != bin_dir))
     config = parse_config({"mcp_servers": {"time": {"command": "mcp-server-time", "cwd": str(tmp_path)}}})
     registry = await ToolRegistry.create(config)
     try:

@@ -52,8 +52,13 @@ def npm_server(npm_tools: Path, package: str) -> Path:
 def git_repo(tmp_path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     for args in (["init", "-q", "-b", "main"], ["add", "README.md"], ["commit", "-q", "-m", "first commit"]):
         if args[0] == "add":
             (repo / "README.md").write_text("hello\n")
@@ -62,9 +67,14 @@ def git_repo(tmp_path) -> Path:
 
 
 async def test_git_server_reads_status_and_log_of_a_temp_repo(git_repo):
-    registry, runtime = await open_registry({"git": {
-        "command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(git_repo)],
-    }})
+    registry, runtime = await open_registry(
+        {
+            "git": {
+                "command": sys.executable,
+                "args": ["-m", "mcp_server_git", "--repository", str(git_repo)],
+            }
+        }
+    )
     try:
         (git_repo / "new.txt").write_text("untracked\n")
         status = text_of(await call(runtime, "mcp__git__git_status", {"repo_path": str(git_repo)}))
@@ -106,13 +116,25 @@ async def test_filesystem_server_writes_reads_and_refuses_paths_outside_its_root
 async def test_memory_server_creates_then_reads_entities(npm_tools, tmp_path):
     script = npm_server(npm_tools, "server-memory")
     memory_file = tmp_path / "memory.jsonl"
-    registry, runtime = await open_registry({"memory": {
-        "command": "node", "args": [str(script)], "env": {"MEMORY_FILE_PATH": str(memory_file)},
-    }})
+    registry, runtime = await open_registry(
+        {
+            "memory": {
+                "command": "node",
+                "args": [str(script)],
+                "env": {"MEMORY_FILE_PATH": str(memory_file)},
+            }
+        }
+    )
     try:
-        created = await call(runtime, "mcp__memory__create_entities", {"entities": [
-            {"name": "codemode", "entityType": "project", "observations": ["runs JavaScript cells"]},
-        ]})
+        created = await call(
+            runtime,
+            "mcp__memory__create_entities",
+            {
+                "entities": [
+                    {"name": "codemode", "entityType": "project", "observations": ["runs JavaScript cells"]},
+                ]
+            },
+        )
         assert created.success is True
         graph = await call(runtime, "mcp__memory__read_graph", {})
         entities = graph.value["structuredContent"]["entities"]
@@ -130,7 +152,9 @@ def http_server():
     """The test server over streamable HTTP with bearer token ``s3cret``; yields its URL."""
     proc = subprocess.Popen(
         [sys.executable, str(TEST_SERVER), "http", "--token", "s3cret"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         line = proc.stdout.readline()
@@ -147,10 +171,15 @@ def http_server():
 
 async def test_http_server_with_bearer_token_and_headers(http_server, monkeypatch):
     monkeypatch.setenv("CM_TEST_TOKEN", "s3cret")
-    registry, runtime = await open_registry({"remote": {
-        "url": http_server, "bearer_token_env_var": "CM_TEST_TOKEN",
-        "http_headers": {"X-Codemode-Test": "from-config"},
-    }})
+    registry, runtime = await open_registry(
+        {
+            "remote": {
+                "url": http_server,
+                "bearer_token_env_var": "CM_TEST_TOKEN",
+                "http_headers": {"X-Codemode-Test": "from-config"},
+            }
+        }
+    )
     try:
         assert text_of(await call(runtime, "mcp__remote__add", {"a": 2, "b": 40})) == "42"
         seen = await call(runtime, "mcp__remote__headers", {})
@@ -161,9 +190,19 @@ async def test_http_server_with_bearer_token_and_headers(http_server, monkeypatc
 
 async def test_http_server_without_the_token_fails_to_start_with_a_clear_error(http_server, monkeypatch):
     monkeypatch.delenv("CM_TEST_TOKEN", raising=False)
-    registry = await ToolRegistry.create(parse_config({"mcp_servers": {"remote": {
-        "url": http_server, "bearer_token_env_var": "CM_TEST_TOKEN", "startup_timeout_sec": 20,
-    }}}))
+    registry = await ToolRegistry.create(
+        parse_config(
+            {
+                "mcp_servers": {
+                    "remote": {
+                        "url": http_server,
+                        "bearer_token_env_var": "CM_TEST_TOKEN",
+                        "startup_timeout_sec": 20,
+                    }
+                }
+            }
+        )
+    )
     try:
         tools = await registry.ready_tools()
         assert not [t for t in tools if t.source == "mcp:remote"]
@@ -224,8 +263,7 @@ async def test_namespace_description_comes_first_in_the_tool_description():
     try:
         tool = registry.get("mcp__t__add")
         expected = (  # DESCRIPTION and INSTRUCTIONS of servers/cm_test_server.py
-            "codemode test server\n\n"
-            "Test server for codemode: arithmetic, headers and a slow, cancellable task."
+            "codemode test server\n\nTest server for codemode: arithmetic, headers and a slow, cancellable task."
         )
         assert tool.namespace_description == expected
         assert tool.augmented_description == (
@@ -239,16 +277,23 @@ async def test_namespace_description_comes_first_in_the_tool_description():
 async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(tmp_path):
     import psutil
 
-    registry, runtime = await open_registry({"t": {
-        "command": sys.executable, "args": [str(TEST_SERVER), "stdio"], "cwd": str(tmp_path),
-    }})
+    registry, runtime = await open_registry(
+        {
+            "t": {
+                "command": sys.executable,
+                "args": [str(TEST_SERVER), "stdio"],
+                "cwd": str(tmp_path),
+            }
+        }
+    )
     try:
         progressed = asyncio.Event()
         runtime.add_listener(lambda e: e.kind == "progress" and progressed.set())
         task = asyncio.ensure_future(call(runtime, "mcp__t__slow", {"steps": 100, "step_ms": 200}))
         await asyncio.wait_for(progressed.wait(), 30)
         servers = [
-            p for p in psutil.Process().children(recursive=True)
+            p
+            for p in psutil.Process().children(recursive=True)
             if str(TEST_SERVER) in p.cmdline() and not any(a.endswith("launcher.py") for a in p.cmdline())
         ]
         assert len(servers) == 1

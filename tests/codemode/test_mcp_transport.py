@@ -37,15 +37,20 @@ from cm_raw_server import pattern_text  # noqa: E402
 # -- the reader, on random chunkings ---------------------------------------------------
 texts = st.one_of(
     st.text(max_size=40),
-    st.text(alphabet="é€😀\"\\\n\x00a", max_size=40),
+    st.text(alphabet='é€😀"\\\n\x00a', max_size=40),
     st.builds(lambda s, n: s * n, st.text(alphabet="xé😀\n", min_size=1, max_size=3), st.integers(10_000, 120_000)),
 )
 messages = st.lists(
     st.one_of(
-        st.builds(lambda i, t: {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": t}]}},
-                  st.integers(0, 2**31), texts),
-        st.builds(lambda t: {"jsonrpc": "2.0", "method": "notifications/message",
-                             "params": {"level": "info", "data": t}}, texts),
+        st.builds(
+            lambda i, t: {"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": t}]}},
+            st.integers(0, 2**31),
+            texts,
+        ),
+        st.builds(
+            lambda t: {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": t}},
+            texts,
+        ),
     ),
     max_size=6,
 )
@@ -120,9 +125,15 @@ async def call(runtime, js_name, args, cell="1", call_id="tool-1"):
 
 
 async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answering():
-    registry = await ToolRegistry.create(parse_config({"mcp_servers": {
-        "raw": {"command": sys.executable, "args": [str(RAW_SERVER)]},
-    }}))
+    registry = await ToolRegistry.create(
+        parse_config(
+            {
+                "mcp_servers": {
+                    "raw": {"command": sys.executable, "args": [str(RAW_SERVER)]},
+                }
+            }
+        )
+    )
     runtime = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
@@ -146,9 +157,15 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
 
 
 async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
-    registry = await ToolRegistry.create(parse_config({"mcp_servers": {
-        "raw": {"command": sys.executable, "args": [str(RAW_SERVER), "--bad-tool"]},
-    }}))
+    registry = await ToolRegistry.create(
+        parse_config(
+            {
+                "mcp_servers": {
+                    "raw": {"command": sys.executable, "args": [str(RAW_SERVER), "--bad-tool"]},
+                }
+            }
+        )
+    )
     runtime = ToolCallRuntime(registry)
     try:
         tools = await registry.ready_tools()
@@ -166,9 +183,15 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
 
 
 async def test_a_server_that_crashes_at_start_up_is_reported_with_its_last_stderr_lines():
-    registry = await ToolRegistry.create(parse_config({"mcp_servers": {
-        "bad": {"command": sys.executable, "args": [str(CRASH_SERVER)]},
-    }}))
+    registry = await ToolRegistry.create(
+        parse_config(
+            {
+                "mcp_servers": {
+                    "bad": {"command": sys.executable, "args": [str(CRASH_SERVER)]},
+                }
+            }
+        )
+    )
     try:
         await registry.ready_tools()
         [error] = registry.errors

@@ -16,8 +16,10 @@ def test_token_estimate_rounds_up_bytes_over_four():
 def test_pinned_forty_digits_five_tokens():
     digits = "0123456789" * 4
     assert truncate_content_items([t(digits)], 5) == [
-        t("Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
-          "0123456789\u20265 tokens truncated\u20260123456789")
+        t(
+            "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
+            "0123456789\u20265 tokens truncated\u20260123456789"
+        )
     ]
 
 
@@ -70,6 +72,6 @@ def test_truncated_text_from_the_ends_matches_the_whole_text():
     from codemode.output import head_bytes_needed, tail_bytes_needed, truncated_text
 
     data = ("é" * 30 + "\n" + "z" * 30).encode()
-    head, tail = data[: head_bytes_needed(7)], data[-tail_bytes_needed(7):]
+    head, tail = data[: head_bytes_needed(7)], data[-tail_bytes_needed(7) :]
     assert truncated_text(head, tail, len(data), 2, 7) == truncate_content_items([t(data.decode())], 7)[0]["text"]
     assert truncated_text(b"short", b"short", 5, 1, 7) == "short"

@@ -45,7 +45,7 @@ def test_empty_input(text):
     )
 
 
-@pytest.mark.parametrize("text", ['// @exec: {"yield_time_ms": 1}', '// @exec: {}\n   \n'])
+@pytest.mark.parametrize("text", ['// @exec: {"yield_time_ms": 1}', "// @exec: {}\n   \n"])
 def test_pragma_without_source(text):
     assert error_of(text) == "exec pragma must be followed by JavaScript source on subsequent lines"
 
@@ -58,15 +58,11 @@ def test_directive_not_an_object(directive):
 
 
 def test_invalid_json():
-    assert error_of("// @exec: {nope\nx").startswith(
-        f"exec pragma must be valid JSON with supported fields {FIELDS}: "
-    )
+    assert error_of("// @exec: {nope\nx").startswith(f"exec pragma must be valid JSON with supported fields {FIELDS}: ")
 
 
 def test_unknown_key():
-    assert error_of('// @exec: {"timeout": 1}\nx') == (
-        f"exec pragma only supports {FIELDS}; got `timeout`"
-    )
+    assert error_of('// @exec: {"timeout": 1}\nx') == (f"exec pragma only supports {FIELDS}; got `timeout`")
 
 
 @pytest.mark.parametrize("value", ["-1", "1.5", '"10"', "true"])

@@ -24,7 +24,9 @@ async def registry(monkeypatch):
 
 async def call(registry, name, args):
     runtime = ToolCallRuntime(registry)
-    return await runtime.handle_tool_call("1", "tool-1", {"name": name, "namespace": None}, "function", args, CancellationToken())
+    return await runtime.handle_tool_call(
+        "1", "tool-1", {"name": name, "namespace": None}, "function", args, CancellationToken()
+    )
 
 
 async def test_marked_functions_become_typed_tools(registry):

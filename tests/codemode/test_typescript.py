@@ -16,10 +16,15 @@ def obj(props, required=(), **extra):
 
 
 def test_pinned_hidden_dynamic_tool():
-    assert render_declaration(
-        "hidden_dynamic_tool", "function",
-        obj({"city": {"type": "string"}}, ["city"]), obj({"ok": {"type": "boolean"}}, ["ok"]),
-    ) == "declare const tools: { hidden_dynamic_tool(args: { city: string; }): Promise<{ ok: boolean; }>; };"
+    assert (
+        render_declaration(
+            "hidden_dynamic_tool",
+            "function",
+            obj({"city": {"type": "string"}}, ["city"]),
+            obj({"ok": {"type": "boolean"}}, ["ok"]),
+        )
+        == "declare const tools: { hidden_dynamic_tool(args: { city: string; }): Promise<{ ok: boolean; }>; };"
+    )
 
 
 def test_pinned_mcp_alpha():
@@ -31,7 +36,8 @@ def test_pinned_mcp_alpha():
 
 def test_pinned_rmcp_echo():
     assert render_declaration(
-        "mcp__rmcp__echo", "function",
+        "mcp__rmcp__echo",
+        "function",
         obj({"message": {"type": "string"}, "env_var": {"type": "string"}}, ["message"]),
         mcp_output_schema(obj({"echo": {"type": "string"}, "env": {"type": ["string", "null"]}}, ["echo", "env"])),
     ) == (
@@ -42,12 +48,16 @@ def test_pinned_rmcp_echo():
 
 def test_pinned_view_image_multiline():
     decl = render_declaration(
-        "view_image", "function",
+        "view_image",
+        "function",
         obj({"path": {"type": "string", "description": "Local filesystem path to an image file."}}, ["path"]),
-        obj({
-            "detail": {"enum": ["high", "original"], "description": "Image detail hint returned by view_image."},
-            "image_url": {"type": "string", "description": "Data URL for the loaded image."},
-        }, ["detail", "image_url"]),
+        obj(
+            {
+                "detail": {"enum": ["high", "original"], "description": "Image detail hint returned by view_image."},
+                "image_url": {"type": "string", "description": "Data URL for the loaded image."},
+            },
+            ["detail", "image_url"],
+        ),
     )
     assert decl.split("\n") == [
         "declare const tools: { view_image(args: {",
@@ -63,10 +73,18 @@ def test_pinned_view_image_multiline():
 
 
 def test_pinned_weather_nested_inline_under_comment():
-    rendered = render_schema(obj({"weather": {
-        "type": "array", "description": "look up weather for a list of places",
-        "items": obj({"location": {"type": "string"}}, ["location"]),
-    }}, ["weather"]))
+    rendered = render_schema(
+        obj(
+            {
+                "weather": {
+                    "type": "array",
+                    "description": "look up weather for a list of places",
+                    "items": obj({"location": {"type": "string"}}, ["location"]),
+                }
+            },
+            ["weather"],
+        )
+    )
     assert rendered == "{\n  // look up weather for a list of places\n  weather: Array<{ location: string; }>;\n}"
 
 
@@ -82,12 +100,19 @@ def test_freeform_and_schemaless():
 @pytest.mark.parametrize(
     "schema, ts",
     [
-        (True, "unknown"), (False, "never"), (3, "unknown"), ({}, "unknown"),
-        ({"const": "a"}, '"a"'), ({"const": 1}, "1"), ({"enum": ["a", 2, True]}, '"a" | 2 | true'),
+        (True, "unknown"),
+        (False, "never"),
+        (3, "unknown"),
+        ({}, "unknown"),
+        ({"const": "a"}, '"a"'),
+        ({"const": 1}, "1"),
+        ({"enum": ["a", 2, True]}, '"a" | 2 | true'),
         ({"anyOf": [{"type": "string"}, {"type": "null"}]}, "string | null"),
         ({"oneOf": [{"type": "integer"}, {"type": "boolean"}]}, "number | boolean"),
-        ({"allOf": [obj({"a": {"type": "string"}}, ["a"]), obj({"b": {"type": "number"}})]},
-         "{ a: string; } & { b?: number; }"),
+        (
+            {"allOf": [obj({"a": {"type": "string"}}, ["a"]), obj({"b": {"type": "number"}})]},
+            "{ a: string; } & { b?: number; }",
+        ),
         ({"type": ["string", "null"]}, "string | null"),
         ({"type": "array", "items": {"type": "string"}}, "Array<string>"),
         ({"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}]}, "[string, number]"),
@@ -95,8 +120,14 @@ def test_freeform_and_schemaless():
         ({"type": "object"}, "{ [key: string]: unknown; }"),
         ({"type": "object", "properties": {"a-b": {"type": "string"}}}, '{ "a-b"?: string; }'),
         ({"type": "object", "additionalProperties": {"type": "number"}}, "{ [key: string]: number; }"),
-        ({"type": "object", "properties": {"a": {}}, "additionalProperties": True}, "{ a?: unknown; [key: string]: unknown; }"),
-        ({"type": "object", "properties": {"b": {}, "a": {}}, "additionalProperties": False}, "{ a?: unknown; b?: unknown; }"),
+        (
+            {"type": "object", "properties": {"a": {}}, "additionalProperties": True},
+            "{ a?: unknown; [key: string]: unknown; }",
+        ),
+        (
+            {"type": "object", "properties": {"b": {}, "a": {}}, "additionalProperties": False},
+            "{ a?: unknown; b?: unknown; }",
+        ),
         ({"required": ["z"]}, "{ [key: string]: unknown; }"),
         ({"items": {"type": "boolean"}}, "Array<boolean>"),
         ({"type": "frobnicate"}, "unknown"),
@@ -117,7 +148,9 @@ def test_mcp_shape_detection():
 
 
 def test_augmented_description():
-    text = augmented_description("Echo it.", "declare const tools: { e(args: unknown): Promise<unknown>; };", "Server tools.")
+    text = augmented_description(
+        "Echo it.", "declare const tools: { e(args: unknown): Promise<unknown>; };", "Server tools."
+    )
     assert text == (
         "Server tools.\n\nEcho it.\n\nexec tool declaration:\n```ts\n"
         "declare const tools: { e(args: unknown): Promise<unknown>; };\n```"
@@ -129,8 +162,11 @@ POINT = obj({"x": {"type": "integer"}, "y": {"type": "integer"}}, ["x", "y"])
 
 
 def test_defs_refs_render_as_their_target():
-    schema = obj({"a": {"$ref": "#/$defs/Point"}, "b": {"$ref": "#/definitions/Point"}}, ["a"],
-                 **{"$defs": {"Point": POINT}, "definitions": {"Point": POINT}})
+    schema = obj(
+        {"a": {"$ref": "#/$defs/Point"}, "b": {"$ref": "#/definitions/Point"}},
+        ["a"],
+        **{"$defs": {"Point": POINT}, "definitions": {"Point": POINT}},
+    )
     assert render_schema(schema) == "{ a: { x: number; y: number; }; b?: { x: number; y: number; }; }"
 
 
@@ -151,8 +187,12 @@ def test_recursive_unresolvable_and_remote_refs_render_unknown():
 
 
 def test_structured_content_refs_resolve_against_the_tools_output_schema():
-    structured = {"type": "object", "properties": {"start": {"$ref": "#/$defs/Point"}},
-                  "required": ["start"], "$defs": {"Point": POINT}}
+    structured = {
+        "type": "object",
+        "properties": {"start": {"$ref": "#/$defs/Point"}},
+        "required": ["start"],
+        "$defs": {"Point": POINT},
+    }
     assert render_declaration("mcp__s__seg", "function", None, mcp_output_schema(structured)) == (
         "declare const tools: { mcp__s__seg(args: unknown): Promise<CallToolResult<{ start: { x: number; y: number; }; }>>; };"
     )

@@ -14,12 +14,11 @@ import json
 import struct
 
 import pytest
+from driver.driver_harness import SESSION, DriverHarness, RecordingDelegate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemode.protocol import MAX_FRAME_BYTES, FrameError, FrameTooLarge, decode_frames, encode_frame, read_frame
-
-from driver.driver_harness import SESSION, DriverHarness, RecordingDelegate
 
 READ_BOUND_S = 2.0
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -141,16 +140,24 @@ responses = st.one_of(
         optional={"value": json_values, "message": json_values},
     ),
     st.builds(
-        lambda kind, cell, items, extra: {"status": "ok", "value": {kind: {"cell_id": cell, "content_items": items, **extra}}},
+        lambda kind, cell, items, extra: {
+            "status": "ok",
+            "value": {kind: {"cell_id": cell, "content_items": items, **extra}},
+        },
         st.sampled_from(["Yielded", "Result", "Terminated", "Other"]),
         st.sampled_from(["1", "2", 1, None]),
-        st.one_of(json_values, st.lists(st.fixed_dictionaries({"type": st.sampled_from(["input_text", 3])}), max_size=2)),
+        st.one_of(
+            json_values, st.lists(st.fixed_dictionaries({"type": st.sampled_from(["input_text", 3])}), max_size=2)
+        ),
         messages,
     ),
     st.builds(
         lambda tag, kind, cell, extra: {
             "status": "ok",
-            "value": {"type": "wait/completed", "outcome": {tag: {kind: {"cell_id": cell, "content_items": [], **extra}}}},
+            "value": {
+                "type": "wait/completed",
+                "outcome": {tag: {kind: {"cell_id": cell, "content_items": [], **extra}}},
+            },
         },
         st.sampled_from(["LiveCell", "MissingCell", "Other"]),
         st.sampled_from(["Yielded", "Result", "Terminated"]),
@@ -216,7 +223,9 @@ async def _drive(batch, garbage):
             h.reader.feed_eof()
             await asyncio.wait_for(h.connection.closed.wait(), READ_BOUND_S)
         failure = h.connection.failure or ""
-        assert failure.startswith(("code-mode host", "failed to read code-mode host message", "duplicate code-mode")), failure
+        assert failure.startswith(("code-mode host", "failed to read code-mode host message", "duplicate code-mode")), (
+            failure
+        )
         assert "exited unexpectedly" not in failure
         # The pending wait ended too (answered, or failed with the connection): no hang.
         await asyncio.wait_for(asyncio.gather(waiting, return_exceptions=True), READ_BOUND_S)

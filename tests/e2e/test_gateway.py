@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 import requests
 import websocket
-
 from e2e_servers import DEADLINE_S, ServerProcess, free_port, server_env, wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -39,8 +38,7 @@ class Execution:
     def stdout(self) -> str:
         """The concatenated ``stdout`` stream texts."""
         return "".join(
-            m["content"]["text"] for m in self.iopub
-            if m["msg_type"] == "stream" and m["content"]["name"] == "stdout"
+            m["content"]["text"] for m in self.iopub if m["msg_type"] == "stream" and m["content"]["name"] == "stdout"
         )
 
     def of_type(self, msg_type: str) -> list[dict[str, Any]]:
@@ -48,24 +46,36 @@ class Execution:
         return [m for m in self.iopub if m["msg_type"] == msg_type]
 
 
-def execute(ws: "websocket.WebSocket", code: str) -> Execution:
+def execute(ws: websocket.WebSocket, code: str) -> Execution:
     """Send ``code`` as an execute_request (Jupyter protocol 5.3 over the gateway's websocket)
     and collect messages until both its execute_reply and its iopub ``idle`` arrived."""
     msg_id = uuid.uuid4().hex
-    ws.send(json.dumps({
-        "header": {
-            "msg_id": msg_id, "msg_type": "execute_request", "username": "e2e",
-            "session": uuid.uuid4().hex, "date": "", "version": "5.3",
-        },
-        "parent_header": {},
-        "metadata": {},
-        "content": {
-            "code": code, "silent": False, "store_history": True,
-            "user_expressions": {}, "allow_stdin": False, "stop_on_error": True,
-        },
-        "buffers": [],
-        "channel": "shell",
-    }))
+    ws.send(
+        json.dumps(
+            {
+                "header": {
+                    "msg_id": msg_id,
+                    "msg_type": "execute_request",
+                    "username": "e2e",
+                    "session": uuid.uuid4().hex,
+                    "date": "",
+                    "version": "5.3",
+                },
+                "parent_header": {},
+                "metadata": {},
+                "content": {
+                    "code": code,
+                    "silent": False,
+                    "store_history": True,
+                    "user_expressions": {},
+                    "allow_stdin": False,
+                    "stop_on_error": True,
+                },
+                "buffers": [],
+                "channel": "shell",
+            }
+        )
+    )
     reply: dict[str, Any] | None = None
     iopub: list[dict[str, Any]] = []
     idle = False
@@ -88,14 +98,22 @@ def gateway(tmp_path):
     port = free_port()
     server = ServerProcess(
         [
-            sys.executable, "-m", "jupyter", "kernelgateway", "--ip=127.0.0.1", f"--port={port}",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "kernelgateway",
+            "--ip=127.0.0.1",
+            f"--port={port}",
             f"--KernelGatewayApp.auth_token={TOKEN}",
             "--KernelGatewayApp.default_kernel_name=codemode",
         ],
-        cwd=tmp_path, env=server_env(tmp_path), log_path=tmp_path / "gateway.log",
+        cwd=tmp_path,
+        env=server_env(tmp_path),
+        log_path=tmp_path / "gateway.log",
     )
     base = f"http://127.0.0.1:{port}"
     try:
+
         def up() -> bool:
             server.check_running()
             return requests.get(f"{base}/api", headers=AUTH, timeout=2).ok
@@ -122,7 +140,8 @@ def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway):
 
     ws = websocket.create_connection(
         f"ws://127.0.0.1:{base.rsplit(':', 1)[1]}/api/kernels/{kernel_id}/channels",
-        header=[f"Authorization: token {TOKEN}"], timeout=DEADLINE_S * 2,
+        header=[f"Authorization: token {TOKEN}"],
+        timeout=DEADLINE_S * 2,
     )
     try:
         done = execute(ws, 'text("via gateway")')
@@ -133,9 +152,7 @@ def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway):
 
         yielded = execute(
             ws,
-            '// @exec: {"yield_time_ms": 100}\n'
-            'await tools.sleep({ms: 1500});\n'
-            'text("slept through the yield");\n',
+            '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 1500});\ntext("slept through the yield");\n',
         )
         assert yielded.reply["content"]["status"] == "ok", yielded.reply["content"]
         meta = yielded.reply["metadata"]["codemode"]

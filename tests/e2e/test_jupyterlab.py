@@ -26,7 +26,6 @@ from pathlib import Path
 import psutil
 import pytest
 import requests
-
 from e2e_servers import DEADLINE_S, ServerProcess, alive, cmdline, free_port, server_env, wait_for
 
 pytestmark = pytest.mark.timeout(150)
@@ -35,8 +34,14 @@ CHROMIUM = Path("/usr/bin/chromium")
 TOKEN = "codemode-lab-token"
 KERNEL_DISPLAY_NAME = "Code Mode (JavaScript)"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 """Chromium flags verified on this machine (recipes §7)."""
 
@@ -46,7 +51,8 @@ UI_TIMEOUT_MS = 45_000
 LAB_SETTINGS = {
     # No "get notified about Jupyter news?" toast over the notebook, no request leaving the box.
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False,
+        "fetchNews": "false",
+        "checkForUpdates": False,
     },
 }
 
@@ -78,13 +84,24 @@ def lab(tmp_path):
     port = free_port()
     server = ServerProcess(
         [
-            sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-            f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={notebooks}", "--allow-root",
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.root_dir={notebooks}",
+            "--allow-root",
         ],
-        cwd=notebooks, env=env, log_path=tmp_path / "lab.log",
+        cwd=notebooks,
+        env=env,
+        log_path=tmp_path / "lab.log",
     )
     base = f"http://127.0.0.1:{port}"
     try:
+
         def up() -> bool:
             server.check_running()
             return requests.get(f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2).ok
@@ -106,8 +123,11 @@ def browser_page(tmp_path):
     before = {p.pid for p in me.children(recursive=True)}
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800},
+            str(tmp_path / "chromium-profile"),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 800},
         )
         browser_procs = [p for p in me.children(recursive=True) if p.pid not in before]
         try:
@@ -171,10 +191,9 @@ def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_pat
         expect(outputs[0]).to_have_text("hello from Lab")
 
         _run_cell(
-            page, 1,
-            '// @exec: {"yield_time_ms": 100}\n'
-            "await tools.sleep({ms: 1500});\n"
-            'text("slept while Lab went on");',
+            page,
+            1,
+            '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 1500});\ntext("slept while Lab went on");',
             paste=True,
         )
         expect(outputs[1]).to_contain_text("is running")

@@ -22,7 +22,6 @@ from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from kernel_driver import KERNEL_NAME, Kernel, start_kernel, stop_kernel
 
 
-
 @pytest.fixture(scope="session")
 def codemode_kernelspec() -> str:
     """The folder of the installed ``codemode`` kernelspec (installing it if needed)."""
@@ -33,7 +32,8 @@ def codemode_kernelspec() -> str:
     prefix = Path(tempfile.mkdtemp(prefix="codemode-kernel-tests-"))
     subprocess.run(
         [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     data = str(prefix / "share" / "jupyter")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (data, os.environ.get("JUPYTER_PATH")) if p)

@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codemode.install import LOGO_FILES, build_spec
 from codemode.kernel.logo import encode_png, render_rgba, render_svg
+
+from codemode.install import LOGO_FILES, build_spec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,7 +51,10 @@ def test_jupyter_kernelspec_list_shows_codemode(tmp_path):
     env = dict(os.environ, JUPYTER_PATH=str(kernels.parent))
     listed = subprocess.run(
         [sys.executable, "-m", "jupyter", "kernelspec", "list", "--json"],
-        capture_output=True, text=True, check=True, env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     )
     specs = json.loads(listed.stdout)["kernelspecs"]
     assert specs["codemode"]["spec"]["display_name"] == "Code Mode (JavaScript)"

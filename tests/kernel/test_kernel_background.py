@@ -49,7 +49,9 @@ def test_status_display_ids_are_unique_per_cell_and_run(kernel):
 
 
 def test_failed_background_cell_reports_error_at_wait(kernel):
-    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nawait tools.sleep({ms: 100}); throw new TypeError("late")')
+    run = execute(
+        kernel.kc, '// @exec: {"yield_time_ms": 0}\nawait tools.sleep({ms: 100}); throw new TypeError("late")'
+    )
     assert run.codemode["status"] == "running"
     waited = execute(kernel.kc, f"%wait {run.codemode['cell_id']}")
     assert waited.content["status"] == "error"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import psutil
-
 from kernel_driver import collect, execute, send_execute, wait_for_iopub
 
 
@@ -104,8 +103,11 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
 
 
 def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
-    run = execute(kernel.kc, '// @exec: {"yield_time_ms": 100}\ntext("a"); await tools.sleep({ms: 300}); '
-                             'text("b"); await tools.sleep({ms: 5000}); text("c")')
+    run = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 100}\ntext("a"); await tools.sleep({ms: 300}); '
+        'text("b"); await tools.sleep({ms: 5000}); text("c")',
+    )
     assert run.stdout == "a\n"
     cell_id = run.codemode["cell_id"]
     first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 1500")
@@ -127,7 +129,9 @@ def test_interrupt_terminates_the_cell_and_kernel_survives(kernel):
     # The notification leaves the host after the sleep's delegate request: once it is shown,
     # the kernel has the sleep call in hand.
     napping = wait_for_iopub(
-        kernel.kc, msg_id, lambda m: m["msg_type"] == "display_data" and m["content"]["data"].get("text/plain") == "napping"
+        kernel.kc,
+        msg_id,
+        lambda m: m["msg_type"] == "display_data" and m["content"]["data"].get("text/plain") == "napping",
     )
     kernel.km.interrupt_kernel()
     run = collect(kernel.kc, msg_id, timeout=30, earlier=napping)

@@ -16,7 +16,6 @@ import time
 
 import psutil
 import pytest
-
 from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel
 
 pytestmark = pytest.mark.timeout(180)
@@ -57,22 +56,19 @@ def _display_update(parent_id: str, needle: str):
             and msg["msg_type"] == "update_display_data"
             and needle in msg["content"]["data"]["text/plain"]
         )
+
     return match
 
 
 def test_killed_host_loses_running_cells_with_a_clear_message(kernel):
     assert execute(kernel.kc, 'store("kept", 7); text("stored")').stdout == "stored\n"
-    background = execute(
-        kernel.kc, '// @exec: {"yield_time_ms": 200}\nawait tools.sleep({ms: 60000}); text("never")'
-    )
+    background = execute(kernel.kc, '// @exec: {"yield_time_ms": 200}\nawait tools.sleep({ms: 60000}); text("never")')
     assert background.codemode["status"] == "running"
     bg_id = background.codemode["cell_id"]
     bg_parent = background.reply["parent_header"]["msg_id"]
 
     seen: list[dict] = []
-    msg_id = send_execute(
-        kernel.kc, 'notify("foreground running"); await tools.sleep({ms: 60000}); text("never")'
-    )
+    msg_id = send_execute(kernel.kc, 'notify("foreground running"); await tools.sleep({ms: 60000}); text("never")')
     _iopub_until(
         kernel.kc,
         lambda m: m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "display_data",
@@ -87,9 +83,7 @@ def test_killed_host_loses_running_cells_with_a_clear_message(kernel):
     evalue = foreground.content["evalue"]
     assert evalue.startswith("The code-mode runtime host stopped (code-mode host ")
     assert f"cell {cell_id} was lost. The next cell starts a new host; values stored with store() are kept." in evalue
-    assert foreground.errors == [
-        {"ename": "HostStopped", "evalue": evalue, "traceback": [f"HostStopped: {evalue}"]}
-    ]
+    assert foreground.errors == [{"ename": "HostStopped", "evalue": evalue, "traceback": [f"HostStopped: {evalue}"]}]
     assert foreground.codemode["status"] == "failed"
 
     # The background cell's status display says it was lost, and %wait shows why.

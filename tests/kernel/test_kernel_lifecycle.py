@@ -11,7 +11,6 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from kernel_driver import execute, start_kernel, stop_kernel
 
 
@@ -32,8 +31,7 @@ def test_shutdown_leaves_no_process_running(codemode_kernelspec, tmp_path):
         assert execute(kernel.kc, 'text("warm")').stdout == "warm\n"
         run = execute(
             kernel.kc,
-            '// @exec: {"yield_time_ms": 300}\n'
-            'await tools.exec_command({cmd: "sleep 120"}); text("never")',
+            '// @exec: {"yield_time_ms": 300}\nawait tools.exec_command({cmd: "sleep 120"}); text("never")',
         )
         assert run.codemode["status"] == "running"
         kernel_pid = kernel.km.provisioner.pid
@@ -59,9 +57,7 @@ def test_jupyter_console_runs_a_cell(codemode_kernelspec, tmp_path):
     subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40", command], check=True)
 
     def pane() -> str:
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
-        ).stdout
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
 
     def wait_for(text: str, timeout: float = 60) -> str:
         deadline = time.monotonic() + timeout

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from kernel_driver import execute, start_kernel, stop_kernel
 
 EVERYTHING = (
     Path(__file__).resolve().parents[2]
-    / ".npm-tools" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+    / ".npm-tools"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
 )
 
 pytestmark = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools")
@@ -20,10 +24,7 @@ pytestmark = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everythi
 
 def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_kernelspec, tmp_path):
     (tmp_path / "codemode.toml").write_text(
-        "[mcp_servers.everything]\n"
-        'command = "node"\n'
-        f'args = ["{EVERYTHING}", "stdio"]\n'
-        "startup_timeout_sec = 30\n"
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\nstartup_timeout_sec = 30\n'
     )
     kernel = start_kernel(tmp_path)
     servers: list[psutil.Process] = []
@@ -49,7 +50,8 @@ def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_
                 break
         assert any("<progress" in h for h in html_seen), html_seen
         servers = [
-            p for p in psutil.Process(kernel.km.provisioner.pid).children(recursive=True)
+            p
+            for p in psutil.Process(kernel.km.provisioner.pid).children(recursive=True)
             if "server-everything" in " ".join(p.cmdline())
         ]
         assert servers

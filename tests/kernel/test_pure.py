@@ -6,9 +6,7 @@ import base64
 from dataclasses import dataclass
 
 import pytest
-
 from codemode.kernel import completion, is_complete, magics, render
-
 
 # ---------------------------------------------------------------- render
 
@@ -88,8 +86,17 @@ def test_wait_magic_without_id_targets_the_latest_cell():
 
 @pytest.mark.parametrize(
     "line",
-    ["%wait --yield-time-ms", "%wait --yield-time-ms -1", "%wait --bogus", "%wait 1 2", "%nope",
-     "%", "%terminate 1 2", "%cells x", "%config yield_time_ms"],
+    [
+        "%wait --yield-time-ms",
+        "%wait --yield-time-ms -1",
+        "%wait --bogus",
+        "%wait 1 2",
+        "%nope",
+        "%",
+        "%terminate 1 2",
+        "%cells x",
+        "%config yield_time_ms",
+    ],
 )
 def test_bad_magics_are_usage_errors_with_sentences(line):
     with pytest.raises(magics.MagicError) as info:
@@ -132,7 +139,7 @@ def test_is_magic_only_for_a_leading_percent():
         ("const x = 1 +", "incomplete"),
         ("const f = (a) =>", "incomplete"),
         ("x++", "complete"),
-        ("// @exec: {\"yield_time_ms\": 100}", "incomplete"),
+        ('// @exec: {"yield_time_ms": 100}', "incomplete"),
         ("// just a comment with ( and {", "complete"),
         ("const r = /[)}]/g; text(r)", "complete"),
         ("const q = a / b / c", "complete"),
@@ -163,8 +170,12 @@ class FakeTool:
 
 TOOLS = [
     FakeTool("echo", "Echo the input.", "declare const tools: { echo(args: object): Promise<object>; };"),
-    FakeTool("sleep", "Sleep.", "declare const tools: { sleep(args: { ms: number }): Promise<unknown>; };",
-             {"type": "object", "properties": {"ms": {"type": "number"}}}),
+    FakeTool(
+        "sleep",
+        "Sleep.",
+        "declare const tools: { sleep(args: { ms: number }): Promise<unknown>; };",
+        {"type": "object", "properties": {"ms": {"type": "number"}}},
+    ),
 ]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from rt_client import start_host
 
 

@@ -40,15 +40,23 @@ async def sleep_tool(value: Any) -> Any:
 
 async def fail_tool(value: Any) -> Any:
     """Always fails with ``message`` (default ``tool failed on purpose``)."""
-    message = (value or {}).get("message", "tool failed on purpose") if isinstance(value, dict) else "tool failed on purpose"
+    message = (
+        (value or {}).get("message", "tool failed on purpose") if isinstance(value, dict) else "tool failed on purpose"
+    )
     raise ToolFailure(message)
 
 
 DEFAULT_TOOLS: dict[str, ToolFn] = {"echo": echo_tool, "sleep": sleep_tool, "fail": fail_tool}
 
 
-def tool_def(name: str, *, namespace: str | None = None, wire_name: str | None = None, kind: str = "function",
-             description: str = "") -> dict[str, Any]:
+def tool_def(
+    name: str,
+    *,
+    namespace: str | None = None,
+    wire_name: str | None = None,
+    kind: str = "function",
+    description: str = "",
+) -> dict[str, Any]:
     """An ``enabled_tools`` entry as Codex sends it."""
     return {
         "name": name,
@@ -107,15 +115,18 @@ class HostClient:
         assert self.process.stdout is not None
         return await read_frame(self.process.stdout)
 
-    async def hello(self, versions: list[int] | None = None, required: list[str] | None = None,
-                    optional: list[str] | None = None) -> dict[str, Any] | None:
+    async def hello(
+        self, versions: list[int] | None = None, required: list[str] | None = None, optional: list[str] | None = None
+    ) -> dict[str, Any] | None:
         """Send ``connection/hello``; start the reader when the host is ready."""
-        self.send({
-            "type": "connection/hello",
-            "supportedVersions": [1] if versions is None else versions,
-            "requiredCapabilities": required or [],
-            "optionalCapabilities": list(CAPABILITIES) if optional is None else optional,
-        })
+        self.send(
+            {
+                "type": "connection/hello",
+                "supportedVersions": [1] if versions is None else versions,
+                "requiredCapabilities": required or [],
+                "optionalCapabilities": list(CAPABILITIES) if optional is None else optional,
+            }
+        )
         self.handshake = await self.recv()
         if self.handshake and self.handshake.get("type") == "connection/ready":
             self._reader = asyncio.create_task(self._read_loop())
@@ -191,9 +202,11 @@ class HostClient:
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until ``predicate()`` holds after some message arrived."""
+
         async def _wait() -> None:
             async with self._changed:
                 await self._changed.wait_for(predicate)
+
         await asyncio.wait_for(_wait(), timeout)
 
     # ---- requests ---------------------------------------------------------------
@@ -215,9 +228,16 @@ class HostClient:
         """``session/open``; extra fields go into the request as given."""
         return await self.request({"method": "session/open", "sessionId": session_id, **fields})
 
-    def start_execute(self, source: str, *, session_id: str = "s1", tools: list[dict[str, Any]] | None = None,
-                      yield_time_ms: int | None = None, max_output_tokens: int | None = None,
-                      tool_call_id: str = "call-1") -> tuple[int, asyncio.Future, asyncio.Future]:
+    def start_execute(
+        self,
+        source: str,
+        *,
+        session_id: str = "s1",
+        tools: list[dict[str, Any]] | None = None,
+        yield_time_ms: int | None = None,
+        max_output_tokens: int | None = None,
+        tool_call_id: str = "call-1",
+    ) -> tuple[int, asyncio.Future, asyncio.Future]:
         """Send ``session/execute``; returns (id, started future, initial response future)."""
         request = {
             "method": "session/execute",
@@ -244,11 +264,15 @@ class HostClient:
         assert first["status"] == "ok", first
         return cell_id, first["value"]
 
-    async def wait(self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1",
-                   max_output_tokens: int | None = None) -> dict[str, Any]:
+    async def wait(
+        self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1", max_output_tokens: int | None = None
+    ) -> dict[str, Any]:
         """``session/wait``; returns the ``wait/completed`` outcome (or the error result)."""
-        request: dict[str, Any] = {"method": "session/wait", "sessionId": session_id,
-                                   "request": {"cell_id": cell_id, "yield_time_ms": yield_time_ms}}
+        request: dict[str, Any] = {
+            "method": "session/wait",
+            "sessionId": session_id,
+            "request": {"cell_id": cell_id, "yield_time_ms": yield_time_ms},
+        }
         if max_output_tokens is not None:
             request["maxOutputTokens"] = max_output_tokens
         result = await self.request(request)
@@ -283,9 +307,14 @@ async def start_host(program: str | None = None, env: dict[str, str] | None = No
     """Spawn ``python -m codemode.runtime --listen stdio`` (or ``program --listen stdio``)."""
     command = [program] if program else [sys.executable, "-m", "codemode.runtime"]
     process = await asyncio.create_subprocess_exec(
-        *command, "--listen", "stdio",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})}, limit=2**31 - 1,
+        *command,
+        "--listen",
+        "stdio",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        limit=2**31 - 1,
     )
     return HostClient(process)
 

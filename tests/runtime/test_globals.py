@@ -22,9 +22,28 @@ async def test_text_stringification(host):
         'text("first", "ignored"); text("lone \\uD800 end");'
     )
     assert text_items(response) == [
-        "plain", "", "NaN", "0", "1e+21", "true", "7", "undefined", "undefined", "null", "10",
-        "undefined", "undefined", "{}", "[null,null]", "{}", '"1970-01-01T00:00:00.000Z"', '"x"', '"tj"',
-        '{"0":1,"1":2}', "first", "lone \ufffd end",
+        "plain",
+        "",
+        "NaN",
+        "0",
+        "1e+21",
+        "true",
+        "7",
+        "undefined",
+        "undefined",
+        "null",
+        "10",
+        "undefined",
+        "undefined",
+        "{}",
+        "[null,null]",
+        "{}",
+        '"1970-01-01T00:00:00.000Z"',
+        '"x"',
+        '"tj"',
+        '{"0":1,"1":2}',
+        "first",
+        "lone \ufffd end",
     ]
     assert body_of(response)["error_text"] is None
 
@@ -117,20 +136,21 @@ async def test_imports_are_refused(host):
     """Static import fails the cell; dynamic import rejects with a string (imports)."""
     body = body_of(await host.run('import fs from "fs";\ntext("never");'))
     assert body["error_text"] == "Unsupported import in exec: fs"
-    texts = text_items(await host.run(
-        'try { await import("fs"); } catch (e) { text(typeof e + " " + e); }\n'
-        'text("import(" + "x)");'
-    ))
+    texts = text_items(
+        await host.run('try { await import("fs"); } catch (e) { text(typeof e + " " + e); }\ntext("import(" + "x)");')
+    )
     assert texts == ["string unsupported import in exec", "import(x)"]
 
 
 async def test_module_semantics_and_empty_sources(host):
     """ES module: strict, this undefined, import.meta {}, TLA; empty source -> [] (top_level_await, empty_source)."""
-    texts = text_items(await host.run(
-        "text(typeof this); text(JSON.stringify(import.meta));"
-        "text((function () { return this === undefined; })());"
-        "for await (const x of [Promise.resolve('a')]) text(x); 42;"
-    ))
+    texts = text_items(
+        await host.run(
+            "text(typeof this); text(JSON.stringify(import.meta));"
+            "text((function () { return this === undefined; })());"
+            "for await (const x of [Promise.resolve('a')]) text(x); 42;"
+        )
+    )
     assert texts == ["undefined", "{}", "true", "a"]
     for source in ["", "   \n  ", "// only a comment"]:
         body = body_of(await host.run(source))
@@ -166,24 +186,24 @@ async def test_image_inputs_and_details(host):
 async def test_image_errors(host):
     """image() error texts (image_bad_inputs)."""
     calls = {
-        "image('https://example.com/a.png')":
-            "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
-        "image('HTTP://example.com/a.png')":
-            "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+        "image('https://example.com/a.png')": "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+        "image('HTTP://example.com/a.png')": "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
         "image('file:///etc/passwd')": "Tool call failed: invalid image output. Pass a base64 data URI instead",
         "image('nocolon')": "Tool call failed: invalid image output. Pass a base64 data URI instead",
         "image(42)": "image expects a non-empty image URL string, an object with image_url and optional detail, "
-                     "or a raw MCP image block",
+        "or a raw MCP image block",
         "image('')": "image expects a non-empty image URL string, an object with image_url and optional detail, "
-                     "or a raw MCP image block",
+        "or a raw MCP image block",
         "image({content: []})": "image expects a non-empty image URL string, an object with image_url and optional "
-                                "detail, or a raw MCP image block",
+        "detail, or a raw MCP image block",
         "image('data:image/png;base64,AA', 'huge')": "image detail must be one of: auto, low, high, original",
         "image('data:image/png;base64,AA', 5)": "image detail must be a string when provided",
         "image({type: 'image'})": "image expected MCP image data",
         "image({type: 'text', text: 'x'})": 'image only accepts MCP image blocks, got "text"',
     }
-    source = "\n".join(f"try {{ {call}; text('no throw'); }} catch (e) {{ text(typeof e + ':' + e); }}" for call in calls)
+    source = "\n".join(
+        f"try {{ {call}; text('no throw'); }} catch (e) {{ text(typeof e + ':' + e); }}" for call in calls
+    )
     assert text_items(await host.run(source)) == [f"string:{message}" for message in calls.values()]
 
 
@@ -280,7 +300,11 @@ async def test_tool_inputs_and_results(host):
     )
     texts = text_items(await host.run(source))
     assert texts == [
-        "null", "null", '{"a":1,"n":null}', "s", "string:nope",
+        "null",
+        "null",
+        '{"a":1,"n":null}',
+        "s",
+        "string:nope",
         "string:TypeError: Do not know how to serialize a BigInt\n    at exec_main.mjs:4:13",
     ]
     inputs = [c.request["invocation"]["input"] for c in host.calls if c.request["type"] == "tool/invoke"]
@@ -300,8 +324,12 @@ async def test_tool_names_are_normalised_and_collide_last_wins(host):
     """Names become JS identifiers; on collision tools keeps the last, ALL_TOOLS lists both (tool_name_*)."""
     tools = [
         tool_def("mcp__srv__get-thing", namespace="mcp__srv__", wire_name="get-thing"),
-        tool_def("weird name!"), tool_def("1starts"), tool_def("ünïcode"), tool_def(""),
-        tool_def("foo-bar", description="first"), tool_def("foo_bar", description="second"),
+        tool_def("weird name!"),
+        tool_def("1starts"),
+        tool_def("ünïcode"),
+        tool_def(""),
+        tool_def("foo-bar", description="first"),
+        tool_def("foo_bar", description="second"),
         tool_def("raw", kind="freeform"),
     ]
     source = (
@@ -311,12 +339,23 @@ async def test_tool_names_are_normalised_and_collide_last_wins(host):
     )
     texts = text_items(await host.run(source, tools=tools))
     assert json.loads(texts[0]) == ["mcp__srv__get_thing", "weird_name_", "_starts", "_n_code", "_", "foo_bar", "raw"]
-    assert json.loads(texts[1]) == ["mcp__srv__get_thing", "weird_name_", "_starts", "_n_code", "_", "foo_bar",
-                                    "foo_bar", "raw"]
+    assert json.loads(texts[1]) == [
+        "mcp__srv__get_thing",
+        "weird_name_",
+        "_starts",
+        "_n_code",
+        "_",
+        "foo_bar",
+        "foo_bar",
+        "raw",
+    ]
     assert texts[2] == "8 false"
     names = [c.request["invocation"]["tool_name"] for c in host.calls]
-    assert names == [{"name": "get-thing", "namespace": "mcp__srv__"}, {"name": "foo_bar", "namespace": None},
-                     {"name": "raw", "namespace": None}]
+    assert names == [
+        {"name": "get-thing", "namespace": "mcp__srv__"},
+        {"name": "foo_bar", "namespace": None},
+        {"name": "raw", "namespace": None},
+    ]
     assert host.calls[2].request["invocation"]["tool_kind"] == "freeform"
     assert host.calls[2].request["invocation"]["input"] == "patch text"
 
@@ -333,15 +372,21 @@ async def test_timers(host):
         "setTimeout(() => text('pending at end'), 30); text('end');\n"
     )
     assert text_items(await host.run(source)) == [
-        "ids 1 2", "string:setTimeout expects a function callback", "microtask", "t0", "args undefined", "t50", "end",
+        "ids 1 2",
+        "string:setTimeout expects a function callback",
+        "microtask",
+        "t0",
+        "args undefined",
+        "t50",
+        "end",
     ]
 
 
 async def test_throwing_timer_callback_fails_cell(host):
     """An exception inside a timer callback fails the whole cell (set_timeout_throw)."""
-    body = body_of(await host.run(
-        "setTimeout(() => { throw new Error('in timer'); }, 5);\nawait new Promise(() => {});"
-    ))
+    body = body_of(
+        await host.run("setTimeout(() => { throw new Error('in timer'); }, 5);\nawait new Promise(() => {});")
+    )
     assert body["error_text"].split("\n")[0] == "Error: in timer"
 
 
@@ -350,9 +395,11 @@ async def test_exit_is_not_catchable(host):
     assert text_items(await host.run("text('a'); exit(); text('b');")) == ["a"]
     assert text_items(await host.run("try { text('in try'); exit(); } finally { text('finally'); }")) == ["in try"]
     assert text_items(await host.run("try { exit(); } catch (e) { text('caught'); }\ntext('after');")) == []
-    body = body_of(await host.run(
-        "setTimeout(() => { text('timer'); exit(); }, 5);\nawait new Promise((r) => setTimeout(r, 200));\ntext('no');"
-    ))
+    body = body_of(
+        await host.run(
+            "setTimeout(() => { text('timer'); exit(); }, 5);\nawait new Promise((r) => setTimeout(r, 200));\ntext('no');"
+        )
+    )
     assert [i["text"] for i in body["content_items"]] == ["timer"] and body["error_text"] is None
 
 
@@ -396,55 +443,57 @@ async def test_stack_overflow_fails_only_the_cell(host):
     """Runaway recursion: RangeError, the session survives (deep_recursion)."""
     body = body_of(await host.run("function down(n) { return down(n + 1) + 1; }\ndown(0);"))
     assert body["error_text"].split("\n")[0] == "RangeError: Maximum call stack size exceeded"
-    texts = text_items(await host.run(
-        "let depth = 0; function m() { depth++; m(); }\ntry { m(); } catch (e) { text(e.constructor.name + ' ' + (depth > 1000)); }"
-    ))
+    texts = text_items(
+        await host.run(
+            "let depth = 0; function m() { depth++; m(); }\ntry { m(); } catch (e) { text(e.constructor.name + ' ' + (depth > 1000)); }"
+        )
+    )
     assert texts == ["RangeError true"]
 
 
 # Recorded from Codex's host 0.171 (ad-hoc oracle run over common model mistakes).
 SYNTAX_CASES = [
-    ('const x = {a: 1,, };', "SyntaxError: Unexpected token ','"),
-    ('text((1);', 'SyntaxError: missing ) after argument list'),
-    ('let 1a = 2;', 'SyntaxError: Unexpected strict mode reserved word'),
-    ('text("a" "b");', 'SyntaxError: missing ) after argument list'),
-    ('const t = `unterminated;', 'SyntaxError: Unexpected end of input'),
-    ('const r = /unterminated;', 'SyntaxError: Invalid regular expression: missing /'),
-    ('text(1); }', "SyntaxError: Unexpected token '}'"),
-    ('else { text(1); }', "SyntaxError: Unexpected token 'else'"),
-    ('let class = 1;', 'SyntaxError: Unexpected strict mode reserved word'),
-    ('const a = {}; a?.b = 1;', 'SyntaxError: Invalid left-hand side in assignment'),
-    ('const x: number = 1;', 'SyntaxError: Missing initializer in const declaration'),
-    ('interface Foo { a: string }', 'SyntaxError: Unexpected strict mode reserved word'),
-    ('const f = (a: string) => a;', "SyntaxError: Unexpected token ':'"),
-    ("function f(a, a) { 'use strict'; }", 'SyntaxError: Duplicate parameter name not allowed in this context'),
-    ('const y = 1; y++ ++;', "SyntaxError: Unexpected token '++'"),
-    ('for (let i = 0; i < 3; i++ { }', "SyntaxError: Unexpected token '{'"),
-    ('if (true) { text(1);', 'SyntaxError: Unexpected end of input'),
-    ('const obj = { a: 1 b: 2 };', "SyntaxError: Unexpected identifier 'b'"),
-    ('await tools.echo({a: 1}', 'SyntaxError: missing ) after argument list'),
-    ("const s = 'line\nbreak';", 'SyntaxError: Invalid or unexpected token'),
-    ('text(1)\n)', "SyntaxError: Unexpected token ')'"),
-    ('var await = 1;', 'SyntaxError: Unexpected reserved word'),
-    ('delete x;', 'SyntaxError: Delete of an unqualified identifier in strict mode.'),
-    ('with (Math) { text(PI); }', 'SyntaxError: Strict mode code may not include a with statement'),
-    ('const {a, ...rest,} = {};', 'SyntaxError: Rest element must be last element'),
-    ('new.target;', 'SyntaxError: new.target expression is not allowed here'),
-    ('yield 5;', 'SyntaxError: Unexpected strict mode reserved word'),
-    ('text(08);', 'SyntaxError: Decimals with leading zeros are not allowed in strict mode.'),
-    ('const x = 1; const x = 2;', "SyntaxError: Identifier 'x' has already been declared"),
-    ('function g() { let z; var z; }', "SyntaxError: Identifier 'z' has already been declared"),
-    ('label: label: 1;', "SyntaxError: Label 'label' has already been declared"),
-    ('break;', 'SyntaxError: Illegal break statement'),
-    ('continue;', 'SyntaxError: Illegal continue statement: no surrounding iteration statement'),
+    ("const x = {a: 1,, };", "SyntaxError: Unexpected token ','"),
+    ("text((1);", "SyntaxError: missing ) after argument list"),
+    ("let 1a = 2;", "SyntaxError: Unexpected strict mode reserved word"),
+    ('text("a" "b");', "SyntaxError: missing ) after argument list"),
+    ("const t = `unterminated;", "SyntaxError: Unexpected end of input"),
+    ("const r = /unterminated;", "SyntaxError: Invalid regular expression: missing /"),
+    ("text(1); }", "SyntaxError: Unexpected token '}'"),
+    ("else { text(1); }", "SyntaxError: Unexpected token 'else'"),
+    ("let class = 1;", "SyntaxError: Unexpected strict mode reserved word"),
+    ("const a = {}; a?.b = 1;", "SyntaxError: Invalid left-hand side in assignment"),
+    ("const x: number = 1;", "SyntaxError: Missing initializer in const declaration"),
+    ("interface Foo { a: string }", "SyntaxError: Unexpected strict mode reserved word"),
+    ("const f = (a: string) => a;", "SyntaxError: Unexpected token ':'"),
+    ("function f(a, a) { 'use strict'; }", "SyntaxError: Duplicate parameter name not allowed in this context"),
+    ("const y = 1; y++ ++;", "SyntaxError: Unexpected token '++'"),
+    ("for (let i = 0; i < 3; i++ { }", "SyntaxError: Unexpected token '{'"),
+    ("if (true) { text(1);", "SyntaxError: Unexpected end of input"),
+    ("const obj = { a: 1 b: 2 };", "SyntaxError: Unexpected identifier 'b'"),
+    ("await tools.echo({a: 1}", "SyntaxError: missing ) after argument list"),
+    ("const s = 'line\nbreak';", "SyntaxError: Invalid or unexpected token"),
+    ("text(1)\n)", "SyntaxError: Unexpected token ')'"),
+    ("var await = 1;", "SyntaxError: Unexpected reserved word"),
+    ("delete x;", "SyntaxError: Delete of an unqualified identifier in strict mode."),
+    ("with (Math) { text(PI); }", "SyntaxError: Strict mode code may not include a with statement"),
+    ("const {a, ...rest,} = {};", "SyntaxError: Rest element must be last element"),
+    ("new.target;", "SyntaxError: new.target expression is not allowed here"),
+    ("yield 5;", "SyntaxError: Unexpected strict mode reserved word"),
+    ("text(08);", "SyntaxError: Decimals with leading zeros are not allowed in strict mode."),
+    ("const x = 1; const x = 2;", "SyntaxError: Identifier 'x' has already been declared"),
+    ("function g() { let z; var z; }", "SyntaxError: Identifier 'z' has already been declared"),
+    ("label: label: 1;", "SyntaxError: Label 'label' has already been declared"),
+    ("break;", "SyntaxError: Illegal break statement"),
+    ("continue;", "SyntaxError: Illegal continue statement: no surrounding iteration statement"),
     ("text('a' + );", "SyntaxError: Unexpected token ')'"),
-    ('@decorator class A {}', 'SyntaxError: Invalid or unexpected token'),
-    ('x => { ', 'SyntaxError: Unexpected end of input'),
-    ('text(1);\n#private;', "SyntaxError: Private field '#private' must be declared in an enclosing class"),
-    ('const enum E { A }', 'SyntaxError: Unexpected reserved word'),
-    ('type T = string;', "SyntaxError: Unexpected identifier 'T'"),
-    ('text(1 +* 2);', "SyntaxError: Unexpected token '*'"),
-    ("import { a } from './x.js';", 'Unsupported import in exec: ./x.js'),
+    ("@decorator class A {}", "SyntaxError: Invalid or unexpected token"),
+    ("x => { ", "SyntaxError: Unexpected end of input"),
+    ("text(1);\n#private;", "SyntaxError: Private field '#private' must be declared in an enclosing class"),
+    ("const enum E { A }", "SyntaxError: Unexpected reserved word"),
+    ("type T = string;", "SyntaxError: Unexpected identifier 'T'"),
+    ("text(1 +* 2);", "SyntaxError: Unexpected token '*'"),
+    ("import { a } from './x.js';", "Unsupported import in exec: ./x.js"),
 ]
 
 
@@ -458,35 +507,44 @@ async def test_parse_errors_worded_like_v8(host, source, expected):
 
 # Recorded from Codex's host 0.171 (ad-hoc oracle run); the header line of error_text.
 RUNTIME_ERROR_CASES = [
-    ('const o = {}; o.foo();', 'TypeError: o.foo is not a function'),
-    ('let u; u.foo;', "TypeError: Cannot read properties of undefined (reading 'foo')"),
-    ('const x = {y: undefined}; x.y.z;', "TypeError: Cannot read properties of undefined (reading 'z')"),
-    ("JSON.parse('bad');", 'SyntaxError: Unexpected token \'b\', "bad" is not valid JSON'),
-    ("JSON.parse('');", 'SyntaxError: Unexpected end of JSON input'),
-    ('JSON.parse(\'{"a": 1,}\');', 'SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)'),
-    ('[].reduce((a, b) => a);', 'TypeError: Reduce of empty array with no initial value'),
-    ('null[0];', "TypeError: Cannot read properties of null (reading '0')"),
-    ("Symbol() + '';", 'TypeError: Cannot convert a Symbol value to a string'),
-    ('1n + 1;', 'TypeError: Cannot mix BigInt and other types, use explicit conversions'),
-    ('let q = q;', "ReferenceError: Cannot access 'q' before initialization"),
-    ('const f = 5; f();', 'TypeError: f is not a function'),
-    ('zz = 1;', 'ReferenceError: zz is not defined'),
-    ("decodeURIComponent('%');", 'URIError: URI malformed'),
-    ('const o = Object.freeze({x: 1}); o.x = 2;', "TypeError: Cannot assign to read only property 'x' of object '#<Object>'"),
-    ('undefined.x = 1;', "TypeError: Cannot set properties of undefined (setting 'x')"),
-    ('null.x = 1;', "TypeError: Cannot set properties of null (setting 'x')"),
-    ('class A { constructor() { this.x; } } A();', "TypeError: Class constructor A cannot be invoked without 'new'"),
+    ("const o = {}; o.foo();", "TypeError: o.foo is not a function"),
+    ("let u; u.foo;", "TypeError: Cannot read properties of undefined (reading 'foo')"),
+    ("const x = {y: undefined}; x.y.z;", "TypeError: Cannot read properties of undefined (reading 'z')"),
+    ("JSON.parse('bad');", "SyntaxError: Unexpected token 'b', \"bad\" is not valid JSON"),
+    ("JSON.parse('');", "SyntaxError: Unexpected end of JSON input"),
+    (
+        "JSON.parse('{\"a\": 1,}');",
+        "SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)",
+    ),
+    ("[].reduce((a, b) => a);", "TypeError: Reduce of empty array with no initial value"),
+    ("null[0];", "TypeError: Cannot read properties of null (reading '0')"),
+    ("Symbol() + '';", "TypeError: Cannot convert a Symbol value to a string"),
+    ("1n + 1;", "TypeError: Cannot mix BigInt and other types, use explicit conversions"),
+    ("let q = q;", "ReferenceError: Cannot access 'q' before initialization"),
+    ("const f = 5; f();", "TypeError: f is not a function"),
+    ("zz = 1;", "ReferenceError: zz is not defined"),
+    ("decodeURIComponent('%');", "URIError: URI malformed"),
+    (
+        "const o = Object.freeze({x: 1}); o.x = 2;",
+        "TypeError: Cannot assign to read only property 'x' of object '#<Object>'",
+    ),
+    ("undefined.x = 1;", "TypeError: Cannot set properties of undefined (setting 'x')"),
+    ("null.x = 1;", "TypeError: Cannot set properties of null (setting 'x')"),
+    ("class A { constructor() { this.x; } } A();", "TypeError: Class constructor A cannot be invoked without 'new'"),
     ("const s = 'x'; s.foo.bar;", "TypeError: Cannot read properties of undefined (reading 'bar')"),
-    ('new Date(NaN).toISOString();', 'RangeError: Invalid time value'),
-    ('const t = tools.missing; t();', 'TypeError: t is not a function'),
-    ("const p = Promise.reject(new TypeError('tt')); await p;", 'TypeError: tt'),
-    ('structuredClone({});', 'ReferenceError: structuredClone is not defined'),
-    ('let arr = [1,2,3]; arr.forEach(x => { x.y.z; });', "TypeError: Cannot read properties of undefined (reading 'z')"),
-    ('const obj = {a: {b: null}}; obj.a.b.c;', "TypeError: Cannot read properties of null (reading 'c')"),
-    ('const fn = () => {}; new fn();', 'TypeError: fn is not a constructor'),
-    ("throw new AggregateError([new Error('a')], 'agg');", 'AggregateError: agg'),
-    ("async function f() { throw new Error('async inner'); }\nawait f();", 'Error: async inner'),
-    ("await new Promise((_, rej) => setTimeout(() => rej(new Error('later')), 5));", 'Error: later'),
+    ("new Date(NaN).toISOString();", "RangeError: Invalid time value"),
+    ("const t = tools.missing; t();", "TypeError: t is not a function"),
+    ("const p = Promise.reject(new TypeError('tt')); await p;", "TypeError: tt"),
+    ("structuredClone({});", "ReferenceError: structuredClone is not defined"),
+    (
+        "let arr = [1,2,3]; arr.forEach(x => { x.y.z; });",
+        "TypeError: Cannot read properties of undefined (reading 'z')",
+    ),
+    ("const obj = {a: {b: null}}; obj.a.b.c;", "TypeError: Cannot read properties of null (reading 'c')"),
+    ("const fn = () => {}; new fn();", "TypeError: fn is not a constructor"),
+    ("throw new AggregateError([new Error('a')], 'agg');", "AggregateError: agg"),
+    ("async function f() { throw new Error('async inner'); }\nawait f();", "Error: async inner"),
+    ("await new Promise((_, rej) => setTimeout(() => rej(new Error('later')), 5));", "Error: later"),
 ]
 
 
@@ -498,7 +556,41 @@ async def test_runtime_errors_worded_like_v8(host, source, expected):
 
 
 JSON_PARSE_SOURCE = 'const inputs = ["bad", "", "{\\"a\\": 1,}", "{bad", "[1,]", "[1 2]", "{\\"a\\" 1}", "{\\"a\\": 1", "\\"abc", "\\"a\\u0001b\\"", "\\"\\\\x\\"", "\\"\\\\u12G4\\"", "-", "1.", "1e", "01", "tru", "trux", "nul", "{", "[", "   ", "{\\"a\\": 1} x", "undefined", "[object Object]", "{\\"key\\": \\"value\\", \\"other\\": tru}", "this is a long invalid json text here", "{\\"a\\":1,\\n\\"b\\":}", "\\n\\n  x"];\nfor (const s of inputs) { try { JSON.parse(s); text("ok " + s); } catch (e) { text(e.constructor.name + ": " + e.message); } }\ntry { JSON.parse(undefined); } catch (e) { text(e.message); }\ntry { JSON.parse({}); } catch (e) { text(e.message); }\ntext(JSON.parse.name + " " + JSON.parse.length);\ntext(JSON.stringify(JSON.parse(\'{"a":[1,2,{"b":null}]}\', (k, v) => typeof v === "number" ? v * 2 : v)));\n'
-JSON_PARSE_EXPECTED = ['SyntaxError: Unexpected token \'b\', "bad" is not valid JSON', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)', "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)", 'SyntaxError: Unexpected token \']\', "[1,]" is not valid JSON', "SyntaxError: Expected ',' or ']' after array element in JSON at position 3 (line 1 column 4)", "SyntaxError: Expected ':' after property name in JSON at position 5 (line 1 column 6)", "SyntaxError: Expected ',' or '}' after property value in JSON at position 7 (line 1 column 8)", 'SyntaxError: Unterminated string in JSON at position 4 (line 1 column 5)', 'SyntaxError: Bad control character in string literal in JSON at position 2 (line 1 column 3)', 'SyntaxError: Bad escaped character in JSON at position 2 (line 1 column 3)', 'SyntaxError: Bad Unicode escape in JSON at position 5 (line 1 column 6)', 'SyntaxError: No number after minus sign in JSON at position 1 (line 1 column 2)', 'SyntaxError: Unterminated fractional number in JSON at position 2 (line 1 column 3)', 'SyntaxError: Exponent part is missing a number in JSON at position 2 (line 1 column 3)', 'SyntaxError: Unexpected number in JSON at position 1 (line 1 column 2)', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected token \'x\', "trux" is not valid JSON', 'SyntaxError: Unexpected end of JSON input', "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)", 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected end of JSON input', 'SyntaxError: Unexpected non-whitespace character after JSON at position 9 (line 1 column 10)', 'SyntaxError: "undefined" is not valid JSON', 'SyntaxError: "[object Object]" is not valid JSON', 'SyntaxError: Unexpected token \'}\', ..."ther": tru}" is not valid JSON', 'SyntaxError: Unexpected token \'h\', "this is a l"... is not valid JSON', 'SyntaxError: Unexpected token \'}\', "{"a":1,\n"b":}" is not valid JSON', 'SyntaxError: Unexpected token \'x\', "\n\n  x" is not valid JSON', '"undefined" is not valid JSON', '"[object Object]" is not valid JSON', 'parse 2', '{"a":[2,4,{"b":null}]}']
+JSON_PARSE_EXPECTED = [
+    "SyntaxError: Unexpected token 'b', \"bad\" is not valid JSON",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)",
+    "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected token ']', \"[1,]\" is not valid JSON",
+    "SyntaxError: Expected ',' or ']' after array element in JSON at position 3 (line 1 column 4)",
+    "SyntaxError: Expected ':' after property name in JSON at position 5 (line 1 column 6)",
+    "SyntaxError: Expected ',' or '}' after property value in JSON at position 7 (line 1 column 8)",
+    "SyntaxError: Unterminated string in JSON at position 4 (line 1 column 5)",
+    "SyntaxError: Bad control character in string literal in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Bad escaped character in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Bad Unicode escape in JSON at position 5 (line 1 column 6)",
+    "SyntaxError: No number after minus sign in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unterminated fractional number in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Exponent part is missing a number in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Unexpected number in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected token 'x', \"trux\" is not valid JSON",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected non-whitespace character after JSON at position 9 (line 1 column 10)",
+    'SyntaxError: "undefined" is not valid JSON',
+    'SyntaxError: "[object Object]" is not valid JSON',
+    'SyntaxError: Unexpected token \'}\', ..."ther": tru}" is not valid JSON',
+    "SyntaxError: Unexpected token 'h', \"this is a l\"... is not valid JSON",
+    'SyntaxError: Unexpected token \'}\', "{"a":1,\n"b":}" is not valid JSON',
+    "SyntaxError: Unexpected token 'x', \"\n\n  x\" is not valid JSON",
+    '"undefined" is not valid JSON',
+    '"[object Object]" is not valid JSON',
+    "parse 2",
+    '{"a":[2,4,{"b":null}]}',
+]
 
 
 async def test_json_parse_errors_worded_like_v8(host):

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import asyncio
 
-from rt_client import body_of, start_host, text_items
-
 from codemode.runtime.session import effective_yield_ms
+from rt_client import body_of, start_host, text_items
 
 
 def test_effective_yield_time_pinned_pairs():
     """(limit, requested) -> effective, the pairs pinned in spec §2.3."""
     pairs = [
-        (None, 0, 0), (None, 9999, 9999), (None, 10000, 11000), (None, 10001, 11001),
-        (0, 10000, 0), (5000, 9999, 5000), (10000, 10000, 10000), (10500, 10000, 10500),
-        (11000, 10000, 11000), (12000, 10000, 11000), (10500, 5000, 5000),
+        (None, 0, 0),
+        (None, 9999, 9999),
+        (None, 10000, 11000),
+        (None, 10001, 11001),
+        (0, 10000, 0),
+        (5000, 9999, 5000),
+        (10000, 10000, 10000),
+        (10500, 10000, 10500),
+        (11000, 10000, 11000),
+        (12000, 10000, 11000),
+        (10500, 5000, 5000),
     ]
     for limit, requested, effective in pairs:
         assert effective_yield_ms(requested, limit) == effective
@@ -48,8 +55,11 @@ async def test_unknown_cells_are_missing(host):
     """wait/terminate on ids that never existed answer MissingCell (wait_terminate_unknown_cell)."""
     waited = await host.wait("999", 10)
     assert body_of(waited["MissingCell"]) | {"code_mode_host_duration_ns": 0, "result_buffered_for_ns": 0} == {
-        "cell_id": "999", "content_items": [], "error_text": "exec cell 999 not found",
-        "code_mode_host_duration_ns": 0, "result_buffered_for_ns": 0,
+        "cell_id": "999",
+        "content_items": [],
+        "error_text": "exec cell 999 not found",
+        "code_mode_host_duration_ns": 0,
+        "result_buffered_for_ns": 0,
     }
     terminated = await host.terminate("nope")
     assert body_of(terminated["MissingCell"])["error_text"] == "exec cell nope not found"
@@ -69,11 +79,13 @@ async def test_yield_control(host):
 async def test_one_observer_at_a_time(host):
     """A second concurrent wait fails with Codex's text; the first goes on (spec §3.3)."""
     cell_id, _ = await host.execute("await new Promise((r) => setTimeout(r, 400)); text('x');", yield_time_ms=0)
-    _, first = host.start_request({"method": "session/wait", "sessionId": "s1",
-                                   "request": {"cell_id": cell_id, "yield_time_ms": 5000}})
+    _, first = host.start_request(
+        {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
+    )
     await asyncio.sleep(0)  # let the first wait reach the host before the second
-    second = await host.request({"method": "session/wait", "sessionId": "s1",
-                                 "request": {"cell_id": cell_id, "yield_time_ms": 5000}})
+    second = await host.request(
+        {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
+    )
     assert second == {"status": "error", "message": f"exec cell {cell_id} already has an active observer"}
     result = await asyncio.wait_for(first, 10)
     assert text_items(result["value"]["outcome"]["LiveCell"]) == ["x"]
@@ -99,8 +111,9 @@ async def _closed(host, cell_id: str) -> bool:
 
 async def test_terminate_running_cell_cancels_tool_calls(host):
     """Terminate: pending delegate cancelled, Terminated with undelivered output, MissingCell after (terminate_*)."""
-    cell_id, first = await host.execute("text('before'); await tools.sleep({ms: 30000}); text('never');",
-                                        yield_time_ms=50)
+    cell_id, first = await host.execute(
+        "text('before'); await tools.sleep({ms: 30000}); text('never');", yield_time_ms=50
+    )
     assert text_items(first) == ["before"]
     await host.wait_for(lambda: len(host.calls) == 1)
     outcome = await host.terminate(cell_id)
@@ -149,8 +162,9 @@ async def test_failed_cell_still_commits(host):
 
 async def test_operation_yield_forces_yield(host):
     """operation/yield makes an in-flight execute answer Yielded now (operation_yield)."""
-    rid, started, initial = host.start_execute("text('before'); await tools.sleep({ms: 300}); text('after');",
-                                               yield_time_ms=20000)
+    rid, started, initial = host.start_execute(
+        "text('before'); await tools.sleep({ms: 300}); text('after');", yield_time_ms=20000
+    )
     cell_id = (await started)["value"]["cellId"]
     await host.wait_for(lambda: len(host.calls) == 1)
     host.send({"type": "operation/yield", "id": rid})
@@ -230,8 +244,9 @@ async def test_stored_values_extension(raw_host):
     await raw_host.wait_for(lambda: raw_host.closed_cells)
     types = [m["type"] for m in raw_host.events]
     assert types.index("session/storedValues") < types.index("cell/closed")
-    assert raw_host.stored_values == [{"type": "session/storedValues", "sessionId": "s1",
-                                       "values": {"n": [1, 2], "m": "x"}}]
+    assert raw_host.stored_values == [
+        {"type": "session/storedValues", "sessionId": "s1", "values": {"n": [1, 2], "m": "x"}}
+    ]
     await raw_host.run("text('no writes');")
     await raw_host.open("plain")
     await raw_host.run("store('k', 1);", session_id="plain")

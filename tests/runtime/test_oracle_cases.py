@@ -30,13 +30,30 @@ def test_all_oracle_cases_pass(tmp_path):
     out = tmp_path / "actual"
     env = {k: v for k, v in os.environ.items() if k != "CODEMODE_HOST_BIN"}
     record = subprocess.run(
-        [sys.executable, "oracle/codex_host.py", "--binary", str(wrapper), "batch", "oracle/cases",
-         "--out", str(out), "--timeout-s", "30"],
-        cwd=SHARED, env=env, capture_output=True, text=True, timeout=580,
+        [
+            sys.executable,
+            "oracle/codex_host.py",
+            "--binary",
+            str(wrapper),
+            "batch",
+            "oracle/cases",
+            "--out",
+            str(out),
+            "--timeout-s",
+            "30",
+        ],
+        cwd=SHARED,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=580,
     )
     assert record.returncode == 0, record.stdout[-3000:] + record.stderr[-3000:]
     compare = subprocess.run(
         [sys.executable, "oracle/compare.py", "oracle/cases", str(out), "--accept-dir", str(ACCEPT)],
-        cwd=SHARED, capture_output=True, text=True, timeout=120,
+        cwd=SHARED,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert compare.returncode == 0, compare.stdout[-6000:] + compare.stderr[-2000:]

@@ -68,8 +68,11 @@ def build(ops):
             store[op[1]] = op[2]
         elif kind == "load":
             lines.append(f"text(JSON.stringify(load({_js(op[1])})));")
-            texts.append(_as_text(store[op[1]]) if op[1] in store and not isinstance(store[op[1]], str)
-                         else (json.dumps(store[op[1]], ensure_ascii=False) if op[1] in store else "undefined"))
+            texts.append(
+                _as_text(store[op[1]])
+                if op[1] in store and not isinstance(store[op[1]], str)
+                else (json.dumps(store[op[1]], ensure_ascii=False) if op[1] in store else "undefined")
+            )
         elif kind == "notify":
             lines.append(f"notify({_js(op[1])});")
             notes.append(op[1])
@@ -94,14 +97,17 @@ async def observe(program: str | None, source: str, keys: list[str]):
         cell_id, response = await host.execute(source, session_id="prop", tools=[tool_def("echo")], yield_time_ms=0)
         items = []
         while True:
-            (kind, body), = response.items()
+            ((kind, body),) = response.items()
             items.extend(body["content_items"])
             if kind != "Yielded":
                 break
             response = (await host.wait(cell_id, 5000, session_id="prop"))["LiveCell"]
         error = body.get("error_text")
-        dump = await host.run(f"text(JSON.stringify(Object.fromEntries({_js(keys)}.map((k) => [k, load(k)]))));",
-                              session_id="prop", tools=[])
+        dump = await host.run(
+            f"text(JSON.stringify(Object.fromEntries({_js(keys)}.map((k) => [k, load(k)]))));",
+            session_id="prop",
+            tools=[],
+        )
         (dump_body,) = dump.values()
         stored = json.loads(dump_body["content_items"][0]["text"])
         tool_inputs = [c.request["invocation"]["input"] for c in host.calls if c.request["type"] == "tool/invoke"]

@@ -18,8 +18,11 @@ async def _stderr(client) -> str:
 async def test_ready_lists_requested_capabilities(raw_host):
     """connection/ready holds the requested capabilities the host supports (handshake)."""
     ready = await raw_host.hello(optional=["yield-observation", "unknown-cap"], required=["bounded-output-v1"])
-    assert ready == {"type": "connection/ready", "selectedVersion": 1,
-                     "capabilities": ["bounded-output-v1", "yield-observation"]}
+    assert ready == {
+        "type": "connection/ready",
+        "selectedVersion": 1,
+        "capabilities": ["bounded-output-v1", "yield-observation"],
+    }
 
 
 async def test_all_five_capabilities(raw_host):
@@ -31,8 +34,10 @@ async def test_all_five_capabilities(raw_host):
 async def test_no_compatible_version_rejects_and_exits_zero(raw_host):
     """Only unsupported versions: noCompatibleVersion, then exit 0 (handshake_no_compatible_version)."""
     rejected = await raw_host.hello(versions=[2, 3])
-    assert rejected == {"type": "connection/rejected",
-                        "reason": {"type": "noCompatibleVersion", "supportedVersions": [1]}}
+    assert rejected == {
+        "type": "connection/rejected",
+        "reason": {"type": "noCompatibleVersion", "supportedVersions": [1]},
+    }
     assert await raw_host.close() == 0
 
 
@@ -47,8 +52,10 @@ async def test_first_message_must_be_hello(raw_host):
     """Anything but a hello first is rejected as invalidHello."""
     raw_host.send({"type": "operation/request", "id": 1, "request": {"method": "session/shutdown", "sessionId": "x"}})
     rejected = await raw_host.recv()
-    assert rejected == {"type": "connection/rejected",
-                        "reason": {"type": "invalidHello", "message": "first message must be connection/hello"}}
+    assert rejected == {
+        "type": "connection/rejected",
+        "reason": {"type": "invalidHello", "message": "first message must be connection/hello"},
+    }
 
 
 async def test_session_id_rules(host):
@@ -56,8 +63,9 @@ async def test_session_id_rules(host):
     assert await host.open("s1") == {"status": "error", "message": "code-mode session ID `s1` is already open"}
     assert (await host.request({"method": "session/shutdown", "sessionId": "s1"}))["status"] == "ok"
     assert await host.open("s1") == {"status": "error", "message": "code-mode session ID `s1` was reused"}
-    unknown = await host.request({"method": "session/wait", "sessionId": "ghost",
-                                  "request": {"cell_id": "1", "yield_time_ms": 0}})
+    unknown = await host.request(
+        {"method": "session/wait", "sessionId": "ghost", "request": {"cell_id": "1", "yield_time_ms": 0}}
+    )
     assert unknown == {"status": "error", "message": "unknown code-mode session ghost"}
     assert (await host.open("s2"))["status"] == "ok"
     assert text_items(await host.run("text('ok')", session_id="s2")) == ["ok"]
@@ -89,8 +97,13 @@ async def test_empty_session_id_ends_connection(raw_host):
 async def test_unknown_field_ends_connection(raw_host):
     """deny_unknown_fields: an unexpected field is fatal with serde's wording."""
     await raw_host.hello()
-    raw_host.send({"type": "operation/request", "id": 1,
-                   "request": {"method": "session/shutdown", "sessionId": "s", "cellId": "1"}})
+    raw_host.send(
+        {
+            "type": "operation/request",
+            "id": 1,
+            "request": {"method": "session/shutdown", "sessionId": "s", "cellId": "1"},
+        }
+    )
     await _expect_fatal(raw_host, "unknown field `cellId`, expected `sessionId`")
 
 
@@ -138,8 +151,13 @@ async def test_delegate_answer_after_cancel_is_ignored(host):
     cell_id, _ = await host.execute("await tools.sleep({ms: 30000});", yield_time_ms=20)
     await host.wait_for(lambda: len(host.calls) == 1)
     await host.terminate(cell_id)
-    host.send({"type": "delegate/response", "id": host.calls[0].id,
-               "result": {"status": "ok", "value": {"type": "tool/result", "result": 1}}})
+    host.send(
+        {
+            "type": "delegate/response",
+            "id": host.calls[0].id,
+            "result": {"status": "ok", "value": {"type": "tool/result", "result": 1}},
+        }
+    )
     assert text_items(await host.run("text('fine')")) == ["fine"]
 
 
@@ -151,8 +169,19 @@ async def test_too_many_active_cells():
         await client.open("s1")
         for _ in range(128):
             await client.execute("await new Promise(() => {});", yield_time_ms=0)
-        refused = await client.request({"method": "session/execute", "sessionId": "s1", "request": {
-            "tool_call_id": "c", "enabled_tools": [], "source": "1", "yield_time_ms": 0, "max_output_tokens": None}})
+        refused = await client.request(
+            {
+                "method": "session/execute",
+                "sessionId": "s1",
+                "request": {
+                    "tool_call_id": "c",
+                    "enabled_tools": [],
+                    "source": "1",
+                    "yield_time_ms": 0,
+                    "max_output_tokens": None,
+                },
+            }
+        )
         assert refused == {"status": "error", "message": "code-mode host has too many active cells"}
         outcome = await client.terminate("1")
         assert "Terminated" in outcome["LiveCell"]

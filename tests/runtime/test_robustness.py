@@ -15,22 +15,33 @@ import json
 import struct
 
 import psutil
+from codemode.runtime.server import FatalConnectionError, _validate_delegate_response
+from codemode.runtime.validate import validate_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import frame_header, start_host, text_items
-
-from codemode.runtime.server import FatalConnectionError, _validate_delegate_response
-from codemode.runtime.validate import validate_request
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=10), c, max_size=4),
     max_leaves=12,
 )
-_fields = st.sampled_from(["method", "sessionId", "request", "cellId", "maxOutputTokens", "cellExecutionLimits",
-                           "outputTruncation", "storedValues", "extra"])
-_methods = st.sampled_from(["session/open", "session/execute", "session/wait", "session/terminate",
-                            "session/shutdown", "session/bogus"])
+_fields = st.sampled_from(
+    [
+        "method",
+        "sessionId",
+        "request",
+        "cellId",
+        "maxOutputTokens",
+        "cellExecutionLimits",
+        "outputTruncation",
+        "storedValues",
+        "extra",
+    ]
+)
+_methods = st.sampled_from(
+    ["session/open", "session/execute", "session/wait", "session/terminate", "session/shutdown", "session/bogus"]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -68,11 +79,13 @@ async def _feed_and_close(data: bytes) -> tuple[int, str]:
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(
-    st.binary(min_size=1, max_size=64),
-    st.builds(lambda n, body: struct.pack("<I", n) + body, st.integers(0, 2**32 - 1), st.binary(max_size=32)),
-    st.builds(lambda obj: frame_header(len(json.dumps(obj))) + json.dumps(obj).encode()[:-1], _json),
-))
+@given(
+    st.one_of(
+        st.binary(min_size=1, max_size=64),
+        st.builds(lambda n, body: struct.pack("<I", n) + body, st.integers(0, 2**32 - 1), st.binary(max_size=32)),
+        st.builds(lambda obj: frame_header(len(json.dumps(obj))) + json.dumps(obj).encode()[:-1], _json),
+    )
+)
 def test_random_bytes_end_the_host_cleanly(data):
     status, stderr = asyncio.run(_feed_and_close(data))
     assert status in (0, 1)
@@ -97,15 +110,18 @@ async def test_too_many_in_flight_requests():
         for i in range(1, 301):
             futures[i] = asyncio.get_running_loop().create_future()
             host._responses[i] = futures[i]
-            frames.append(encode_frame({"type": "operation/request", "id": i,
-                                        "request": {"method": "session/open", "sessionId": f"s{i}"}}))
+            frames.append(
+                encode_frame(
+                    {"type": "operation/request", "id": i, "request": {"method": "session/open", "sessionId": f"s{i}"}}
+                )
+            )
         host._ids = iter(range(1000, 2000))
         host.send_raw(b"".join(frames))
         results = await asyncio.wait_for(asyncio.gather(*futures.values()), 20)
         refused = [r for r in results if r["status"] == "error"]
         assert refused and all(r["message"] == "code-mode host has too many in-flight requests" for r in refused)
         assert sum(r["status"] == "ok" for r in results) >= 256
-        ok_id = next(i for i, r in zip(futures, results) if r["status"] == "ok")
+        ok_id = next(i for i, r in zip(futures, results, strict=True) if r["status"] == "ok")
         assert text_items(await host.run("text('kept')", session_id=f"s{ok_id}")) == ["kept"]
     finally:
         host.process.kill()
@@ -168,8 +184,15 @@ async def test_second_terminate_while_cleaning_up():
             fut = asyncio.get_running_loop().create_future()
             host._responses[rid] = fut
             futures.append(fut)
-            frames.append(encode_frame({"type": "operation/request", "id": rid, "request": {
-                "method": "session/terminate", "sessionId": "s1", "cellId": cell_id}}))
+            frames.append(
+                encode_frame(
+                    {
+                        "type": "operation/request",
+                        "id": rid,
+                        "request": {"method": "session/terminate", "sessionId": "s1", "cellId": cell_id},
+                    }
+                )
+            )
         host.send_raw(b"".join(frames))
         first, second = await asyncio.wait_for(asyncio.gather(*futures), 10)
         assert "Terminated" in first["value"]["outcome"]["LiveCell"]

@@ -48,17 +48,26 @@ async def test_remote_session_persists_values_forwards_delegates_and_controls_ce
     host.tools["echo"] = echo
     first = await host.run('store("key", "persisted");')
     assert body_of(first) | {"code_mode_host_duration_ns": 0} == {
-        "cell_id": "1", "content_items": [], "error_text": None, "result_buffered_for_ns": 0,
+        "cell_id": "1",
+        "content_items": [],
+        "error_text": None,
+        "result_buffered_for_ns": 0,
         "code_mode_host_duration_ns": 0,
     }
     second = await host.run(
         'const result = await tools.echo({ value: String(load("key")) });\nnotify("notice");\ntext(result.value);',
-        tools=[tool_def("echo")], tool_call_id="call-2",
+        tools=[tool_def("echo")],
+        tool_call_id="call-2",
     )
     assert body_of(second)["cell_id"] == "2" and text_items(second) == ["output"]
     invocation = host.calls[0].request["invocation"]
-    assert invocation == {"cell_id": "2", "runtime_tool_call_id": "tool-1", "tool_name": {"name": "echo", "namespace": None},
-                          "tool_kind": "function", "input": {"value": "persisted"}}
+    assert invocation == {
+        "cell_id": "2",
+        "runtime_tool_call_id": "tool-1",
+        "tool_name": {"name": "echo", "namespace": None},
+        "tool_kind": "function",
+        "input": {"value": "persisted"},
+    }
     assert host.calls[1].request == {"type": "notification/send", "callId": "call-2", "cellId": "2", "text": "notice"}
     cell_id, pending = await host.execute("await new Promise(() => {});", yield_time_ms=1, tool_call_id="call-3")
     assert cell_id == "3" and "Yielded" in pending and body_of(pending)["content_items"] == []
@@ -75,8 +84,9 @@ async def test_dropping_long_wait_releases_observer_before_next_wait(shared_host
     await host.open("s1")
     cell_id, response = await host.execute("await new Promise(() => {});", yield_time_ms=1)
     assert "Yielded" in response
-    wait_id, first_wait = host.start_request({"method": "session/wait", "sessionId": "s1",
-                                              "request": {"cell_id": cell_id, "yield_time_ms": 60_000}})
+    wait_id, first_wait = host.start_request(
+        {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 60_000}}
+    )
     host.send({"type": "operation/cancel", "id": wait_id})
     cancelled = await asyncio.wait_for(first_wait, 5)
     assert cancelled == {"status": "error", "message": "code-mode request cancelled"}
@@ -102,12 +112,18 @@ async def test_unawaited_slow_tool_is_cancelled_after_parallel_tools_complete(sh
             slow_cancelled.set()
             raise
 
-    host.tools.update({"tool_call_a": fast, "tool_call_b": fast, "tool_call_slow": slow,
-                       "tool_call_barrier": lambda _: _immediate({})})
+    host.tools.update(
+        {
+            "tool_call_a": fast,
+            "tool_call_b": fast,
+            "tool_call_slow": slow,
+            "tool_call_barrier": lambda _: _immediate({}),
+        }
+    )
     source = (
-        "await (async () => {\ntext(\"hello world\");\nyield_control();\n"
+        'await (async () => {\ntext("hello world");\nyield_control();\n'
         "await Promise.all([\n    tools.tool_call_a({}),\n    tools.tool_call_b({}),\n]);\n"
-        "text(\"hello\");\ntools.tool_call_slow({});\nawait tools.tool_call_barrier({});\nreturn;\n})();\n"
+        'text("hello");\ntools.tool_call_slow({});\nawait tools.tool_call_barrier({});\nreturn;\n})();\n'
     )
     tools = [tool_def(n) for n in ("tool_call_a", "tool_call_b", "tool_call_slow", "tool_call_barrier")]
     cell_id, first = await host.execute(source, tools=tools, yield_time_ms=10_000)
@@ -132,10 +148,21 @@ async def _immediate(value):
 async def test_oversized_execute_request_does_not_close_the_shared_host(shared_host):
     host = shared_host
     await host.open("s1")
-    request = {"type": "operation/request", "id": 99, "request": {
-        "method": "session/execute", "sessionId": "s1",
-        "request": {"tool_call_id": "c", "enabled_tools": [], "source": "x" * MAX_FRAME_BYTES,
-                    "yield_time_ms": None, "max_output_tokens": None}}}
+    request = {
+        "type": "operation/request",
+        "id": 99,
+        "request": {
+            "method": "session/execute",
+            "sessionId": "s1",
+            "request": {
+                "tool_call_id": "c",
+                "enabled_tools": [],
+                "source": "x" * MAX_FRAME_BYTES,
+                "yield_time_ms": None,
+                "max_output_tokens": None,
+            },
+        },
+    }
     with pytest.raises(FrameTooLarge, match="exceeds 67108864 bytes"):
         encode_frame(request)
     response = await host.run('text("still alive");')
@@ -147,8 +174,11 @@ async def test_oversized_delegate_payloads_fail_only_the_tool_call(shared_host):
     await host.open("s1")
 
     async def big_result(_):
-        payload = {"type": "delegate/response", "id": 0,
-                   "result": {"status": "ok", "value": {"type": "tool/result", "result": "x" * MAX_FRAME_BYTES}}}
+        payload = {
+            "type": "delegate/response",
+            "id": 0,
+            "result": {"status": "ok", "value": {"type": "tool/result", "result": "x" * MAX_FRAME_BYTES}},
+        }
         try:
             encode_frame(payload)
         except FrameTooLarge as exc:  # what Codex's client answers instead of the result
@@ -159,11 +189,15 @@ async def test_oversized_delegate_payloads_fail_only_the_tool_call(shared_host):
     argument = await host.run(
         f'try {{\n    await tools.big_argument({{ value: "x".repeat({MAX_FRAME_BYTES}) }});\n}} catch (_) {{\n'
         '    text("argument rejected");\n}\n',
-        tools=[tool_def("big_argument")], yield_time_ms=60_000,
+        tools=[tool_def("big_argument")],
+        yield_time_ms=60_000,
     )
     assert body_of(argument)["cell_id"] == "1" and text_items(argument) == ["argument rejected"]
-    result = await host.run('try {\n    await tools.big_result({});\n} catch (_) {\n    text("result rejected");\n}\n',
-                            tools=[tool_def("big_result")], yield_time_ms=60_000)
+    result = await host.run(
+        'try {\n    await tools.big_result({});\n} catch (_) {\n    text("result rejected");\n}\n',
+        tools=[tool_def("big_result")],
+        yield_time_ms=60_000,
+    )
     assert body_of(result)["cell_id"] == "2" and text_items(result) == ["result rejected"]
     alive = await host.run('text("still alive");')
     assert body_of(alive)["cell_id"] == "3" and text_items(alive) == ["still alive"]

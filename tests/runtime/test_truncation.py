@@ -21,10 +21,12 @@ IMAGE = {"type": "input_image", "image_url": "data:image/png;base64,AA", "detail
 def test_pinned_example_forty_digits_five_tokens():
     """40 digits with max_output_tokens 5 (spec §2.4 pinned example)."""
     digits = "0123456789" * 4
-    assert truncate_items([_text(digits)], 5) == [_text(
-        "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
-        "0123456789\u20265 tokens truncated\u20260123456789"
-    )]
+    assert truncate_items([_text(digits)], 5) == [
+        _text(
+            "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
+            "0123456789\u20265 tokens truncated\u20260123456789"
+        )
+    ]
 
 
 def test_within_budget_items_pass_unchanged():

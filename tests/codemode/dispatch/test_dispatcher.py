@@ -8,14 +8,13 @@ import asyncio
 import time
 
 import pytest
+from dispatch_helpers import FakeRegistry, wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime, abort_message
 from codemode.tools.base import Tool
-
-from dispatch_helpers import FakeRegistry, wire
 
 
 def timed_tool(name, spans, *, parallel, delay=0.05):
@@ -33,10 +32,12 @@ def overlaps(a, b):
 
 
 async def run_calls(runtime, names, cell="1"):
-    return await asyncio.gather(*(
-        runtime.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
-        for i, n in enumerate(names)
-    ))
+    return await asyncio.gather(
+        *(
+            runtime.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
+            for i, n in enumerate(names)
+        )
+    )
 
 
 async def test_parallel_calls_overlap():
@@ -48,9 +49,9 @@ async def test_parallel_calls_overlap():
 
 async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
     spans = []
-    runtime = ToolCallRuntime(FakeRegistry(
-        timed_tool("p", spans, parallel=True), timed_tool("x", spans, parallel=False)
-    ))
+    runtime = ToolCallRuntime(
+        FakeRegistry(timed_tool("p", spans, parallel=True), timed_tool("x", spans, parallel=False))
+    )
     await run_calls(runtime, ["p", "x", "p", "x", "p"])
     for a in spans:
         for b in spans:
@@ -105,10 +106,12 @@ async def test_marshalling_errors(tool_name, kind, raw, message):
     async def echo(args, ctx):
         return args
 
-    runtime = ToolCallRuntime(FakeRegistry(
-        Tool(name="echo", description="", handler=echo),
-        Tool(name="raw", description="", handler=echo, kind="freeform"),
-    ))
+    runtime = ToolCallRuntime(
+        FakeRegistry(
+            Tool(name="echo", description="", handler=echo),
+            Tool(name="raw", description="", handler=echo, kind="freeform"),
+        )
+    )
     result = await runtime.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
     assert (result.outcome, result.error) == ("failed", message)
 
@@ -117,12 +120,16 @@ async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
     async def echo(args, ctx):
         return args
 
-    runtime = ToolCallRuntime(FakeRegistry(
-        Tool(name="echo", description="", handler=echo),
-        Tool(name="raw", description="", handler=echo, kind="freeform"),
-    ))
+    runtime = ToolCallRuntime(
+        FakeRegistry(
+            Tool(name="echo", description="", handler=echo),
+            Tool(name="raw", description="", handler=echo, kind="freeform"),
+        )
+    )
     assert (await runtime.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())).value == {}
-    assert (await runtime.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())).value == "patch"
+    assert (
+        await runtime.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())
+    ).value == "patch"
 
 
 async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler():
@@ -134,7 +141,10 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
     schema = {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]}
     runtime = ToolCallRuntime(FakeRegistry(Tool(name="sleep", description="", handler=handler, input_schema=schema)))
     bad_type = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
-    assert bad_type.error == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
+    assert (
+        bad_type.error
+        == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
+    )
     missing = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
     assert "'ms' is a required property" in missing.error and "`required`" in missing.error
     negative = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())

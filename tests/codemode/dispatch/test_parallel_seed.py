@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import asyncio
 
+from dispatch_helpers import FakeRegistry, wire
+
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
-
 from codemode.tools.base import Tool
-
-from dispatch_helpers import FakeRegistry, wire
 
 
 async def immediate(args, ctx):
@@ -103,7 +102,9 @@ async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifec
     tool = Tool(name="cleanup_tool", description="", handler=handler, waits_for_cancellation=True)
     runtime = ToolCallRuntime(FakeRegistry(tool))
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token))
+    task = asyncio.ensure_future(
+        runtime.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
+    )
     await started
     token.cancel()
     await cleanup_started

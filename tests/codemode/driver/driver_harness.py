@@ -80,7 +80,7 @@ class DriverHarness:
         self.connection.start()
         self._fence_id = 1_000_000_000
 
-    async def __aenter__(self) -> "DriverHarness":
+    async def __aenter__(self) -> DriverHarness:
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -192,7 +192,12 @@ class DriverHarness:
                 "type": "delegate/request",
                 "id": delegate_id,
                 "sessionId": session_id,
-                "request": {"type": "notification/send", "callId": f"notify-{cell_id}", "cellId": cell_id, "text": text},
+                "request": {
+                    "type": "notification/send",
+                    "callId": f"notify-{cell_id}",
+                    "cellId": cell_id,
+                    "text": text,
+                },
             }
         )
 
@@ -205,7 +210,9 @@ class DriverHarness:
         self.respond(frame["id"], {"type": "session/ready", "sessionId": session_id})
         await asyncio.wait_for(task, FRAME_TIMEOUT_S)
 
-    def execute_task(self, session_id: str = SESSION, source: str = "await new Promise(() => {})", tool_call_id: str = "call") -> asyncio.Task:
+    def execute_task(
+        self, session_id: str = SESSION, source: str = "await new Promise(() => {})", tool_call_id: str = "call"
+    ) -> asyncio.Task:
         request = {
             "tool_call_id": tool_call_id,
             "enabled_tools": [],

@@ -14,6 +14,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from driver_harness import (
+    FRAME_TIMEOUT_S,
+    SESSION,
+    DriverHarness,
+    HeldDelegate,
+    PanickingDelegate,
+    RecordingDelegate,
+)
 
 from codemode.errors import CodeModeError
 from codemode.host_client import (
@@ -25,15 +33,6 @@ from codemode.host_client import (
     wait_deadline_s,
 )
 from codemode.responses import RuntimeResponse, WaitOutcome
-
-from driver_harness import (
-    FRAME_TIMEOUT_S,
-    SESSION,
-    DriverHarness,
-    HeldDelegate,
-    PanickingDelegate,
-    RecordingDelegate,
-)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -273,7 +272,10 @@ async def test_delegate_after_cell_close_returns_error_without_invocation():
         assert await h.next_frame() == {
             "type": "delegate/response",
             "id": 7,
-            "result": {"status": "error", "message": "code-mode host delegated for unknown cell 1 in session session-1"},
+            "result": {
+                "status": "error",
+                "message": "code-mode host delegated for unknown cell 1 in session session-1",
+            },
         }
         assert h.connection.alive
         assert sum(delegate.notifications.values()) == 0
@@ -573,7 +575,10 @@ async def test_deferred_delegates_for_a_cell_never_admitted_get_the_unknown_cell
         assert await h.next_frame() == {
             "type": "delegate/response",
             "id": 7,
-            "result": {"status": "error", "message": "code-mode host delegated for unknown cell other in session session-1"},
+            "result": {
+                "status": "error",
+                "message": "code-mode host delegated for unknown cell other in session session-1",
+            },
         }
         assert h.connection.alive and sum(delegate.notifications.values()) == 0
 
@@ -593,8 +598,14 @@ async def test_delegate_for_unknown_session_is_answered_with_codex_text():
 @pytest.mark.parametrize(
     ("message", "failure"),
     [
-        ({"type": "operation/response", "id": 99, "result": {"status": "ok", "value": {}}}, "code-mode host answered unknown request ID 99"),
-        ({"type": "connection/ready", "selectedVersion": 1, "capabilities": []}, "code-mode host sent a second handshake response"),
+        (
+            {"type": "operation/response", "id": 99, "result": {"status": "ok", "value": {}}},
+            "code-mode host answered unknown request ID 99",
+        ),
+        (
+            {"type": "connection/ready", "selectedVersion": 1, "capabilities": []},
+            "code-mode host sent a second handshake response",
+        ),
         ({"type": "surprise"}, "code-mode host sent an unknown message type 'surprise'"),
     ],
 )

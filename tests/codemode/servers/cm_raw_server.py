@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
-PATTERN = "abcé€😀\\\"\n"
+PATTERN = 'abcé€😀\\"\n'
 
 
 def pattern_text(chars: int) -> str:
@@ -24,20 +24,32 @@ def pattern_text(chars: int) -> str:
 
 
 TOOLS = [
-    {"name": "echo", "description": "Returns its text.",
-     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-    {"name": "big", "description": "Returns a long text.",
-     "inputSchema": {"type": "object", "properties": {"chars": {"type": "integer"}}, "required": ["chars"]}},
+    {
+        "name": "echo",
+        "description": "Returns its text.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    },
+    {
+        "name": "big",
+        "description": "Returns a long text.",
+        "inputSchema": {"type": "object", "properties": {"chars": {"type": "integer"}}, "required": ["chars"]},
+    },
 ]
-BROKEN = {"name": "broken", "description": "Its schema is invalid.",
-          "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"}}
+BROKEN = {
+    "name": "broken",
+    "description": "Its schema is invalid.",
+    "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "required": "a"},
+}
 
 
 def answer(request: dict, tools: list[dict]) -> dict | None:
     method, params = request.get("method"), request.get("params") or {}
     if method == "initialize":
-        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"), "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "cm-raw", "version": "1.0"}}
+        result = {
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "cm-raw", "version": "1.0"},
+        }
     elif method == "tools/list":
         result = {"tools": tools}
     elif method == "tools/call":

@@ -85,7 +85,9 @@ def _serve_http(token: str | None) -> None:
         if scope["type"] == "http" and token is not None:
             auth = dict(scope["headers"]).get(b"authorization", b"").decode()
             if auth != f"Bearer {token}":
-                await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+                await send(
+                    {"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]}
+                )
                 await send({"type": "http.response.body", "body": b"missing or wrong bearer token"})
                 return
         await app(scope, receive, send)
