@@ -156,6 +156,8 @@ def mcp_tools() -> nbformat.NotebookNode:
 
 
 def _notebook(cells: list) -> nbformat.NotebookNode:
+    for number, cell in enumerate(cells, start=1):
+        cell.id = f"cell-{number}"  # stable ids: rebuilding changes only what really changed
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {
         "name": "codemode",
