@@ -67,12 +67,14 @@ def run_notebook(
     save_to: str | Path | None = None,
     timeout_s: int = 300,
     out: TextIO = sys.stdout,
+    record_timing: bool = True,
 ) -> int:
     """Execute the notebook at ``path`` with the codemode kernel and print its outputs.
 
     The kernel runs with the notebook's folder as working directory, so a
     ``codemode.toml`` beside the notebook configures its tools (design.md §5).
-    ``timeout_s`` bounds each cell. Returns the process exit status (0 or 1).
+    ``timeout_s`` bounds each cell. ``record_timing`` keeps nbclient's per-cell execution
+    times in the cells' metadata. Returns the process exit status (0 or 1).
     Raises ``FileNotFoundError`` when ``path`` does not exist.
     """
     import nbformat
@@ -86,6 +88,7 @@ def run_notebook(
         nb,
         kernel_name=KERNEL_NAME,
         timeout=timeout_s,
+        record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},
     )
     status = 0

@@ -178,7 +178,7 @@ def main(names: list[str]) -> int:
     for name in names or list(BUILDERS):
         path = NOTEBOOKS / f"{name}.ipynb"
         nbformat.write(BUILDERS[name](), path)
-        status |= run_notebook(path, save_to=path, out=sys.stdout)
+        status |= run_notebook(path, save_to=path, out=sys.stdout, record_timing=False)
     return status
 
 
