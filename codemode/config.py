@@ -143,6 +143,23 @@ MIN_HEAP_SIZE_BYTES = 1024 * 1024
 need a few hundred KiB)."""
 
 
+def _string_list_table(value: Any, section: str, key: str, what: str, report: _Reporter) -> list[str] | None:
+    """The list of strings under ``[section] key``, or None when absent or invalid (reported:
+    a section that is not a table, unknown keys, a value that is not an array of strings)."""
+    if not isinstance(value, dict):
+        report(section, f"must be a table, not {_type_name(value)}.")
+        return None
+    found = None
+    for name, item in value.items():
+        if name != key:
+            report(f"{section}.{name}", "is not a known setting and was ignored.")
+        elif not _string_list(item):
+            report(f"{section}.{key}", f"must be an array of {what} (strings); it was ignored.")
+        else:
+            found = list(item)
+    return found
+
+
 def _load_session(table: Any, report: _Reporter) -> SessionDefaults:
     defaults = SessionDefaults()
     if not isinstance(table, dict):
@@ -227,16 +244,9 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml") -> Config:
         if key == "session":
             config.session = _load_session(value, report)
         elif key == "tools":
-            if not isinstance(value, dict):
-                report("tools", f"must be a table, not {_type_name(value)}.")
-                continue
-            for tkey, tvalue in value.items():
-                if tkey != "disabled":
-                    report(f"tools.{tkey}", "is not a known setting and was ignored.")
-                elif not _string_list(tvalue):
-                    report("tools.disabled", "must be an array of tool names (strings); it was ignored.")
-                else:
-                    config.disabled_tools = list(tvalue)
+            disabled = _string_list_table(value, "tools", "disabled", "tool names", report)
+            if disabled is not None:
+                config.disabled_tools = disabled
         elif key == "mcp_servers":
             if not isinstance(value, dict):
                 report("mcp_servers", f"must be a table of servers, not {_type_name(value)}.")
@@ -246,16 +256,9 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml") -> Config:
                 if server is not None:
                     config.mcp_servers[name] = server
         elif key == "python_tools":
-            if not isinstance(value, dict):
-                report("python_tools", f"must be a table, not {_type_name(value)}.")
-                continue
-            for pkey, pvalue in value.items():
-                if pkey != "modules":
-                    report(f"python_tools.{pkey}", "is not a known setting and was ignored.")
-                elif not _string_list(pvalue):
-                    report("python_tools.modules", "must be an array of module names (strings); it was ignored.")
-                else:
-                    config.python_modules = list(pvalue)
+            modules = _string_list_table(value, "python_tools", "modules", "module names", report)
+            if modules is not None:
+                config.python_modules = modules
         else:
             report(key, "is not a known section and was ignored.")
     return config
