@@ -128,3 +128,14 @@ def test_a_heap_too_small_to_start_a_cell_is_refused_with_the_minimum(tmp_path):
     assert len(config.errors) == 1
     assert "session.max_heap_size_bytes" in config.errors[0]
     assert "at least 1048576 bytes" in config.errors[0]
+
+
+def test_tools_and_python_tools_tables_report_each_problem(tmp_path):
+    config = load_config(
+        write(tmp_path, 'python_tools = 3\n[tools]\ndisabled = "exec_command"\nhidden = ["x"]\n')
+    )
+    assert config.disabled_tools == [] and config.python_modules == []
+    problems = "\n".join(config.errors)
+    assert "python_tools: must be a table, not an integer." in problems
+    assert "tools.disabled: must be an array of tool names (strings); it was ignored." in problems
+    assert "tools.hidden: is not a known setting and was ignored." in problems
