@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 import time
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
@@ -101,6 +102,7 @@ class CodeModeKernel(Kernel):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._route_library_logging()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = KernelState()
         self._publisher = Publisher(self)
@@ -114,6 +116,23 @@ class CodeModeKernel(Kernel):
         self._interrupt_pending = False
         self._idle_interrupt: tuple[float, float] | None = None  # (wall clock, monotonic)
         self._reply_codemode: dict[str, Any] | None = None
+
+    def _route_library_logging(self) -> None:
+        """Send the ``codemode`` loggers' records where ipykernel's own log goes.
+
+        Without a handler, Python's last-resort handler writes warnings to ``sys.stderr``,
+        which in a kernel is an IOPub stream with no parent: frontends show such text outside
+        any cell (design.md §7). Problems users must see are shown in cells by the kernel.
+        """
+        library = logging.getLogger("codemode")
+        handlers = [h for h in getattr(self.log, "handlers", []) if h not in library.handlers]
+        if not handlers:
+            handlers = [logging.StreamHandler(sys.__stderr__)]
+        for handler in handlers:
+            library.addHandler(handler)
+        library.propagate = False
+        if library.level == logging.NOTSET:
+            library.setLevel(self.log.getEffectiveLevel() if isinstance(self.log, logging.Logger) else logging.WARNING)
 
     # ------------------------------------------------------------------ kernel info
 

@@ -83,11 +83,15 @@ def test_problems_found_at_start_up_all_show_with_the_first_cell(codemode_kernel
     )
     kernel = start_kernel(tmp_path)
     try:
-        first = execute(kernel.kc, 'text("one")')
+        others: list = []
+        first = execute(kernel.kc, 'text("one")', others=others)
         problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
         assert "no_such_tools_module" in problems
         assert "`broken`" in problems
         assert first.stdout == "one\n"
+        # The library's log records go to the kernel's log, not to IOPub outside any cell.
+        execute(kernel.kc, 'text("two")', others=others)
+        assert [m["content"] for m in others if m["msg_type"] == "stream" and not m["parent_header"]] == []
     finally:
         stop_kernel(kernel)
 
