@@ -144,8 +144,9 @@ need a few hundred KiB)."""
 
 
 def _string_list_table(value: Any, section: str, key: str, what: str, report: _Reporter) -> list[str] | None:
-    """The list of strings under ``[section] key``, or None when absent or invalid (reported:
-    a section that is not a table, unknown keys, a value that is not an array of strings)."""
+    """The strings under ``[section] key``, or None when absent or unusable. Reported: a
+    section that is not a table, unknown keys, a value that is not an array, and each entry
+    that is not a string (the other entries are kept)."""
     if not isinstance(value, dict):
         report(section, f"must be a table, not {_type_name(value)}.")
         return None
@@ -153,10 +154,13 @@ def _string_list_table(value: Any, section: str, key: str, what: str, report: _R
     for name, item in value.items():
         if name != key:
             report(f"{section}.{name}", "is not a known setting and was ignored.")
-        elif not _string_list(item):
+        elif not isinstance(item, list):
             report(f"{section}.{key}", f"must be an array of {what} (strings); it was ignored.")
         else:
-            found = list(item)
+            found = [entry for entry in item if isinstance(entry, str)]
+            for index, entry in enumerate(item):
+                if not isinstance(entry, str):
+                    report(f"{section}.{key}[{index}]", f"must be a string, not {_type_name(entry)}; it was ignored.")
     return found
 
 

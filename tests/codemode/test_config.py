@@ -131,11 +131,17 @@ def test_a_heap_too_small_to_start_a_cell_is_refused_with_the_minimum(tmp_path):
 
 
 def test_tools_and_python_tools_tables_report_each_problem(tmp_path):
-    config = load_config(
-        write(tmp_path, 'python_tools = 3\n[tools]\ndisabled = "exec_command"\nhidden = ["x"]\n')
-    )
+    config = load_config(write(tmp_path, 'python_tools = 3\n[tools]\ndisabled = "exec_command"\nhidden = ["x"]\n'))
     assert config.disabled_tools == [] and config.python_modules == []
     problems = "\n".join(config.errors)
     assert "python_tools: must be a table, not an integer." in problems
     assert "tools.disabled: must be an array of tool names (strings); it was ignored." in problems
     assert "tools.hidden: is not a known setting and was ignored." in problems
+
+
+def test_one_bad_entry_drops_only_itself(tmp_path):
+    config = load_config(write(tmp_path, '[python_tools]\nmodules = ["no_such_mod", 5, "other"]\n'))
+    assert config.python_modules == ["no_such_mod", "other"]
+    assert config.errors == [
+        f"{tmp_path / 'codemode.toml'}: python_tools.modules[1]: must be a string, not an integer; it was ignored."
+    ]
