@@ -408,6 +408,24 @@ async def test_cancelled_wait_is_retired_before_next_wait_is_sent():
         )
 
 
+async def expect_abandoned_execute_terminated(h: DriverHarness, delegate: RecordingDelegate) -> None:
+    """Execute request 2 admitted cell 1 but its caller went away: the client cancels the
+    request and terminates the cell (spec §4.6 abandonment), which then closes once."""
+    assert await h.next_frame() == {"type": "operation/cancel", "id": 2}
+    assert await h.next_frame() == {
+        "type": "operation/request",
+        "id": 3,
+        "request": {"method": "session/terminate", "sessionId": SESSION, "cellId": "1"},
+    }
+    h.initial(2, "Terminated", "1")
+    h.wait_completed(3, "Terminated", "1")
+    h.cell_closed("1")
+    await h.assert_no_frame()
+    assert h.connection.alive
+    assert delegate.closed_cells == ["1"]
+    assert h.connection.pending_requests == 0
+
+
 async def test_abandoned_execute_is_tracked_and_terminated_after_admission():
     async with DriverHarness() as h:
         delegate = RecordingDelegate()
@@ -419,19 +437,7 @@ async def test_abandoned_execute_is_tracked_and_terminated_after_admission():
             await executing
         h.started(2, "1")
 
-        assert await h.next_frame() == {"type": "operation/cancel", "id": 2}
-        assert await h.next_frame() == {
-            "type": "operation/request",
-            "id": 3,
-            "request": {"method": "session/terminate", "sessionId": SESSION, "cellId": "1"},
-        }
-        h.initial(2, "Terminated", "1")
-        h.wait_completed(3, "Terminated", "1")
-        h.cell_closed("1")
-        await h.assert_no_frame()
-        assert h.connection.alive
-        assert delegate.closed_cells == ["1"]
-        assert h.connection.pending_requests == 0
+        await expect_abandoned_execute_terminated(h, delegate)
 
 
 async def test_delivered_but_unclaimed_execute_is_terminated_when_the_caller_is_cancelled():
@@ -447,19 +453,7 @@ async def test_delivered_but_unclaimed_execute_is_terminated_when_the_caller_is_
         with pytest.raises(asyncio.CancelledError):
             await executing
 
-        assert await h.next_frame() == {"type": "operation/cancel", "id": 2}
-        assert await h.next_frame() == {
-            "type": "operation/request",
-            "id": 3,
-            "request": {"method": "session/terminate", "sessionId": SESSION, "cellId": "1"},
-        }
-        h.initial(2, "Terminated", "1")
-        h.wait_completed(3, "Terminated", "1")
-        h.cell_closed("1")
-        await h.assert_no_frame()
-        assert h.connection.alive
-        assert delegate.closed_cells == ["1"]
-        assert h.connection.pending_requests == 0
+        await expect_abandoned_execute_terminated(h, delegate)
 
 
 async def test_session_accepts_more_than_4096_cells_without_growing_a_tombstone_set():
