@@ -62,11 +62,8 @@ def chunked(data: bytes, cuts: list[int]) -> list[bytes]:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(messages, st.lists(st.integers(0, 2**40), max_size=40), st.booleans())
-def test_any_chunking_of_a_stream_gives_exactly_its_messages(msgs, cuts, compact):
-    lines = [json.dumps(m, ensure_ascii=not compact, separators=(",", ":") if compact else None) for m in msgs]
-    data = "".join(line + "\n" for line in lines).encode("utf-8")
-    chunks = chunked(data, cuts)
+def pumped(chunks: list[bytes]) -> list:
+    """What :func:`pump_messages` delivers for a stream arriving as ``chunks``."""
     got: list = []
 
     async def run() -> None:
@@ -84,6 +81,15 @@ def test_any_chunking_of_a_stream_gives_exactly_its_messages(msgs, cuts, compact
         await pump_messages(receive, send)
 
     anyio.run(run)
+    return got
+
+
+@given(messages, st.lists(st.integers(0, 2**40), max_size=40), st.booleans())
+def test_any_chunking_of_a_stream_gives_exactly_its_messages(msgs, cuts, compact):
+    lines = [json.dumps(m, ensure_ascii=not compact, separators=(",", ":") if compact else None) for m in msgs]
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    chunks = chunked(data, cuts)
+    got = pumped(chunks)
     assert not [g for g in got if isinstance(g, Exception)]
     assert [g.message.model_dump(by_alias=True, mode="json", exclude_none=True) for g in got] == msgs
 
@@ -98,23 +104,7 @@ def test_line_splitter_joins_pieces_into_the_lines_of_the_stream(chunks):
 
 
 def test_a_line_that_is_not_json_rpc_reaches_the_session_as_an_error_value():
-    got: list = []
-
-    async def run() -> None:
-        feed = iter([b'not json\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'])
-
-        async def receive() -> bytes:
-            try:
-                return next(feed)
-            except StopIteration:
-                raise anyio.EndOfStream from None
-
-        async def send(item) -> None:
-            got.append(item)
-
-        await pump_messages(receive, send)
-
-    anyio.run(run)
+    got = pumped([b'not json\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'])
     assert isinstance(got[0], ValueError) and len(got) == 2  # the blank line is skipped
     assert got[1].message.model_dump(by_alias=True, exclude_none=True) == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
