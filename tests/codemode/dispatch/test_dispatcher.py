@@ -92,6 +92,20 @@ async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     assert seen == [True]
 
 
+def echo_and_raw_runtime() -> ToolCallRuntime:
+    """A dispatcher with a function tool ``echo`` and a freeform tool ``raw``, both echoing."""
+
+    async def echo(args, ctx):
+        return args
+
+    return ToolCallRuntime(
+        FakeRegistry(
+            Tool(name="echo", description="", handler=echo),
+            Tool(name="raw", description="", handler=echo, kind="freeform"),
+        )
+    )
+
+
 @pytest.mark.parametrize(
     "tool_name, kind, raw, message",
     [
@@ -103,29 +117,13 @@ async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     ],
 )
 async def test_marshalling_errors(tool_name, kind, raw, message):
-    async def echo(args, ctx):
-        return args
-
-    runtime = ToolCallRuntime(
-        FakeRegistry(
-            Tool(name="echo", description="", handler=echo),
-            Tool(name="raw", description="", handler=echo, kind="freeform"),
-        )
-    )
+    runtime = echo_and_raw_runtime()
     result = await runtime.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
     assert (result.outcome, result.error) == ("failed", message)
 
 
 async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
-    async def echo(args, ctx):
-        return args
-
-    runtime = ToolCallRuntime(
-        FakeRegistry(
-            Tool(name="echo", description="", handler=echo),
-            Tool(name="raw", description="", handler=echo, kind="freeform"),
-        )
-    )
+    runtime = echo_and_raw_runtime()
     assert (await runtime.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())).value == {}
     assert (
         await runtime.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())

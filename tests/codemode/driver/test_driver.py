@@ -155,6 +155,21 @@ async def test_delegate_limit_returns_an_error_without_disconnecting():
         assert h.connection.alive
 
 
+async def expect_closed_before_cleanup(h: DriverHarness, delegate: HeldDelegate, call, answer) -> None:
+    """The held delegate saw its cancellation and cell 1 closed; ``call`` answered ``answer``
+    without waiting for the delegate's cleanup, which finishes only once released."""
+    closure = {await delegate.next_event(), await delegate.next_event()}
+    assert closure == {"cancelled", ("closed", "1")}
+    assert await asyncio.wait_for(call, FRAME_TIMEOUT_S) == answer
+    assert delegate.events.empty()
+
+    delegate.release.cancel()
+    assert await delegate.next_event() == "finished"
+    assert delegate.events.empty()
+    await h.assert_no_frame()
+    assert h.connection.alive
+
+
 async def test_terminate_closes_cell_without_waiting_for_delegate_cleanup():
     async with DriverHarness() as h:
         delegate = HeldDelegate()
@@ -173,16 +188,7 @@ async def test_terminate_closes_cell_without_waiting_for_delegate_cleanup():
         h.cell_closed("1")
         h.wait_completed(3, "Terminated", "1")
 
-        closure = {await delegate.next_event(), await delegate.next_event()}
-        assert closure == {"cancelled", ("closed", "1")}
-        assert await asyncio.wait_for(terminating, FRAME_TIMEOUT_S) == terminated("1")
-        assert delegate.events.empty()
-
-        delegate.release.cancel()
-        assert await delegate.next_event() == "finished"
-        assert delegate.events.empty()
-        await h.assert_no_frame()
-        assert h.connection.alive
+        await expect_closed_before_cleanup(h, delegate, terminating, terminated("1"))
 
 
 async def test_shutdown_closes_cell_without_waiting_for_delegate_cleanup():
@@ -203,16 +209,7 @@ async def test_shutdown_closes_cell_without_waiting_for_delegate_cleanup():
         h.cell_closed("1")
         h.respond(3, {"type": "session/closed", "sessionId": SESSION})
 
-        closure = {await delegate.next_event(), await delegate.next_event()}
-        assert closure == {"cancelled", ("closed", "1")}
-        assert await asyncio.wait_for(shutting, FRAME_TIMEOUT_S) is None
-        assert delegate.events.empty()
-
-        delegate.release.cancel()
-        assert await delegate.next_event() == "finished"
-        assert delegate.events.empty()
-        await h.assert_no_frame()
-        assert h.connection.alive
+        await expect_closed_before_cleanup(h, delegate, shutting, None)
 
 
 async def test_completed_delegate_request_id_cannot_be_reused():
