@@ -622,8 +622,8 @@ class HostConnection:
 
     def _on_response(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
-        pending = self._pending.pop(request_id, None) if _is_id(request_id) else None
-        if pending is None:
+        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) and _is_id(request_id) else None
+        if pending is None or not isinstance(request_id, int):
             raise _ProtocolViolation(f"code-mode host answered unknown request ID {request_id!r}")
         self._settle(pending)
         try:
@@ -683,7 +683,7 @@ class HostConnection:
 
     def _on_initial(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
-        entry = self._initial.pop(request_id, None) if _is_id(request_id) else None
+        entry = self._initial.pop(request_id, None) if isinstance(request_id, int) and _is_id(request_id) else None
         if entry is None:
             raise _ProtocolViolation(f"code-mode host sent an initial response for unknown request ID {request_id!r}")
         future, _session_id, cell_id = entry

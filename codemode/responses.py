@@ -10,7 +10,7 @@ answers ``LiveCell`` or ``MissingCell``. Content items stay the wire dicts:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 ResponseKind = Literal["Yielded", "Terminated", "Result"]
 ContentItem = dict[str, Any]
@@ -60,7 +60,7 @@ class RuntimeResponse:
             raise ValueError(f"invalid runtime response: bad content_items {items!r}")
         if error_text is not None and not isinstance(error_text, str):
             raise ValueError(f"invalid runtime response: error_text must be a string, got {error_text!r}")
-        return cls(kind=kind, cell_id=cell_id, content_items=list(items), error_text=error_text)
+        return cls(kind=cast(ResponseKind, kind), cell_id=cell_id, content_items=list(items), error_text=error_text)
 
     def to_wire(self) -> dict[str, Any]:
         """The externally tagged wire form (without timing fields)."""

@@ -192,8 +192,8 @@ class CodeModeSession:
         if binding is not None and binding.generation == generation and not binding.connection.alive:
             reason = binding.connection.failure or "code-mode host connection closed"
             return HostConnectionError(reason, generation)
-        reason = self._failures.get(generation)
-        return HostConnectionError(reason, generation) if reason is not None else None
+        failure = self._failures.get(generation)
+        return HostConnectionError(failure, generation) if failure is not None else None
 
     def _remember_failure(self, binding: _Binding) -> None:
         if not binding.connection.alive:

@@ -90,7 +90,7 @@ class MagicHandlers:
         record = self.state.target(magic.cell_id)
         if record is None and magic.cell_id is None:
             return self.publisher.plain_error_reply(request, "CellNotFound", nothing)
-        return await self._missing_cell(client, magic.cell_id or record.cell_id, request)  # type: ignore[union-attr]
+        return await self._missing_cell(client, magic.cell_id or record.cell_id, request)
 
     async def _wait(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
         record = self._live_target(magic)

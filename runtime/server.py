@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import json
 import logging
 import os
@@ -245,7 +246,7 @@ class Connection:
                 }
             )
             return False
-        versions = hello.get("supportedVersions")
+        versions = hello.get("supportedVersions") or []
         required = hello.get("requiredCapabilities") or []
         optional = hello.get("optionalCapabilities") or []
         problem = _hello_problem(versions, required, optional)
@@ -307,6 +308,7 @@ class Connection:
                 raise FatalConnectionError("failed to decode code-mode IPC frame: invalid request id")
             request = message.get("request")
             validate_request(request)
+            assert isinstance(request, dict)
             if request_id in self._active_requests or request_id in self._recent_requests:
                 raise FatalConnectionError(f"duplicate code-mode request ID {request_id}")
             if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
@@ -314,8 +316,8 @@ class Connection:
                 self._recent_requests.add(request_id)
                 return
             task = asyncio.create_task(self._run_request(request_id, request))
-            task.codemode_method = request["method"]
-            task.add_done_callback(lambda t, rid=request_id: self._request_done(t, rid))
+            task.codemode_method = request["method"]  # type: ignore[attr-defined]
+            task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
             _validate_delegate_response(message)
@@ -411,21 +413,23 @@ class Connection:
             session = self._session(request["sessionId"])
             body = request["request"]
             cell_id = str(body["cell_id"])
-            cell = session.cells.get(cell_id)
-            if cell is None or cell.closed:
+            waited = session.cells.get(cell_id)
+            if waited is None or waited.closed:
                 self._respond(request_id, ok({"type": "wait/completed", "outcome": missing_cell(cell_id)}))
                 return
-            future = session.begin_observe(cell, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id)
-            response = await session.finish_observe(cell, future, request_id)
+            future = session.begin_observe(
+                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id
+            )
+            response = await session.finish_observe(waited, future, request_id)
             self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
             if "Yielded" not in response:
-                session.close_cell(cell)
+                session.close_cell(waited)
         elif method == "session/terminate":
             session = self._session(request["sessionId"])
-            outcome, cell = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
+            outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
             self._respond(request_id, ok({"type": "wait/completed", "outcome": outcome}))
-            if cell is not None:
-                session.close_cell(cell)
+            if stopped is not None:
+                session.close_cell(stopped)
         elif method == "session/shutdown":
             session_id = request["sessionId"]
             session = self._session(session_id)

@@ -75,12 +75,3 @@ def npm_tools() -> Path:
 def repo_root() -> Path:
     """The checkout's root folder."""
     return REPO_ROOT
-
-
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """``../shared`` beside the checkout (oracle, spec); tests that need it skip without it."""
-    path = REPO_ROOT.parent / "shared"
-    if not (path / "oracle").is_dir():
-        pytest.skip(f"the shared reference folder {path} is not present")
-    return path

@@ -23,6 +23,14 @@ ProgressReporter = Callable[[float, "float | None", "str | None"], None]
 OutputReporter = Callable[[str, str], None]
 
 
+def _no_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
+    """The default progress reporter: progress goes nowhere."""
+
+
+def _no_output(name: str, text: str) -> None:
+    """The default output reporter: printed text goes nowhere."""
+
+
 @dataclass
 class ToolContext:
     """What a handler knows about its call.
@@ -37,8 +45,8 @@ class ToolContext:
     cell_id: str
     runtime_tool_call_id: str
     cancellation: CancellationToken = field(default_factory=CancellationToken)
-    report_progress: ProgressReporter = lambda progress, total=None, message=None: None
-    report_output: OutputReporter = lambda name, text: None
+    report_progress: ProgressReporter = field(default=_no_progress)
+    report_output: OutputReporter = field(default=_no_output)
 
 
 Handler = Callable[[Any, ToolContext], Awaitable[Any]]

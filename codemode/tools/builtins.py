@@ -68,6 +68,11 @@ async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     raise ToolCallError(f"sleep was cancelled before {ms} ms had passed.")
 
 
+def _settle_once(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 async def _exited(process: asyncio.subprocess.Process) -> int | None:
     """Wait for the process itself to exit, not for its pipes to close (asyncio's ``wait()``
     also waits for EOF, which a background child holding stdout would delay forever)."""
@@ -80,7 +85,7 @@ async def _exited(process: asyncio.subprocess.Process) -> int | None:
     if pidfd is not None:
         loop = asyncio.get_running_loop()
         ready = loop.create_future()
-        loop.add_reader(pidfd, lambda: ready.done() or ready.set_result(None))
+        loop.add_reader(pidfd, _settle_once, ready)
         try:
             await ready
         finally:

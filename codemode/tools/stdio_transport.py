@@ -146,6 +146,8 @@ async def stdio_transport(
         cwd=params.cwd,
         start_new_session=True,
     )
+    stdout, stdin = process.stdout, process.stdin
+    assert stdout is not None and stdin is not None  # both were piped by open_process
     # No await between the spawn and the task group, or a cancellation would leak the process.
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
@@ -156,7 +158,7 @@ async def stdio_transport(
         try:
             async with read_writer:
                 try:
-                    await pump_messages(process.stdout.receive, read_writer.send, errors)
+                    await pump_messages(stdout.receive, read_writer.send, errors)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass  # the session is gone (or our shutdown closed stdout)
                 finally:
@@ -170,7 +172,7 @@ async def stdio_transport(
             async with write_reader:
                 async for message in write_reader:
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((text + "\n").encode("utf-8", errors))
+                    await stdin.send((text + "\n").encode("utf-8", errors))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The server stopped reading: end the session's reads instead of letting a request hang.
             await read_writer.aclose()

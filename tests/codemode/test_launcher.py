@@ -9,11 +9,10 @@ import time
 import psutil
 import pytest
 
-from codemode.tools.launcher import EXIT_NOT_STARTED, launcher_argv, supported
+from codemode.tools.launcher import EXIT_NOT_STARTED, launcher_argv
 
 pytestmark = [
     pytest.mark.timeout(60),
-    pytest.mark.skipif(not supported(), reason="the launcher needs Linux"),
 ]
 
 

@@ -1,5 +1,5 @@
 """MCP servers as tool sources (issue 5): ``mcp-server-time`` (PyPI, always) and
-``@modelcontextprotocol/server-everything`` (npm, skipped when ``.npm-tools`` lacks it)."""
+``@modelcontextprotocol/server-everything`` (npm, installed into ``.npm-tools`` by ``scripts/install-tools.sh``)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from dependencies import require
 
 from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
@@ -208,12 +209,12 @@ async def test_close_stops_a_server_that_is_still_starting(tmp_path):
     assert await registry.ready_tools() == registry.tools
 
 
-needs_everything = pytest.mark.skipif(
-    not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools"
-)
+@pytest.fixture
+def needs_everything() -> None:
+    require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
 
 
-@needs_everything
+@pytest.mark.usefixtures("needs_everything")
 async def test_everything_progress_then_cancel_mid_way():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)
@@ -249,7 +250,7 @@ async def test_everything_progress_then_cancel_mid_way():
         await registry.aclose()
 
 
-@needs_everything
+@pytest.mark.usefixtures("needs_everything")
 async def test_everything_image_block_is_passed_through():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)

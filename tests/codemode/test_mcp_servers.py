@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from dependencies import require
 
 from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
@@ -42,8 +43,7 @@ def text_of(result) -> str:
 
 def npm_server(npm_tools: Path, package: str) -> Path:
     script = npm_tools / "@modelcontextprotocol" / package / "dist" / "index.js"
-    if not script.exists():
-        pytest.skip(f"{package} is not installed in .npm-tools")
+    require(script.exists(), f"{package} is not installed in .npm-tools")
     return script
 
 

@@ -11,13 +11,12 @@ folder (``jupyterlab-running.png`` while the yielded cell runs).
 
 Chromium comes from Debian (``scripts/install-tools.sh`` installs it at test-session start when
 run as root). The test skips when it is missing, except under CI (``$CI`` set), where a missing
-browser is a failure.
+browser is a failure (:mod:`dependencies`).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 import psutil
 import pytest
 import requests
+from dependencies import require
 from e2e_servers import DEADLINE_S, ServerProcess, alive, cmdline, free_port, server_env, wait_for
 
 pytestmark = pytest.mark.timeout(150)
@@ -58,15 +58,7 @@ LAB_SETTINGS = {
 
 
 def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    reason = (
-        f"Debian's Chromium is not installed at {CHROMIUM}; scripts/install-tools.sh installs it "
-        "with apt-get when run as root."
-    )
-    if os.environ.get("CI"):
-        pytest.fail(reason + " CI must install it.")
-    pytest.skip(reason)
+    require(CHROMIUM.exists(), f"Debian's Chromium is not installed at {CHROMIUM}")
 
 
 @pytest.fixture

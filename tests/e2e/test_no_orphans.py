@@ -17,6 +17,7 @@ import time
 
 import psutil
 import pytest
+from dependencies import require
 from jupyter_client.manager import KernelManager
 
 pytestmark = pytest.mark.timeout(180)
@@ -48,8 +49,7 @@ def _reply(kc, msg_id: str) -> dict:
 
 def test_sigkill_of_the_kernel_leaves_no_process_behind(npm_tools, tmp_path):
     everything = npm_tools / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-    if not everything.exists():
-        pytest.skip("server-everything is not installed in .npm-tools")
+    require(everything.exists(), "server-everything is not installed in .npm-tools")
     (tmp_path / "codemode.toml").write_text(
         "[mcp_servers.time]\n"
         'command = "mcp-server-time"\n'

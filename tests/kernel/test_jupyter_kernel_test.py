@@ -6,9 +6,8 @@ last expression is not output, as in Codex), history (none is kept), pager paylo
 
 from __future__ import annotations
 
+import jupyter_kernel_test as jkt
 import pytest
-
-jkt = pytest.importorskip("jupyter_kernel_test")
 
 PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 

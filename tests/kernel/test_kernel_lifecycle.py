@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 import psutil
-import pytest
+from dependencies import require
 from kernel_driver import execute, start_kernel, stop_kernel
 
 
@@ -49,8 +49,8 @@ def test_shutdown_leaves_no_process_running(codemode_kernelspec, tmp_path):
     assert [p.pid for p in started if _alive(p)] == []
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_jupyter_console_runs_a_cell(codemode_kernelspec, tmp_path):
+    require(shutil.which("tmux") is not None, "tmux is not installed")
     session = f"codemode-{uuid.uuid4().hex[:8]}"
     console = Path(sys.executable).parent / "jupyter-console"
     command = f"cd {tmp_path} && {console} --kernel codemode"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from dependencies import require
 from kernel_driver import execute, start_kernel, stop_kernel
 
 EVERYTHING = (
@@ -19,7 +20,10 @@ EVERYTHING = (
     / "index.js"
 )
 
-pytestmark = pytest.mark.skipif(not EVERYTHING.exists(), reason="server-everything is not installed in .npm-tools")
+
+@pytest.fixture(autouse=True)
+def _needs_everything() -> None:
+    require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
 
 
 def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_kernelspec, tmp_path):

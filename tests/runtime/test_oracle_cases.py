@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from dependencies import require
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -21,9 +22,9 @@ ORACLE = SHARED / "oracle"
 ACCEPT = Path(__file__).resolve().parent / "accept"
 
 
-@pytest.mark.skipif(not (ORACLE / "compare.py").exists(), reason=f"the oracle folder {ORACLE} is not present")
 @pytest.mark.timeout(600)
 def test_all_oracle_cases_pass(tmp_path):
+    require((ORACLE / "compare.py").exists(), f"the oracle folder {ORACLE} is not present")
     wrapper = tmp_path / "codemode-host.sh"
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m codemode.runtime "$@"\n')
     wrapper.chmod(0o755)
