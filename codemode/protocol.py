@@ -22,14 +22,22 @@ MAX_FRAME_BYTES = 64 * 1024 * 1024
 
 _LENGTH = struct.Struct("<I")
 
+EXIT_NOTICE_CAPABILITY = "codemode-host-exit-notice-v1"
+"""codemode's extension: a host that grants it sends ``{"type": "host/exiting", "reason": str}``
+before it exits on its own (a cell it could not stop in-process), ahead of the answer to the
+request that caused the exit. The client then sends no new ``session/execute`` on that
+connection: the next cell starts on a new host while the old one finishes exiting."""
+
 CAPABILITIES = (
     "bounded-output-v1",
     "delegate-capacity-4096",
     "session-cell-execution-resource-limits",
     "tool-catalog-revision-v1",
     "yield-observation",
+    EXIT_NOTICE_CAPABILITY,
 )
-"""Capabilities the 0.171 host knows (``oracle/README.md``, "Handshake")."""
+"""Capabilities the client offers and our host grants: the five of Codex 0.171's host (which
+grants the requested ones it knows and ignores the rest) and codemode's extensions."""
 
 
 class FrameError(Exception):

@@ -7,7 +7,7 @@ import json
 
 from rt_client import frame_header, start_host, text_items
 
-from codemode.protocol import CAPABILITIES, MAX_FRAME_BYTES
+from codemode.protocol import MAX_FRAME_BYTES
 
 
 async def _stderr(client) -> str:
@@ -25,10 +25,17 @@ async def test_ready_lists_requested_capabilities(raw_host):
     }
 
 
-async def test_all_five_capabilities(raw_host):
-    """The five 0.171 capabilities are granted when offered."""
+async def test_the_five_codex_capabilities_and_the_exit_notice_are_granted(raw_host):
+    """The five capabilities of Codex 0.171's host and codemode's exit notice are granted when offered."""
     ready = await raw_host.hello()
-    assert ready["capabilities"] == list(CAPABILITIES) and len(CAPABILITIES) == 5
+    assert ready["capabilities"] == [
+        "bounded-output-v1",
+        "delegate-capacity-4096",
+        "session-cell-execution-resource-limits",
+        "tool-catalog-revision-v1",
+        "yield-observation",
+        "codemode-host-exit-notice-v1",
+    ]
 
 
 async def test_no_compatible_version_rejects_and_exits_zero(raw_host):
