@@ -1,12 +1,19 @@
-"""Wire format of the code-mode host protocol, version 1.
+"""Framing of the code-mode host protocol, version 1.
 
-Both sides of the connection use this module: the runtime host
-(``codemode.runtime``) and the client that supervises it (``codemode.host_client``).
+Both sides of the connection use this module: the runtime host (``codemode.runtime``) and
+the client that supervises it (``codemode.host``). The messages themselves are typed in
+:mod:`codemode.messages`.
 
-A frame is a 4-byte little-endian unsigned length followed by that many bytes of
-UTF-8 JSON; one JSON object is one message. Frames are at most
-:data:`MAX_FRAME_BYTES` (64 MiB). Source: ``spec/codex-code-mode.md`` §4.1 and the
-0.171 protocol in ``oracle/README.md`` ("The protocol").
+A frame is a 4-byte little-endian unsigned length followed by that many bytes of UTF-8 JSON;
+one JSON object is one message. Frames are at most :data:`MAX_FRAME_BYTES` (64 MiB), as in
+Codex's ``codex-rs/code-mode-protocol`` (``MAX_FRAME_BYTES``).
+
+Every frame is valid UTF-8, whatever a Python ``str`` in the message holds: a surrogate pair
+stored as two code points is joined into its character, and a lone surrogate (which no UTF-8
+can carry) is replaced by U+FFFD. Replacing rather than writing a ``\ud800`` JSON escape is
+what Codex's host needs: its decoder (serde_json) rejects a lone-surrogate escape with
+``unexpected end of hex escape`` and ends the connection, and its own ``text()`` already turns a
+lone surrogate into U+FFFD. The same rule holds for what our host writes.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import json
 import struct
-from typing import Any
+from typing import Any, cast
+
+from . import messages
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -56,13 +65,22 @@ class FrameTooLarge(FrameError):
         self.length = length
 
 
-def encode_frame(message: dict[str, Any]) -> bytes:
-    """Serialise one message into a frame (length prefix + compact JSON).
+def well_formed(text: str) -> str:
+    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
-    Raises :class:`FrameTooLarge` when the JSON is over 64 MiB. Lone surrogates in
-    strings are written as JSON escapes, so any Python ``str`` can be sent.
+
+def encode_frame(message: Any) -> bytes:
+    """Serialise one message into a frame (length prefix + compact JSON in UTF-8).
+
+    Any Python ``str`` can be sent: the payload is always valid UTF-8 (see the module
+    docstring for surrogates). Raises :class:`FrameTooLarge` when the JSON is over 64 MiB.
     """
-    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    try:
+        payload = text.encode("utf-8")
+    except UnicodeEncodeError:
+        payload = well_formed(text).encode("utf-8")
     if len(payload) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(payload))
     return _LENGTH.pack(len(payload)) + payload
@@ -127,10 +145,12 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
 
 
 def ok(value: Any) -> dict[str, Any]:
-    """A successful ``result`` object: ``{"status": "ok", "value": value}``."""
-    return {"status": "ok", "value": value}
+    """A successful ``result`` object: ``{"status": "ok", "value": value}``
+    (:func:`codemode.messages.ok`, as a plain dict)."""
+    return cast(dict[str, Any], messages.ok(value))
 
 
 def error(message: str) -> dict[str, Any]:
-    """A failed ``result`` object: ``{"status": "error", "message": message}``."""
-    return {"status": "error", "message": message}
+    """A failed ``result`` object: ``{"status": "error", "message": message}``
+    (:func:`codemode.messages.error`, as a plain dict)."""
+    return cast(dict[str, Any], messages.error(message))

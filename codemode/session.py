@@ -1,17 +1,22 @@
 """``CodeModeSession``: execute / wait / terminate / shutdown of code-mode cells.
 
-One logical session (one kernel session) on top of a host connection
-(:mod:`codemode.host_client`), following ``spec/codex-code-mode.md`` §3 and §4.6:
+One logical session (one kernel session; Codex's ``CodeModeSession``) on top of a remote
+session on a host connection (:mod:`codemode.host`):
 
-- the host is spawned lazily on the first call (:class:`HostProvider`, shareable by several
-  sessions); each connection names its remote sessions ``session-1``, ``session-2``, …;
+- the host is spawned lazily on the first call (:class:`~codemode.host.HostProvider`, shareable
+  by several sessions); each connection names its remote sessions ``session-1``, ``session-2``, …;
 - public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a
   rebuild; ids of another generation are rejected with
-  ``cell <id> belongs to a stale code-mode host generation`` (§3.5);
+  ``cell <id> belongs to a stale code-mode host generation`` (Codex's text);
 - when the connection dies, pending calls fail with its reason (a
   :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
   reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
   whether a cell was lost that way; the next call spawns a new host, generation + 1;
+- a host that announced its exit (``host/exiting``, codemode's extension) is retired: the next
+  cell starts on a new host at once (generation + 1, stored values seeded) while the old one
+  finishes what is in flight (its answers still arrive; its cells end when it exits);
+- a host that stops answering is noticed (:mod:`codemode.host.liveness`), also on demand with
+  :meth:`CodeModeSession.probe_host`; :meth:`CodeModeSession.yield_wait` ends a wait early;
 - tool calls go to the :class:`~codemode.dispatch.ToolCallRuntime`, notifications to
   ``on_notify``; after ``shutdown`` every call fails with ``code mode session is shutting down``;
 - stored values: the client keeps the committed values (the ``session/storedValues``
@@ -24,95 +29,55 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .cancellation import CancellationToken
 from .config import SessionDefaults
-from .errors import CodeModeError, HostConnectionError, ToolCallError
-from .host_client import HostConnection, default_host_command, spawn_host
+from .errors import CodeModeError, HostConnectionError
+from .host import HostConnection, HostProvider
+from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
+from .messages import CellExecutionLimits, execute_request
 from .responses import RuntimeResponse, WaitOutcome
+from .session_delegate import SessionDelegateAdapter
+
+__all__ = [
+    "REFERENCE_HOST_NAME",
+    "SHUTTING_DOWN",
+    "CodeModeSession",
+    "HostBinding",
+    "HostProvider",
+    "StartedCell",
+]
 
 logger = logging.getLogger(__name__)
 
-SHUTTING_DOWN = "code mode session is shutting down"
-REFERENCE_HOST_NAME = "codex-code-mode-host"
 MAX_REMEMBERED_FAILURES = 64
 """How many failed generations :meth:`CodeModeSession.host_failure` remembers (oldest dropped)."""
+CLOSED = "code-mode host connection closed"
 
 
 @dataclass
 class StartedCell:
-    """An admitted cell: its public id and the future of its first response (§3.1)."""
+    """An admitted cell: its public id and the future of its first response."""
 
     cell_id: str
     initial_response: asyncio.Future[RuntimeResponse]
 
 
-class HostProvider:
-    """Spawns the host lazily and replaces it after a failure (generation + 1).
-
-    ``command``: argv of the host (default :func:`~codemode.host_client.default_host_command`);
-    ``env``/``cwd`` for the child. Several sessions may share one provider: after a crash they all
-    move to the same new host. Only one spawn runs at a time.
-    """
-
-    def __init__(
-        self, command: list[str] | None = None, *, env: dict[str, str] | None = None, cwd: str | None = None
-    ) -> None:
-        self.command = list(command) if command else default_host_command()
-        self.env = env
-        self.cwd = cwd
-        self.generation = 0
-        self._connection: HostConnection | None = None
-        self._lock = asyncio.Lock()
-        self._session_counter = 0
-        self._closed = False
-
-    @property
-    def is_reference_host(self) -> bool:
-        """True when the command runs Codex's own host binary."""
-        return os.path.basename(self.command[0]) == REFERENCE_HOST_NAME
-
-    @property
-    def connection(self) -> HostConnection | None:
-        """The current connection, alive or not (``None`` before the first spawn)."""
-        return self._connection
-
-    async def connect(self) -> tuple[HostConnection, int]:
-        """The live connection and its generation, spawning a new host if needed."""
-        async with self._lock:
-            if self._closed:
-                raise CodeModeError(SHUTTING_DOWN)
-            if self._connection is None or not self._connection.alive:
-                if self._connection is not None:
-                    await self._connection.close()
-                self._connection = await spawn_host(self.command, env=self.env, cwd=self.cwd)
-                self.generation += 1
-                self._connection.generation = self.generation
-                self._session_counter = 0
-            return self._connection, self.generation
-
-    def next_session_id(self) -> str:
-        """``session-N``, numbered per connection."""
-        self._session_counter += 1
-        return f"session-{self._session_counter}"
-
-    async def aclose(self) -> None:
-        """Stop the host (no orphans); later :meth:`connect` calls fail."""
-        async with self._lock:
-            self._closed = True
-            if self._connection is not None:
-                await self._connection.close()
-
-
 @dataclass
-class _Binding:
+class HostBinding:
+    """Where a :class:`CodeModeSession` runs cells: remote session ``session_id`` on one host
+    connection of one generation."""
+
     connection: HostConnection
     session_id: str
     generation: int
+
+    @property
+    def usable(self) -> bool:
+        """New cells may start here: the connection is alive and did not announce its exit."""
+        return self.connection.alive and self.connection.retiring is None
 
 
 class CodeModeSession:
@@ -150,7 +115,9 @@ class CodeModeSession:
         self._extension = (
             stored_values_extension if stored_values_extension is not None else not self.provider.is_reference_host
         )
-        self._binding: _Binding | None = None
+        self._binding: HostBinding | None = None
+        self._retired: dict[int, HostBinding] = {}
+        """Bindings whose host announced its exit, by generation, until that host is gone."""
         self._open_lock = asyncio.Lock()
         self._stored: dict[str, Any] = {}
         self._live: dict[str, None] = {}
@@ -177,7 +144,7 @@ class CodeModeSession:
     @property
     def stored_values_kept(self) -> bool:
         """True when values stored with ``store()`` survive a host rebuild (the client seeds the
-        new host with its copy); False with Codex's host, which loses them (§4.6)."""
+        new host with its copy); False with Codex's host, which loses them."""
         return self._extension
 
     def host_failure(self, cell_id: str) -> HostConnectionError | None:
@@ -185,26 +152,31 @@ class CodeModeSession:
         is alive (or the id names no generation this session used).
 
         Cells of a failed generation are gone; later calls naming them get the stale-generation
-        error, so this is how a caller learns why (the reason is Codex's text, §4.6).
+        error, so this is how a caller learns why (the reason is Codex's text).
         """
         generation = self.generation_of(cell_id)
+        self._forget_gone_hosts()
         binding = self._binding
         if binding is not None and binding.generation == generation and not binding.connection.alive:
-            reason = binding.connection.failure or "code-mode host connection closed"
-            return HostConnectionError(reason, generation)
+            return HostConnectionError(binding.connection.failure or CLOSED, generation)
         failure = self._failures.get(generation)
         return HostConnectionError(failure, generation) if failure is not None else None
 
-    def _remember_failure(self, binding: _Binding) -> None:
-        if not binding.connection.alive:
-            self._failures[binding.generation] = binding.connection.failure or "code-mode host connection closed"
-            while len(self._failures) > MAX_REMEMBERED_FAILURES:
-                del self._failures[min(self._failures)]
+    def _remember_failure(self, binding: HostBinding) -> None:
+        self._failures[binding.generation] = binding.connection.failure or CLOSED
+        while len(self._failures) > MAX_REMEMBERED_FAILURES:
+            del self._failures[min(self._failures)]
+
+    def _forget_gone_hosts(self) -> None:
+        for generation, binding in list(self._retired.items()):
+            if not binding.connection.alive:
+                del self._retired[generation]
+                self._remember_failure(binding)
 
     # -- id mapping ----------------------------------------------------------------
     @staticmethod
     def generation_of(public_id: str) -> int:
-        """The host generation a public cell id belongs to: N for ``gN:<id>``, else 1 (§3.5)."""
+        """The host generation a public cell id belongs to: N for ``gN:<id>``, else 1."""
         if public_id.startswith("g") and ":" in public_id:
             head = public_id[1:].split(":", 1)[0]
             if head.isdigit():
@@ -213,7 +185,7 @@ class CodeModeSession:
 
     @staticmethod
     def public_cell_id(host_cell_id: str, generation: int) -> str:
-        """``host_cell_id`` in generation 1, else ``g<generation>:<host_cell_id>`` (§3.5)."""
+        """``host_cell_id`` in generation 1, else ``g<generation>:<host_cell_id>``."""
         return host_cell_id if generation <= 1 else f"g{generation}:{host_cell_id}"
 
     def _host_cell_id(self, public_id: str, generation: int) -> str:
@@ -228,40 +200,60 @@ class CodeModeSession:
         return public_id[len(prefix) :]
 
     # -- binding -------------------------------------------------------------------
-    def _limits(self) -> dict[str, int]:
-        limits: dict[str, int] = {}
+    def _limits(self) -> CellExecutionLimits:
+        limits: CellExecutionLimits = {}
         if self.defaults.max_yield_time_ms is not None:
             limits["maxYieldTimeMs"] = self.defaults.max_yield_time_ms
         if self.defaults.max_heap_size_bytes is not None:
             limits["maxHeapSizeBytes"] = self.defaults.max_heap_size_bytes
         return limits
 
-    async def _ensure_open(self) -> _Binding:
+    async def _ensure_open(self) -> HostBinding:
+        """The binding new cells go to, opening a remote session on a (new) host when the
+        current one is gone or retiring."""
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         binding = self._binding
-        if binding is not None and binding.connection.alive:
+        if binding is not None and binding.usable:
             return binding
         async with self._open_lock:
             if self._shutting_down:
                 raise CodeModeError(SHUTTING_DOWN)
             binding = self._binding
-            if binding is not None and binding.connection.alive:
+            if binding is not None and binding.usable:
                 return binding
             if binding is not None:
-                self._remember_failure(binding)
+                if binding.connection.alive:
+                    self._retired[binding.generation] = binding
+                else:
+                    self._remember_failure(binding)
+            self._forget_gone_hosts()
             self._binding = None
             connection, generation = await self.provider.connect()
             session_id = self.provider.next_session_id()
             await connection.open_session(
                 session_id,
-                _Delegate(self, generation),
+                SessionDelegateAdapter(self, generation),
                 limits=self._limits(),
                 stored_values=dict(self._stored) if self._extension else None,
                 output_truncation=self.output_truncation,
             )
-            self._binding = _Binding(connection, session_id, generation)
+            self._binding = HostBinding(connection, session_id, generation)
             return self._binding
+
+    def _live_binding(self, generation: int) -> HostBinding | None:
+        """The binding of ``generation`` while its host is alive (current or retiring)."""
+        for binding in (self._binding, self._retired.get(generation)):
+            if binding is not None and binding.generation == generation and binding.connection.alive:
+                return binding
+        return None
+
+    async def _binding_for(self, cell_id: str) -> tuple[HostBinding, str]:
+        if self._shutting_down:
+            raise CodeModeError(SHUTTING_DOWN)
+        generation = self.generation_of(cell_id)
+        binding = self._live_binding(generation) or await self._ensure_open()
+        return binding, self._host_cell_id(cell_id, binding.generation)
 
     # -- operations ------------------------------------------------------------------
     async def execute(
@@ -280,28 +272,29 @@ class CodeModeSession:
         """
         binding = await self._ensure_open()
         tools = await self.registry.ready_tools()
+        if binding.connection.alive and not binding.usable:
+            binding = await self._ensure_open()  # the host announced its exit meanwhile
         self._call_counter += 1
-        request = {
-            "tool_call_id": tool_call_id or f"call-{self._call_counter}",
-            "enabled_tools": [tool.definition() for tool in tools],
-            "source": source,
-            "yield_time_ms": self.defaults.yield_time_ms if yield_time_ms is None else yield_time_ms,
-            "max_output_tokens": self.defaults.max_output_tokens if max_output_tokens is None else max_output_tokens,
-        }
+        request = execute_request(
+            tool_call_id or f"call-{self._call_counter}",
+            [tool.definition() for tool in tools],
+            source,
+            self.defaults.yield_time_ms if yield_time_ms is None else yield_time_ms,
+            self.defaults.max_output_tokens if max_output_tokens is None else max_output_tokens,
+        )
         host_id, initial = await binding.connection.execute(binding.session_id, request)
         public_id = self.public_cell_id(host_id, binding.generation)
         if host_id in binding.connection.live_cells(binding.session_id):
             self._live[public_id] = None
-        loop = asyncio.get_running_loop()
-        public_future: asyncio.Future[RuntimeResponse] = loop.create_future()
+        public_future: asyncio.Future[RuntimeResponse] = asyncio.get_running_loop().create_future()
 
         def relay(done: asyncio.Future[RuntimeResponse]) -> None:
             if public_future.done():
                 return
             if done.cancelled():
                 public_future.set_exception(CodeModeError("exec runtime ended unexpectedly"))
-            elif done.exception() is not None:
-                public_future.set_exception(done.exception())  # type: ignore[arg-type]
+            elif (exc := done.exception()) is not None:
+                public_future.set_exception(exc)
             else:
                 response = done.result()
                 response.cell_id = public_id
@@ -309,10 +302,6 @@ class CodeModeSession:
 
         initial.add_done_callback(relay)
         return StartedCell(public_id, public_future)
-
-    async def _binding_for(self, cell_id: str) -> tuple[_Binding, str]:
-        binding = await self._ensure_open()
-        return binding, self._host_cell_id(cell_id, binding.generation)
 
     def _publish(self, outcome: WaitOutcome, public_id: str) -> WaitOutcome:
         outcome.response.cell_id = public_id
@@ -337,12 +326,46 @@ class CodeModeSession:
         outcome = await binding.connection.wait(binding.session_id, host_id, yield_time_ms, max_output_tokens)
         return self._publish(outcome, cell_id)
 
+    def yield_wait(self, cell_id: str) -> bool:
+        """End the wait in flight on ``cell_id`` now: sends ``operation/yield`` for it, and the
+        host answers that wait at once with ``LiveCell`` + ``Yielded`` carrying the output since
+        the last observation (Codex's 0.171 host and ours both do, within milliseconds). Returns
+        False, sending nothing, when no wait on that cell is in flight (also for a stale id or
+        a dead host)."""
+        generation = self.generation_of(cell_id)
+        binding = self._live_binding(generation)
+        if binding is None:
+            return False
+        try:
+            host_id = self._host_cell_id(cell_id, generation)
+        except CodeModeError:
+            return False
+        return binding.connection.yield_wait(binding.session_id, host_id)
+
     async def terminate(self, cell_id: str, *, max_output_tokens: int | None = None) -> WaitOutcome:
         """Stop ``cell_id`` (its tool calls are cancelled) and return its undelivered output
-        (``Terminated``), or its ``Result`` when it had already completed (§3.4)."""
+        (``Terminated``), or its ``Result`` when it had already completed."""
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
         return self._publish(outcome, cell_id)
+
+    async def probe_host(self, timeout_s: float = 1.0) -> bool:
+        """Check that the hosts this session uses still answer, within ``timeout_s`` seconds.
+
+        Returns True when every live host (the current one and one that announced its exit)
+        answered a probe; False when there is none alive or one did not answer, in which case
+        that connection has failed (``code-mode host stopped responding: …``): its process
+        group is killed, every request pending on it (a terminate, a wait, an initial
+        response) fails at once with :class:`~codemode.errors.HostConnectionError`, its cells
+        are reported closed, and the next call starts a new host with the stored values. Never
+        spawns a host. Meant for a caller that must end a request within a bound, e.g. an
+        interrupt whose terminate is not answered quickly.
+        """
+        bindings = [b for b in (self._binding, *self._retired.values()) if b is not None and b.connection.alive]
+        if not bindings:
+            return False
+        answers = await asyncio.gather(*(b.connection.probe(timeout_s) for b in bindings))
+        return all(answers)
 
     async def shutdown(self) -> None:
         """Close the session: ``session/shutdown`` (running cells are stopped and reported
@@ -351,17 +374,22 @@ class CodeModeSession:
             return
         self._shutting_down = True
         async with self._open_lock:
-            binding = self._binding
+            bindings = [b for b in (self._binding, *self._retired.values()) if b is not None]
             self._binding = None
-        if binding is not None and binding.connection.alive:
-            with contextlib.suppress(CodeModeError):
-                await binding.connection.shutdown_session(binding.session_id)
+            self._retired.clear()
+        for binding in bindings:
+            if binding.connection.alive:
+                with contextlib.suppress(CodeModeError):
+                    await binding.connection.shutdown_session(binding.session_id)
         for cell_id in list(self._live):
             self._cell_closed(cell_id)
         if self._owns_provider:
             await self.provider.aclose()
 
-    # -- delegate callbacks -----------------------------------------------------------
+    # -- what the remote session reports -------------------------------------------------
+    def _cell_opened(self, public_id: str) -> None:
+        self._live.setdefault(public_id, None)
+
     def _cell_closed(self, public_id: str) -> None:
         if public_id not in self._live:
             return
@@ -376,36 +404,3 @@ class CodeModeSession:
 
     def _merge_stored(self, values: dict[str, Any]) -> None:
         self._stored.update(values)
-
-
-class _Delegate:
-    """Routes one remote session's delegate calls into the owning :class:`CodeModeSession`."""
-
-    def __init__(self, session: CodeModeSession, generation: int) -> None:
-        self.session = session
-        self.generation = generation
-
-    def _public(self, host_cell_id: str) -> str:
-        return CodeModeSession.public_cell_id(host_cell_id, self.generation)
-
-    async def invoke_tool(self, invocation: dict[str, Any], cancellation: CancellationToken) -> Any:
-        public_id = self._public(str(invocation.get("cell_id")))
-        # The cell may be reported before execute() returned; make sure it is known as live.
-        self.session._live.setdefault(public_id, None)
-        result = await self.session.dispatcher.invoke(public_id, invocation, cancellation)
-        if result.outcome == "completed":
-            return result.value
-        raise ToolCallError(result.error or "tool call failed")
-
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
-        callback = self.session.on_notify
-        if callback is not None:
-            callback(self._public(cell_id), text)
-
-    def cell_closed(self, cell_id: str) -> None:
-        public_id = self._public(cell_id)
-        self.session._live.setdefault(public_id, None)
-        self.session._cell_closed(public_id)
-
-    def stored_values(self, values: dict[str, Any]) -> None:
-        self.session._merge_stored(values)

@@ -1,6 +1,6 @@
-"""A scripted fake host for :class:`codemode.host_client.HostConnection` (issue 4).
+"""A scripted fake host for :class:`codemode.host.HostConnection`.
 
-The Rust driver tests (``seeds/004_0b14a0e7d4eccbe8.txt``) talk to the connection driver through
+Codex's driver tests (``codex-rs/code-mode/src/remote_session/connection/driver_tests.rs``) talk to the connection driver through
 two channels: host messages in, encoded frames out. This harness does the same with real
 frames: :meth:`DriverHarness.send` feeds an encoded frame into the connection's reader, and the
 connection's writer is a :class:`FrameSink` that decodes what the client writes into a queue.
@@ -16,8 +16,9 @@ from typing import Any
 
 from codemode.cancellation import CancellationToken
 from codemode.errors import ToolCallError
-from codemode.host_client import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
+from codemode.host import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
 from codemode.protocol import CAPABILITIES, decode_frames, encode_frame
+from codemode.responses import RuntimeResponse, WaitOutcome
 
 SESSION = "session-1"
 FRAME_TIMEOUT_S = 5.0
@@ -322,3 +323,43 @@ class PanickingDelegate(RecordingDelegate):
 
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: CancellationToken) -> Any:
         raise RuntimeError("delegate panic probe")
+
+
+# -- expectations shared by several tests ------------------------------------------------------
+
+
+def terminated(cell_id: str) -> WaitOutcome:
+    return WaitOutcome(live=True, response=RuntimeResponse(kind="Terminated", cell_id=cell_id))
+
+
+async def expect_closed_before_cleanup(h: DriverHarness, delegate: HeldDelegate, call, answer) -> None:
+    """The held delegate saw its cancellation and cell 1 closed; ``call`` answered ``answer``
+    without waiting for the delegate's cleanup, which finishes only once released."""
+    closure = {await delegate.next_event(), await delegate.next_event()}
+    assert closure == {"cancelled", ("closed", "1")}
+    assert await asyncio.wait_for(call, FRAME_TIMEOUT_S) == answer
+    assert delegate.events.empty()
+
+    delegate.release.cancel()
+    assert await delegate.next_event() == "finished"
+    assert delegate.events.empty()
+    await h.assert_no_frame()
+    assert h.connection.alive
+
+
+async def expect_abandoned_execute_terminated(h: DriverHarness, delegate: RecordingDelegate) -> None:
+    """Execute request 2 admitted cell 1 but its caller went away: the client cancels the
+    request and terminates the cell, which then closes once."""
+    assert await h.next_frame() == {"type": "operation/cancel", "id": 2}
+    assert await h.next_frame() == {
+        "type": "operation/request",
+        "id": 3,
+        "request": {"method": "session/terminate", "sessionId": SESSION, "cellId": "1"},
+    }
+    h.initial(2, "Terminated", "1")
+    h.wait_completed(3, "Terminated", "1")
+    h.cell_closed("1")
+    await h.assert_no_frame()
+    assert h.connection.alive
+    assert delegate.closed_cells == ["1"]
+    assert h.connection.pending_requests == 0

@@ -1,0 +1,47 @@
+"""The client's connection to a code-mode runtime host, split by concern:
+
+- :mod:`~codemode.host.spawn`: start the host process and handshake;
+- :mod:`~codemode.host.driver`: :class:`HostConnection`, the driver (read loop, writes,
+  process watch, liveness watchdog) that applies the state machine's effects in one place;
+- :mod:`~codemode.host.state`: :class:`ConnectionState`, every transition as a pure function
+  call returning :mod:`~codemode.host.effects`;
+- :mod:`~codemode.host.requests` (request tracker), :mod:`~codemode.host.sessions` (remote
+  sessions and their live cells), :mod:`~codemode.host.delegate_book` (delegate calls served,
+  deferred, finished) and :mod:`~codemode.host.delegate_server` (running them);
+- :mod:`~codemode.host.incoming`: checks of host messages into typed forms;
+- :mod:`~codemode.host.liveness`: noticing a host that stopped answering;
+- :mod:`~codemode.host.provider`: :class:`HostProvider`, which connection new cells use.
+"""
+
+from .connection import HostConnection
+from .delegate_book import MAX_DEFERRED_DELEGATE_MESSAGES, MAX_PENDING_DELEGATE_CALLS, MAX_RECENT_DELEGATE_IDS
+from .driver import (
+    SHUTDOWN_TIMEOUT_S,
+    WAIT_TRANSPORT_TIMEOUT_S,
+    terminate_deadline_s,
+    wait_deadline_s,
+)
+from .liveness import Liveness
+from .provider import HostProvider
+from .sessions import RemoteSession, SessionDelegate
+from .spawn import HOST_STARTUP_TIMEOUT_S, default_host_command, spawn_host
+from .state import ConnectionState
+
+__all__ = [
+    "HOST_STARTUP_TIMEOUT_S",
+    "MAX_DEFERRED_DELEGATE_MESSAGES",
+    "MAX_PENDING_DELEGATE_CALLS",
+    "MAX_RECENT_DELEGATE_IDS",
+    "SHUTDOWN_TIMEOUT_S",
+    "WAIT_TRANSPORT_TIMEOUT_S",
+    "ConnectionState",
+    "HostConnection",
+    "HostProvider",
+    "Liveness",
+    "RemoteSession",
+    "SessionDelegate",
+    "default_host_command",
+    "spawn_host",
+    "terminate_deadline_s",
+    "wait_deadline_s",
+]

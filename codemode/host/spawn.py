@@ -1,0 +1,131 @@
+"""Starting a host process and the handshake (``connection/hello`` -> ``connection/ready``).
+
+The child runs in a new session (its own process group, so a SIGINT aimed at the kernel's
+process group does not reach it), with stdin/stdout piped for the protocol and stderr logged
+line by line at debug level.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+
+from .. import messages
+from ..errors import CodeModeError
+from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
+from .connection import HostConnection
+from .driver import WAIT_TRANSPORT_TIMEOUT_S
+from .liveness import Liveness
+
+logger = logging.getLogger("codemode.host")
+
+HOST_STARTUP_TIMEOUT_S = 30.0
+"""Handshake deadline (``LOCAL_HOST_STARTUP_TIMEOUT`` of newer Codex clients)."""
+MAX_SPAWN_PATH_BYTES = 512
+
+
+def default_host_command() -> list[str]:
+    """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter."""
+    binary = os.environ.get("CODEMODE_HOST_BIN")
+    if binary:
+        return [binary, "--listen", "stdio"]
+    return [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+
+
+def _short_path(path: str) -> str:
+    data = path.encode("utf-8", "surrogatepass")
+    if len(data) <= MAX_SPAWN_PATH_BYTES:
+        return path
+    tail = data[-(MAX_SPAWN_PATH_BYTES - 3) :]
+    return "..." + tail.decode("utf-8", "ignore")
+
+
+async def _log_stderr(stream: asyncio.StreamReader, pid: int) -> None:
+    host_logger = logging.getLogger("codemode.host.stderr")
+    while True:
+        try:
+            line = await stream.readline()
+        except (OSError, ValueError):
+            return
+        if not line:
+            return
+        host_logger.debug("[host %d] %s", pid, line.decode("utf-8", "replace").rstrip())
+
+
+async def spawn_host(
+    command: list[str] | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    startup_timeout_s: float = HOST_STARTUP_TIMEOUT_S,
+    liveness: Liveness | None = None,
+    wait_transport_timeout_s: float = WAIT_TRANSPORT_TIMEOUT_S,
+) -> HostConnection:
+    """Start a host process and handshake with it; returns a started :class:`HostConnection`.
+
+    Raises :class:`CodeModeError` with Codex's texts: ``failed to spawn code-mode host <path>:
+    <error>``, ``timed out negotiating with the code-mode host``, ``code-mode host exited during
+    handshake``, ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
+    invalid handshake response: …``.
+    """
+    argv = list(command or default_host_command())
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            env=env,
+            cwd=cwd,
+            limit=2**20,
+        )
+    except OSError as exc:
+        raise CodeModeError(f"failed to spawn code-mode host {_short_path(argv[0])}: {exc}") from None
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid))
+
+    async def give_up(text: str) -> CodeModeError:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        return CodeModeError(text)
+
+    try:
+        process.stdin.write(encode_frame(messages.hello([PROTOCOL_VERSION], list(CAPABILITIES))))
+        await process.stdin.drain()
+    except (OSError, RuntimeError) as exc:
+        raise await give_up(f"failed to write code-mode host hello: {exc}") from None
+    try:
+        answer = await asyncio.wait_for(read_frame(process.stdout), startup_timeout_s)
+    except TimeoutError:
+        raise await give_up("timed out negotiating with the code-mode host") from None
+    except (FrameError, OSError) as exc:
+        raise await give_up(f"failed to read code-mode host hello: {exc}") from None
+    if answer is None:
+        raise await give_up("code-mode host exited during handshake")
+    if answer.get("type") == "connection/rejected":
+        raise await give_up(f"code-mode host rejected the handshake: {answer.get('reason')!r}")
+    capabilities = answer.get("capabilities")
+    if (
+        answer.get("type") != "connection/ready"
+        or answer.get("selectedVersion") != PROTOCOL_VERSION
+        or not isinstance(capabilities, list)
+    ):
+        raise await give_up(f"code-mode host returned an invalid handshake response: {answer!r}")
+    connection = HostConnection(
+        process.stdout,
+        process.stdin,
+        process=process,
+        capabilities=[c for c in capabilities if isinstance(c, str)],
+        liveness=liveness,
+        wait_transport_timeout_s=wait_transport_timeout_s,
+    )
+    connection._tasks.append(stderr_task)
+    connection.start()
+    logger.info("code-mode host started (pid %d, %s)", process.pid, " ".join(argv))
+    return connection

@@ -1,0 +1,169 @@
+"""What the client sends: requests, their method bodies, controls, delegate answers."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+from .results import JsonValue, WireResult
+
+# -- client to host -----------------------------------------------------------------------------
+
+
+class CellExecutionLimits(TypedDict, total=False):
+    maxYieldTimeMs: int
+    maxHeapSizeBytes: int
+
+
+class OpenBody(TypedDict):
+    method: Literal["session/open"]
+    sessionId: str
+    cellExecutionLimits: NotRequired[CellExecutionLimits]
+    outputTruncation: NotRequired[str]
+    storedValues: NotRequired[dict[str, JsonValue]]
+
+
+class ToolDefinition(TypedDict):
+    name: str
+    tool_name: dict[str, str | None]
+    description: str
+    kind: str
+    input_schema: JsonValue
+    output_schema: JsonValue
+
+
+class ExecuteRequest(TypedDict):
+    tool_call_id: str
+    enabled_tools: list[ToolDefinition] | list[dict[str, Any]]
+    source: str
+    yield_time_ms: int | None
+    max_output_tokens: int | None
+    catalog_revision: NotRequired[int]
+
+
+class ExecuteBody(TypedDict):
+    method: Literal["session/execute"]
+    sessionId: str
+    request: ExecuteRequest
+
+
+class WaitRequest(TypedDict):
+    cell_id: str
+    yield_time_ms: int
+
+
+class WaitBody(TypedDict):
+    method: Literal["session/wait"]
+    sessionId: str
+    request: WaitRequest
+    maxOutputTokens: NotRequired[int]
+
+
+class TerminateBody(TypedDict):
+    method: Literal["session/terminate"]
+    sessionId: str
+    cellId: str
+    maxOutputTokens: NotRequired[int]
+
+
+class ShutdownBody(TypedDict):
+    method: Literal["session/shutdown"]
+    sessionId: str
+
+
+RequestBody: TypeAlias = OpenBody | ExecuteBody | WaitBody | TerminateBody | ShutdownBody
+
+
+class OperationRequest(TypedDict):
+    type: Literal["operation/request"]
+    id: int
+    request: RequestBody
+
+
+class OperationControl(TypedDict):
+    type: Literal["operation/yield", "operation/cancel"]
+    id: int
+
+
+class DelegateResponse(TypedDict):
+    type: Literal["delegate/response"]
+    id: int
+    result: WireResult
+
+
+def open_body(
+    session_id: str,
+    *,
+    limits: CellExecutionLimits | None = None,
+    output_truncation: str | None = None,
+    stored_values: dict[str, JsonValue] | None = None,
+) -> OpenBody:
+    """``session/open``; empty/``None`` options are left out (``storedValues`` is codemode's
+    extension, which Codex's host rejects as an unknown field)."""
+    body: OpenBody = {"method": "session/open", "sessionId": session_id}
+    if limits:
+        body["cellExecutionLimits"] = limits
+    if output_truncation is not None:
+        body["outputTruncation"] = output_truncation
+    if stored_values is not None:
+        body["storedValues"] = stored_values
+    return body
+
+
+def execute_request(
+    tool_call_id: str,
+    enabled_tools: list[dict[str, Any]],
+    source: str,
+    yield_time_ms: int | None,
+    max_output_tokens: int | None,
+) -> ExecuteRequest:
+    return {
+        "tool_call_id": tool_call_id,
+        "enabled_tools": enabled_tools,
+        "source": source,
+        "yield_time_ms": yield_time_ms,
+        "max_output_tokens": max_output_tokens,
+    }
+
+
+def execute_body(session_id: str, request: ExecuteRequest) -> ExecuteBody:
+    return {"method": "session/execute", "sessionId": session_id, "request": request}
+
+
+def wait_body(session_id: str, cell_id: str, yield_time_ms: int, max_output_tokens: int | None = None) -> WaitBody:
+    body: WaitBody = {
+        "method": "session/wait",
+        "sessionId": session_id,
+        "request": {"cell_id": cell_id, "yield_time_ms": yield_time_ms},
+    }
+    if max_output_tokens is not None:
+        body["maxOutputTokens"] = max_output_tokens
+    return body
+
+
+def terminate_body(session_id: str, cell_id: str, max_output_tokens: int | None = None) -> TerminateBody:
+    body: TerminateBody = {"method": "session/terminate", "sessionId": session_id, "cellId": cell_id}
+    if max_output_tokens is not None:
+        body["maxOutputTokens"] = max_output_tokens
+    return body
+
+
+def shutdown_body(session_id: str) -> ShutdownBody:
+    return {"method": "session/shutdown", "sessionId": session_id}
+
+
+def operation_request(request_id: int, body: RequestBody) -> OperationRequest:
+    return {"type": "operation/request", "id": request_id, "request": body}
+
+
+def operation_yield(request_id: int) -> OperationControl:
+    """Ask the host to answer request ``request_id`` (an execute or a wait) with ``Yielded`` now."""
+    return {"type": "operation/yield", "id": request_id}
+
+
+def operation_cancel(request_id: int) -> OperationControl:
+    """Withdraw request ``request_id`` (a wait is answered ``code-mode request cancelled``)."""
+    return {"type": "operation/cancel", "id": request_id}
+
+
+def delegate_response(delegate_id: int, result: WireResult) -> DelegateResponse:
+    return {"type": "delegate/response", "id": delegate_id, "result": result}
