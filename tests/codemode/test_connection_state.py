@@ -1,0 +1,219 @@
+"""The connection's state machine driven with plain function calls: no process, no event loop.
+
+Each test feeds :class:`codemode.host.ConnectionState` what the host sent (typed messages from
+:mod:`codemode.messages`) or what a caller did, and compares the effects it returns with the
+ones the driver must apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codemode import messages
+from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
+from codemode.host.effects import (
+    Admitted,
+    CellClosed,
+    HostExiting,
+    InitialReject,
+    InitialResolve,
+    Kill,
+    Reject,
+    Resolve,
+    Revoke,
+    Send,
+    ServeDelegate,
+    Settle,
+    TerminateAbandoned,
+)
+from codemode.host.state import ConnectionState
+from codemode.responses import RuntimeResponse, WaitOutcome
+
+SESSION = "session-1"
+
+
+class Delegate:
+    """Never called: the state machine only names it in effects."""
+
+    async def invoke_tool(self, invocation: dict[str, Any], cancellation: Any) -> Any: ...
+    async def notify(self, call_id: str, cell_id: str, text: str) -> None: ...
+    def cell_closed(self, cell_id: str) -> None: ...
+    def stored_values(self, values: dict[str, Any]) -> None: ...
+
+
+def opened() -> ConnectionState:
+    state = ConnectionState()
+    state.add_session(SESSION, Delegate())
+    request = state.begin("open", SESSION)
+    request.sent = True
+    assert state.on_message(messages.operation_response(1, messages.ok(messages.session_ready(SESSION)))) == [
+        Settle(1),
+        Resolve(1, {"type": "session/ready", "sessionId": SESSION}),
+    ]
+    return state
+
+
+def admit(state: ConnectionState, cell_id: str) -> int:
+    request = state.begin("execute", SESSION)
+    request.sent = True
+    started = messages.operation_response(request.request_id, messages.ok(messages.execution_started(cell_id)))
+    assert state.on_message(started) == [Settle(request.request_id), Admitted(request.request_id, cell_id, True)]
+    return request.request_id
+
+
+def tool_request(delegate_id: int, cell_id: str) -> dict[str, Any]:
+    invocation = {
+        "cell_id": cell_id,
+        "runtime_tool_call_id": "tool-1",
+        "tool_name": {"name": "echo", "namespace": None},
+        "tool_kind": "function",
+        "input": None,
+    }
+    return messages.tool_invoke(delegate_id, SESSION, invocation)  # type: ignore[arg-type, return-value]
+
+
+def test_a_cell_is_admitted_answered_and_closed_once():
+    state = opened()
+    request_id = admit(state, "1")
+    initial = messages.initial_response(
+        request_id, messages.ok(messages.result("1", [messages.input_text("hi")], None))
+    )
+    assert state.on_message(initial) == [
+        InitialResolve(request_id, RuntimeResponse("Result", "1", [{"type": "input_text", "text": "hi"}], None))
+    ]
+    session = state.sessions.get(SESSION)
+    assert state.on_message(messages.cell_closed(SESSION, "1")) == [CellClosed(session, "1")]  # type: ignore[arg-type]
+    assert state.on_message(messages.cell_closed(SESSION, "1")) == []
+    assert state.requests.pending == {} and state.requests.initial == {}
+
+
+def test_a_wait_answer_for_another_cell_rejects_the_caller_then_fails_the_connection():
+    state = opened()
+    admit(state, "1")
+    wait = state.begin("wait", SESSION, "1")
+    wait.sent = True
+    answer = messages.wait_completed(messages.live_cell(messages.yielded("2", [])))
+    effects = state.on_message(messages.operation_response(wait.request_id, messages.ok(answer)))
+    text = "code-mode host returned cell 2 for request targeting 1"
+    session = state.sessions  # cleared by the failure
+    assert effects[:2] == [Settle(wait.request_id), Reject(wait.request_id, text)]
+    assert effects[2:] == [InitialReject(2, text, connection_error=True), CellClosed(effects[3].session, "1"), Kill()]  # type: ignore[union-attr]
+    assert not state.alive and state.failure == text and list(session) == []
+    assert state.fail("again") == []
+
+
+def test_a_good_wait_answer_resolves_with_the_outcome():
+    state = opened()
+    admit(state, "1")
+    wait = state.begin("wait", SESSION, "1")
+    answer = messages.wait_completed(messages.live_cell(messages.yielded("1", [messages.input_text("x")])))
+    assert state.on_message(messages.operation_response(wait.request_id, messages.ok(answer))) == [
+        Settle(wait.request_id),
+        Resolve(wait.request_id, WaitOutcome(True, RuntimeResponse("Yielded", "1", [messages.input_text("x")]))),
+    ]
+
+
+def test_failure_rejects_every_caller_closes_every_cell_once_and_kills():
+    state = opened()
+    first, _ = admit(state, "1"), admit(state, "2")
+    wait = state.begin("wait", SESSION, "1")
+    effects = state.fail("code-mode host closed its stdout")
+    session = state.sessions.get(SESSION)
+    assert session is None
+    closed = [e for e in effects if isinstance(e, CellClosed)]
+    assert [e.cell_id for e in closed] == ["1", "2"]
+    assert Reject(wait.request_id, "code-mode host closed its stdout", True) in effects
+    assert InitialReject(first, "code-mode host closed its stdout", True) in effects
+    assert effects[-1] == Kill()
+
+
+def test_an_abandoned_execute_is_cancelled_then_its_late_cell_terminated():
+    state = opened()
+    execute = state.begin("execute", SESSION)
+    execute.sent = True
+    assert state.abandon(execute) == [Send(messages.operation_cancel(execute.request_id))]
+    started = messages.operation_response(execute.request_id, messages.ok(messages.execution_started("1")))
+    assert state.on_message(started) == [
+        Settle(execute.request_id),
+        Admitted(execute.request_id, "1", False),
+        TerminateAbandoned(SESSION, "1"),
+    ]
+
+
+def test_an_unsent_request_that_is_abandoned_is_only_forgotten():
+    state = opened()
+    wait = state.begin("wait", SESSION, "1")
+    assert state.abandon(wait) == [Settle(wait.request_id)]
+    assert state.requests.pending == {}
+
+
+def test_an_abandoned_wait_holds_back_the_next_wait_until_answered():
+    state = opened()
+    admit(state, "1")
+    wait = state.begin("wait", SESSION, "1")
+    wait.sent = True
+    assert state.abandon(wait) == [Send(messages.operation_cancel(wait.request_id))]
+    assert state.requests.retiring_wait(SESSION, "1") is wait
+    state.on_message(messages.operation_response(wait.request_id, messages.error("code-mode request cancelled")))
+    assert state.requests.retiring_wait(SESSION, "1") is None
+
+
+def test_a_delegate_request_for_a_cell_not_yet_admitted_waits_for_its_execute():
+    state = opened()
+    execute = state.begin("execute", SESSION)
+    execute.sent = True
+    assert state.on_message(tool_request(7, "1")) == []
+    session = state.sessions.get(SESSION)
+    started = messages.operation_response(execute.request_id, messages.ok(messages.execution_started("1")))
+    effects = state.on_message(started)
+    assert effects == [
+        Settle(execute.request_id),
+        Admitted(execute.request_id, "1", True),
+        ServeDelegate(7, session, "1", tool_request(7, "1")),  # type: ignore[arg-type]
+    ]
+    assert state.on_message(messages.delegate_cancel(7)) == [Revoke(7)]
+
+
+def test_the_1025th_delegate_call_is_answered_with_codex_error():
+    state = opened()
+    admit(state, "1")
+    for delegate_id in range(1, MAX_PENDING_DELEGATE_CALLS + 1):
+        assert isinstance(state.on_message(tool_request(delegate_id, "1"))[0], ServeDelegate)
+    text = "code-mode host exceeded the limit of 1024 pending delegate calls"
+    assert state.on_message(tool_request(5000, "1")) == [Send(messages.delegate_response(5000, messages.error(text)))]
+    state.delegate_finished(1)
+    assert isinstance(state.on_message(tool_request(5001, "1"))[0], ServeDelegate)
+
+
+def test_the_exit_notice_retires_the_connection_but_answers_still_arrive():
+    state = opened()
+    admit(state, "1")
+    terminate = state.begin("terminate", SESSION, "1")
+    assert state.on_message(messages.host_exiting("cell 1 could not be stopped")) == [
+        HostExiting("cell 1 could not be stopped")
+    ]
+    assert state.on_message(messages.host_exiting("again")) == []
+    assert state.retiring == "cell 1 could not be stopped" and state.alive
+    answer = messages.wait_completed(messages.live_cell(messages.terminated("1", [])))
+    assert state.on_message(messages.operation_response(terminate.request_id, messages.ok(answer)))[1] == Resolve(
+        terminate.request_id, WaitOutcome(True, RuntimeResponse("Terminated", "1"))
+    )
+
+
+def test_yield_wait_aims_at_the_wait_in_flight_only():
+    state = opened()
+    admit(state, "1")
+    assert state.yield_wait(SESSION, "1") == []
+    wait = state.begin("wait", SESSION, "1")
+    assert state.yield_wait(SESSION, "1") == []  # not sent yet
+    wait.sent = True
+    assert state.yield_wait(SESSION, "1") == [Send(messages.operation_yield(wait.request_id))]
+    assert state.yield_wait(SESSION, "2") == []
+
+
+def test_a_probe_is_answered_by_any_result():
+    state = opened()
+    probe = state.begin("probe", "")
+    assert not state.requests.awaiting_host()
+    reply = messages.operation_response(probe.request_id, messages.error("unknown code-mode session x"))
+    assert state.on_message(reply) == [Settle(probe.request_id), Resolve(probe.request_id, None)]
