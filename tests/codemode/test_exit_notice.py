@@ -100,7 +100,10 @@ async def test_after_the_notice_the_next_cell_starts_on_a_new_host_at_once():
         assert h.closed.count("2") == 1 and h.closed.count("1") == 1
         failure = session.host_failure("2")
         assert isinstance(failure, HostConnectionError) and failure.generation == 1
-        assert failure.reason in ("code-mode host exited with status exit status: 0", "code-mode host closed its stdout")
+        assert failure.reason in (
+            "code-mode host exited with status exit status: 0",
+            "code-mode host closed its stdout",
+        )
         with pytest.raises(CodeModeError, match="^cell 2 belongs to a stale code-mode host generation$"):
             await session.wait("2", yield_time_ms=10)
         assert session.host_failure("g2:1") is None
