@@ -1,0 +1,151 @@
+"""A stopped or stuck host is noticed on every request, not only on a wait's deadline.
+
+With a short :class:`~codemode.host.Liveness` (probe after 0.3 s of silence, 0.5 s for the
+answer) a host stopped with SIGSTOP during an execute, a wait or a terminate, or while idle, and
+a host whose only thread is blocked, each end the request with
+:class:`~codemode.errors.HostConnectionError` ``code-mode host stopped responding: …``; the
+host's process is gone and the next execute runs on a new host with the stored values. A host
+that is merely busy (a cell spinning in ``while (true) {}``) is not mistaken for a stopped one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemode.config import SessionDefaults
+from codemode.dispatch import ToolCallRuntime
+from codemode.errors import HostConnectionError
+from codemode.host import HostProvider, Liveness
+from codemode.session import CodeModeSession
+from codemode.tools.registry import ToolRegistry
+
+pytestmark = pytest.mark.timeout(120)
+
+OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+BLOCKING_HOST = [sys.executable, str(Path(__file__).parent / "fakehost" / "scripted_host.py"), "block-after-open"]
+LIVENESS = Liveness(silence_s=0.3, answer_s=0.5)
+STOPPED = "code-mode host stopped responding: no answer to a liveness probe within 0.5 s"
+BOUND_S = 10.0
+"""Far below the 60 s transport deadline: failing within it can only come from the probe."""
+
+
+class Harness:
+    def __init__(self, command: list[str] = OUR_HOST, liveness: Liveness = LIVENESS) -> None:
+        self.provider = HostProvider(command, liveness=liveness)
+        self.closed: list[str] = []
+
+    async def __aenter__(self) -> Harness:
+        self.registry = await ToolRegistry.create()
+        self.session = CodeModeSession(
+            registry=self.registry,
+            dispatcher=ToolCallRuntime(self.registry),
+            defaults=SessionDefaults(),
+            provider=self.provider,
+            on_cell_closed=self.closed.append,
+        )
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.session.shutdown()
+        await self.provider.aclose()
+        await self.registry.aclose()
+
+    async def run(self, source: str, **kw: int):
+        started = await self.session.execute(source, **kw)
+        return started.cell_id, await asyncio.wait_for(started.initial_response, BOUND_S)
+
+    async def stored_then_stopped(self):
+        _, response = await self.run('store("kept", 42); text("stored")')
+        assert response.error_text is None
+        connection = self.provider.connection
+        return connection
+
+    async def expect_rebuilt(self, connection) -> None:
+        """The stopped host is gone and the next cell runs on a new one with the stored value."""
+        assert connection.failure == STOPPED
+        await asyncio.wait_for(connection.process.wait(), BOUND_S)
+        cell, response = await self.run("text(String(load('kept')))")
+        assert (cell, [i["text"] for i in response.content_items]) == ("g2:1", ["42"])
+        assert self.provider.connection.process.pid != connection.process.pid
+
+
+async def expect_stopped(awaitable) -> None:
+    with pytest.raises(HostConnectionError) as info:
+        await asyncio.wait_for(awaitable, BOUND_S)
+    assert str(info.value) == STOPPED and info.value.generation == 1
+
+
+async def test_sigstop_during_an_execute_fails_its_initial_response():
+    async with Harness() as h:
+        connection = await h.stored_then_stopped()
+        started = await h.session.execute("await tools.sleep({ms: 60000})", yield_time_ms=60_000)
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        await expect_stopped(started.initial_response)
+        assert h.closed.count(started.cell_id) == 1
+        await h.expect_rebuilt(connection)
+
+
+async def test_sigstop_during_a_wait_fails_the_wait():
+    async with Harness() as h:
+        connection = await h.stored_then_stopped()
+        cell, _ = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+        waiting = asyncio.ensure_future(h.session.wait(cell, yield_time_ms=30_000))
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        await expect_stopped(waiting)
+        await h.expect_rebuilt(connection)
+
+
+async def test_sigstop_during_a_terminate_fails_the_terminate():
+    async with Harness() as h:
+        connection = await h.stored_then_stopped()
+        cell, _ = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        await expect_stopped(h.session.terminate(cell))
+        await h.expect_rebuilt(connection)
+
+
+async def test_sigstop_while_idle_then_execute_fails_the_execute():
+    async with Harness() as h:
+        connection = await h.stored_then_stopped()
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        await expect_stopped(h.session.execute('text("never")'))
+        await h.expect_rebuilt(connection)
+
+
+async def test_a_host_whose_thread_is_blocked_is_noticed():
+    async with Harness(BLOCKING_HOST) as h:
+        await expect_stopped(h.session.execute('text("never")'))
+        connection = h.provider.connection
+        await asyncio.wait_for(connection.process.wait(), BOUND_S)
+        assert connection.process.returncode == -signal.SIGKILL
+
+
+async def test_a_busy_host_is_not_mistaken_for_a_stopped_one():
+    async with Harness() as h:
+        cell, response = await h.run("while (true) {}", yield_time_ms=50)
+        assert response.kind == "Yielded"
+        outcome = await asyncio.wait_for(h.session.wait(cell, yield_time_ms=2_000), BOUND_S)
+        assert outcome.response.kind == "Yielded"
+        assert h.provider.connection.alive and h.session.generation == 1
+        assert await h.session.probe_host(0.5) is True
+        await h.session.terminate(cell)
+
+
+async def test_probe_host_fails_a_stopped_host_within_its_timeout():
+    async with Harness(liveness=Liveness()) as h:  # the watchdog's 5 s never preempt the probe
+        connection = await h.stored_then_stopped()
+        cell, _ = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        terminating = asyncio.ensure_future(h.session.terminate(cell))
+        assert await asyncio.wait_for(h.session.probe_host(0.2), BOUND_S) is False
+        with pytest.raises(HostConnectionError) as info:
+            await asyncio.wait_for(terminating, BOUND_S)
+        assert str(info.value) == "code-mode host stopped responding: no answer to a liveness probe within 0.2 s"
+        assert await h.session.probe_host(0.2) is False  # no live host; nothing is spawned
+        assert h.provider.generation == 1
