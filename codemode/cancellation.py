@@ -1,7 +1,7 @@
 """A cancellation token for asyncio, like tokio-util's ``CancellationToken``.
 
 Tool handlers and delegate calls receive one; cancelling it is how a terminated cell or a
-``delegate/cancel`` reaches the tool (``spec/codex-code-mode.md`` §3.6, §5).
+``delegate/cancel`` reaches the tool.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Errors of the client side of code mode.
 
-Messages are complete sentences or Codex's exact texts (``spec/codex-code-mode.md`` §3.5,
-§3.7, §4.6), e.g. ``code mode session is shutting down`` or
+Messages are complete sentences or Codex's exact texts, e.g. ``code mode session is shutting down`` or
 ``cell g1:3 belongs to a stale code-mode host generation``.
 """
 
@@ -10,7 +9,7 @@ from __future__ import annotations
 
 class CodeModeError(Exception):
     """An execute / wait / terminate / shutdown could not be carried out; ``str(e)`` is the text
-    to show (the model-facing plain error of Codex, §3.2 last bullet)."""
+    to show (Codex hands the model such errors as plain text)."""
 
 
 class HostConnectionError(CodeModeError):
@@ -19,7 +18,7 @@ class HostConnectionError(CodeModeError):
 
     ``str(e)`` and :attr:`reason` are Codex's reason text unchanged (e.g.
     ``code-mode host closed its stdout``, ``code-mode host exited with status signal: 9
-    (SIGKILL)``; ``spec/codex-code-mode.md`` §4.6). :attr:`generation` is the host generation
+    (SIGKILL)``, ``code-mode host stopped responding: …``). :attr:`generation` is the host generation
     the connection belonged to (1 for the first host, + 1 per rebuild; ``None`` when the
     connection was not made by a :class:`~codemode.session.HostProvider`). Every cell of that
     generation is gone; the next call starts a new host.
@@ -32,4 +31,5 @@ class HostConnectionError(CodeModeError):
 
 
 class ToolCallError(Exception):
-    """A nested tool call failed; the JavaScript promise rejects with ``str(e)`` (§1.8)."""
+    """A nested tool call failed; the JavaScript promise rejects with ``str(e)`` (a plain string,
+    as with Codex's host)."""

@@ -1,4 +1,4 @@
-"""The SIGKILL scenario of issue 4, end to end through :class:`CodeModeSession`.
+"""A host killed with SIGKILL, end to end through :class:`CodeModeSession`.
 
 Two sessions share one host (one :class:`HostProvider`), each with a stored value and a live
 cell blocked in a slow tool, each with a wait in flight. ``kill -9`` the host, then:
@@ -7,7 +7,7 @@ exactly once; each slow tool sees its cancellation (its token fires, the dispatc
 ``aborted``); the next execute in each session answers as ``g2:1`` on a new host process;
 ids of the old generation get ``cell <id> belongs to a stale code-mode host generation``; and
 the values stored before the kill still load (our host: the client's copy seeds the new
-session; Codex's host loses them, §4.6, so that check is ours only).
+session; Codex's host loses them, so that check is ours only).
 
 Runs against our host, and against Codex's host when ``$CODEMODE_REFERENCE_HOST`` is set.
 """

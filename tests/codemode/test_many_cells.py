@@ -1,4 +1,4 @@
-"""4097 cells one after another in one session (issue 4; the count of the seed's tombstone test
+"""4097 cells one after another in one session (the count of Codex's tombstone test
 ``session_accepts_more_than_4096_cells_without_growing_a_tombstone_set``): every cell answers
 and is closed exactly once, and neither the host's nor the client's memory grows beyond noise.
 

@@ -1,8 +1,8 @@
 """CodeModeSession against a real host process: our ``codemode.runtime`` always, and Codex's
-``codex-code-mode-host`` too when ``$CODEMODE_REFERENCE_HOST`` names its binary (issue 4).
+``codex-code-mode-host`` too when ``$CODEMODE_REFERENCE_HOST`` names its binary.
 
-Behaviour from ``spec/codex-code-mode.md`` §3 and §4.6: cell ids, delegate routing, cells
-closed exactly once, host death and rebuild (generation + 1, ``g2:1``), stale ids, shutdown.
+Cell ids, delegate routing, cells closed exactly once, host death and rebuild (generation + 1,
+``g2:1``), stale ids, shutdown.
 """
 
 from __future__ import annotations
@@ -196,7 +196,7 @@ async def test_missing_host_binary_gives_the_spawn_error():
 
 @pytest.mark.parametrize("command", HOSTS)
 async def test_oversized_execute_fails_only_that_call(command):
-    """§4.6: an execute over the 64 MiB frame limit fails that call only; the host stays."""
+    """An execute over the 64 MiB frame limit fails that call only; the host stays."""
     async with Harness(command) as h:
         cell, _ = await h.run('text("warm")')
         process = h.session.provider.connection.process

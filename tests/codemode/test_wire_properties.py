@@ -1,8 +1,8 @@
-"""Property tests of the wire (issue 4): the frame decoder (:mod:`codemode.protocol`) and the
-client's message handling (:class:`codemode.host_client.HostConnection`) given random bytes,
+"""Property tests of the wire: the frame decoder (:mod:`codemode.protocol`) and the
+client's message handling (:class:`codemode.host.HostConnection`) given random bytes,
 truncated frames, huge lengths and messages with wrong or unknown fields.
 
-The promise (``spec/codex-code-mode.md`` §4.1, §4.6): every input ends in a value or a clean,
+The promise: every input ends in a value or a clean,
 named error - a :class:`FrameError`, or a connection failed with a protocol text - never another
 exception and never a hang. Every read in these tests is bounded by a timeout.
 """
