@@ -18,10 +18,10 @@ from typing import Any
 
 from codemode.kernel import render
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.client import Client
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Services
 from codemode.kernel.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -36,35 +36,35 @@ class Delivery:
         self.displays = displays
 
     @staticmethod
-    def truncate(client: Client, items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
+    def truncate(services: Services, items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
         """``items`` within ``max_tokens`` (§2.4); unchanged when no budget applies or the
         truncation itself fails (logged)."""
         if max_tokens is None or not items:
             return list(items)
         try:
-            return client.output.truncate_content_items(items, max_tokens)
+            return services.output.truncate_content_items(items, max_tokens)
         except Exception:
             log.exception("output truncation failed; showing the output unchanged")
             return list(items)
 
-    def show_new_problems(self, client: Client, request: Request) -> None:
+    def show_new_problems(self, services: Services, request: Request) -> None:
         """Show configuration problems not shown before (once each per kernel), on stderr."""
-        new = [p for p in client.problems() if p not in self.state.shown_errors]
+        new = [p for p in services.problems() if p not in self.state.shown_errors]
         if new:
             self.state.shown_errors.update(new)
             text = "".join(f"codemode configuration problem: {p}\n" for p in new)
             self.publisher.emit(request, "stream", {"name": "stderr", "text": text})
 
-    def follow(self, client: Client, record: CellRecord, request: Request, max_tokens: int | None) -> None:
+    def follow(self, services: Services, record: CellRecord, request: Request, max_tokens: int | None) -> None:
         """``record``'s cell yielded under ``request``: observe it in the background and show
         its status display (unless the request is silent)."""
         request.status = "running"
         observer = CellObserver(
-            client.session,
+            services.code_mode,
             record,
             self.displays.on_observed,
             max_output_tokens=max_tokens,
-            explain=client.losses.explain,
+            explain=services.losses.explain,
         )
         self.state.observers[record.cell_id] = observer
         observer.start()

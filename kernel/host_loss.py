@@ -24,10 +24,14 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from codemode.kernel.render import ErrorParts, plain_error
 
 from codemode.errors import HostConnectionError
+
+if TYPE_CHECKING:
+    from codemode.session import CodeModeSession
 
 HOST_STOPPED_ENAME = "HostStopped"
 """``ename`` of the error shown for a cell lost because the runtime host stopped."""
@@ -122,13 +126,13 @@ class TerminationLog:
 class HostLosses:
     """Turns failures seen by the kernel into :class:`HostLoss` values.
 
-    ``session`` is the ``CodeModeSession`` (``host_failure``, ``generation_of``,
+    ``code_mode`` is the code-mode session (``host_failure``, ``generation_of``,
     ``stored_values_kept``).
     """
 
-    def __init__(self, session: object) -> None:
-        self.session = session
-        self.terminations = TerminationLog(session.generation_of)  # type: ignore[attr-defined]
+    def __init__(self, code_mode: CodeModeSession) -> None:
+        self.code_mode = code_mode
+        self.terminations = TerminationLog(code_mode.generation_of)
 
     def explain(self, cell_id: str | None, exc: BaseException) -> HostLoss | None:
         """The loss behind ``exc`` for ``cell_id``: ``exc`` itself when it is a
@@ -136,12 +140,12 @@ class HostLosses:
         died) the failure the session recorded for the cell's host. None for other errors."""
         failure: HostConnectionError | None = exc if isinstance(exc, HostConnectionError) else None
         if failure is None and cell_id is not None:
-            failure = self.session.host_failure(cell_id)  # type: ignore[attr-defined]
+            failure = self.code_mode.host_failure(cell_id)
         if failure is None:
             return None
         return HostLoss(
             failure.reason,
             failure.generation,
             self.terminations.cause(failure.generation),
-            bool(self.session.stored_values_kept),  # type: ignore[attr-defined]
+            self.code_mode.stored_values_kept,
         )

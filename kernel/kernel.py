@@ -33,7 +33,7 @@ How code mode appears in Jupyter is ``design.md`` §4; the Jupyter side follows
   with its one outcome (calls still cleaning up are awaited, bounded).
 
 The class itself only wires the parts together, each in its own module:
-:mod:`~codemode.kernel.client` (the client layer, built on the first request that needs it so
+:mod:`~codemode.kernel.services` (the services, built on the first request that needs it so
 ``kernel_info`` answers without loading ``mcp``), :mod:`~codemode.kernel.publish` (IOPub),
 :mod:`~codemode.kernel.execute` (the foreground execute path),
 :mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery` (showing output and
@@ -53,12 +53,12 @@ from importlib import metadata as importlib_metadata
 from typing import Any
 
 from codemode.kernel import completion, is_complete, magics
-from codemode.kernel.client import Callbacks, Client, ClientLayer, build_client
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
 from ipykernel.kernelbase import Kernel
@@ -109,9 +109,9 @@ class CodeModeKernel(Kernel):
         self._displays = StatusDisplays(self._publisher, self._state)
         self._delivery = Delivery(self._publisher, self._state, self._displays)
         self._tool_calls = ToolCallTracker(self._state, self._displays)
-        self._clients = ClientLayer(self._build_client)
-        self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._clients)
-        self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._clients)
+        self._services = ServicesLoader(self._build_services)
+        self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
+        self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
         self._interrupt_pending = False
         self._idle_interrupt: tuple[float, float] | None = None  # (wall clock, monotonic)
@@ -160,8 +160,8 @@ class CodeModeKernel(Kernel):
     def _interrupted_while_queued(self, parent: dict[str, Any]) -> bool:
         """True when an interrupt arrived while no handler ran, shortly before this request
         started, and the request had been sent before it: it was aimed at this request,
-        still queued (a client that interrupts right after sending, ``jupyter_client``'s
-        ``interrupt_kernel``). Uses the request header's ``date`` (the client's clock) and
+        still queued (a services that interrupts right after sending, ``jupyter_client``'s
+        ``interrupt_kernel``). Uses the request header's ``date`` (the services's clock) and
         trusts it only within :data:`IDLE_INTERRUPT_WINDOW_S`."""
         idle, self._idle_interrupt = self._idle_interrupt, None
         if idle is None or time.monotonic() - idle[1] > IDLE_INTERRUPT_WINDOW_S:
@@ -209,16 +209,16 @@ class CodeModeKernel(Kernel):
         request.interrupted = True
         task.cancel()
 
-    # ------------------------------------------------------------------ client layer
+    # ------------------------------------------------------------------ services
 
-    async def _build_client(self) -> Client:
+    async def _build_services(self) -> Services:
         callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
-        client = await build_client(callbacks)
+        services = await build_services(callbacks)
         if self._state.yield_time_ms is None:
-            self._state.yield_time_ms = client.config.session.yield_time_ms
+            self._state.yield_time_ms = services.config.session.yield_time_ms
         if self._state.max_output_tokens is None:
-            self._state.max_output_tokens = client.config.session.max_output_tokens
-        return client
+            self._state.max_output_tokens = services.config.session.max_output_tokens
+        return services
 
     # ------------------------------------------------------------------ callbacks
 
@@ -309,7 +309,7 @@ class CodeModeKernel(Kernel):
         try:
             reply = await task
         except asyncio.CancelledError:
-            # Interrupted before a cell existed (e.g. while the client layer was built).
+            # Interrupted before a cell existed (e.g. while the services were built).
             reply = self._publisher.plain_error_reply(request, "KeyboardInterrupt", "Interrupted.")
         except Exception as exc:  # a bug in the kernel: report it, keep the kernel alive
             log.exception("execute failed")
@@ -325,13 +325,13 @@ class CodeModeKernel(Kernel):
         tool calls still being cleaned up are awaited first (bounded,
         :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
         calls: list[dict[str, Any]] = []
-        client = self._clients.built()
-        if request.cell_id is not None and client is not None:
+        services = self._services.built()
+        if request.cell_id is not None and services is not None:
             if request.status not in (None, "running"):
                 # The cell ended: every call it made has (or is about to get) its one outcome.
                 await self._tool_calls.settle(request.cell_id)
             try:
-                calls = list(client.dispatcher.calls_for(request.cell_id))
+                calls = list(services.dispatcher.calls_for(request.cell_id))
             except Exception:
                 log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
         self._reply_codemode = {
@@ -345,11 +345,11 @@ class CodeModeKernel(Kernel):
 
     async def _tools_for_completion(self) -> list[Any]:
         try:
-            client = await self._clients.get()
+            services = await self._services.get()
         except Exception:
             log.debug("no tools for completion", exc_info=True)
             return []
-        return list(client.registry.tools)
+        return list(services.registry.tools)
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         """Complete tool names after ``tools.``, globals, magics and live cell ids."""
@@ -400,7 +400,7 @@ class CodeModeKernel(Kernel):
             await observer.aclose()
         self._state.observers.clear()
         self._displays.stop()
-        await self._clients.aclose()
+        await self._services.aclose()
 
 
 __all__ = ["CodeModeKernel"]
