@@ -52,7 +52,7 @@ from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from typing import Any
 
-from codemode.kernel import completion, is_complete, magics
+from codemode.kernel import completion, is_complete, magics, requests
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
@@ -103,6 +103,7 @@ class CodeModeKernel(Kernel):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._route_library_logging()
+        requests.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = KernelState()
         self._publisher = Publisher(self)
