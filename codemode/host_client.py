@@ -74,7 +74,7 @@ def default_host_command() -> list[str]:
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+    return [sys.executable, "-P", "-m", "codemode.runtime", "--listen", "stdio"]
 
 
 def wait_deadline_s(yield_time_ms: int, transport_timeout_s: float = WAIT_TRANSPORT_TIMEOUT_S) -> float:

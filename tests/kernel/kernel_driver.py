@@ -26,12 +26,15 @@ class Kernel:
     cwd: Path
 
 
-def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None) -> Kernel:
+def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_without_safe_path: bool = False) -> Kernel:
     """Start a codemode kernel in ``cwd`` (environment plus ``extra_env``) and wait until it
-    answers kernel_info."""
+    answers kernel_info. ``argv_without_safe_path`` drops Python's ``-P`` from the kernelspec's
+    command (as an older kernelspec or a kernel started by hand would run)."""
     env = {k: v for k, v in os.environ.items() if k != "CODEMODE_CONFIG"}
     env.update(extra_env or {})
     km = KernelManager(kernel_name=KERNEL_NAME)
+    if argv_without_safe_path:
+        km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a != "-P"]
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
     kc.start_channels()
