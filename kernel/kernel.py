@@ -48,14 +48,14 @@ import logging
 import signal
 import sys
 import time
-from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from typing import Any
 
-from codemode.kernel import completion, is_complete, magics, requests
+from codemode.kernel import completion, is_complete, magics, render, requests
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
+from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
@@ -67,9 +67,6 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_S = 20.0
 """Upper bound for stopping the session and the tool servers at kernel shutdown."""
-IDLE_INTERRUPT_WINDOW_S = 2.0
-"""How long an interrupt that came while no handler ran may still reach a request that was
-sent before it and starts within this many seconds."""
 
 
 def _version(dist: str) -> str:
@@ -114,8 +111,7 @@ class CodeModeKernel(Kernel):
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
-        self._interrupt_pending = False
-        self._idle_interrupt: tuple[float, float] | None = None  # (wall clock, monotonic)
+        self._interrupts = QueuedInterrupts(self)
         self._reply_codemode: dict[str, Any] | None = None
 
     def _route_library_logging(self) -> None:
@@ -153,62 +149,55 @@ class CodeModeKernel(Kernel):
         """Start ipykernel's machinery, then catch SIGINT between handlers too (ipykernel
         ignores it there), so an interrupt racing a just-sent execute is not lost."""
         super().start()
-        signal.signal(signal.SIGINT, self._on_idle_sigint)
+        self._loop = self.io_loop.asyncio_loop
+        self._interrupts.attach(self._loop)
+        signal.signal(signal.SIGINT, self._on_sigint)
 
-    def _on_idle_sigint(self, signum: int, frame: Any) -> None:
-        self._idle_interrupt = (time.time(), time.monotonic())
+    def shell_channel_thread_main(self, msg: Any) -> Any:
+        """Number each shell message as the shell channel thread receives it
+        (:mod:`codemode.kernel.interrupts`), then forward it as ipykernel does."""
+        self._interrupts.stamp(msg)
+        return super().shell_channel_thread_main(msg)
 
-    def _interrupted_while_queued(self, parent: dict[str, Any]) -> bool:
-        """True when an interrupt arrived while no handler ran, shortly before this request
-        started, and the request had been sent before it: it was aimed at this request,
-        still queued (a services that interrupts right after sending, ``jupyter_client``'s
-        ``interrupt_kernel``). Uses the request header's ``date`` (the services's clock) and
-        trusts it only within :data:`IDLE_INTERRUPT_WINDOW_S`."""
-        idle, self._idle_interrupt = self._idle_interrupt, None
-        if idle is None or time.monotonic() - idle[1] > IDLE_INTERRUPT_WINDOW_S:
-            return False
-        sent = parent.get("header", {}).get("date")
-        if isinstance(sent, str):
-            try:
-                sent = datetime.fromisoformat(sent.replace("Z", "+00:00"))
-            except ValueError:
-                return False
-        if not isinstance(sent, datetime):
-            return False
-        if sent.tzinfo is None:
-            sent = sent.replace(tzinfo=UTC)
-        return sent.timestamp() <= idle[0]
+    async def dispatch_shell(self, msg: Any, /, subshell_id: str | None = None, *, concurrent: bool = False) -> None:
+        """Handle a shell request once every interrupt so far knows which requests were
+        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`)."""
+        await self._interrupts.settled()
+        await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
 
     def pre_handler_hook(self) -> None:
-        """While a shell handler runs, SIGINT cancels the running request's task."""
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        self._interrupt_pending = False
+        """Keep our SIGINT handler while a shell handler runs (ipykernel would install
+        ``default_int_handler``, whose ``KeyboardInterrupt`` ends the event loop)."""
         self.saved_sigint_handler = signal.signal(signal.SIGINT, self._on_sigint)
 
     def post_handler_hook(self) -> None:
-        """Restore the SIGINT disposition ipykernel keeps between handlers (ignored)."""
+        """Restore the SIGINT disposition of :meth:`pre_handler_hook`."""
         signal.signal(signal.SIGINT, self.saved_sigint_handler)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        ticket = self._interrupts.signalled()
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._interrupt_foreground)
+            loop.call_soon_threadsafe(self._interrupt, ticket)
 
-    def _interrupt_foreground(self) -> None:
+    def _interrupt(self, ticket: int) -> None:
+        """A SIGINT (``ticket``): terminate the running cell, or else find the request that
+        was queued for it (:mod:`codemode.kernel.interrupts`)."""
+        if self._interrupt_foreground():
+            self._interrupts.answer(ticket, None)
+        else:
+            self._interrupts.mark_queued(ticket)
+
+    def _interrupt_foreground(self) -> bool:
+        """Cancel the running request's task; False when no request's work is running."""
         task, request = self._foreground, self._state.request
-        if task is None:
-            # The handler runs but its work has not started yet (ipykernel is still
-            # publishing execute_input): do_execute delivers the interrupt once it has.
-            self._interrupt_pending = True
-            return
-        if task.done() or request is None or request.interrupted:
-            return
-        log.info("interrupt: terminating the cell of the running request")
-        request.interrupted = True
-        task.cancel()
+        if task is None or task.done() or request is None:
+            return False
+        if not request.interrupted:
+            log.info("interrupt: terminating the cell of the running request")
+            request.interrupted = True
+            task.cancel()
+        return True
 
     # ------------------------------------------------------------------ services
 
@@ -292,7 +281,10 @@ class CodeModeKernel(Kernel):
         Returns the execute_reply content; errors are reported, never raised.
         """
         self._loop = asyncio.get_running_loop()
-        request = Request(parent=self.get_parent("shell"), silent=silent)
+        parent = self.get_parent("shell")
+        await self._interrupts.settled()
+        arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
+        request = Request(parent=parent, silent=silent)
         self._state.request = request
         if magics.is_magic(code):
             work = self._magics.run(code, request)
@@ -300,18 +292,17 @@ class CodeModeKernel(Kernel):
             work = self._executor.run(code, request, self.execution_count)
         task = asyncio.ensure_future(work)
         self._foreground = task
-        if self._interrupted_while_queued(request.parent):
-            self._interrupt_pending = True
-        if self._interrupt_pending:
+        if self._interrupts.consume(arrival):
             # Delivered after the work's first step, so it meets the work's own handling
             # (e.g. %wait terminates the waited cell) instead of a coroutine never started.
-            self._interrupt_pending = False
             self._loop.call_soon(self._interrupt_foreground)
         try:
             reply = await task
         except asyncio.CancelledError:
-            # Interrupted before a cell existed (e.g. while the services were built).
-            reply = self._publisher.plain_error_reply(request, "KeyboardInterrupt", "Interrupted.")
+            # Interrupted before a cell existed (the services were still being built, or the
+            # tool servers were starting): terminated like any cell, with no cell id.
+            request.status = "terminated"
+            reply = self._publisher.error_reply(request, render.terminated_error(None))
         except Exception as exc:  # a bug in the kernel: report it, keep the kernel alive
             log.exception("execute failed")
             reply = self._publisher.plain_error_reply(request, type(exc).__name__, str(exc))

@@ -78,9 +78,13 @@ def parse_error_text(error_text: str) -> ErrorParts:
     return ErrorParts(head.group("name"), "\n".join(message_lines), traceback)
 
 
-def terminated_error(cell_id: str) -> ErrorParts:
-    """The error shown for a terminated cell."""
-    text = f"Cell {cell_id} was terminated; output it produced before that is shown above."
+def terminated_error(cell_id: str | None) -> ErrorParts:
+    """The error shown for a terminated cell; ``cell_id`` None for an execute interrupted
+    before its cell existed (while the code-mode session or its tools were starting)."""
+    if cell_id is None:
+        text = "The cell was terminated before it started (the code-mode session was starting); nothing ran."
+    else:
+        text = f"Cell {cell_id} was terminated; output it produced before that is shown above."
     return ErrorParts(TERMINATED_ENAME, text, [f"{TERMINATED_ENAME}: {text}"])
 
 
