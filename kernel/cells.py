@@ -48,7 +48,8 @@ class CellRecord:
     ``ended_at`` are ``time.monotonic()`` seconds; ``buffer`` holds content items received
     from the session but not yet shown; ``final`` is the cell's last response (``Result`` or
     ``Terminated``) once known; ``lost`` says why, when the cell ended because the runtime
-    host stopped (:mod:`codemode.kernel.host_loss`).
+    host stopped (:mod:`codemode.kernel.host_loss`); ``max_output_tokens`` is the cell's
+    output budget (its pragma's or the kernel's default when it started).
     """
 
     cell_id: str
@@ -63,6 +64,12 @@ class CellRecord:
     notifications: list[str] = field(default_factory=list)
     displays: list[StatusDisplay] = field(default_factory=list)
     lost: HostLoss | None = None
+    max_output_tokens: int | None = None
+
+    def notify(self, text: str) -> None:
+        """Keep a ``notify()`` text for the status display (only the latest few are kept)."""
+        self.notifications.append(text)
+        del self.notifications[:-MAX_NOTIFICATIONS_SHOWN]
 
     @property
     def live(self) -> bool:

@@ -67,6 +67,7 @@ class ForegroundExecutor:
         state = self.state
         yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
         max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
+        state.starting = True
         starting = asyncio.ensure_future(
             services.code_mode.execute(
                 source.source,
@@ -82,13 +83,16 @@ class ForegroundExecutor:
             try:
                 started = await starting
             except Exception as exc:
+                state.cell_started(None)
                 return self._not_started(services, request, exc)
         except Exception as exc:
+            state.cell_started(None)
             return self._not_started(services, request, exc)
 
-        record = CellRecord(started.cell_id, request.parent, execution_count)
+        record = CellRecord(started.cell_id, request.parent, execution_count, max_output_tokens=max_tokens)
         state.cells[record.cell_id] = record
         request.cell_id = record.cell_id
+        state.cell_started(record.cell_id)
         if request.interrupted:
             return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
         try:

@@ -57,6 +57,7 @@ from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
 from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.magic_handlers import MagicHandlers
+from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
@@ -107,6 +108,7 @@ class CodeModeKernel(Kernel):
         self._displays = StatusDisplays(self._publisher, self._state)
         self._delivery = Delivery(self._publisher, self._state, self._displays)
         self._tool_calls = ToolCallTracker(self._state, self._displays)
+        self._notifications = Notifications(self._publisher, self._state, self._displays)
         self._services = ServicesLoader(self._build_services)
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
@@ -227,24 +229,10 @@ class CodeModeKernel(Kernel):
             loop.call_soon_threadsafe(fn, *args)
 
     def _on_notify(self, cell_id: str, text: str) -> None:
-        self._in_loop(self._handle_notify, cell_id, text)
-
-    def _handle_notify(self, cell_id: str, text: str) -> None:
-        request = self._state.request
-        if request is not None and request.cell_id == cell_id and not request.silent:
-            self._publisher.send(
-                "display_data",
-                {"data": {"text/plain": text}, "metadata": {"codemode": {"notify": cell_id}}},
-                request.parent,
-            )
-            return
-        record = self._state.cells.get(cell_id)
-        if record is not None:
-            record.notifications.append(text)
-            self._displays.update(record)
+        self._in_loop(self._notifications.on_notify, cell_id, text)
 
     def _on_cell_closed(self, cell_id: str) -> None:
-        self._in_loop(self._handle_cell_closed, cell_id)
+        self._in_loop(self._state.for_cell, cell_id, lambda: self._handle_cell_closed(cell_id))
 
     def _handle_cell_closed(self, cell_id: str) -> None:
         log.debug("cell %s closed by the session", cell_id)
@@ -253,7 +241,7 @@ class CodeModeKernel(Kernel):
             record.in_flight.clear()
 
     def _on_tool_event(self, event: Any) -> None:
-        self._in_loop(self._tool_calls.handle, event)
+        self._in_loop(self._state.for_cell, event.cell_id, lambda: self._tool_calls.handle(event))
 
     # ------------------------------------------------------------------ execute
 

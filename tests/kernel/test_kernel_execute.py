@@ -222,3 +222,24 @@ def test_interrupt_sent_right_after_the_execute_reaches_it(kernel):
         assert run.content["ename"] == "CellTerminated"
         assert "done" not in run.stdout
     assert execute(kernel.kc, 'text("alive")').stdout == "alive\n"
+
+
+def _notes(run) -> list[str]:
+    return [
+        d["data"]["text/plain"] for d in run.of_type("display_data") if d["metadata"].get("codemode", {}).get("notify")
+    ]
+
+
+def test_a_cell_whose_only_output_is_notify_always_shows_it(kernel):
+    # The notification can reach the kernel before execute returns the new cell's id.
+    for i in range(30):
+        run = execute(kernel.kc, f'notify("only {i}")')
+        assert run.content["status"] == "ok"
+        assert _notes(run) == [f"only {i}"], i
+
+
+def test_several_notifications_of_a_short_cell_all_show_in_order(kernel):
+    for i in range(10):
+        run = execute(kernel.kc, f'notify("a{i}"); notify("b{i}"); text("t{i}")')
+        assert _notes(run) == [f"a{i}", f"b{i}"], i
+        assert run.stdout == f"t{i}\n"
