@@ -2,7 +2,7 @@
 ``%terminate``.
 
 - :meth:`Delivery.truncate` applies Codex's output budget to one delivery
-  (``spec/codex-code-mode.md`` §2.4);
+  (:mod:`codemode.kernel.budget`);
 - :meth:`Delivery.follow` hands a yielded cell to a background
   :class:`~codemode.kernel.observer.CellObserver` and opens its status display;
 - :meth:`Delivery.deliver_final` shows a finished cell's remaining output and its outcome
@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from codemode.kernel import render
+from codemode.kernel.budget import bound_delivery
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.observer import CellObserver
@@ -36,16 +37,9 @@ class Delivery:
         self.displays = displays
 
     @staticmethod
-    def truncate(services: Services, items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
-        """``items`` within ``max_tokens`` (§2.4); unchanged when no budget applies or the
-        truncation itself fails (logged)."""
-        if max_tokens is None or not items:
-            return list(items)
-        try:
-            return services.output.truncate_content_items(items, max_tokens)
-        except Exception:
-            log.exception("output truncation failed; showing the output unchanged")
-            return list(items)
+    def truncate(items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
+        """``items`` (the output of a delivery with no error) within ``max_tokens``."""
+        return bound_delivery(items, None, max_tokens).items
 
     def show_new_problems(self, services: Services, request: Request) -> None:
         """Show configuration problems not shown before (once each per kernel), on stderr."""
@@ -71,14 +65,19 @@ class Delivery:
         if not request.silent:
             self.displays.open(record, request.parent)
 
-    def deliver_final(self, request: Request, record: CellRecord, items: list[dict[str, Any]]) -> dict[str, Any]:
-        """Show a finished cell's remaining ``items`` and its outcome; close the record.
+    def deliver_final(
+        self, request: Request, record: CellRecord, items: list[dict[str, Any]], max_tokens: int | None
+    ) -> dict[str, Any]:
+        """Show a finished cell's remaining ``items`` and its outcome within ``max_tokens``
+        (the error counts, :mod:`codemode.kernel.budget`); close the record.
 
         Returns the execute_reply content (status ``error`` for a termination or a failure).
         """
         final = record.final
         assert final is not None
-        self.publisher.emit_items(request, items)
+        script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None
+        bounded = bound_delivery(items, script_error, max_tokens)
+        self.publisher.emit_items(request, bounded.items)
         record.state = "closed"
         request.status = record.outcome()
         observer = self.state.observers.pop(record.cell_id, None)
@@ -90,6 +89,6 @@ class Delivery:
             return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
         if record.lost is not None:
             return self.publisher.error_reply(request, record.lost.error(record.cell_id))
-        if final.error_text is not None:
-            return self.publisher.error_reply(request, render.parse_error_text(final.error_text))
+        if bounded.error is not None:
+            return self.publisher.error_reply(request, bounded.error)
         return self.publisher.ok_reply()

@@ -117,10 +117,9 @@ class MagicHandlers:
         except asyncio.CancelledError:
             with services.losses.terminations.terminating(record.cell_id):
                 items, final = await observer.terminate(max_tokens)
-        items = self.delivery.truncate(services, items, max_tokens)
         if final is not None:
-            return self.delivery.deliver_final(request, record, items)
-        self.publisher.emit_items(request, items)
+            return self.delivery.deliver_final(request, record, items, max_tokens)
+        self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         request.status = "running"
         if not request.silent:
             self.delivery.displays.open(record, request.parent)
@@ -134,10 +133,9 @@ class MagicHandlers:
         max_tokens = self.state.max_output_tokens
         with services.losses.terminations.terminating(record.cell_id):
             items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
-        items = self.delivery.truncate(services, items, max_tokens)
         if final.kind != "Terminated":
-            return self.delivery.deliver_final(request, record, items)  # natural completion won
-        self.publisher.emit_items(request, items)
+            return self.delivery.deliver_final(request, record, items, max_tokens)  # natural completion won
+        self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         record.state = "closed"
         request.status = "terminated"
         self.state.observers.pop(record.cell_id, None)
