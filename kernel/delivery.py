@@ -65,7 +65,7 @@ class Delivery:
         if not request.silent:
             self.displays.open(record, request.parent)
 
-    def deliver_final(
+    async def deliver_final(
         self, request: Request, record: CellRecord, items: list[dict[str, Any]], max_tokens: int | None
     ) -> dict[str, Any]:
         """Show a finished cell's remaining ``items`` and its outcome within ``max_tokens``
@@ -77,14 +77,14 @@ class Delivery:
         assert final is not None
         script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None
         bounded = bound_delivery(items, script_error, max_tokens)
-        self.publisher.emit_items(request, bounded.items)
+        await self.publisher.emit_items(request, bounded.items)
         record.state = "closed"
         request.status = record.outcome()
         observer = self.state.observers.pop(record.cell_id, None)
         if observer is not None:
             asyncio.ensure_future(observer.aclose())
         if record.displays:
-            self.displays.update(record)
+            self.displays.update(record, now=True)
         if final.kind == "Terminated":
             return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
         if record.lost is not None:

@@ -103,17 +103,17 @@ class ForegroundExecutor:
             record.lost = services.losses.explain(record.cell_id, exc)
             record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
             if record.lost is not None:
-                return self.delivery.deliver_final(request, record, [], max_tokens)
+                return await self.delivery.deliver_final(request, record, [], max_tokens)
             record.state = "closed"
             request.status = record.outcome()
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
         if response.kind == "Yielded":
-            self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
+            await self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
             self.delivery.follow(services, record, request, max_tokens)
             return self.publisher.ok_reply()
         record.finish(response)
-        return self.delivery.deliver_final(request, record, response.content_items, max_tokens)
+        return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
 
     def _not_started(self, services: Services, request: Request, exc: Exception) -> dict[str, Any]:
         """The cell could not be started: ``HostStopped`` when the host died under the execute,
@@ -151,4 +151,4 @@ class ForegroundExecutor:
         if outcome_is_missing(response):
             response = RuntimeResponse("Terminated", record.cell_id, [])
         record.finish(RuntimeResponse(response.kind, record.cell_id, [], response.error_text))
-        return self.delivery.deliver_final(request, record, items, max_tokens)
+        return await self.delivery.deliver_final(request, record, items, max_tokens)

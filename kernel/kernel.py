@@ -298,6 +298,7 @@ class CodeModeKernel(Kernel):
             self._foreground = None
             self._state.request = None
         await self._fill_reply_metadata(request)
+        self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
 
     async def _fill_reply_metadata(self, request: Request) -> None:

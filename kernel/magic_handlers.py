@@ -118,8 +118,8 @@ class MagicHandlers:
             with services.losses.terminations.terminating(record.cell_id):
                 items, final = await observer.terminate(max_tokens)
         if final is not None:
-            return self.delivery.deliver_final(request, record, items, max_tokens)
-        self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
+            return await self.delivery.deliver_final(request, record, items, max_tokens)
+        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         request.status = "running"
         if not request.silent:
             self.delivery.displays.open(record, request.parent)
@@ -134,12 +134,12 @@ class MagicHandlers:
         with services.losses.terminations.terminating(record.cell_id):
             items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
         if final.kind != "Terminated":
-            return self.delivery.deliver_final(request, record, items, max_tokens)  # natural completion won
-        self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
+            return await self.delivery.deliver_final(request, record, items, max_tokens)  # natural completion won
+        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         record.state = "closed"
         request.status = "terminated"
         self.state.observers.pop(record.cell_id, None)
-        self.delivery.displays.update(record)
+        self.delivery.displays.update(record, now=True)
         self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.\n")
         return self.publisher.ok_reply()
 

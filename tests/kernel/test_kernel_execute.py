@@ -28,9 +28,9 @@ def test_text_is_one_stdout_line_and_reply_ok(kernel):
     assert isinstance(run.codemode["wall_time_ms"], int)
 
 
-def test_each_text_item_is_its_own_line(kernel):
+def test_text_items_are_lines_coalesced_into_one_stream_message(kernel):
     run = execute(kernel.kc, 'text("a"); text({b: 1}); text(2)')
-    assert [c["text"] for c in run.of_type("stream")] == ["a\n", '{"b":1}\n', "2\n"]
+    assert run.of_type("stream") == [{"name": "stdout", "text": 'a\n{"b":1}\n2\n'}]
 
 
 def test_thrown_error_is_one_error_output_and_next_cell_works(kernel):
