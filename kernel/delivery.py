@@ -85,6 +85,7 @@ class Delivery:
             asyncio.ensure_future(observer.aclose())
         if record.displays:
             self.displays.update(record, now=True)
+        self.state.close(record)
         if final.kind == "Terminated":
             return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
         if record.lost is not None:

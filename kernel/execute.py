@@ -104,7 +104,7 @@ class ForegroundExecutor:
             record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
             if record.lost is not None:
                 return await self.delivery.deliver_final(request, record, [], max_tokens)
-            record.state = "closed"
+            state.close(record)
             request.status = record.outcome()
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 

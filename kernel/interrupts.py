@@ -33,7 +33,7 @@ import zmq
 
 log = logging.getLogger(__name__)
 
-MAX_REMEMBERED_ARRIVALS = 4096
+MAX_REMEMBERED_ARRIVALS = 1024
 """How many received shell messages keep their arrival number (oldest forgotten)."""
 IN_FLIGHT_S = 0.1
 """After reading what waits in the shell socket, how long the kernel's own clock gives a
@@ -147,9 +147,10 @@ class QueuedInterrupts:
             self._settled.set()
 
     def arrival(self, msg_id: str) -> int | None:
-        """The arrival number of the shell message ``msg_id`` (None if unknown)."""
+        """The arrival number of the shell message ``msg_id`` (None if unknown); forgotten
+        once asked for (each request asks once, when it starts)."""
         with self._lock:
-            return self._arrivals.get(msg_id)
+            return self._arrivals.pop(msg_id, None)
 
     def consume(self, arrival: int | None) -> bool:
         """True (once per armed mark) when a request that arrived as number ``arrival`` was

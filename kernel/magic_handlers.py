@@ -140,6 +140,7 @@ class MagicHandlers:
         request.status = "terminated"
         self.state.observers.pop(record.cell_id, None)
         self.delivery.displays.update(record, now=True)
+        self.state.close(record)
         self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.\n")
         return self.publisher.ok_reply()
 

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from codemode.kernel.cells import CellRecord
+from codemode.kernel.cells import MAX_CLOSED_RECORDS, CellRecord
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.publish import Request
 
@@ -55,6 +55,15 @@ class KernelState:
             event()
         for other, events in held.items():
             log.debug("%d event(s) for unknown cell %s dropped", len(events), other)
+
+    def close(self, record: CellRecord) -> None:
+        """``record``'s output was all shown: reduce it to its summary
+        (:meth:`~codemode.kernel.cells.CellRecord.close`) and forget the oldest closed records
+        beyond :data:`~codemode.kernel.cells.MAX_CLOSED_RECORDS`."""
+        record.close()
+        closed = [cell_id for cell_id, r in self.cells.items() if not r.live]
+        for cell_id in closed[: max(0, len(closed) - MAX_CLOSED_RECORDS)]:
+            del self.cells[cell_id]
 
     def target(self, cell_id: str | None) -> CellRecord | None:
         """The named record, or (``cell_id`` None) the most recently started live cell."""
