@@ -98,6 +98,19 @@ def wait_for_iopub(
                 return seen
 
 
+def display_update(kc: Any, parent_id: str, needle: str, timeout: float = TIMEOUT_S) -> list[dict[str, Any]]:
+    """The ``update_display_data`` contents under request ``parent_id`` read until one whose
+    ``text/plain`` contains ``needle`` (last). Raises ``queue.Empty`` after ``timeout`` s
+    without a message."""
+    seen = wait_for_iopub(
+        kc,
+        parent_id,
+        lambda m: m["msg_type"] == "update_display_data" and needle in m["content"]["data"]["text/plain"],
+        timeout,
+    )
+    return [m["content"] for m in seen if m["msg_type"] == "update_display_data"]
+
+
 def collect(
     kc: Any,
     msg_id: str,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import psutil
-from kernel_driver import collect, execute, send_execute, wait_for_iopub
+from kernel_driver import collect, display_update, execute, send_execute, wait_for_iopub
 
 
 def test_kernel_info_is_javascript_without_subshells(kernel):
@@ -24,8 +25,20 @@ def test_text_is_one_stdout_line_and_reply_ok(kernel):
     assert run.content["status"] == "ok"
     assert run.stdout == "hi\n"
     assert run.codemode["status"] == "completed"
-    assert run.codemode["cell_id"]
+    following = execute(kernel.kc, 'text("again")')
+    assert int(following.codemode["cell_id"]) == int(run.codemode["cell_id"]) + 1
+
+
+def test_wall_time_is_the_time_the_request_took(kernel):
+    before = time.monotonic()
+    run = execute(kernel.kc, "await tools.sleep({ms: 300})")
+    elapsed_ms = (time.monotonic() - before) * 1000
+    assert run.codemode["status"] == "completed"
     assert isinstance(run.codemode["wall_time_ms"], int)
+    assert 300 <= run.codemode["wall_time_ms"] <= elapsed_ms
+    quick_before = time.monotonic()
+    quick = execute(kernel.kc, "%cells")
+    assert 0 <= quick.codemode["wall_time_ms"] <= (time.monotonic() - quick_before) * 1000
 
 
 def test_text_items_are_lines_coalesced_into_one_stream_message(kernel):
@@ -67,8 +80,7 @@ def test_image_becomes_display_data(kernel):
     run = execute(kernel.kc, f'image("data:image/png;base64,{png}")')
     assert run.content["status"] == "ok"
     (display,) = run.of_type("display_data")
-    assert display["data"]["image/png"] == png
-    assert "text/plain" in display["data"]
+    assert display["data"] == {"image/png": png, "text/plain": "<image image/png, 70 bytes>"}
 
 
 def test_store_persists_across_cells(kernel):
@@ -89,9 +101,15 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
     assert run.codemode["status"] == "running"  # the reply came while the sleep still ran
     cell_id = run.codemode["cell_id"]
     (status,) = run.of_type("display_data")
-    assert status["transient"]["display_id"]
-    assert f"%wait {cell_id}" in status["data"]["text/plain"]
-    assert "text/html" in status["data"]
+    assert re.fullmatch(f"codemode-{cell_id}-[0-9a-f]{{12}}", status["transient"]["display_id"])
+    plain = status["data"]["text/plain"]
+    assert re.fullmatch(
+        rf"Cell {cell_id} is running \(\d+\.\d s\)\.\n"
+        rf"Tool calls in flight: sleep \(tool-\d+\)\.\n"
+        rf"Run %wait {cell_id} to see its output, or interrupt the kernel / run %terminate {cell_id} to stop it\.",
+        plain,
+    ), plain
+    assert status["data"]["text/html"].startswith(f'<div class="codemode-status"><b>Cell {cell_id} is running (')
 
     waited = execute(kernel.kc, "%wait")
     assert waited.content["status"] == "ok"
@@ -103,14 +121,20 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
 
 
 def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
+    # Ordered by events: the cell yields with yield_control(), prints "b" once the test opens
+    # a gate, and says so with a notification; only then does the test wait (and time out).
+    gate = kernel.cwd / "gate-wait-times-out"
     run = execute(
         kernel.kc,
-        '// @exec: {"yield_time_ms": 100}\ntext("a"); await tools.sleep({ms: 300}); '
-        'text("b"); await tools.sleep({ms: 5000}); text("c")',
+        '// @exec: {"yield_time_ms": 60000}\ntext("a"); yield_control(); '
+        f'await tools.exec_command({{cmd: "while [ ! -e {gate} ]; do sleep 0.02; done"}}); '
+        'text("b"); notify("b printed"); await tools.sleep({ms: 60000}); text("c")',
     )
     assert run.stdout == "a\n"
     cell_id = run.codemode["cell_id"]
-    first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 1500")
+    gate.write_text("open")
+    display_update(kernel.kc, run.reply["parent_header"]["msg_id"], "notify: b printed")
+    first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 200")
     assert first.codemode["status"] == "running"
     assert first.stdout == "b\n"
     cells = execute(kernel.kc, "%cells")
@@ -189,13 +213,18 @@ def test_interrupt_during_wait_terminates_the_waited_cell(kernel):
 def test_magics_errors_and_listings(kernel):
     unknown = execute(kernel.kc, "%frobnicate")
     assert unknown.content["status"] == "error"
-    assert "Unknown magic %frobnicate" in unknown.content["evalue"]
+    assert unknown.content["ename"] == "UsageError"
+    assert (
+        unknown.content["evalue"]
+        == "Unknown magic %frobnicate; the magics are: %wait, %terminate, %cells, %tools, %config."
+    )
     tools = execute(kernel.kc, "%tools sleep")
     assert "sleep" in tools.stdout and "declare const tools" in tools.stdout
     config = execute(kernel.kc, "%config")
     assert "yield_time_ms = " in config.stdout
     nothing = execute(kernel.kc, "%terminate 99999")
-    assert nothing.content["status"] == "error"
+    assert (nothing.content["status"], nothing.content["ename"]) == ("error", "CellNotFound")
+    assert nothing.content["evalue"] == "exec cell 99999 not found"
 
 
 def test_completion_inspect_and_is_complete(kernel):
