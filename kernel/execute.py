@@ -1,6 +1,6 @@
 """The foreground execute path: run a JavaScript cell until it ends, yields or is interrupted.
 
-Flow (``design.md`` §4): build the services on first use, show new configuration
+Flow: build the services on first use, show new configuration
 problems, parse the optional ``// @exec:`` pragma (a ``PragmaError`` shows Codex's exact
 text), start the cell, then wait for its first response:
 
@@ -9,7 +9,8 @@ text), start the cell, then wait for its first response:
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
 - the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`);
 - an interrupt (the request's task cancelled) terminates the cell and shows what it left; a
-  natural completion that won the race is shown as such (``spec/codex-code-mode.md`` §3.4).
+  natural completion that won the race is shown as such (Codex's terminate answers with the
+  cell's result when it had already completed).
 """
 
 from __future__ import annotations

@@ -2,15 +2,14 @@
 
 When the host connection dies (the host was killed, crashed, or exited on purpose), the
 client fails every pending call with Codex's bare reason, e.g. ``code-mode host closed its
-stdout`` (a :class:`~codemode.errors.HostConnectionError`, ``spec/codex-code-mode.md`` §4.6),
+stdout`` (a :class:`~codemode.errors.HostConnectionError`),
 and every live cell of that host generation is gone. The kernel shows such a cell's end as an
 ``error`` named :data:`HOST_STOPPED_ENAME` whose value says what happened, keeps Codex's
 reason in parentheses, and says that the next cell starts a new host and whether values
 stored with ``store()`` survive (our host: yes; Codex's host: no).
 
 One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
-stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``,
-``design.md`` §3). The other live cells then go with it; their message names the cell whose
+stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``). The other live cells then go with it; their message names the cell whose
 termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
 generation G is attributed to cell N of G when the kernel's terminate of N was still in
 flight, or was answered at most :data:`RESTART_ATTRIBUTION_S` before and took at least

@@ -1,43 +1,51 @@
 """``CodeModeKernel``: a Jupyter kernel whose cells are code-mode JavaScript programs.
 
-How code mode appears in Jupyter is ``design.md`` §4; the Jupyter side follows
-``spec/jupyter-kernels.md``. In short:
+How code mode appears in Jupyter (the Jupyter side follows the Jupyter messaging
+specification), in short:
 
 - an execute request is a code-mode ``exec`` (optional first-line ``// @exec:`` pragma,
   parsed with ``codemode.pragma.parse_exec_source``; a ``PragmaError`` is shown as an
   ``error`` named ``PragmaError`` with Codex's exact text); a cell whose first line starts
   with ``%`` is a magic (:mod:`codemode.kernel.magics`);
-- ``text()`` items are ``stream`` stdout lines, images/audio ``display_data``
+- ``text()`` items are ``stream`` stdout lines, consecutive ones coalesced into few messages
+  (:mod:`codemode.kernel.streams`), images/audio ``display_data``
   (:mod:`codemode.kernel.render`); a failure is an ``error`` message and reply status
-  ``error``; a termination is the error ``CellTerminated``;
+  ``error``; a termination is the error ``CellTerminated``; ``max_output_tokens`` bounds the
+  output, the error and each notification (:mod:`codemode.kernel.budget`);
 - a cell that yields gets its reply (status ok, metadata status ``running``) and a status
   display (``display_data`` with a ``display_id`` unique per cell and run), kept up to date
   by ``update_display_data`` while a :class:`~codemode.kernel.observer.CellObserver` follows
   the cell; every background message names its request explicitly as parent;
-- ``notify()`` texts: while the cell is being executed or waited on, a ``display_data``
-  (``text/plain``, metadata ``{"codemode": {"notify": cell_id}}``) under that request; for a
-  background cell, the latest texts appear in its status display;
+- ``notify()`` texts (:mod:`codemode.kernel.notify`): while the cell is being executed or
+  waited on, a ``display_data`` (``text/plain``, metadata ``{"codemode": {"notify":
+  cell_id}}``) under that request; for a background cell, the latest texts appear in its
+  status display;
 - an interrupt (SIGINT, in "signal" mode from the client, or from ipykernel's own
   ``interrupt_request`` handler in "message" mode) while an execute or ``%wait`` runs
-  terminates that cell: its undelivered output is shown, then ``CellTerminated``. ipykernel's
-  default handler would raise ``KeyboardInterrupt`` into the event loop and end the kernel
-  (``recipes.md`` §2), so :meth:`pre_handler_hook` installs a handler that cancels the
-  running request's task instead;
+  terminates that cell: its undelivered output is shown, then ``CellTerminated``. ipykernel
+  installs ``default_int_handler`` while a handler runs, whose ``KeyboardInterrupt`` would end
+  the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
+  request's task instead. An interrupt that finds no running cell ends the execute request
+  that had already reached the kernel, if any (:mod:`codemode.kernel.interrupts`; no clock is
+  used). An execute interrupted while the code-mode session starts ends with
+  ``CellTerminated`` and ``cell_id`` None (no cell existed yet);
 - a cell lost because the runtime host stopped (killed, crashed, or restarted to stop a cell
   that did not respond to termination) ends with the error ``HostStopped``
   (:mod:`codemode.kernel.host_loss`): Codex's reason, the lost cell, the restart's cause when
   known, and that the next cell starts a new host;
 - every execute_reply carries ``metadata.codemode = {"cell_id", "status", "wall_time_ms",
   "tool_calls"}`` (status ``running|completed|failed|terminated``; ``cell_id`` None for
-  magics that touch no cell); for a cell that ended, ``tool_calls`` lists every call it made
-  with its one outcome (calls still cleaning up are awaited, bounded).
+  magics that touch no cell and for an execute interrupted before its cell existed); for a
+  cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
+  cleaning up are awaited, bounded);
+- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`).
 
 The class itself only wires the parts together, each in its own module:
-:mod:`~codemode.kernel.services` (the services, built on the first request that needs it so
-``kernel_info`` answers without loading ``mcp``), :mod:`~codemode.kernel.publish` (IOPub),
-:mod:`~codemode.kernel.execute` (the foreground execute path),
-:mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery` (showing output and
-outcomes), :mod:`~codemode.kernel.displays` (status displays) and
+:mod:`~codemode.kernel.services` (config, tools, dispatcher and code-mode session, built on
+the first request that needs them so ``kernel_info`` answers without loading ``mcp``),
+:mod:`~codemode.kernel.publish` (IOPub), :mod:`~codemode.kernel.execute` (the foreground
+execute path), :mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery`
+(showing output and outcomes), :mod:`~codemode.kernel.displays` (status displays) and
 :mod:`~codemode.kernel.tool_calls` (dispatcher events).
 """
 
@@ -121,7 +129,7 @@ class CodeModeKernel(Kernel):
 
         Without a handler, Python's last-resort handler writes warnings to ``sys.stderr``,
         which in a kernel is an IOPub stream with no parent: frontends show such text outside
-        any cell (design.md §7). Problems users must see are shown in cells by the kernel.
+        any cell. Problems users must see are shown in cells by the kernel.
         """
         library = logging.getLogger("codemode")
         handlers = [h for h in getattr(self.log, "handlers", []) if h not in library.handlers]
@@ -138,7 +146,7 @@ class CodeModeKernel(Kernel):
     @property
     def kernel_info(self) -> dict[str, Any]:
         """ipykernel's kernel_info without ``kernel subshells`` and ``debugger``: handlers on
-        other threads would race the single session (``spec/jupyter-kernels.md`` §2.7)."""
+        other threads would race the single code-mode session."""
         info = dict(super().kernel_info)
         info["supported_features"] = [
             f for f in info.get("supported_features", []) if f not in ("kernel subshells", "debugger")
@@ -349,7 +357,8 @@ class CodeModeKernel(Kernel):
         return is_complete.scan(code)
 
     async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """No history is kept; an empty list is a valid answer (``spec/jupyter-kernels.md`` §1.9)."""
+        """No history is kept; an empty list is a valid ``history_reply`` (Jupyter messaging
+        specification, "History")."""
         return {"status": "ok", "history": []}
 
     # ------------------------------------------------------------------ shutdown

@@ -1,12 +1,12 @@
 """Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``).
 
-Parsing is :mod:`codemode.kernel.magics`; this module carries them out (``design.md`` §4):
+Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
-- ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (``spec/codex-code-mode.md``
-  §2.3: requests of 10 s or more get 1 s of grace, clamped to ``max_yield_time_ms``); an
+- ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (requests of 10 s or more get
+  1 s of grace, clamped to ``max_yield_time_ms``); an
   interrupt while it waits terminates the waited cell;
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
-  that came first is shown as such, §3.4);
+  that came first is shown as such);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -30,7 +30,7 @@ SETTABLE = ("yield_time_ms", "max_output_tokens")
 
 
 def effective_wait_ms(requested: int, max_yield_time_ms: int | None) -> int:
-    """Codex's observation timeout: + 1 s grace from 10 s on, clamped to the session limit (§2.3)."""
+    """Codex's observation timeout: + 1 s grace from 10 s on, clamped to the session limit."""
     effective = requested + 1000 if requested >= 10000 else requested
     return min(effective, max_yield_time_ms) if max_yield_time_ms is not None else effective
 

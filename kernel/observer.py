@@ -1,9 +1,9 @@
 """Background observation of a yielded cell, so the kernel knows its output and end at once.
 
 Why: a cell that yielded keeps running after its execute_reply. Codex's host sends
-``cell/closed`` only after a cell's final response was *delivered* (``oracle/README.md``,
-``yield_control_only`` transcript), and a session allows one observer per cell at a time
-(``spec/codex-code-mode.md`` §3.3). So the kernel is the cell's only observer: a
+``cell/closed`` only after a cell's final response was *delivered*, and a session allows one
+observer per cell at a time (a second ``wait`` gets ``exec cell <id> already has an active
+observer``). So the kernel is the cell's only observer: a
 :class:`CellObserver` task calls ``session.wait`` in short rounds (:data:`POLL_MS`), keeps the
 content items in the :class:`~codemode.kernel.cells.CellRecord`'s buffer and records the
 final response. ``%wait`` then reads from that buffer (:meth:`CellObserver.collect`) and
@@ -165,7 +165,7 @@ class CellObserver:
     async def terminate(self, max_output_tokens: int | None = None) -> tuple[list[dict[str, Any]], RuntimeResponse]:
         """Terminate the cell (unless it already ended) and return ``(items, final)``.
 
-        A natural completion that happened first wins (``spec/codex-code-mode.md`` §3.4).
+        A natural completion that happened first wins (as Codex's terminate reports it).
         Errors of the session give a ``Result`` with that text, except that a host connection
         failure counts as the termination (the cell is gone with its host).
         """

@@ -1,8 +1,8 @@
 """IOPub publishing: the execute request being handled and the messages sent for it.
 
 Every message names its request explicitly as parent, so a background cell's output lands
-under the request that started or waited on it (``design.md`` §4). A silent request
-(``silent=True``) publishes nothing (``spec/jupyter-kernels.md``).
+under the request that started or waited on it. A silent request (``silent=True``) publishes
+nothing (Jupyter messaging specification, ``execute_request``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The codemode kernel driven through a Jupyter Kernel Gateway (REST + websocket).
 
 The user: a harness that starts kernels over HTTP and sends Jupyter messages as JSON over the
-kernel's ``channels`` websocket (``/work/shared/recipes.md`` §8). A real
+kernel's ``channels`` websocket. A real
 ``jupyter kernelgateway`` runs on 127.0.0.1 with an auth token; the kernelspec comes from
 ``JUPYTER_PATH`` (installed by ``tests/conftest.py``). The test checks the kernelspec listing,
 starts a kernel, runs a completing cell and a yielded cell plus ``%wait`` over one websocket,

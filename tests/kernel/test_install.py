@@ -1,4 +1,4 @@
-"""``python -m codemode install``: the kernelspec Jupyter sees (issue 2, item 1)."""
+"""``python -m codemode install``: the kernelspec Jupyter sees."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A real codemode kernel driven with jupyter_client (issue 2, "Done when")."""
+"""A real codemode kernel driven with jupyter_client."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def test_interrupt_terminates_the_cell_and_kernel_survives(kernel):
     assert run.stdout == "started\n"
     assert run.codemode["status"] == "terminated"
     (sleep,) = [c for c in run.codemode["tool_calls"] if c["tool"] == "sleep"]
-    assert sleep["outcome"] == "aborted"  # the dispatcher cancelled the sleep (spec §5)
+    assert sleep["outcome"] == "aborted"  # the dispatcher cancelled the sleep
     assert sleep["handler_ms"] < 60000
     assert kernel.km.is_alive()
     assert execute(kernel.kc, 'text(load("before"))').stdout == "kept\n"
