@@ -101,23 +101,16 @@ _JSON_TYPE_NAMES = {
 }
 
 
+_PYTHON_TO_JSON = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"), (list, "an array"))
+
+
 def json_type(value: Any) -> str:
     """The JSON type of ``value`` as a noun phrase (``a string``, ``a number``, ``null``, ...)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
     if isinstance(value, dict):
         return "an object"
-    return type(value).__name__
+    return next((name for kind, name in _PYTHON_TO_JSON if isinstance(value, kind)), type(value).__name__)
 
 
 def _expected(schema: dict[str, Any]) -> str:

@@ -10,20 +10,23 @@ for the group and every remembered straggler - so a failing test leaves nothing 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import psutil
+import requests
 import websocket
 
 log = logging.getLogger(__name__)
@@ -177,6 +180,33 @@ class ServerProcess:
                     "Processes outlived the server: " + "; ".join(f"{p.pid} {cmdline(p)}" for p in left)
                 )
             time.sleep(POLL_S)
+
+
+@contextlib.contextmanager
+def jupyter_app(
+    tmp_path: Path, app: str, *options: str, ready_path: str, token: str
+) -> Iterator[tuple[str, ServerProcess]]:
+    """Run ``python -m jupyter APP --ip=127.0.0.1 --port=<free> OPTIONS...`` in ``tmp_path``
+    (log: ``tmp_path/APP.log``) until it answers ``GET ready_path`` with ``token``; yields
+    ``(base_url, server)`` and stops the server and everything it started afterwards."""
+    port = free_port()
+    server = ServerProcess(
+        [sys.executable, "-m", "jupyter", app, "--ip=127.0.0.1", f"--port={port}", *options],
+        cwd=tmp_path,
+        env=server_env(tmp_path),
+        log_path=tmp_path / f"{app}.log",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def up() -> bool:
+            server.check_running()
+            return requests.get(f"{base}{ready_path}", headers={"Authorization": f"token {token}"}, timeout=2).ok
+
+        wait_for(up, f"jupyter {app}'s {ready_path}")
+        yield base, server
+    finally:
+        server.stop()
 
 
 def server_env(tmp_path: Path) -> dict[str, str]:

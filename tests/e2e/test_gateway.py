@@ -10,12 +10,10 @@ deletes the kernel, stops the gateway and checks that no process it started is l
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 import requests
 import websocket
-from e2e_servers import DEADLINE_S, ServerProcess, free_port, server_env, wait_for, ws_execute
+from e2e_servers import DEADLINE_S, jupyter_app, wait_for, ws_execute
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,33 +24,15 @@ AUTH = {"Authorization": f"token {TOKEN}"}
 @pytest.fixture
 def gateway(tmp_path):
     """A running Kernel Gateway: ``(base_url, ServerProcess)``; stopped in teardown."""
-    port = free_port()
-    server = ServerProcess(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "kernelgateway",
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            f"--KernelGatewayApp.auth_token={TOKEN}",
-            "--KernelGatewayApp.default_kernel_name=codemode",
-        ],
-        cwd=tmp_path,
-        env=server_env(tmp_path),
-        log_path=tmp_path / "gateway.log",
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-
-        def up() -> bool:
-            server.check_running()
-            return requests.get(f"{base}/api", headers=AUTH, timeout=2).ok
-
-        wait_for(up, "the Kernel Gateway's /api")
-        yield base, server
-    finally:
-        server.stop()
+    with jupyter_app(
+        tmp_path,
+        "kernelgateway",
+        f"--KernelGatewayApp.auth_token={TOKEN}",
+        "--KernelGatewayApp.default_kernel_name=codemode",
+        ready_path="/api",
+        token=TOKEN,
+    ) as running:
+        yield running
 
 
 def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway):

@@ -9,12 +9,11 @@ writing "IOPub message rate exceeded." instead. The server runs with those defau
 from __future__ import annotations
 
 import base64
-import sys
 
 import pytest
 import requests
 import websocket
-from e2e_servers import DEADLINE_S, ServerProcess, free_port, server_env, wait_for, ws_execute
+from e2e_servers import DEADLINE_S, jupyter_app, ws_execute
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -25,36 +24,20 @@ AUTH = {"Authorization": f"token {TOKEN}"}
 @pytest.fixture
 def kernel_ws(tmp_path):
     """A websocket to a codemode kernel started through a running Jupyter Server."""
-    port = free_port()
-    server = ServerProcess(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "server",
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            "--no-browser",
-            "--allow-root",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.root_dir={tmp_path}",
-        ],
-        cwd=tmp_path,
-        env=server_env(tmp_path),
-        log_path=tmp_path / "server.log",
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-
-        def up() -> bool:
-            server.check_running()
-            return requests.get(f"{base}/api/status", headers=AUTH, timeout=2).ok
-
-        wait_for(up, "the Jupyter Server's /api/status")
+    with jupyter_app(
+        tmp_path,
+        "server",
+        "--no-browser",
+        "--allow-root",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={tmp_path}",
+        ready_path="/api/status",
+        token=TOKEN,
+    ) as (base, _server):
         created = requests.post(f"{base}/api/kernels", headers=AUTH, json={"name": "codemode"}, timeout=30)
         assert created.status_code == 201, created.text
         ws = websocket.create_connection(
-            f"ws://127.0.0.1:{port}/api/kernels/{created.json()['id']}/channels",
+            f"ws{base[len('http') :]}/api/kernels/{created.json()['id']}/channels",
             header=[f"Authorization: token {TOKEN}"],
             timeout=DEADLINE_S * 4,
         )
@@ -62,8 +45,6 @@ def kernel_ws(tmp_path):
             yield ws
         finally:
             ws.close()
-    finally:
-        server.stop()
 
 
 def _rate_warnings(run) -> list[str]:

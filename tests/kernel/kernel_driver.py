@@ -42,6 +42,14 @@ def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_wit
     return Kernel(km, kc, cwd)
 
 
+def start_kernel_with_tools(folder: Path, module: str, source: str) -> Kernel:
+    """Start a kernel in ``folder`` with the Python tool module ``module`` (its ``source``
+    written beside a ``codemode.toml`` that names it)."""
+    (folder / f"{module}.py").write_text(source)
+    (folder / "codemode.toml").write_text(f'[python_tools]\nmodules = ["{module}"]\n')
+    return start_kernel(folder)
+
+
 def stop_kernel(kernel: Kernel) -> None:
     """Shut the kernel down cleanly (shutdown_request, then wait)."""
     kernel.kc.stop_channels()

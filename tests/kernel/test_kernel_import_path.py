@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from codemode.kernel.__main__ import drop_working_folder
-from kernel_driver import execute, start_kernel, stop_kernel
+from kernel_driver import execute, start_kernel, start_kernel_with_tools, stop_kernel
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,9 +34,7 @@ def shadowed_kernel(codemode_kernelspec, tmp_path_factory):
         (folder / f"{name}.py").write_text(
             f'raise ImportError("the shadow {name}.py in the notebook folder was imported")\n'
         )
-    (folder / "nb_beside_tools.py").write_text(TOOLS)
-    (folder / "codemode.toml").write_text('[python_tools]\nmodules = ["nb_beside_tools"]\n')
-    kernel = start_kernel(folder)
+    kernel = start_kernel_with_tools(folder, "nb_beside_tools", TOOLS)
     yield kernel
     stop_kernel(kernel)
 
