@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from kernel_driver import display_update, execute, start_kernel, stop_kernel
 
@@ -116,3 +117,21 @@ def test_config_magic_changes_the_default_yield(kernel):
     too_big = execute(kernel.kc, "%config yield_time_ms=99999999999999999999")
     assert too_big.content["ename"] == "UsageError"
     assert "yield_time_ms = 10000" in execute(kernel.kc, "%config").stdout  # left as it was
+
+
+def test_status_display_updates_are_rate_bounded(kernel):
+    # 300 tool calls after the yield: 600 start/finish events, each a change of the display.
+    calls = 300
+    run = execute(
+        kernel.kc,
+        f'// @exec: {{"yield_time_ms": 60000}}\nyield_control();\nfor (let i = 0; i < {calls}; i++) await tools.echo({{i}});',
+    )
+    started = time.monotonic()
+    updates = display_update(kernel.kc, run.reply["parent_header"]["msg_id"], "finished (completed)")
+    elapsed_s = time.monotonic() - started
+    # At most one refresh per MIN_UPDATE_INTERVAL_S (0.25 s) and the cell's end; the running
+    # time's tick (1 s) falls within those.
+    assert len(updates) <= elapsed_s / 0.25 + 2, (len(updates), elapsed_s)
+    waited = execute(kernel.kc, "%wait")
+    assert waited.codemode["status"] == "completed"
+    assert len(waited.codemode["tool_calls"]) == calls
