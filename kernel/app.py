@@ -26,7 +26,6 @@ IOPUB_HIGH_WATER_MARK = 100_000
 class CodeModeKernelApp(IPKernelApp):
     """``IPKernelApp`` whose IOPub socket never drops messages (see the module docstring)."""
 
-
     def init_iopub(self, context: zmq.Context[Any]) -> None:
         """Create and bind the IOPub socket as ipykernel does, with its high-water mark and
         ``XPUB_NODROP`` set first (these options apply to connections made after they are set;
