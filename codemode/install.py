@@ -5,7 +5,8 @@ The template is the repository's ``kernel.json`` (shipped inside the package as
 the absolute ``sys.executable`` (so the kernel runs in the environment it was installed from),
 applies ``--display-name``, adds the three logos and hands the folder to
 ``jupyter_client.kernelspec.KernelSpecManager.install_kernel_spec``
-(``spec/jupyter-kernels.md`` §1.15 and §2.8; the option set follows ``python -m ipykernel install``).
+(the kernelspec format of Jupyter's "Kernel specs" documentation; the option set follows
+``python -m ipykernel install``).
 
 Where it goes: ``--user`` (the user's Jupyter data dir), ``--sys-prefix`` (``sys.prefix``),
 ``--prefix P``. With none of them, the kernel goes to ``sys.prefix`` when running inside a

@@ -72,7 +72,7 @@ def run_notebook(
     """Execute the notebook at ``path`` with the codemode kernel and print its outputs.
 
     The kernel runs with the notebook's folder as working directory, so a
-    ``codemode.toml`` beside the notebook configures its tools (design.md §5).
+    ``codemode.toml`` beside the notebook configures its tools.
     ``timeout_s`` bounds each cell. ``record_timing`` keeps nbclient's per-cell execution
     times in the cells' metadata. Returns the process exit status (0 or 1).
     Raises ``FileNotFoundError`` when ``path`` does not exist.

@@ -1,9 +1,10 @@
 """The kernel's view of code-mode cells: per-cell state and the status display's text.
 
-A :class:`CellRecord` exists for every cell the kernel started. States:
-``running`` (the script runs), ``finished`` (it ended; its last output or outcome is not shown
-yet: run ``%wait``), ``closed`` (everything was shown). The record also holds what the status
-display shows (``design.md`` §4): running time, tool calls in flight with their progress
+A :class:`CellRecord` exists for every cell the kernel started (the most recent
+:data:`MAX_CLOSED_RECORDS` closed ones are kept). States: ``running`` (the script runs),
+``finished`` (it ended; its last output or outcome is not shown yet: run ``%wait``),
+``closed`` (everything was shown; the record keeps a small summary only, :meth:`CellRecord.close`). The record also holds what the status
+display shows : running time, tool calls in flight with their progress
 (from dispatcher events), the latest ``notify()`` texts, and the display ids to update.
 """
 
@@ -18,6 +19,8 @@ from codemode.kernel.host_loss import HostLoss
 
 from codemode.responses import RuntimeResponse
 
+MAX_CLOSED_RECORDS = 256
+"""How many closed cells' summaries the kernel keeps (the oldest are forgotten)."""
 MAX_NOTIFICATIONS_SHOWN = 3
 """How many of a background cell's latest ``notify()`` texts its status display shows."""
 
@@ -40,6 +43,11 @@ class StatusDisplay:
     parent: dict[str, Any]
 
 
+def summary_parent(parent: dict[str, Any]) -> dict[str, Any]:
+    """A request message reduced to its header: enough to parent later messages to it."""
+    return {"header": dict(parent.get("header", {}))}
+
+
 @dataclass
 class CellRecord:
     """Everything the kernel tracks for one cell (see the module docstring).
@@ -48,7 +56,8 @@ class CellRecord:
     ``ended_at`` are ``time.monotonic()`` seconds; ``buffer`` holds content items received
     from the session but not yet shown; ``final`` is the cell's last response (``Result`` or
     ``Terminated``) once known; ``lost`` says why, when the cell ended because the runtime
-    host stopped (:mod:`codemode.kernel.host_loss`).
+    host stopped (:mod:`codemode.kernel.host_loss`); ``max_output_tokens`` is the cell's
+    output budget (its pragma's or the kernel's default when it started).
     """
 
     cell_id: str
@@ -63,6 +72,12 @@ class CellRecord:
     notifications: list[str] = field(default_factory=list)
     displays: list[StatusDisplay] = field(default_factory=list)
     lost: HostLoss | None = None
+    max_output_tokens: int | None = None
+
+    def notify(self, text: str) -> None:
+        """Keep a ``notify()`` text for the status display (only the latest few are kept)."""
+        self.notifications.append(text)
+        del self.notifications[:-MAX_NOTIFICATIONS_SHOWN]
 
     @property
     def live(self) -> bool:
@@ -83,13 +98,28 @@ class CellRecord:
         return "failed" if self.final.error_text is not None else "completed"
 
     def finish(self, response: RuntimeResponse) -> None:
-        """Record the cell's final response (the first one wins) and its end time."""
+        """Record the cell's final response (the first one wins; its content items are not
+        kept: the caller shows them) and its end time."""
         if self.final is None:
-            self.final = response
+            self.final = RuntimeResponse(response.kind, self.cell_id, [], response.error_text)
             self.ended_at = time.monotonic()
             self.in_flight.clear()
             if self.state == "running":
                 self.state = "finished"
+
+    def close(self) -> None:
+        """Everything the cell produced was shown: keep only a small summary (id, times,
+        outcome, the request's header) and drop output, error text, notifications and the
+        request's content."""
+        self.state = "closed"
+        self.buffer = []
+        self.notifications = []
+        self.in_flight = {}
+        if self.final is not None:
+            failed = "" if self.final.error_text is not None else None
+            self.final = RuntimeResponse(self.final.kind, self.cell_id, [], failed)
+        self.parent = summary_parent(self.parent)
+        self.displays = [StatusDisplay(d.display_id, summary_parent(d.parent)) for d in self.displays]
 
 
 def _progress_text(call_id: str, call: ToolProgress) -> str:

@@ -1,6 +1,6 @@
 """Completion and inspection for code-mode cells, from static tables only (no JS is run).
 
-``spec/jupyter-kernels.md`` §1.6-1.7 and ``design.md`` §4: ``tools.`` completes tool names,
+Per the Jupyter messaging specification's ``complete_request`` and ``inspect_request``: ``tools.`` completes tool names,
 a bare word completes the code-mode globals (``text``, ``store``, ``tools``, ...), ``%``
 completes magics, and the word after ``%wait``/``%terminate`` completes live cell ids.
 All offsets are Unicode code points (Python ``str`` indices), as messaging 5.2 requires.
@@ -76,7 +76,7 @@ HELPERS: tuple[Helper, ...] = (
     ),
     Helper("clearTimeout", "clearTimeout(id?: number): void", "Cancel a timer."),
 )
-"""Globals of a cell (``spec/codex-code-mode.md`` §1.2)."""
+"""Globals of a cell: the ones Codex's code-mode prelude installs."""
 
 _WORD_BEFORE = re.compile(r"[A-Za-z_$][\w$]*$|$")
 _TOOLS_MEMBER = re.compile(r"\btools\s*\.\s*([A-Za-z_$][\w$]*)?$")

@@ -2,7 +2,7 @@
 ``%terminate``.
 
 - :meth:`Delivery.truncate` applies Codex's output budget to one delivery
-  (``spec/codex-code-mode.md`` §2.4);
+  (:mod:`codemode.kernel.budget`);
 - :meth:`Delivery.follow` hands a yielded cell to a background
   :class:`~codemode.kernel.observer.CellObserver` and opens its status display;
 - :meth:`Delivery.deliver_final` shows a finished cell's remaining output and its outcome
@@ -17,11 +17,12 @@ import logging
 from typing import Any
 
 from codemode.kernel import render
+from codemode.kernel.budget import bound_delivery
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.client import Client
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Services
 from codemode.kernel.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -36,60 +37,59 @@ class Delivery:
         self.displays = displays
 
     @staticmethod
-    def truncate(client: Client, items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
-        """``items`` within ``max_tokens`` (§2.4); unchanged when no budget applies or the
-        truncation itself fails (logged)."""
-        if max_tokens is None or not items:
-            return list(items)
-        try:
-            return client.output.truncate_content_items(items, max_tokens)
-        except Exception:
-            log.exception("output truncation failed; showing the output unchanged")
-            return list(items)
+    def truncate(items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
+        """``items`` (the output of a delivery with no error) within ``max_tokens``."""
+        return bound_delivery(items, None, max_tokens).items
 
-    def show_new_problems(self, client: Client, request: Request) -> None:
+    def show_new_problems(self, services: Services, request: Request) -> None:
         """Show configuration problems not shown before (once each per kernel), on stderr."""
-        new = [p for p in client.problems() if p not in self.state.shown_errors]
+        new = [p for p in services.problems() if p not in self.state.shown_errors]
         if new:
             self.state.shown_errors.update(new)
             text = "".join(f"codemode configuration problem: {p}\n" for p in new)
             self.publisher.emit(request, "stream", {"name": "stderr", "text": text})
 
-    def follow(self, client: Client, record: CellRecord, request: Request, max_tokens: int | None) -> None:
+    def follow(self, services: Services, record: CellRecord, request: Request, max_tokens: int | None) -> None:
         """``record``'s cell yielded under ``request``: observe it in the background and show
         its status display (unless the request is silent)."""
         request.status = "running"
         observer = CellObserver(
-            client.session,
+            services.code_mode,
             record,
             self.displays.on_observed,
             max_output_tokens=max_tokens,
-            explain=client.losses.explain,
+            explain=services.losses.explain,
         )
         self.state.observers[record.cell_id] = observer
         observer.start()
         if not request.silent:
             self.displays.open(record, request.parent)
 
-    def deliver_final(self, request: Request, record: CellRecord, items: list[dict[str, Any]]) -> dict[str, Any]:
-        """Show a finished cell's remaining ``items`` and its outcome; close the record.
+    async def deliver_final(
+        self, request: Request, record: CellRecord, items: list[dict[str, Any]], max_tokens: int | None
+    ) -> dict[str, Any]:
+        """Show a finished cell's remaining ``items`` and its outcome within ``max_tokens``
+        (the error counts, :mod:`codemode.kernel.budget`); close the record.
 
         Returns the execute_reply content (status ``error`` for a termination or a failure).
         """
         final = record.final
         assert final is not None
-        self.publisher.emit_items(request, items)
+        script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None
+        bounded = bound_delivery(items, script_error, max_tokens)
+        await self.publisher.emit_items(request, bounded.items)
         record.state = "closed"
         request.status = record.outcome()
         observer = self.state.observers.pop(record.cell_id, None)
         if observer is not None:
             asyncio.ensure_future(observer.aclose())
         if record.displays:
-            self.displays.update(record)
+            self.displays.update(record, now=True)
+        self.state.close(record)
         if final.kind == "Terminated":
             return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
         if record.lost is not None:
             return self.publisher.error_reply(request, record.lost.error(record.cell_id))
-        if final.error_text is not None:
-            return self.publisher.error_reply(request, render.parse_error_text(final.error_text))
+        if bounded.error is not None:
+            return self.publisher.error_reply(request, bounded.error)
         return self.publisher.ok_reply()

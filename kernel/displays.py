@@ -1,4 +1,4 @@
-"""Status displays of yielded cells (``design.md`` §4).
+"""Status displays of yielded cells.
 
 A cell that yields gets a ``display_data`` output with a ``display_id`` unique per cell and
 run (a later ``%wait`` that yields again opens another). Each is kept up to date with
@@ -9,6 +9,7 @@ run (a later ``%wait`` that yields again opens another). Each is kept up to date
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -18,6 +19,8 @@ from codemode.kernel.state import KernelState
 
 STATUS_TICK_S = 1.0
 """How often the status displays of running cells are refreshed (running time)."""
+MIN_UPDATE_INTERVAL_S = 0.25
+"""Shortest time between two refreshes of one cell's status displays (see :meth:`StatusDisplays.update`)."""
 
 
 class StatusDisplays:
@@ -27,6 +30,8 @@ class StatusDisplays:
         self.publisher = publisher
         self.state = state
         self._ticker: asyncio.Task[None] | None = None
+        self._last: dict[str, float] = {}
+        self._pending: dict[str, asyncio.TimerHandle] = {}
 
     def open(self, record: CellRecord, parent: dict[str, Any]) -> None:
         """Show a new status display for ``record`` under the request ``parent``."""
@@ -40,8 +45,35 @@ class StatusDisplays:
         if self._ticker is None or self._ticker.done():
             self._ticker = asyncio.ensure_future(self._tick())
 
-    def update(self, record: CellRecord) -> None:
-        """Refresh every status display of ``record``."""
+    def update(self, record: CellRecord, *, now: bool = False) -> None:
+        """Refresh every status display of ``record``: at once when ``now`` (the cell ended or
+        its output was shown) or when the last refresh is :data:`MIN_UPDATE_INTERVAL_S` old,
+        else once that interval has passed (with the state of then). Tool progress and
+        ``notify()`` can change a cell many times a second; its displays change at most about
+        four times a second."""
+        if not record.displays:
+            return
+        cell_id = record.cell_id
+        since = time.monotonic() - self._last.get(cell_id, -MIN_UPDATE_INTERVAL_S)
+        if now or since >= MIN_UPDATE_INTERVAL_S:
+            pending = self._pending.pop(cell_id, None)
+            if pending is not None:
+                pending.cancel()
+            self._send_update(record)
+            return
+        if cell_id not in self._pending:
+            loop = asyncio.get_running_loop()
+            self._pending[cell_id] = loop.call_later(MIN_UPDATE_INTERVAL_S - since, self._send_pending, record)
+
+    def _send_pending(self, record: CellRecord) -> None:
+        self._pending.pop(record.cell_id, None)
+        self._send_update(record)
+
+    def _send_update(self, record: CellRecord) -> None:
+        if record.live:
+            self._last[record.cell_id] = time.monotonic()
+        else:
+            self._last.pop(record.cell_id, None)
         bundle = status_bundle(record)
         for display in record.displays:
             self.publisher.send(
@@ -53,7 +85,7 @@ class StatusDisplays:
     def on_observed(self, record: CellRecord) -> None:
         """An observer saw new output or the end of ``record``'s cell: show the end at once."""
         if record.final is not None and record.displays:
-            self.update(record)
+            self.update(record, now=True)
 
     async def _tick(self) -> None:
         """Refresh the running time of running cells' displays until none is left."""
@@ -69,3 +101,6 @@ class StatusDisplays:
         """Stop refreshing (kernel shutdown)."""
         if self._ticker is not None:
             self._ticker.cancel()
+        for pending in self._pending.values():
+            pending.cancel()
+        self._pending.clear()

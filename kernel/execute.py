@@ -1,6 +1,6 @@
 """The foreground execute path: run a JavaScript cell until it ends, yields or is interrupted.
 
-Flow (``design.md`` §4): build the client layer on first use, show new configuration
+Flow: build the services on first use, show new configuration
 problems, parse the optional ``// @exec:`` pragma (a ``PragmaError`` shows Codex's exact
 text), start the cell, then wait for its first response:
 
@@ -9,7 +9,8 @@ text), start the cell, then wait for its first response:
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
 - the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`);
 - an interrupt (the request's task cancelled) terminates the cell and shows what it left; a
-  natural completion that won the race is shown as such (``spec/codex-code-mode.md`` §3.4).
+  natural completion that won the race is shown as such (Codex's terminate answers with the
+  cell's result when it had already completed).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import logging
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.client import Client, ClientLayer
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.observer import outcome_is_missing
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 
 from codemode.errors import HostConnectionError
@@ -34,18 +35,18 @@ log = logging.getLogger(__name__)
 class ForegroundExecutor:
     """Runs JavaScript cells for execute requests (see the module docstring)."""
 
-    def __init__(self, publisher: Publisher, state: KernelState, delivery: Delivery, clients: ClientLayer) -> None:
+    def __init__(self, publisher: Publisher, state: KernelState, delivery: Delivery, loader: ServicesLoader) -> None:
         self.publisher = publisher
         self.state = state
         self.delivery = delivery
-        self.clients = clients
+        self.loader = loader
 
     async def run(self, code: str, request: Request, execution_count: int) -> dict[str, Any]:
         """Run ``code`` (JavaScript with an optional pragma line) for ``request``; returns the
         execute_reply content. Errors are shown and returned, never raised; ``CancelledError``
         propagates only when the interrupt came before the cell existed."""
         try:
-            client = await self.clients.get()
+            services = await self.loader.get()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -58,17 +59,18 @@ class ForegroundExecutor:
             )
         # Servers still starting report their problems once ready (or timed out); waiting
         # here (execute would wait for them anyway) shows every problem with this cell.
-        await client.registry.ready_tools()
-        self.delivery.show_new_problems(client, request)
+        await services.registry.ready_tools()
+        self.delivery.show_new_problems(services, request)
         try:
-            source = client.pragma.parse_exec_source(code)
-        except client.pragma.PragmaError as exc:
+            source = services.pragma.parse_exec_source(code)
+        except services.pragma.PragmaError as exc:
             return self.publisher.plain_error_reply(request, "PragmaError", str(exc))
         state = self.state
         yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
         max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
+        state.starting = True
         starting = asyncio.ensure_future(
-            client.session.execute(
+            services.code_mode.execute(
                 source.source,
                 yield_time_ms=yield_time_ms,
                 max_output_tokens=max_tokens,
@@ -82,47 +84,49 @@ class ForegroundExecutor:
             try:
                 started = await starting
             except Exception as exc:
-                return self._not_started(client, request, exc)
+                state.cell_started(None)
+                return self._not_started(services, request, exc)
         except Exception as exc:
-            return self._not_started(client, request, exc)
+            state.cell_started(None)
+            return self._not_started(services, request, exc)
 
-        record = CellRecord(started.cell_id, request.parent, execution_count)
+        record = CellRecord(started.cell_id, request.parent, execution_count, max_output_tokens=max_tokens)
         state.cells[record.cell_id] = record
         request.cell_id = record.cell_id
+        state.cell_started(record.cell_id)
         if request.interrupted:
-            return await self._terminate_now(client, record, request, max_tokens, started.initial_response)
+            return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
         try:
             response: RuntimeResponse = await asyncio.shield(started.initial_response)
         except asyncio.CancelledError:
-            return await self._terminate_now(client, record, request, max_tokens, started.initial_response)
+            return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
         except Exception as exc:
-            record.lost = client.losses.explain(record.cell_id, exc)
+            record.lost = services.losses.explain(record.cell_id, exc)
             record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
             if record.lost is not None:
-                return self.delivery.deliver_final(request, record, [])
-            record.state = "closed"
+                return await self.delivery.deliver_final(request, record, [], max_tokens)
+            state.close(record)
             request.status = record.outcome()
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
-        items = self.delivery.truncate(client, response.content_items, max_tokens)
         if response.kind == "Yielded":
-            self.publisher.emit_items(request, items)
-            self.delivery.follow(client, record, request, max_tokens)
+            await self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
+            self.delivery.follow(services, record, request, max_tokens)
             return self.publisher.ok_reply()
         record.finish(response)
-        return self.delivery.deliver_final(request, record, items)
+        return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
 
-    def _not_started(self, client: Client, request: Request, exc: Exception) -> dict[str, Any]:
+    def _not_started(self, services: Services, request: Request, exc: Exception) -> dict[str, Any]:
         """The cell could not be started: ``HostStopped`` when the host died under the execute,
         else the session's error (e.g. ``code-mode host has too many active cells``)."""
-        loss = client.losses.explain(None, exc)
+        loss = services.losses.explain(None, exc)
         if loss is not None:
             return self.publisher.error_reply(request, loss.error(None))
         return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
     async def _terminate_now(
         self,
-        client: Client,
+        services: Services,
         record: CellRecord,
         request: Request,
         max_tokens: int | None,
@@ -130,8 +134,8 @@ class ForegroundExecutor:
     ) -> dict[str, Any]:
         """Interrupted while the execute waited: terminate the cell and show what it left."""
         try:
-            with client.losses.terminations.terminating(record.cell_id):
-                outcome = await client.session.terminate(record.cell_id, max_output_tokens=max_tokens)
+            with services.losses.terminations.terminating(record.cell_id):
+                outcome = await services.code_mode.terminate(record.cell_id, max_output_tokens=max_tokens)
             response = outcome.response
         except HostConnectionError:
             response = RuntimeResponse("Terminated", record.cell_id, [])  # gone with its host
@@ -148,4 +152,4 @@ class ForegroundExecutor:
         if outcome_is_missing(response):
             response = RuntimeResponse("Terminated", record.cell_id, [])
         record.finish(RuntimeResponse(response.kind, record.cell_id, [], response.error_text))
-        return self.delivery.deliver_final(request, record, self.delivery.truncate(client, items, max_tokens))
+        return await self.delivery.deliver_final(request, record, items, max_tokens)

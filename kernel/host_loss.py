@@ -2,15 +2,14 @@
 
 When the host connection dies (the host was killed, crashed, or exited on purpose), the
 client fails every pending call with Codex's bare reason, e.g. ``code-mode host closed its
-stdout`` (a :class:`~codemode.errors.HostConnectionError`, ``spec/codex-code-mode.md`` §4.6),
+stdout`` (a :class:`~codemode.errors.HostConnectionError`),
 and every live cell of that host generation is gone. The kernel shows such a cell's end as an
 ``error`` named :data:`HOST_STOPPED_ENAME` whose value says what happened, keeps Codex's
 reason in parentheses, and says that the next cell starts a new host and whether values
 stored with ``store()`` survive (our host: yes; Codex's host: no).
 
 One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
-stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``,
-``design.md`` §3). The other live cells then go with it; their message names the cell whose
+stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``). The other live cells then go with it; their message names the cell whose
 termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
 generation G is attributed to cell N of G when the kernel's terminate of N was still in
 flight, or was answered at most :data:`RESTART_ATTRIBUTION_S` before and took at least
@@ -24,10 +23,14 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from codemode.kernel.render import ErrorParts, plain_error
 
 from codemode.errors import HostConnectionError
+
+if TYPE_CHECKING:
+    from codemode.session import CodeModeSession
 
 HOST_STOPPED_ENAME = "HostStopped"
 """``ename`` of the error shown for a cell lost because the runtime host stopped."""
@@ -122,13 +125,13 @@ class TerminationLog:
 class HostLosses:
     """Turns failures seen by the kernel into :class:`HostLoss` values.
 
-    ``session`` is the ``CodeModeSession`` (``host_failure``, ``generation_of``,
+    ``code_mode`` is the code-mode session (``host_failure``, ``generation_of``,
     ``stored_values_kept``).
     """
 
-    def __init__(self, session: object) -> None:
-        self.session = session
-        self.terminations = TerminationLog(session.generation_of)  # type: ignore[attr-defined]
+    def __init__(self, code_mode: CodeModeSession) -> None:
+        self.code_mode = code_mode
+        self.terminations = TerminationLog(code_mode.generation_of)
 
     def explain(self, cell_id: str | None, exc: BaseException) -> HostLoss | None:
         """The loss behind ``exc`` for ``cell_id``: ``exc`` itself when it is a
@@ -136,12 +139,12 @@ class HostLosses:
         died) the failure the session recorded for the cell's host. None for other errors."""
         failure: HostConnectionError | None = exc if isinstance(exc, HostConnectionError) else None
         if failure is None and cell_id is not None:
-            failure = self.session.host_failure(cell_id)  # type: ignore[attr-defined]
+            failure = self.code_mode.host_failure(cell_id)
         if failure is None:
             return None
         return HostLoss(
             failure.reason,
             failure.generation,
             self.terminations.cause(failure.generation),
-            bool(self.session.stored_values_kept),  # type: ignore[attr-defined]
+            self.code_mode.stored_values_kept,
         )

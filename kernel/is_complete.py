@@ -1,7 +1,7 @@
 """Answer ``is_complete_request`` with a lexer-level scan of JavaScript (no parser, no JS run).
 
 Consoles send every line typed; jupyter console gives up on the kernel after 1 s without an
-answer (``spec/jupyter-kernels.md`` §1.8), so this is a single linear pass. It tracks
+answer, so this is a single linear pass. It tracks
 brackets, string literals, template literals (with nested ``${...}``), comments and regular
 expression literals (told apart from division by the previous significant token), then:
 

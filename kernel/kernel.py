@@ -1,43 +1,51 @@
 """``CodeModeKernel``: a Jupyter kernel whose cells are code-mode JavaScript programs.
 
-How code mode appears in Jupyter is ``design.md`` §4; the Jupyter side follows
-``spec/jupyter-kernels.md``. In short:
+How code mode appears in Jupyter (the Jupyter side follows the Jupyter messaging
+specification), in short:
 
 - an execute request is a code-mode ``exec`` (optional first-line ``// @exec:`` pragma,
   parsed with ``codemode.pragma.parse_exec_source``; a ``PragmaError`` is shown as an
   ``error`` named ``PragmaError`` with Codex's exact text); a cell whose first line starts
   with ``%`` is a magic (:mod:`codemode.kernel.magics`);
-- ``text()`` items are ``stream`` stdout lines, images/audio ``display_data``
+- ``text()`` items are ``stream`` stdout lines, consecutive ones coalesced into few messages
+  (:mod:`codemode.kernel.streams`), images/audio ``display_data``
   (:mod:`codemode.kernel.render`); a failure is an ``error`` message and reply status
-  ``error``; a termination is the error ``CellTerminated``;
+  ``error``; a termination is the error ``CellTerminated``; ``max_output_tokens`` bounds the
+  output, the error and each notification (:mod:`codemode.kernel.budget`);
 - a cell that yields gets its reply (status ok, metadata status ``running``) and a status
   display (``display_data`` with a ``display_id`` unique per cell and run), kept up to date
   by ``update_display_data`` while a :class:`~codemode.kernel.observer.CellObserver` follows
   the cell; every background message names its request explicitly as parent;
-- ``notify()`` texts: while the cell is being executed or waited on, a ``display_data``
-  (``text/plain``, metadata ``{"codemode": {"notify": cell_id}}``) under that request; for a
-  background cell, the latest texts appear in its status display;
+- ``notify()`` texts (:mod:`codemode.kernel.notify`): while the cell is being executed or
+  waited on, a ``display_data`` (``text/plain``, metadata ``{"codemode": {"notify":
+  cell_id}}``) under that request; for a background cell, the latest texts appear in its
+  status display;
 - an interrupt (SIGINT, in "signal" mode from the client, or from ipykernel's own
   ``interrupt_request`` handler in "message" mode) while an execute or ``%wait`` runs
-  terminates that cell: its undelivered output is shown, then ``CellTerminated``. ipykernel's
-  default handler would raise ``KeyboardInterrupt`` into the event loop and end the kernel
-  (``recipes.md`` §2), so :meth:`pre_handler_hook` installs a handler that cancels the
-  running request's task instead;
+  terminates that cell: its undelivered output is shown, then ``CellTerminated``. ipykernel
+  installs ``default_int_handler`` while a handler runs, whose ``KeyboardInterrupt`` would end
+  the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
+  request's task instead. An interrupt that finds no running cell ends the execute request
+  that had already reached the kernel, if any (:mod:`codemode.kernel.interrupts`; no clock is
+  used). An execute interrupted while the code-mode session starts ends with
+  ``CellTerminated`` and ``cell_id`` None (no cell existed yet);
 - a cell lost because the runtime host stopped (killed, crashed, or restarted to stop a cell
   that did not respond to termination) ends with the error ``HostStopped``
   (:mod:`codemode.kernel.host_loss`): Codex's reason, the lost cell, the restart's cause when
   known, and that the next cell starts a new host;
 - every execute_reply carries ``metadata.codemode = {"cell_id", "status", "wall_time_ms",
   "tool_calls"}`` (status ``running|completed|failed|terminated``; ``cell_id`` None for
-  magics that touch no cell); for a cell that ended, ``tool_calls`` lists every call it made
-  with its one outcome (calls still cleaning up are awaited, bounded).
+  magics that touch no cell and for an execute interrupted before its cell existed); for a
+  cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
+  cleaning up are awaited, bounded);
+- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`).
 
 The class itself only wires the parts together, each in its own module:
-:mod:`~codemode.kernel.client` (the client layer, built on the first request that needs it so
-``kernel_info`` answers without loading ``mcp``), :mod:`~codemode.kernel.publish` (IOPub),
-:mod:`~codemode.kernel.execute` (the foreground execute path),
-:mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery` (showing output and
-outcomes), :mod:`~codemode.kernel.displays` (status displays) and
+:mod:`~codemode.kernel.services` (config, tools, dispatcher and code-mode session, built on
+the first request that needs them so ``kernel_info`` answers without loading ``mcp``),
+:mod:`~codemode.kernel.publish` (IOPub), :mod:`~codemode.kernel.execute` (the foreground
+execute path), :mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery`
+(showing output and outcomes), :mod:`~codemode.kernel.displays` (status displays) and
 :mod:`~codemode.kernel.tool_calls` (dispatcher events).
 """
 
@@ -48,17 +56,18 @@ import logging
 import signal
 import sys
 import time
-from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from typing import Any
 
-from codemode.kernel import completion, is_complete, magics
-from codemode.kernel.client import Callbacks, Client, ClientLayer, build_client
+from codemode.kernel import completion, is_complete, magics, render, requests
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
+from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.magic_handlers import MagicHandlers
+from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
 from ipykernel.kernelbase import Kernel
@@ -67,9 +76,6 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_S = 20.0
 """Upper bound for stopping the session and the tool servers at kernel shutdown."""
-IDLE_INTERRUPT_WINDOW_S = 2.0
-"""How long an interrupt that came while no handler ran may still reach a request that was
-sent before it and starts within this many seconds."""
 
 
 def _version(dist: str) -> str:
@@ -103,18 +109,19 @@ class CodeModeKernel(Kernel):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._route_library_logging()
+        requests.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = KernelState()
         self._publisher = Publisher(self)
         self._displays = StatusDisplays(self._publisher, self._state)
         self._delivery = Delivery(self._publisher, self._state, self._displays)
         self._tool_calls = ToolCallTracker(self._state, self._displays)
-        self._clients = ClientLayer(self._build_client)
-        self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._clients)
-        self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._clients)
+        self._notifications = Notifications(self._publisher, self._state, self._displays)
+        self._services = ServicesLoader(self._build_services)
+        self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
+        self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
-        self._interrupt_pending = False
-        self._idle_interrupt: tuple[float, float] | None = None  # (wall clock, monotonic)
+        self._interrupts = QueuedInterrupts(self)
         self._reply_codemode: dict[str, Any] | None = None
 
     def _route_library_logging(self) -> None:
@@ -122,7 +129,7 @@ class CodeModeKernel(Kernel):
 
         Without a handler, Python's last-resort handler writes warnings to ``sys.stderr``,
         which in a kernel is an IOPub stream with no parent: frontends show such text outside
-        any cell (design.md §7). Problems users must see are shown in cells by the kernel.
+        any cell. Problems users must see are shown in cells by the kernel.
         """
         library = logging.getLogger("codemode")
         handlers = [h for h in getattr(self.log, "handlers", []) if h not in library.handlers]
@@ -139,7 +146,7 @@ class CodeModeKernel(Kernel):
     @property
     def kernel_info(self) -> dict[str, Any]:
         """ipykernel's kernel_info without ``kernel subshells`` and ``debugger``: handlers on
-        other threads would race the single session (``spec/jupyter-kernels.md`` §2.7)."""
+        other threads would race the single code-mode session."""
         info = dict(super().kernel_info)
         info["supported_features"] = [
             f for f in info.get("supported_features", []) if f not in ("kernel subshells", "debugger")
@@ -152,73 +159,66 @@ class CodeModeKernel(Kernel):
         """Start ipykernel's machinery, then catch SIGINT between handlers too (ipykernel
         ignores it there), so an interrupt racing a just-sent execute is not lost."""
         super().start()
-        signal.signal(signal.SIGINT, self._on_idle_sigint)
+        self._loop = self.io_loop.asyncio_loop
+        self._interrupts.attach(self._loop)
+        signal.signal(signal.SIGINT, self._on_sigint)
 
-    def _on_idle_sigint(self, signum: int, frame: Any) -> None:
-        self._idle_interrupt = (time.time(), time.monotonic())
+    def shell_channel_thread_main(self, msg: Any) -> Any:
+        """Number each shell message as the shell channel thread receives it
+        (:mod:`codemode.kernel.interrupts`), then forward it as ipykernel does."""
+        self._interrupts.stamp(msg)
+        return super().shell_channel_thread_main(msg)
 
-    def _interrupted_while_queued(self, parent: dict[str, Any]) -> bool:
-        """True when an interrupt arrived while no handler ran, shortly before this request
-        started, and the request had been sent before it: it was aimed at this request,
-        still queued (a client that interrupts right after sending, ``jupyter_client``'s
-        ``interrupt_kernel``). Uses the request header's ``date`` (the client's clock) and
-        trusts it only within :data:`IDLE_INTERRUPT_WINDOW_S`."""
-        idle, self._idle_interrupt = self._idle_interrupt, None
-        if idle is None or time.monotonic() - idle[1] > IDLE_INTERRUPT_WINDOW_S:
-            return False
-        sent = parent.get("header", {}).get("date")
-        if isinstance(sent, str):
-            try:
-                sent = datetime.fromisoformat(sent.replace("Z", "+00:00"))
-            except ValueError:
-                return False
-        if not isinstance(sent, datetime):
-            return False
-        if sent.tzinfo is None:
-            sent = sent.replace(tzinfo=UTC)
-        return sent.timestamp() <= idle[0]
+    async def dispatch_shell(self, msg: Any, /, subshell_id: str | None = None, *, concurrent: bool = False) -> None:
+        """Handle a shell request once every interrupt so far knows which requests were
+        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`)."""
+        await self._interrupts.settled()
+        await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
 
     def pre_handler_hook(self) -> None:
-        """While a shell handler runs, SIGINT cancels the running request's task."""
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        self._interrupt_pending = False
+        """Keep our SIGINT handler while a shell handler runs (ipykernel would install
+        ``default_int_handler``, whose ``KeyboardInterrupt`` ends the event loop)."""
         self.saved_sigint_handler = signal.signal(signal.SIGINT, self._on_sigint)
 
     def post_handler_hook(self) -> None:
-        """Restore the SIGINT disposition ipykernel keeps between handlers (ignored)."""
+        """Restore the SIGINT disposition of :meth:`pre_handler_hook`."""
         signal.signal(signal.SIGINT, self.saved_sigint_handler)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        ticket = self._interrupts.signalled()
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._interrupt_foreground)
+            loop.call_soon_threadsafe(self._interrupt, ticket)
 
-    def _interrupt_foreground(self) -> None:
+    def _interrupt(self, ticket: int) -> None:
+        """A SIGINT (``ticket``): terminate the running cell, or else find the request that
+        was queued for it (:mod:`codemode.kernel.interrupts`)."""
+        if self._interrupt_foreground():
+            self._interrupts.answer(ticket, None)
+        else:
+            self._interrupts.mark_queued(ticket)
+
+    def _interrupt_foreground(self) -> bool:
+        """Cancel the running request's task; False when no request's work is running."""
         task, request = self._foreground, self._state.request
-        if task is None:
-            # The handler runs but its work has not started yet (ipykernel is still
-            # publishing execute_input): do_execute delivers the interrupt once it has.
-            self._interrupt_pending = True
-            return
-        if task.done() or request is None or request.interrupted:
-            return
-        log.info("interrupt: terminating the cell of the running request")
-        request.interrupted = True
-        task.cancel()
+        if task is None or task.done() or request is None:
+            return False
+        if not request.interrupted:
+            log.info("interrupt: terminating the cell of the running request")
+            request.interrupted = True
+            task.cancel()
+        return True
 
-    # ------------------------------------------------------------------ client layer
+    # ------------------------------------------------------------------ services
 
-    async def _build_client(self) -> Client:
+    async def _build_services(self) -> Services:
         callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
-        client = await build_client(callbacks)
+        services = await build_services(callbacks)
         if self._state.yield_time_ms is None:
-            self._state.yield_time_ms = client.config.session.yield_time_ms
+            self._state.yield_time_ms = services.config.session.yield_time_ms
         if self._state.max_output_tokens is None:
-            self._state.max_output_tokens = client.config.session.max_output_tokens
-        return client
+            self._state.max_output_tokens = services.config.session.max_output_tokens
+        return services
 
     # ------------------------------------------------------------------ callbacks
 
@@ -237,24 +237,10 @@ class CodeModeKernel(Kernel):
             loop.call_soon_threadsafe(fn, *args)
 
     def _on_notify(self, cell_id: str, text: str) -> None:
-        self._in_loop(self._handle_notify, cell_id, text)
-
-    def _handle_notify(self, cell_id: str, text: str) -> None:
-        request = self._state.request
-        if request is not None and request.cell_id == cell_id and not request.silent:
-            self._publisher.send(
-                "display_data",
-                {"data": {"text/plain": text}, "metadata": {"codemode": {"notify": cell_id}}},
-                request.parent,
-            )
-            return
-        record = self._state.cells.get(cell_id)
-        if record is not None:
-            record.notifications.append(text)
-            self._displays.update(record)
+        self._in_loop(self._notifications.on_notify, cell_id, text)
 
     def _on_cell_closed(self, cell_id: str) -> None:
-        self._in_loop(self._handle_cell_closed, cell_id)
+        self._in_loop(self._state.for_cell, cell_id, lambda: self._handle_cell_closed(cell_id))
 
     def _handle_cell_closed(self, cell_id: str) -> None:
         log.debug("cell %s closed by the session", cell_id)
@@ -263,7 +249,7 @@ class CodeModeKernel(Kernel):
             record.in_flight.clear()
 
     def _on_tool_event(self, event: Any) -> None:
-        self._in_loop(self._tool_calls.handle, event)
+        self._in_loop(self._state.for_cell, event.cell_id, lambda: self._tool_calls.handle(event))
 
     # ------------------------------------------------------------------ execute
 
@@ -291,7 +277,10 @@ class CodeModeKernel(Kernel):
         Returns the execute_reply content; errors are reported, never raised.
         """
         self._loop = asyncio.get_running_loop()
-        request = Request(parent=self.get_parent("shell"), silent=silent)
+        parent = self.get_parent("shell")
+        await self._interrupts.settled()
+        arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
+        request = Request(parent=parent, silent=silent)
         self._state.request = request
         if magics.is_magic(code):
             work = self._magics.run(code, request)
@@ -299,18 +288,17 @@ class CodeModeKernel(Kernel):
             work = self._executor.run(code, request, self.execution_count)
         task = asyncio.ensure_future(work)
         self._foreground = task
-        if self._interrupted_while_queued(request.parent):
-            self._interrupt_pending = True
-        if self._interrupt_pending:
+        if self._interrupts.consume(arrival):
             # Delivered after the work's first step, so it meets the work's own handling
             # (e.g. %wait terminates the waited cell) instead of a coroutine never started.
-            self._interrupt_pending = False
             self._loop.call_soon(self._interrupt_foreground)
         try:
             reply = await task
         except asyncio.CancelledError:
-            # Interrupted before a cell existed (e.g. while the client layer was built).
-            reply = self._publisher.plain_error_reply(request, "KeyboardInterrupt", "Interrupted.")
+            # Interrupted before a cell existed (the services were still being built, or the
+            # tool servers were starting): terminated like any cell, with no cell id.
+            request.status = "terminated"
+            reply = self._publisher.error_reply(request, render.terminated_error(None))
         except Exception as exc:  # a bug in the kernel: report it, keep the kernel alive
             log.exception("execute failed")
             reply = self._publisher.plain_error_reply(request, type(exc).__name__, str(exc))
@@ -318,6 +306,7 @@ class CodeModeKernel(Kernel):
             self._foreground = None
             self._state.request = None
         await self._fill_reply_metadata(request)
+        self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
 
     async def _fill_reply_metadata(self, request: Request) -> None:
@@ -325,13 +314,13 @@ class CodeModeKernel(Kernel):
         tool calls still being cleaned up are awaited first (bounded,
         :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
         calls: list[dict[str, Any]] = []
-        client = self._clients.built()
-        if request.cell_id is not None and client is not None:
+        services = self._services.built()
+        if request.cell_id is not None and services is not None:
             if request.status not in (None, "running"):
                 # The cell ended: every call it made has (or is about to get) its one outcome.
                 await self._tool_calls.settle(request.cell_id)
             try:
-                calls = list(client.dispatcher.calls_for(request.cell_id))
+                calls = list(services.dispatcher.calls_for(request.cell_id))
             except Exception:
                 log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
         self._reply_codemode = {
@@ -345,11 +334,11 @@ class CodeModeKernel(Kernel):
 
     async def _tools_for_completion(self) -> list[Any]:
         try:
-            client = await self._clients.get()
+            services = await self._services.get()
         except Exception:
             log.debug("no tools for completion", exc_info=True)
             return []
-        return list(client.registry.tools)
+        return list(services.registry.tools)
 
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
         """Complete tool names after ``tools.``, globals, magics and live cell ids."""
@@ -368,7 +357,8 @@ class CodeModeKernel(Kernel):
         return is_complete.scan(code)
 
     async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """No history is kept; an empty list is a valid answer (``spec/jupyter-kernels.md`` §1.9)."""
+        """No history is kept; an empty list is a valid ``history_reply`` (Jupyter messaging
+        specification, "History")."""
         return {"status": "ok", "history": []}
 
     # ------------------------------------------------------------------ shutdown
@@ -400,7 +390,7 @@ class CodeModeKernel(Kernel):
             await observer.aclose()
         self._state.observers.clear()
         self._displays.stop()
-        await self._clients.aclose()
+        await self._services.aclose()
 
 
 __all__ = ["CodeModeKernel"]

@@ -1,7 +1,7 @@
 """Draw the kernel's logos (a console prompt ``>_`` on a rounded tile) without image libraries.
 
 The kernelspec ships ``logo-32x32.png``, ``logo-64x64.png`` and ``logo-svg.svg``
-(``spec/jupyter-kernels.md`` §1.15: JupyterLab's launcher prefers the SVG, then 64x64).
+(JupyterLab's launcher prefers the SVG, then the 64x64 PNG; see Jupyter's kernelspec docs).
 The PNGs in ``kernel/resources/`` were produced by :func:`write_logos`; run
 ``python -m codemode.kernel.logo`` to redraw them after changing the design.
 

@@ -1,12 +1,12 @@
 """Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``).
 
-Parsing is :mod:`codemode.kernel.magics`; this module carries them out (``design.md`` §4):
+Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
-- ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (``spec/codex-code-mode.md``
-  §2.3: requests of 10 s or more get 1 s of grace, clamped to ``max_yield_time_ms``); an
+- ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (requests of 10 s or more get
+  1 s of grace, clamped to ``max_yield_time_ms``); an
   interrupt while it waits terminates the waited cell;
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
-  that came first is shown as such, §3.4);
+  that came first is shown as such);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 from codemode.kernel import magics
 from codemode.kernel.cells import CellRecord, cells_table
-from codemode.kernel.client import Client, ClientLayer
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 
 DEFAULT_WAIT_MS = 10_000
@@ -30,7 +30,7 @@ SETTABLE = ("yield_time_ms", "max_output_tokens")
 
 
 def effective_wait_ms(requested: int, max_yield_time_ms: int | None) -> int:
-    """Codex's observation timeout: + 1 s grace from 10 s on, clamped to the session limit (§2.3)."""
+    """Codex's observation timeout: + 1 s grace from 10 s on, clamped to the session limit."""
     effective = requested + 1000 if requested >= 10000 else requested
     return min(effective, max_yield_time_ms) if max_yield_time_ms is not None else effective
 
@@ -38,11 +38,11 @@ def effective_wait_ms(requested: int, max_yield_time_ms: int | None) -> int:
 class MagicHandlers:
     """Carries out parsed magics for execute requests (see the module docstring)."""
 
-    def __init__(self, publisher: Publisher, state: KernelState, delivery: Delivery, clients: ClientLayer) -> None:
+    def __init__(self, publisher: Publisher, state: KernelState, delivery: Delivery, loader: ServicesLoader) -> None:
         self.publisher = publisher
         self.state = state
         self.delivery = delivery
-        self.clients = clients
+        self.loader = loader
 
     async def run(self, code: str, request: Request) -> dict[str, Any]:
         """Run the magic cell ``code`` for ``request``; returns the execute_reply content."""
@@ -51,7 +51,7 @@ class MagicHandlers:
         except magics.MagicError as exc:
             return self.publisher.plain_error_reply(request, "UsageError", str(exc))
         try:
-            client = await self.clients.get()
+            services = await self.loader.get()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -59,15 +59,15 @@ class MagicHandlers:
                 request, "CodeModeError", f"The code-mode session could not be started: {exc}."
             )
         if magic.name == "wait":
-            return await self._wait(client, magic, request)
+            return await self._wait(services, magic, request)
         if magic.name == "terminate":
-            return await self._terminate(client, magic, request)
+            return await self._terminate(services, magic, request)
         if magic.name == "cells":
             self.publisher.stdout(request, cells_table(list(self.state.cells.values())) + "\n")
             return self.publisher.ok_reply()
         if magic.name == "tools":
-            return self._tools(client, magic, request)
-        return self._config(client, magic, request)
+            return self._tools(services, magic, request)
+        return self._config(services, magic, request)
 
     def _live_target(self, magic: magics.Magic) -> CellRecord | None:
         """The record a ``%wait`` / ``%terminate`` acts on, if the kernel still follows it."""
@@ -76,27 +76,29 @@ class MagicHandlers:
             return None
         return record
 
-    async def _missing_cell(self, client: Client, cell_id: str, request: Request) -> dict[str, Any]:
+    async def _missing_cell(self, services: Services, cell_id: str, request: Request) -> dict[str, Any]:
         """Ask the session about an id the kernel has no live record of (gives Codex's texts)."""
         try:
-            outcome = await client.session.wait(cell_id, yield_time_ms=0)
+            outcome = await services.code_mode.wait(cell_id, yield_time_ms=0)
         except Exception as exc:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
         text = outcome.response.error_text or f"exec cell {cell_id} not found"
         return self.publisher.plain_error_reply(request, "CellNotFound", text)
 
-    async def _no_target(self, client: Client, magic: magics.Magic, request: Request, nothing: str) -> dict[str, Any]:
+    async def _no_target(
+        self, services: Services, magic: magics.Magic, request: Request, nothing: str
+    ) -> dict[str, Any]:
         """The answer when :meth:`_live_target` found nothing: ``nothing`` when no id was given."""
         record = self.state.target(magic.cell_id)
         if record is None and magic.cell_id is None:
             return self.publisher.plain_error_reply(request, "CellNotFound", nothing)
-        return await self._missing_cell(client, magic.cell_id or record.cell_id, request)
+        return await self._missing_cell(services, magic.cell_id or record.cell_id, request)
 
-    async def _wait(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    async def _wait(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         record = self._live_target(magic)
         if record is None:
             return await self._no_target(
-                client,
+                services,
                 magic,
                 request,
                 "There is no running cell to wait for; %wait works on cells that yielded "
@@ -110,44 +112,43 @@ class MagicHandlers:
         )
         try:
             items, final = await observer.collect(
-                effective_wait_ms(requested, getattr(client.config.session, "max_yield_time_ms", None))
+                effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
             )
         except asyncio.CancelledError:
-            with client.losses.terminations.terminating(record.cell_id):
+            with services.losses.terminations.terminating(record.cell_id):
                 items, final = await observer.terminate(max_tokens)
-        items = self.delivery.truncate(client, items, max_tokens)
         if final is not None:
-            return self.delivery.deliver_final(request, record, items)
-        self.publisher.emit_items(request, items)
+            return await self.delivery.deliver_final(request, record, items, max_tokens)
+        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         request.status = "running"
         if not request.silent:
             self.delivery.displays.open(record, request.parent)
         return self.publisher.ok_reply()
 
-    async def _terminate(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    async def _terminate(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         record = self._live_target(magic)
         if record is None:
-            return await self._no_target(client, magic, request, "There is no running cell to terminate.")
+            return await self._no_target(services, magic, request, "There is no running cell to terminate.")
         request.cell_id = record.cell_id
         max_tokens = self.state.max_output_tokens
-        with client.losses.terminations.terminating(record.cell_id):
+        with services.losses.terminations.terminating(record.cell_id):
             items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
-        items = self.delivery.truncate(client, items, max_tokens)
         if final.kind != "Terminated":
-            return self.delivery.deliver_final(request, record, items)  # natural completion won
-        self.publisher.emit_items(request, items)
+            return await self.delivery.deliver_final(request, record, items, max_tokens)  # natural completion won
+        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         record.state = "closed"
         request.status = "terminated"
         self.state.observers.pop(record.cell_id, None)
-        self.delivery.displays.update(record)
+        self.delivery.displays.update(record, now=True)
+        self.state.close(record)
         self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.\n")
         return self.publisher.ok_reply()
 
-    def _tools(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    def _tools(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         needle = (magic.filter or "").lower()
         tools = [
             t
-            for t in client.registry.tools
+            for t in services.registry.tools
             if not needle or needle in t.js_name.lower() or needle in (t.description or "").lower()
         ]
         blocks = []
@@ -156,13 +157,13 @@ class MagicHandlers:
             blocks.append(f"{tool.js_name}: {summary[0] if summary else ''}\n  {tool.declaration}")
         if not blocks:
             blocks.append("No tool matches." if needle else "No tools are enabled.")
-        problems = client.problems()
+        problems = services.problems()
         if problems:
             blocks.append("Configuration problems:\n" + "\n".join(f"  {p}" for p in problems))
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
         return self.publisher.ok_reply()
 
-    def _config(self, client: Client, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         for key, value in magic.assignments.items():
             if key not in SETTABLE:
                 return self.publisher.plain_error_reply(
@@ -177,9 +178,9 @@ class MagicHandlers:
                 return self.publisher.plain_error_reply(request, "UsageError", str(exc))
         for key, value in magic.assignments.items():
             setattr(self.state, key, magics.non_negative(key, value))
-        session = client.config.session
+        session = services.config.session
         lines = [
-            f"config file: {client.config.source_path or '(none: built-in defaults)'}",
+            f"config file: {services.config.source_path or '(none: built-in defaults)'}",
             f"yield_time_ms = {self.state.yield_time_ms}",
             f"max_output_tokens = {self.state.max_output_tokens}",
             f"max_yield_time_ms = {session.max_yield_time_ms}",

@@ -1,4 +1,4 @@
-"""Parse the kernel's magics: a cell whose first line starts with ``%`` (``design.md`` §4).
+"""Parse the kernel's magics: a cell whose first line starts with ``%``.
 
 Grammar (exactly one line; further lines are rejected so that code typed below a magic is
 never silently dropped)::
@@ -57,7 +57,7 @@ def is_magic(code: str) -> bool:
 
 
 MAX_SAFE_INTEGER = 2**53 - 1
-"""Largest accepted time or token count, as for the ``// @exec:`` pragma (spec §2.2)."""
+"""Largest accepted time or token count, as for the ``// @exec:`` pragma (JavaScript's ``Number.MAX_SAFE_INTEGER``)."""
 
 
 def non_negative(option: str, value: str) -> int:

@@ -1,9 +1,9 @@
 """Background observation of a yielded cell, so the kernel knows its output and end at once.
 
 Why: a cell that yielded keeps running after its execute_reply. Codex's host sends
-``cell/closed`` only after a cell's final response was *delivered* (``oracle/README.md``,
-``yield_control_only`` transcript), and a session allows one observer per cell at a time
-(``spec/codex-code-mode.md`` §3.3). So the kernel is the cell's only observer: a
+``cell/closed`` only after a cell's final response was *delivered*, and a session allows one
+observer per cell at a time (a second ``wait`` gets ``exec cell <id> already has an active
+observer``). So the kernel is the cell's only observer: a
 :class:`CellObserver` task calls ``session.wait`` in short rounds (:data:`POLL_MS`), keeps the
 content items in the :class:`~codemode.kernel.cells.CellRecord`'s buffer and records the
 final response. ``%wait`` then reads from that buffer (:meth:`CellObserver.collect`) and
@@ -19,13 +19,16 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.host_loss import HostLoss
 
 from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse, WaitOutcome
+
+if TYPE_CHECKING:
+    from codemode.session import CodeModeSession
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +41,7 @@ EARLY_YIELD_SLACK_S = 0.05
 class CellObserver:
     """Owns the observation of one yielded cell (see the module docstring).
 
-    ``session`` is a ``CodeModeSession``; ``on_change(record)`` is called (on the loop)
+    ``code_mode`` is the code-mode session; ``on_change(record)`` is called (on the loop)
     whenever the record's buffer or final response changed. ``max_output_tokens`` is the
     budget passed to each round. ``explain(cell_id, exc)`` tells whether a failed round means
     the runtime host stopped (a :class:`~codemode.kernel.host_loss.HostLoss` kept on the record).
@@ -46,14 +49,14 @@ class CellObserver:
 
     def __init__(
         self,
-        session: Any,
+        code_mode: CodeModeSession,
         record: CellRecord,
         on_change: Callable[[CellRecord], None],
         *,
         max_output_tokens: int | None = None,
         explain: Callable[[str, BaseException], HostLoss | None] | None = None,
     ) -> None:
-        self.session = session
+        self.code_mode = code_mode
         self.record = record
         self.on_change = on_change
         self.max_output_tokens = max_output_tokens
@@ -91,7 +94,7 @@ class CellObserver:
         while record.final is None:
             started = time.monotonic()
             try:
-                outcome: WaitOutcome = await self.session.wait(
+                outcome: WaitOutcome = await self.code_mode.wait(
                     record.cell_id,
                     yield_time_ms=POLL_MS,
                     max_output_tokens=self.max_output_tokens,
@@ -162,7 +165,7 @@ class CellObserver:
     async def terminate(self, max_output_tokens: int | None = None) -> tuple[list[dict[str, Any]], RuntimeResponse]:
         """Terminate the cell (unless it already ended) and return ``(items, final)``.
 
-        A natural completion that happened first wins (``spec/codex-code-mode.md`` §3.4).
+        A natural completion that happened first wins (as Codex's terminate reports it).
         Errors of the session give a ``Result`` with that text, except that a host connection
         failure counts as the termination (the cell is gone with its host).
         """
@@ -170,7 +173,9 @@ class CellObserver:
         if record.final is None:
             self._terminating = True
             try:
-                outcome: WaitOutcome = await self.session.terminate(record.cell_id, max_output_tokens=max_output_tokens)
+                outcome: WaitOutcome = await self.code_mode.terminate(
+                    record.cell_id, max_output_tokens=max_output_tokens
+                )
                 response = outcome.response
             except HostConnectionError:
                 response = RuntimeResponse("Terminated", record.cell_id, [])

@@ -1,17 +1,20 @@
 """IOPub publishing: the execute request being handled and the messages sent for it.
 
 Every message names its request explicitly as parent, so a background cell's output lands
-under the request that started or waited on it (``design.md`` §4). A silent request
-(``silent=True``) publishes nothing (``spec/jupyter-kernels.md``).
+under the request that started or waited on it. A silent request (``silent=True``) publishes
+nothing (Jupyter messaging specification, ``execute_request``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel import render
+from codemode.kernel.streams import Pacer, StreamCoalescer, chunks
 
 
 @dataclass
@@ -34,18 +37,34 @@ class Publisher:
     """Sends IOPub messages through an ipykernel ``Kernel`` and builds execute_reply contents.
 
     ``kernel`` supplies ``session``, ``iopub_socket``, ``_topic(msg_type)`` and
-    ``execution_count`` (read at each call).
+    ``execution_count`` (read at each call). ``stream`` messages are coalesced
+    (:mod:`codemode.kernel.streams`): any other message first sends the stream text held
+    before it, and :meth:`flush` sends the rest (end of a delivery, end of a request).
     """
 
     def __init__(self, kernel: Any) -> None:
         self._kernel = kernel
+        self._streams = StreamCoalescer(self._send_now)
+        self._pacer = Pacer()
 
-    def send(self, msg_type: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
-        """Publish on IOPub with an explicit parent (safe from background tasks)."""
+    def _send_now(self, msg_type: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
         kernel = self._kernel
         if kernel.session is None or kernel.iopub_socket is None:
             return
         kernel.session.send(kernel.iopub_socket, msg_type, content, parent=parent, ident=kernel._topic(msg_type))
+
+    def send(self, msg_type: str, content: dict[str, Any], parent: dict[str, Any]) -> None:
+        """Publish on IOPub with an explicit parent (safe from background tasks); stream text
+        is held briefly and coalesced."""
+        if msg_type == "stream":
+            self._streams.write(parent, str(content.get("name", "stdout")), str(content.get("text", "")))
+            return
+        self._streams.flush()
+        self._send_now(msg_type, content, parent)
+
+    def flush(self) -> None:
+        """Send the stream text held so far."""
+        self._streams.flush()
 
     def emit(self, request: Request, msg_type: str, content: dict[str, Any]) -> None:
         """Publish under ``request`` unless it is silent."""
@@ -56,10 +75,24 @@ class Publisher:
         """A ``stream`` stdout message under ``request``."""
         self.emit(request, "stream", {"name": "stdout", "text": text})
 
-    def emit_items(self, request: Request, items: list[dict[str, Any]]) -> None:
-        """Publish content items (:func:`codemode.kernel.render.item_messages`) in order."""
-        for msg_type, content in render.item_messages(items):
-            self.emit(request, msg_type, content)
+    async def emit_items(self, request: Request, items: list[dict[str, Any]]) -> None:
+        """Publish content items (:func:`codemode.kernel.render.item_messages`) in order: the
+        text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
+        paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`), all sent
+        before this returns. An interrupt (cancellation) while it waits does not cut the
+        delivery short: the cell has ended, so the rest is sent at once."""
+        if request.silent:
+            return
+        self.flush()
+        paced = True
+        for msg_type, content in _coalesced(render.item_messages(items)):
+            delay = self._pacer.delay(msg_type, content) if paced else 0.0
+            if delay > 0:
+                try:
+                    await asyncio.sleep(delay)
+                except asyncio.CancelledError:
+                    paced = False
+            self._send_now(msg_type, content, request.parent)
 
     def error_reply(self, request: Request, parts: render.ErrorParts) -> dict[str, Any]:
         """Publish an ``error`` message and return the matching execute_reply content."""
@@ -78,3 +111,19 @@ class Publisher:
             "payload": [],
             "user_expressions": {},
         }
+
+
+def _coalesced(messages: Iterable[render.Message]) -> Iterator[render.Message]:
+    """``messages`` with each run of consecutive stdout ``stream`` messages joined and split
+    into bounded pieces (:func:`codemode.kernel.streams.chunks`)."""
+    run: list[str] = []
+    for msg_type, content in messages:
+        if msg_type == "stream" and content.get("name") == "stdout":
+            run.append(str(content["text"]))
+            continue
+        if run:
+            yield from (("stream", {"name": "stdout", "text": piece}) for piece in chunks("".join(run)))
+            run = []
+        yield msg_type, content
+    if run:
+        yield from (("stream", {"name": "stdout", "text": piece}) for piece in chunks("".join(run)))

@@ -1,6 +1,6 @@
 """Turn code-mode results into Jupyter IOPub message contents.
 
-Mapping (``design.md`` §4): an ``input_text`` item becomes a ``stream`` stdout message of one
+Mapping: an ``input_text`` item becomes a ``stream`` stdout message of one
 line (text + ``"\\n"``); an ``input_image`` item a ``display_data`` with the image's MIME type
 (from its data URL, base64 payload) plus ``text/plain``; an ``input_audio`` item a
 ``display_data`` with the audio MIME type, an HTML ``<audio>`` player and ``text/plain``.
@@ -26,7 +26,7 @@ TERMINATED_ENAME = "CellTerminated"
 
 THROWN_VALUE_ENAME = "Error"
 """``ename`` used when the script threw something that is not an Error object (a string, a
-number, ...). Codex's helpers throw bare strings (``spec/codex-code-mode.md`` §1.2), so this is
+number, ...). Codex's helpers throw bare strings (``store key must be a string``), so this is
 common; ``Error`` keeps such failures looking like any other JavaScript error."""
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[^;,]*)(?P<params>(;[^;,]*)*),(?P<data>.*)$", re.S)
@@ -52,7 +52,7 @@ def parse_error_text(error_text: str) -> ErrorParts:
     """Split a cell's ``error_text`` into ``ename``, ``evalue`` and ``traceback``.
 
     ``error_text`` is the thrown value's ``stack`` (``Name: message`` then ``    at ...``
-    lines) or ``String(value)`` (``oracle/README.md``, "uncaught error"):
+    lines) or ``String(value)``, as Codex's host reports an uncaught value:
 
     - ``TypeError: x is not a function\\n    at exec_main.mjs:1:1`` -> ``TypeError``,
       ``x is not a function``; a message spanning several lines keeps them all in ``evalue``;
@@ -78,9 +78,13 @@ def parse_error_text(error_text: str) -> ErrorParts:
     return ErrorParts(head.group("name"), "\n".join(message_lines), traceback)
 
 
-def terminated_error(cell_id: str) -> ErrorParts:
-    """The error shown for a terminated cell."""
-    text = f"Cell {cell_id} was terminated; output it produced before that is shown above."
+def terminated_error(cell_id: str | None) -> ErrorParts:
+    """The error shown for a terminated cell; ``cell_id`` None for an execute interrupted
+    before its cell existed (while the code-mode session or its tools were starting)."""
+    if cell_id is None:
+        text = "The cell was terminated before it started (the code-mode session was starting); nothing ran."
+    else:
+        text = f"Cell {cell_id} was terminated; output it produced before that is shown above."
     return ErrorParts(TERMINATED_ENAME, text, [f"{TERMINATED_ENAME}: {text}"])
 
 
@@ -120,7 +124,7 @@ def image_message(item: dict[str, Any]) -> Message:
 
     A data URL gives ``{<its mime>: <base64>, "text/plain": "<image mime, N bytes>"}``; an
     undecodable or non-data URL gives ``text/plain`` only (Codex shows the text
-    ``image content omitted because it could not be processed`` in that case, §1.4).
+    ``image content omitted because it could not be processed`` in that case).
     """
     url = str(item.get("image_url", ""))
     parts = split_data_url(url)

@@ -61,13 +61,12 @@ class ToolCallTracker:
     def _publish_output(self, event: Any) -> None:
         """Show text a tool printed as a ``stream`` message in the calling cell: under the
         running request when it executes or waits on that cell (nothing for a silent one),
-        else under the request that started the cell (where its status display is). A cell
-        the kernel has no record of yet is the one the running request is starting."""
+        else under the request that started the cell (where its status display is)."""
         if not event.text or event.name not in ("stdout", "stderr"):
             return
         request = self.state.request
         record = self.state.cells.get(event.cell_id)
-        if request is not None and (request.cell_id == event.cell_id or (record is None and request.cell_id is None)):
+        if request is not None and request.cell_id == event.cell_id:
             if not request.silent:
                 self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, request.parent)
             return

@@ -1,25 +1,33 @@
 """Helpers for end-to-end tests that run Jupyter servers as subprocesses.
 
-Used by ``test_gateway.py`` (Jupyter Kernel Gateway) and ``test_jupyterlab.py`` (JupyterLab):
-a free loopback port, bounded polling for a condition, and :class:`ServerProcess`, which starts
-a server in its own session (process group), remembers every process it ever saw below it and
-stops them all - SIGTERM first, then SIGKILL for the group and every remembered straggler - so
-a failing test leaves nothing running. The commands follow ``/work/shared/recipes.md`` §7-8.
+Used by ``test_gateway.py`` (Jupyter Kernel Gateway), ``test_jupyterlab.py`` (JupyterLab) and
+``test_server_output.py`` (Jupyter Server): a free loopback port, bounded polling for a
+condition, :class:`ServerProcess`, which starts a server in its own session (process group),
+remembers every process it ever saw below it and stops them all - SIGTERM first, then SIGKILL
+for the group and every remembered straggler - so a failing test leaves nothing running - and
+:func:`ws_execute`, which runs a cell over a kernel's ``channels`` websocket.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import psutil
+import requests
+import websocket
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +182,33 @@ class ServerProcess:
             time.sleep(POLL_S)
 
 
+@contextlib.contextmanager
+def jupyter_app(
+    tmp_path: Path, app: str, *options: str, ready_path: str, token: str
+) -> Iterator[tuple[str, ServerProcess]]:
+    """Run ``python -m jupyter APP --ip=127.0.0.1 --port=<free> OPTIONS...`` in ``tmp_path``
+    (log: ``tmp_path/APP.log``) until it answers ``GET ready_path`` with ``token``; yields
+    ``(base_url, server)`` and stops the server and everything it started afterwards."""
+    port = free_port()
+    server = ServerProcess(
+        [sys.executable, "-m", "jupyter", app, "--ip=127.0.0.1", f"--port={port}", *options],
+        cwd=tmp_path,
+        env=server_env(tmp_path),
+        log_path=tmp_path / f"{app}.log",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+
+        def up() -> bool:
+            server.check_running()
+            return requests.get(f"{base}{ready_path}", headers={"Authorization": f"token {token}"}, timeout=2).ok
+
+        wait_for(up, f"jupyter {app}'s {ready_path}")
+        yield base, server
+    finally:
+        server.stop()
+
+
 def server_env(tmp_path: Path) -> dict[str, str]:
     """The environment for a server under test: this process's (``JUPYTER_PATH`` from
     ``tests/conftest.py`` included) with Jupyter's runtime, config and data folders in
@@ -190,3 +225,68 @@ def server_env(tmp_path: Path) -> dict[str, str]:
         env[name] = str(folder)
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+@dataclass
+class Execution:
+    """What the kernel sent for one execute_request: the reply and the iopub messages."""
+
+    reply: dict[str, Any]
+    iopub: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def stdout(self) -> str:
+        """The concatenated ``stdout`` stream texts."""
+        return "".join(
+            m["content"]["text"] for m in self.iopub if m["msg_type"] == "stream" and m["content"]["name"] == "stdout"
+        )
+
+    def of_type(self, msg_type: str) -> list[dict[str, Any]]:
+        """The iopub messages of ``msg_type``, in arrival order."""
+        return [m for m in self.iopub if m["msg_type"] == msg_type]
+
+
+def ws_execute(ws: websocket.WebSocket, code: str) -> Execution:
+    """Send ``code`` as an execute_request (Jupyter protocol 5.3 over the gateway's websocket)
+    and collect messages until both its execute_reply and its iopub ``idle`` arrived."""
+    msg_id = uuid.uuid4().hex
+    ws.send(
+        json.dumps(
+            {
+                "header": {
+                    "msg_id": msg_id,
+                    "msg_type": "execute_request",
+                    "username": "e2e",
+                    "session": uuid.uuid4().hex,
+                    "date": "",
+                    "version": "5.3",
+                },
+                "parent_header": {},
+                "metadata": {},
+                "content": {
+                    "code": code,
+                    "silent": False,
+                    "store_history": True,
+                    "user_expressions": {},
+                    "allow_stdin": False,
+                    "stop_on_error": True,
+                },
+                "buffers": [],
+                "channel": "shell",
+            }
+        )
+    )
+    reply: dict[str, Any] | None = None
+    iopub: list[dict[str, Any]] = []
+    idle = False
+    while reply is None or not idle:
+        msg = json.loads(ws.recv())
+        if msg.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        if msg["channel"] == "shell" and msg["msg_type"] == "execute_reply":
+            reply = msg
+        elif msg["channel"] == "iopub":
+            iopub.append(msg)
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                idle = True
+    return Execution(reply, iopub)

@@ -5,8 +5,8 @@ The user: a person orchestrating tools from JupyterLab. A real ``jupyter lab`` s
 ``codemode.toml``), and Debian's Chromium, driven by Playwright without ``playwright install``,
 opens the launcher, starts a "Code Mode (JavaScript)" notebook, runs a tool-calling cell, a cell
 that yields (its status display must say it is running) and ``%wait`` (the yielded cell's output
-must appear). Commands, flags and the wait-for-idle-through-``/api/sessions`` step follow
-``/work/shared/recipes.md`` §7. A screenshot is saved as ``jupyterlab.png`` in the test's tmp
+must appear). The kernel's idle state is read from the server's ``/api/sessions`` (see
+:func:`_kernel_idle`). A screenshot is saved as ``jupyterlab.png`` in the test's tmp
 folder (``jupyterlab-running.png`` while the yielded cell runs).
 
 Chromium comes from Debian (``scripts/install-tools.sh`` installs it at test-session start when
@@ -43,7 +43,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-"""Chromium flags verified on this machine (recipes §7)."""
+"""Chromium flags that let Debian's Chromium run headless as root in a container."""
 
 UI_TIMEOUT_MS = 45_000
 """Upper bound for one browser-side wait (page load, an output appearing)."""
@@ -173,7 +173,7 @@ def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_pat
     card.click()
     page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first.wait_for()
     # The kernel-status selector in the page turns "idle" before the kernel answers requests
-    # (recipes §7); the server's view of the session is reliable.
+    # (observed with JupyterLab 4); the server's view of the session is reliable.
     wait_for(lambda: _kernel_idle(base), "the codemode kernel to be idle in /api/sessions", deadline_s=60)
 
     cells = page.locator(".jp-NotebookPanel .jp-Cell")

@@ -1,4 +1,4 @@
-"""No orphans after the kernel process is killed with SIGKILL (issue 5, design.md §2).
+"""No orphans after the kernel process is killed with SIGKILL.
 
 A real kernel (``jupyter_client``, the kernelspec installed by ``tests/conftest.py``) runs in a
 temp folder whose ``codemode.toml`` names ``mcp-server-time`` (PyPI) and

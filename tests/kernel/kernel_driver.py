@@ -26,17 +26,28 @@ class Kernel:
     cwd: Path
 
 
-def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None) -> Kernel:
+def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_without_safe_path: bool = False) -> Kernel:
     """Start a codemode kernel in ``cwd`` (environment plus ``extra_env``) and wait until it
-    answers kernel_info."""
+    answers kernel_info. ``argv_without_safe_path`` drops Python's ``-P`` from the kernelspec's
+    command (as an older kernelspec or a kernel started by hand would run)."""
     env = {k: v for k, v in os.environ.items() if k != "CODEMODE_CONFIG"}
     env.update(extra_env or {})
     km = KernelManager(kernel_name=KERNEL_NAME)
+    if argv_without_safe_path:
+        km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a != "-P"]
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
     kc.start_channels()
     kc.wait_for_ready(timeout=TIMEOUT_S)
     return Kernel(km, kc, cwd)
+
+
+def start_kernel_with_tools(folder: Path, module: str, source: str) -> Kernel:
+    """Start a kernel in ``folder`` with the Python tool module ``module`` (its ``source``
+    written beside a ``codemode.toml`` that names it)."""
+    (folder / f"{module}.py").write_text(source)
+    (folder / "codemode.toml").write_text(f'[python_tools]\nmodules = ["{module}"]\n')
+    return start_kernel(folder)
 
 
 def stop_kernel(kernel: Kernel) -> None:
@@ -95,6 +106,19 @@ def wait_for_iopub(
                 return seen
 
 
+def display_update(kc: Any, parent_id: str, needle: str, timeout: float = TIMEOUT_S) -> list[dict[str, Any]]:
+    """The ``update_display_data`` contents under request ``parent_id`` read until one whose
+    ``text/plain`` contains ``needle`` (last). Raises ``queue.Empty`` after ``timeout`` s
+    without a message."""
+    seen = wait_for_iopub(
+        kc,
+        parent_id,
+        lambda m: m["msg_type"] == "update_display_data" and needle in m["content"]["data"]["text/plain"],
+        timeout,
+    )
+    return [m["content"] for m in seen if m["msg_type"] == "update_display_data"]
+
+
 def collect(
     kc: Any,
     msg_id: str,
@@ -127,3 +151,86 @@ def execute(
 ) -> Execution:
     """Run one cell and return its reply and output messages (see :func:`collect` for ``others``)."""
     return collect(kc, send_execute(kc, code, **kwargs), timeout, others)
+
+
+class SlowSubscriber:
+    """A second IOPub subscriber that reads slowly: a raw ZeroMQ SUB socket with a receive
+    high-water mark of one message and a small socket buffer, sleeping ``delay_s`` after each
+    message (a busy frontend). :meth:`messages_until_idle` returns what it received for one
+    request, in order."""
+
+    def __init__(self, kernel: Kernel, delay_s: float) -> None:
+        import zmq
+        from jupyter_client.session import Session
+
+        info = kernel.km.get_connection_info()
+        self._session = Session(key=info["key"], signature_scheme=info["signature_scheme"])
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.SUB)
+        self._socket.setsockopt(zmq.RCVHWM, 1)
+        self._socket.setsockopt(zmq.RCVBUF, 4096)
+        self._socket.setsockopt(zmq.SUBSCRIBE, b"")
+        self._socket.connect(f"{info['transport']}://{info['ip']}:{info['iopub_port']}")
+        self._delay_s = delay_s
+
+    def wait_subscribed(self, kc: Any) -> None:
+        """Return once this subscriber receives IOPub messages (a kernel_info round trip's
+        status messages reach it only after its subscription is in place)."""
+        import zmq
+
+        while True:
+            kc.kernel_info()
+            kc.get_shell_msg(timeout=TIMEOUT_S)
+            if self._socket.poll(1000, zmq.POLLIN):
+                while self._socket.poll(200, zmq.POLLIN):
+                    self._socket.recv_multipart()
+                return
+
+    def start(self, msg_id: str) -> None:
+        """Read the messages of ``msg_id`` in a background thread (see :meth:`result`)."""
+        import threading
+
+        self._result: list[dict[str, Any]] | BaseException = []
+
+        def run() -> None:
+            try:
+                self._result = self.messages_until_idle(msg_id)
+            except BaseException as exc:  # handed to result()
+                self._result = exc
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self, timeout: float = 300) -> list[dict[str, Any]]:
+        """What the thread of :meth:`start` received (raises what it raised)."""
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the slow subscriber is still reading"
+        if isinstance(self._result, BaseException):
+            raise self._result
+        return self._result
+
+    def messages_until_idle(self, msg_id: str, timeout: float = 300) -> list[dict[str, Any]]:
+        """The IOPub output messages of request ``msg_id`` (no status or execute_input) up
+        to its idle status."""
+        import time
+
+        seen: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self._socket.poll(int(TIMEOUT_S * 1000)):
+                break
+            frames = self._socket.recv_multipart()
+            time.sleep(self._delay_s)
+            _, rest = self._session.feed_identities(frames)
+            msg = self._session.deserialize(rest)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                return seen
+            if msg["msg_type"] not in ("status", "execute_input"):
+                seen.append(msg)
+        raise AssertionError(f"no idle status for {msg_id} within {timeout} s; got {len(seen)} messages")
+
+    def close(self) -> None:
+        self._socket.close(linger=0)
+        self._context.term()

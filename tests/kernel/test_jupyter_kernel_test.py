@@ -1,4 +1,4 @@
-"""Conformance checks from ``jupyter_kernel_test`` (``spec/jupyter-kernels.md`` §4.1).
+"""Conformance checks from ``jupyter_kernel_test`` (the Jupyter project's kernel conformance tests).
 
 Not covered, by design: stderr (cells have no ``console``), execute_result (the value of the
 last expression is not output, as in Codex), history (none is kept), pager payloads.

@@ -2,38 +2,43 @@
 
 from __future__ import annotations
 
+import re
 import time
 
-from kernel_driver import execute, start_kernel, stop_kernel
-
-
-def _updates_until(kc, parent_id: str, needle: str, timeout: float = 20) -> list[dict]:
-    """IOPub update_display_data messages of ``parent_id`` until one contains ``needle``."""
-    seen = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        msg = kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != parent_id or msg["msg_type"] != "update_display_data":
-            continue
-        seen.append(msg["content"])
-        if needle in msg["content"]["data"]["text/plain"]:
-            return seen
-    raise AssertionError(f"no update with {needle!r}; saw {seen!r}")
+from kernel_driver import display_update, execute, start_kernel, stop_kernel
 
 
 def test_status_display_follows_a_background_cell(kernel):
+    # Ordered by events: the cell yields with yield_control() and goes on once the test opens a
+    # gate, so the notification always comes after the reply, into the status display.
+    gate = kernel.cwd / "gate-status-display"
     run = execute(
         kernel.kc,
-        '// @exec: {"yield_time_ms": 100}\n'
-        'await tools.sleep({ms: 400}); notify("halfway"); await tools.sleep({ms: 400}); text("end")',
+        '// @exec: {"yield_time_ms": 60000}\nyield_control();\n'
+        f'await tools.exec_command({{cmd: "while [ ! -e {gate} ]; do sleep 0.02; done"}});\n'
+        'notify("halfway"); await tools.sleep({ms: 300}); text("end")',
     )
     assert run.codemode["status"] == "running"
+    cell_id = run.codemode["cell_id"]
     display_id = run.of_type("display_data")[0]["transient"]["display_id"]
     parent_id = run.reply["parent_header"]["msg_id"]
-    _updates_until(kernel.kc, parent_id, "notify: halfway")
-    updates = _updates_until(kernel.kc, parent_id, "finished (completed)")
+    gate.write_text("open")
+    updates = display_update(kernel.kc, parent_id, "notify: halfway")
+    running = updates[-1]["data"]["text/plain"]
+    assert re.fullmatch(
+        rf"Cell {cell_id} is running \(\d+\.\d s\)\.\n(Tool calls in flight: sleep \(tool-\d+\)\.\n)?"
+        rf"Run %wait {cell_id} to see its output, or interrupt the kernel / run %terminate {cell_id} to stop it\.\n"
+        r"notify: halfway",
+        running,
+    ), running
+    updates += display_update(kernel.kc, parent_id, "finished (completed)")
     assert all(u["transient"]["display_id"] == display_id for u in updates)
-    assert "%wait" in updates[-1]["data"]["text/plain"]
+    finished = updates[-1]["data"]["text/plain"]
+    assert re.fullmatch(
+        rf"Cell {cell_id} finished \(completed\) after \d+\.\d s - run %wait {cell_id} to see its output\.\n"
+        r"notify: halfway",
+        finished,
+    ), finished
     waited = execute(kernel.kc, "%wait")
     assert waited.stdout == "end\n"
     assert waited.codemode["status"] == "completed"
@@ -65,8 +70,10 @@ def test_config_problems_are_shown_once(codemode_kernelspec, tmp_path):
     try:
         first = execute(kernel.kc, 'text("one")')
         problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
-        assert "yield_time_ms" in problems
-        assert problems.count("yield_time_ms") == 1  # shown once, not once per source
+        assert problems == (
+            f"codemode configuration problem: {tmp_path / 'codemode.toml'}: session.yield_time_ms: "
+            "must be a non-negative integer, not a string ('soon'); the default is used.\n"
+        )  # shown once, not once per source
         assert first.stdout == "one\n"
         second = execute(kernel.kc, 'text("two")')
         assert [c for c in second.of_type("stream") if c["name"] == "stderr"] == []
@@ -110,3 +117,21 @@ def test_config_magic_changes_the_default_yield(kernel):
     too_big = execute(kernel.kc, "%config yield_time_ms=99999999999999999999")
     assert too_big.content["ename"] == "UsageError"
     assert "yield_time_ms = 10000" in execute(kernel.kc, "%config").stdout  # left as it was
+
+
+def test_status_display_updates_are_rate_bounded(kernel):
+    # 300 tool calls after the yield: 600 start/finish events, each a change of the display.
+    calls = 300
+    run = execute(
+        kernel.kc,
+        f'// @exec: {{"yield_time_ms": 60000}}\nyield_control();\nfor (let i = 0; i < {calls}; i++) await tools.echo({{i}});',
+    )
+    started = time.monotonic()
+    updates = display_update(kernel.kc, run.reply["parent_header"]["msg_id"], "finished (completed)")
+    elapsed_s = time.monotonic() - started
+    # At most one refresh per MIN_UPDATE_INTERVAL_S (0.25 s) and the cell's end; the running
+    # time's tick (1 s) falls within those.
+    assert len(updates) <= elapsed_s / 0.25 + 2, (len(updates), elapsed_s)
+    waited = execute(kernel.kc, "%wait")
+    assert waited.codemode["status"] == "completed"
+    assert len(waited.codemode["tool_calls"]) == calls

@@ -1,11 +1,12 @@
-"""A real codemode kernel driven with jupyter_client (issue 2, "Done when")."""
+"""A real codemode kernel driven with jupyter_client."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import psutil
-from kernel_driver import collect, execute, send_execute, wait_for_iopub
+from kernel_driver import collect, display_update, execute, send_execute, wait_for_iopub
 
 
 def test_kernel_info_is_javascript_without_subshells(kernel):
@@ -24,13 +25,25 @@ def test_text_is_one_stdout_line_and_reply_ok(kernel):
     assert run.content["status"] == "ok"
     assert run.stdout == "hi\n"
     assert run.codemode["status"] == "completed"
-    assert run.codemode["cell_id"]
+    following = execute(kernel.kc, 'text("again")')
+    assert int(following.codemode["cell_id"]) == int(run.codemode["cell_id"]) + 1
+
+
+def test_wall_time_is_the_time_the_request_took(kernel):
+    before = time.monotonic()
+    run = execute(kernel.kc, "await tools.sleep({ms: 300})")
+    elapsed_ms = (time.monotonic() - before) * 1000
+    assert run.codemode["status"] == "completed"
     assert isinstance(run.codemode["wall_time_ms"], int)
+    assert 300 <= run.codemode["wall_time_ms"] <= elapsed_ms
+    quick_before = time.monotonic()
+    quick = execute(kernel.kc, "%cells")
+    assert 0 <= quick.codemode["wall_time_ms"] <= (time.monotonic() - quick_before) * 1000
 
 
-def test_each_text_item_is_its_own_line(kernel):
+def test_text_items_are_lines_coalesced_into_one_stream_message(kernel):
     run = execute(kernel.kc, 'text("a"); text({b: 1}); text(2)')
-    assert [c["text"] for c in run.of_type("stream")] == ["a\n", '{"b":1}\n', "2\n"]
+    assert run.of_type("stream") == [{"name": "stdout", "text": 'a\n{"b":1}\n2\n'}]
 
 
 def test_thrown_error_is_one_error_output_and_next_cell_works(kernel):
@@ -67,8 +80,7 @@ def test_image_becomes_display_data(kernel):
     run = execute(kernel.kc, f'image("data:image/png;base64,{png}")')
     assert run.content["status"] == "ok"
     (display,) = run.of_type("display_data")
-    assert display["data"]["image/png"] == png
-    assert "text/plain" in display["data"]
+    assert display["data"] == {"image/png": png, "text/plain": "<image image/png, 70 bytes>"}
 
 
 def test_store_persists_across_cells(kernel):
@@ -89,9 +101,15 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
     assert run.codemode["status"] == "running"  # the reply came while the sleep still ran
     cell_id = run.codemode["cell_id"]
     (status,) = run.of_type("display_data")
-    assert status["transient"]["display_id"]
-    assert f"%wait {cell_id}" in status["data"]["text/plain"]
-    assert "text/html" in status["data"]
+    assert re.fullmatch(f"codemode-{cell_id}-[0-9a-f]{{12}}", status["transient"]["display_id"])
+    plain = status["data"]["text/plain"]
+    assert re.fullmatch(
+        rf"Cell {cell_id} is running \(\d+\.\d s\)\.\n"
+        rf"Tool calls in flight: sleep \(tool-\d+\)\.\n"
+        rf"Run %wait {cell_id} to see its output, or interrupt the kernel / run %terminate {cell_id} to stop it\.",
+        plain,
+    ), plain
+    assert status["data"]["text/html"].startswith(f'<div class="codemode-status"><b>Cell {cell_id} is running (')
 
     waited = execute(kernel.kc, "%wait")
     assert waited.content["status"] == "ok"
@@ -103,14 +121,20 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
 
 
 def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
+    # Ordered by events: the cell yields with yield_control(), prints "b" once the test opens
+    # a gate, and says so with a notification; only then does the test wait (and time out).
+    gate = kernel.cwd / "gate-wait-times-out"
     run = execute(
         kernel.kc,
-        '// @exec: {"yield_time_ms": 100}\ntext("a"); await tools.sleep({ms: 300}); '
-        'text("b"); await tools.sleep({ms: 5000}); text("c")',
+        '// @exec: {"yield_time_ms": 60000}\ntext("a"); yield_control(); '
+        f'await tools.exec_command({{cmd: "while [ ! -e {gate} ]; do sleep 0.02; done"}}); '
+        'text("b"); notify("b printed"); await tools.sleep({ms: 60000}); text("c")',
     )
     assert run.stdout == "a\n"
     cell_id = run.codemode["cell_id"]
-    first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 1500")
+    gate.write_text("open")
+    display_update(kernel.kc, run.reply["parent_header"]["msg_id"], "notify: b printed")
+    first = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 200")
     assert first.codemode["status"] == "running"
     assert first.stdout == "b\n"
     cells = execute(kernel.kc, "%cells")
@@ -140,7 +164,7 @@ def test_interrupt_terminates_the_cell_and_kernel_survives(kernel):
     assert run.stdout == "started\n"
     assert run.codemode["status"] == "terminated"
     (sleep,) = [c for c in run.codemode["tool_calls"] if c["tool"] == "sleep"]
-    assert sleep["outcome"] == "aborted"  # the dispatcher cancelled the sleep (spec §5)
+    assert sleep["outcome"] == "aborted"  # the dispatcher cancelled the sleep
     assert sleep["handler_ms"] < 60000
     assert kernel.km.is_alive()
     assert execute(kernel.kc, 'text(load("before"))').stdout == "kept\n"
@@ -189,13 +213,18 @@ def test_interrupt_during_wait_terminates_the_waited_cell(kernel):
 def test_magics_errors_and_listings(kernel):
     unknown = execute(kernel.kc, "%frobnicate")
     assert unknown.content["status"] == "error"
-    assert "Unknown magic %frobnicate" in unknown.content["evalue"]
+    assert unknown.content["ename"] == "UsageError"
+    assert (
+        unknown.content["evalue"]
+        == "Unknown magic %frobnicate; the magics are: %wait, %terminate, %cells, %tools, %config."
+    )
     tools = execute(kernel.kc, "%tools sleep")
     assert "sleep" in tools.stdout and "declare const tools" in tools.stdout
     config = execute(kernel.kc, "%config")
     assert "yield_time_ms = " in config.stdout
     nothing = execute(kernel.kc, "%terminate 99999")
-    assert nothing.content["status"] == "error"
+    assert (nothing.content["status"], nothing.content["ename"]) == ("error", "CellNotFound")
+    assert nothing.content["evalue"] == "exec cell 99999 not found"
 
 
 def test_completion_inspect_and_is_complete(kernel):
@@ -219,6 +248,27 @@ def test_interrupt_sent_right_after_the_execute_reaches_it(kernel):
         kernel.km.interrupt_kernel()
         run = collect(kernel.kc, msg_id, timeout=30)
         assert run.content["status"] == "error"
-        assert run.content["ename"] in ("CellTerminated", "KeyboardInterrupt")
+        assert run.content["ename"] == "CellTerminated"
         assert "done" not in run.stdout
     assert execute(kernel.kc, 'text("alive")').stdout == "alive\n"
+
+
+def _notes(run) -> list[str]:
+    return [
+        d["data"]["text/plain"] for d in run.of_type("display_data") if d["metadata"].get("codemode", {}).get("notify")
+    ]
+
+
+def test_a_cell_whose_only_output_is_notify_always_shows_it(kernel):
+    # The notification can reach the kernel before execute returns the new cell's id.
+    for i in range(30):
+        run = execute(kernel.kc, f'notify("only {i}")')
+        assert run.content["status"] == "ok"
+        assert _notes(run) == [f"only {i}"], i
+
+
+def test_several_notifications_of_a_short_cell_all_show_in_order(kernel):
+    for i in range(10):
+        run = execute(kernel.kc, f'notify("a{i}"); notify("b{i}"); text("t{i}")')
+        assert _notes(run) == [f"a{i}", f"b{i}"], i
+        assert run.stdout == f"t{i}\n"

@@ -76,9 +76,9 @@ def test_jupyter_console_runs_a_cell(codemode_kernelspec, tmp_path):
         wait_for("exit")
         subprocess.run(["tmux", "send-keys", "-t", session, "y", "Enter"], check=True)
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode:
-                break
+        while subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode == 0:
+            # The console ran as the session's only command: the session ends when it exits.
+            assert time.monotonic() < deadline, f"jupyter console did not exit; the pane shows:\n{pane()}"
             time.sleep(0.2)
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

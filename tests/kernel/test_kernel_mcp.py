@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 from dependencies import require
-from kernel_driver import execute, start_kernel, stop_kernel
+from kernel_driver import display_update, execute, start_kernel, stop_kernel
 
 EVERYTHING = (
     Path(__file__).resolve().parents[2]
@@ -43,16 +44,19 @@ def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_
         assert run.content["status"] == "ok", run.content
         assert run.codemode["status"] == "running"
         parent_id = run.reply["parent_header"]["msg_id"]
-        html_seen = []
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            msg = kernel.kc.get_iopub_msg(timeout=30)
-            if msg["parent_header"].get("msg_id") != parent_id or msg["msg_type"] != "update_display_data":
-                continue
-            html_seen.append(msg["content"]["data"]["text/html"])
-            if "<progress" in html_seen[-1]:
-                break
-        assert any("<progress" in h for h in html_seen), html_seen
+        cell_id = run.codemode["cell_id"]
+        update = display_update(kernel.kc, parent_id, "Tool calls in flight: mcp__")[-1]["data"]
+        while "/4" not in update["text/plain"]:  # progress reports follow the call's start
+            update = display_update(kernel.kc, parent_id, "Tool calls in flight: mcp__")[-1]["data"]
+        match = re.fullmatch(
+            rf"Cell {cell_id} is running \(\d+\.\d s\)\.\n"
+            r"Tool calls in flight: mcp__everything__trigger_long_running_operation \((tool-\d+)\): ([1-4])/4\.\n"
+            rf"Run %wait {cell_id} to see its output, or interrupt the kernel / run %terminate {cell_id} to stop it\.",
+            update["text/plain"],
+        )
+        assert match, update["text/plain"]
+        call_id, step = match.groups()
+        assert f'<progress value="{step}" max="4"></progress>' in update["text/html"]
         servers = [
             p
             for p in psutil.Process(kernel.km.provisioner.pid).children(recursive=True)
@@ -61,6 +65,7 @@ def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_
         assert servers
         waited = execute(kernel.kc, "%wait --yield-time-ms 20000", timeout=60)
         assert waited.stdout == "long done\n"
+        assert [c["runtime_tool_call_id"] for c in waited.codemode["tool_calls"]] == [call_id]
     finally:
         stop_kernel(kernel)
     deadline = time.monotonic() + 10

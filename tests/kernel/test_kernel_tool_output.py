@@ -4,7 +4,7 @@ running request for a foreground cell, under the cell's original request once it
 from __future__ import annotations
 
 import pytest
-from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel, wait_for_iopub
+from kernel_driver import collect, execute, send_execute, start_kernel_with_tools, stop_kernel, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,10 +36,7 @@ def gated(word: str, gate: str) -> str:
 
 @pytest.fixture(scope="module")
 def tool_kernel(codemode_kernelspec, tmp_path_factory):
-    cwd = tmp_path_factory.mktemp("tool-output")
-    (cwd / "cm_kernel_print_tools.py").write_text(TOOLS)
-    (cwd / "codemode.toml").write_text('[python_tools]\nmodules = ["cm_kernel_print_tools"]\n')
-    kernel = start_kernel(cwd)
+    kernel = start_kernel_with_tools(tmp_path_factory.mktemp("tool-output"), "cm_kernel_print_tools", TOOLS)
     yield kernel
     stop_kernel(kernel)
 

@@ -1,0 +1,47 @@
+"""The kernel application: ipykernel's ``IPKernelApp`` with a lossless IOPub socket.
+
+ipykernel publishes IOPub on a ZeroMQ XPUB socket with the default send high-water mark of
+1000 messages per subscriber. When a subscriber reads more slowly than the kernel publishes,
+libzmq silently drops what does not fit (the client sees gaps, the reply still says ``ok``).
+:class:`CodeModeKernelApp` sets, before the socket is bound, a high-water mark of
+:data:`IOPUB_HIGH_WATER_MARK` messages (a slow subscriber's backlog waits in the kernel's
+memory) and ``ZMQ_XPUB_NODROP``: past that mark a send waits for the subscriber instead of
+dropping. The kernel keeps the number of messages small by coalescing stream output
+(:mod:`codemode.kernel.streams`). The cost, accepted: a subscriber that stays connected but
+has stopped reading for that many messages holds the kernel's output (and with it the kernel,
+whose sends then wait) until it reads again or disconnects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import zmq
+from ipykernel.kernelapp import IPKernelApp
+
+IOPUB_HIGH_WATER_MARK = 100_000
+"""Messages queued for one IOPub subscriber before sends wait for it (ZeroMQ's default: 1000)."""
+
+
+class CodeModeKernelApp(IPKernelApp):
+    """``IPKernelApp`` whose IOPub socket never drops messages (see the module docstring)."""
+
+    def init_iopub(self, context: zmq.Context[Any]) -> None:
+        """Create and bind the IOPub socket as ipykernel does, with its high-water mark and
+        ``XPUB_NODROP`` set first (these options apply to connections made after they are set;
+        ``Context.sockopts`` are applied to the sockets the context creates)."""
+        options: dict[int, int] = {zmq.SNDHWM: IOPUB_HIGH_WATER_MARK, zmq.XPUB_NODROP: 1}
+        for option, value in options.items():
+            context.sockopts[option] = value
+        try:
+            super().init_iopub(context)
+        finally:
+            for option in options:
+                context.sockopts.pop(option, None)
+
+
+def launch(argv: list[str] | None = None) -> None:
+    """Run the kernel (``argv`` as for ``IPKernelApp``; default ``sys.argv[1:]``)."""
+    from codemode.kernel.kernel import CodeModeKernel
+
+    CodeModeKernelApp.launch_instance(argv=argv, kernel_class=CodeModeKernel)

@@ -1,0 +1,71 @@
+"""The output budget (``max_output_tokens``) of one delivery, error included.
+
+Codex bounds what one observation of a cell returns to ``max_output_tokens`` (one token = 4
+UTF-8 bytes; ``codemode.output``). A failed cell's error counts too: Codex appends the error
+as a last content item ``Script error:\\n<error_text>`` and truncates it together with the
+output (Codex core's ``handle_runtime_response`` and ``truncate_code_mode_result``; its host
+does the same when it truncates itself). The kernel shows the error as a Jupyter ``error`` output rather than as text, and bounds it the
+same way:
+
+- output plus ``Script error:\\n<error_text>`` within the budget: everything is shown whole;
+- otherwise the error keeps what the output leaves of the budget, and at least half of it
+  (the part Codex's middle truncation keeps from the end, where the error is), never more
+  than it needs; the output gets the rest. The output is truncated with Codex's rules
+  (``codemode.output.truncate_content_items``: ``Warning: truncated output ...`` header and
+  ``…N tokens truncated…`` marker), the error's text and message with its middle marker
+  (``codemode.output.truncate_middle``). The error's name is kept whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from codemode.kernel.render import ErrorParts, parse_error_text
+
+from codemode import output
+
+SCRIPT_ERROR_PREFIX = "Script error:\n"
+"""How Codex's host labels the error it appends to a failed cell's content items."""
+
+
+@dataclass
+class Bounded:
+    """One delivery within its budget: the content ``items`` to show and the ``error`` (None
+    when the cell did not fail)."""
+
+    items: list[dict[str, Any]]
+    error: ErrorParts | None
+
+
+def _text_tokens(items: list[dict[str, Any]]) -> int:
+    return sum(output.approx_token_count(str(i.get("text", ""))) for i in items if i.get("type") == "input_text")
+
+
+def bound_error(error_text: str, max_tokens: int) -> ErrorParts:
+    """The error output of ``error_text`` within ``max_tokens``: name whole, message and
+    traceback middle-truncated (unchanged when ``error_text`` fits)."""
+    parts = parse_error_text(error_text)
+    if output.approx_token_count(error_text) <= max_tokens:
+        return parts
+    traceback = output.truncate_middle(error_text, max_tokens).splitlines()
+    return ErrorParts(parts.ename, output.truncate_middle(parts.evalue, max_tokens), traceback)
+
+
+def bound_delivery(items: list[dict[str, Any]], error_text: str | None, max_tokens: int | None) -> Bounded:
+    """``items`` and the error ``error_text`` (None: no error) within ``max_tokens`` (None: no
+    budget) as the module docstring says."""
+    if max_tokens is None:
+        return Bounded(list(items), parse_error_text(error_text) if error_text is not None else None)
+    if error_text is None:
+        return Bounded(output.truncate_content_items(items, max_tokens), None)
+    together = [*items, {"type": "input_text", "text": SCRIPT_ERROR_PREFIX + error_text}]
+    if output.truncate_content_items(together, max_tokens) == together:
+        return Bounded(list(items), parse_error_text(error_text))
+    budget = max(0, max_tokens)
+    needed = output.approx_token_count(error_text)
+    error_budget = min(needed, max(budget - _text_tokens(items), budget - budget // 2))
+    return Bounded(
+        output.truncate_content_items(items, budget - error_budget),
+        bound_error(error_text, error_budget),
+    )

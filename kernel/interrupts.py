@@ -1,0 +1,161 @@
+"""Which execute request an interrupt that found no running cell is meant for, without clocks.
+
+A client may interrupt right after sending an execute request (``jupyter_client``'s
+``interrupt_kernel`` after ``execute``): the SIGINT can arrive before ipykernel has started
+the request's handler. That request was already on its way, and the interrupt is meant for
+it. A request sent after the interrupt is not, whatever the clocks of client and kernel say.
+
+How shell requests reach the kernel (ipykernel 7): the shell channel thread reads the shell
+socket (a ``ZMQStream`` on its own loop) and forwards each message to the main thread, which
+handles them one at a time. :class:`QueuedInterrupts` numbers every message as the shell
+channel thread receives it (:meth:`stamp`). When a SIGINT finds no running cell, the main
+thread asks the shell channel thread to read everything already waiting in the shell socket
+(``ZMQStream.flush``), once at once and once more :data:`IN_FLIGHT_S` later for a message that
+was sent before the interrupt but was still in transit; the highest number then received
+becomes the interrupt's *mark* (:meth:`mark_queued`). The first execute request handled afterwards whose number is at or
+below the mark (it had reached this process when the interrupt came) is interrupted
+(:meth:`consume`); every request received later runs normally. Until the mark is known, the
+kernel holds new shell requests back (:meth:`settled`), so a request sent after the
+interrupt's effect was observed (any reply after it) is never taken for a queued one; only a
+request sent within that short grace without waiting for anything is indistinguishable from
+one sent just before the interrupt, and is treated as such. No clock of the client is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import zmq
+
+log = logging.getLogger(__name__)
+
+MAX_REMEMBERED_ARRIVALS = 1024
+"""How many received shell messages keep their arrival number (oldest forgotten)."""
+IN_FLIGHT_S = 0.1
+"""After reading what waits in the shell socket, how long the kernel's own clock gives a
+message sent before the interrupt but still in transit (client socket, TCP, ZeroMQ's I/O
+thread) to arrive, before the mark is taken."""
+SETTLE_TIMEOUT_S = 5.0
+"""Longest a shell request waits for an interrupt's mark (the shell channel thread is stuck)."""
+
+
+class QueuedInterrupts:
+    """Arrival numbers of shell messages and the marks of interrupts (module docstring).
+
+    ``kernel`` is the ipykernel ``Kernel`` (``session``, ``shell_stream``,
+    ``shell_channel_thread``). :meth:`stamp` runs on the shell channel thread; everything else
+    on the kernel's main loop, :meth:`signalled` inside the SIGINT handler.
+    """
+
+    def __init__(self, kernel: Any) -> None:
+        self._kernel = kernel
+        self._lock = threading.Lock()
+        self._arrivals: OrderedDict[str, int] = OrderedDict()
+        self._received = 0
+        self._signalled = 0
+        self._answered = 0
+        self._mark = 0
+        self._armed = False
+        self._settled = asyncio.Event()
+        self._settled.set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The kernel's main loop (where marks are delivered)."""
+        self._loop = loop
+
+    # -- shell channel thread --------------------------------------------------------
+    def stamp(self, frames: list[Any]) -> None:
+        """Number the shell message ``frames`` (as read from the shell socket). A message whose
+        header cannot be read is left unnumbered (ipykernel rejects it anyway)."""
+        session = self._kernel.session
+        try:
+            _, rest = session.feed_identities(frames, copy=False)
+            msg_id = session.deserialize(rest, content=False, copy=False)["header"]["msg_id"]
+        except Exception:
+            return
+        with self._lock:
+            self._received += 1
+            self._arrivals[str(msg_id)] = self._received
+            while len(self._arrivals) > MAX_REMEMBERED_ARRIVALS:
+                self._arrivals.popitem(last=False)
+
+    def _read_waiting(self) -> None:
+        """Read (and so number) every message waiting in the shell socket."""
+        stream = self._kernel.shell_stream
+        try:
+            if stream is not None and not stream.closed():
+                stream.flush(zmq.POLLIN)
+        except Exception:
+            log.debug("reading the queued shell messages failed", exc_info=True)
+
+    def _start_mark(self, ticket: int) -> None:
+        self._read_waiting()
+        self._kernel.shell_channel_thread.io_loop.call_later(IN_FLIGHT_S, self._mark_in_shell_thread, ticket)
+
+    def _mark_in_shell_thread(self, ticket: int) -> None:
+        self._read_waiting()
+        with self._lock:
+            mark = self._received
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.answer, ticket, mark)
+
+    # -- main thread -----------------------------------------------------------------
+    def signalled(self) -> int:
+        """A SIGINT arrived (called in the handler): returns its ticket. Shell requests wait
+        (:meth:`settled`) until every ticket is answered with :meth:`answer`."""
+        self._signalled += 1
+        self._settled.clear()
+        return self._signalled
+
+    def mark_queued(self, ticket: int) -> None:
+        """The interrupt ``ticket`` found no running cell: find what was queued then (on the
+        shell channel thread) and arm the mark. Without a shell channel thread nothing counts
+        as queued."""
+        thread = getattr(self._kernel, "shell_channel_thread", None)
+        if thread is None:
+            with self._lock:
+                mark = self._received
+            self.answer(ticket, mark)
+            return
+        thread.io_loop.add_callback(self._start_mark, ticket)
+
+    def answer(self, ticket: int, mark: int | None) -> None:
+        """Ticket ``ticket`` is resolved: ``mark`` is the highest arrival number it reaches, or
+        None when a running cell took the interrupt."""
+        if mark is not None:
+            self._mark = max(self._mark, mark)
+            self._armed = True
+        self._answered = max(self._answered, ticket)
+        if self._answered >= self._signalled:
+            self._settled.set()
+
+    async def settled(self) -> None:
+        """Return once every interrupt so far has its mark (bounded by :data:`SETTLE_TIMEOUT_S`)."""
+        if self._settled.is_set():
+            return
+        try:
+            await asyncio.wait_for(self._settled.wait(), SETTLE_TIMEOUT_S)
+        except TimeoutError:
+            log.warning("an interrupt's queued requests were not known within %.0f s", SETTLE_TIMEOUT_S)
+            self._answered = self._signalled
+            self._settled.set()
+
+    def arrival(self, msg_id: str) -> int | None:
+        """The arrival number of the shell message ``msg_id`` (None if unknown); forgotten
+        once asked for (each request asks once, when it starts)."""
+        with self._lock:
+            return self._arrivals.pop(msg_id, None)
+
+    def consume(self, arrival: int | None) -> bool:
+        """True (once per armed mark) when a request that arrived as number ``arrival`` was
+        queued when an interrupt found no running cell: that interrupt is meant for it."""
+        if self._armed and arrival is not None and arrival <= self._mark:
+            self._armed = False
+            return True
+        return False

@@ -1,0 +1,173 @@
+"""The kernel's code-mode services (config, tool registry, dispatcher, code-mode session),
+built lazily.
+
+``kernel_info`` must answer without importing ``mcp`` (importing it takes about two seconds),
+so the services are imported in a worker thread and built on the first request that needs
+them; every later request shares them. A failed build is retried by the next request.
+
+Naming: in kernel code ``self.session`` is ipykernel's message session (``jupyter_client``'s
+``Session``). The code-mode session (:class:`codemode.session.CodeModeSession`, which runs
+cells in the runtime host) is :attr:`Services.code_mode`.
+
+Configured Python tool modules (``[python_tools] modules``) are looked up in the installed
+packages and then in the folder of the config file (for a ``codemode.toml`` beside the
+notebook: the notebook's folder). That folder is on ``sys.path`` only while the registry
+imports those modules, and at its end, so a file there named like an installed module
+(``json.py``, ``regex.py``) never shadows it. The kernel itself runs with Python's ``-P``
+(``kernel.json``), so the notebook's folder is not on its import path otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from codemode.kernel.host_loss import HostLosses
+
+if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thread at run time
+    from codemode.config import Config
+    from codemode.dispatch import ToolCallEvent, ToolCallRuntime
+    from codemode.session import CodeModeSession
+    from codemode.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """The built services: ``config``, ``registry`` (the enabled tools), ``dispatcher`` (runs
+    tool calls), ``code_mode`` (the code-mode session: execute / wait / terminate cells), the
+    ``pragma`` and ``output`` modules (``codemode.pragma``, ``codemode.output``), and
+    ``losses`` (explains cells lost with the runtime host, :mod:`codemode.kernel.host_loss`)."""
+
+    config: Config
+    registry: ToolRegistry
+    dispatcher: ToolCallRuntime
+    code_mode: CodeModeSession
+    pragma: ModuleType
+    output: ModuleType
+    losses: HostLosses
+
+    def problems(self) -> list[str]:
+        """Config and tool start-up problems, in the order they were found, each once (the
+        registry's list repeats the config's)."""
+        found = list(self.config.errors) + list(self.registry.errors)
+        return list(dict.fromkeys(found))
+
+
+@dataclass
+class Callbacks:
+    """What the code-mode session and the dispatcher report to the kernel (called on the event
+    loop or from other threads; the kernel moves them onto its loop)."""
+
+    on_tool_event: Callable[[ToolCallEvent], None]
+    on_notify: Callable[[str, str], None]
+    on_cell_closed: Callable[[str], None]
+
+
+def _import_service_modules() -> dict[str, ModuleType]:
+    """Import the services' modules (run in a worker thread: ``mcp`` takes ~2 s to import)."""
+    from codemode import config, dispatch, output, pragma, session
+    from codemode.tools import registry
+
+    return {
+        "config": config,
+        "output": output,
+        "pragma": pragma,
+        "session": session,
+        "dispatch": dispatch,
+        "registry": registry,
+    }
+
+
+@contextlib.contextmanager
+def tool_module_folder(folder: Path | None) -> Iterator[None]:
+    """Append ``folder`` to ``sys.path`` for the duration of the block (see the module
+    docstring); nothing happens for None or a folder already on the path."""
+    entry = str(folder) if folder is not None else None
+    if entry is None or entry in sys.path:
+        yield
+        return
+    sys.path.append(entry)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(entry)
+
+
+async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Services:
+    """Load ``codemode.toml`` (from ``cwd``, default the working folder), start the tools and
+    make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
+    mods = await asyncio.to_thread(_import_service_modules)
+    config = mods["config"].load_config(cwd=cwd or Path.cwd())
+    folder = config.source_path.parent if config.source_path is not None else None
+    with tool_module_folder(folder):
+        registry = await mods["registry"].ToolRegistry.create(config)
+    dispatcher = mods["dispatch"].ToolCallRuntime(registry)
+    dispatcher.add_listener(callbacks.on_tool_event)
+    code_mode = mods["session"].CodeModeSession(
+        registry=registry,
+        dispatcher=dispatcher,
+        defaults=config.session,
+        on_notify=callbacks.on_notify,
+        on_cell_closed=callbacks.on_cell_closed,
+    )
+    return Services(config, registry, dispatcher, code_mode, mods["pragma"], mods["output"], HostLosses(code_mode))
+
+
+class ServicesLoader:
+    """Builds the :class:`Services` once (``build`` is a coroutine function) and hands them out."""
+
+    def __init__(self, build: Callable[[], Awaitable[Services]]) -> None:
+        self._build = build
+        self._future: asyncio.Future[Services] | None = None
+
+    async def get(self) -> Services:
+        """The services, built on first use. Raises what building raised; the next call
+        retries. A cancelled caller does not cancel the build (other requests may share it)."""
+        if self._future is None:
+            self._future = asyncio.ensure_future(self._build())
+        try:
+            return await asyncio.shield(self._future)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self._future = None
+            raise
+
+    def built(self) -> Services | None:
+        """The services if they were built successfully, else None (never starts a build)."""
+        future = self._future
+        if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+            return None
+        return future.result()
+
+    async def aclose(self) -> None:
+        """Stop the code-mode session (and its host) and the tool servers; later :meth:`get`
+        calls build new services. Problems are logged, never raised."""
+        future, self._future = self._future, None
+        if future is None:
+            return
+        try:
+            services = await future
+        except Exception:
+            return
+        try:
+            await services.code_mode.shutdown()
+        except Exception:
+            log.exception("code-mode session shutdown failed")
+        try:
+            await services.registry.aclose()
+        except Exception:
+            log.exception("stopping the tool servers failed")
+
+
+__all__ = ["Callbacks", "Services", "ServicesLoader", "build_services", "tool_module_folder"]

@@ -1,0 +1,209 @@
+"""Malformed but correctly signed requests get a reply of their type, over jupyter_client.
+
+Every shell and control request type the kernel handles is sent through the client's own
+``Session`` (so it is signed) with wrong field types, missing fields, extra fields and a
+content that is not an object: each gets ``<name>_reply``, an error reply names the field and
+the type it must have, and the kernel answers the next request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from codemode.kernel.requests import SCHEMAS, check_content, json_type
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kernel_driver import execute
+
+pytestmark = pytest.mark.timeout(300)
+
+TIMEOUT_S = 30
+
+
+def _send(kc: Any, channel: str, msg_type: str, content: Any, metadata: Any = None) -> dict[str, Any]:
+    """Send a signed ``msg_type`` request with ``content`` on ``channel`` (``shell`` or
+    ``control``) and return its reply. Content that is not a dict is sent pre-packed."""
+    packed = content if isinstance(content, dict) else kc.session.pack(content)
+    msg = kc.session.msg(msg_type, content=packed)
+    if metadata is not None:
+        msg["metadata"] = metadata
+    if channel == "shell":
+        kc.shell_channel.send(msg)
+        get = kc.get_shell_msg
+    else:
+        kc.control_channel.send(msg)
+        get = kc.get_control_msg
+    while True:
+        reply = get(timeout=TIMEOUT_S)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
+
+
+def _assert_alive(kc: Any) -> None:
+    assert execute(kc, 'text("still here")').stdout == "still here\n"
+
+
+@pytest.mark.parametrize(
+    ("channel", "msg_type", "content", "evalue"),
+    [
+        (
+            "shell",
+            "execute_request",
+            {"code": 5, "silent": False},
+            "The execute_request's field 'code' must be a string, but it is an integer (5). "
+            "Correct it and send the request again.",
+        ),
+        (
+            "shell",
+            "complete_request",
+            {"code": "tools.", "cursor_pos": "6"},
+            "The complete_request's field 'cursor_pos' must be an integer >= 0 or null, but it is a string ('6'). "
+            "Correct it and send the request again.",
+        ),
+        (
+            "shell",
+            "is_complete_request",
+            {"code": None},
+            "The is_complete_request's field 'code' must be a string, but it is null. "
+            "Correct it and send the request again.",
+        ),
+        (
+            "shell",
+            "inspect_request",
+            {"code": "tools.echo"},
+            "The inspect_request has no field 'cursor_pos'; it must be an integer >= 0 or null. "
+            "Add the field and send the request again.",
+        ),
+        (
+            "shell",
+            "history_request",
+            {"hist_access_type": "tail", "n": "10"},
+            "The history_request's field 'n' must be an integer, but it is a string ('10'). "
+            "Correct it and send the request again.",
+        ),
+        (
+            "shell",
+            "comm_info_request",
+            {"target_name": 7},
+            "The comm_info_request's field 'target_name' must be a string or null, but it is an integer (7). "
+            "Correct it and send the request again.",
+        ),
+        (
+            "control",
+            "shutdown_request",
+            {"restart": "yes"},
+            "The shutdown_request's field 'restart' must be a boolean, but it is a string ('yes'). "
+            "Correct it and send the request again.",
+        ),
+        (
+            "control",
+            "shutdown_request",
+            {},
+            "The shutdown_request has no field 'restart'; it must be a boolean. Add the field and send the request again.",
+        ),
+        (
+            "shell",
+            "kernel_info_request",
+            [1, 2],
+            "The kernel_info_request's content must be a JSON object, but it is an array. "
+            "Send the fields the Jupyter messaging specification defines for this request.",
+        ),
+        (
+            "control",
+            "interrupt_request",
+            "now",
+            "The interrupt_request's content must be a JSON object, but it is a string. "
+            "Send the fields the Jupyter messaging specification defines for this request.",
+        ),
+    ],
+)
+def test_malformed_request_gets_an_error_reply_naming_the_field(kernel, channel, msg_type, content, evalue):
+    reply = _send(kernel.kc, channel, msg_type, content)
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    expected = {
+        "status": "error",
+        "ename": "InvalidRequest",
+        "evalue": evalue,
+        "traceback": [f"InvalidRequest: {evalue}"],
+    }
+    if msg_type == "execute_request":
+        expected["execution_count"] = reply["content"]["execution_count"]
+    assert reply["content"] == expected
+    _assert_alive(kernel.kc)
+
+
+def test_execute_request_with_metadata_that_is_not_an_object(kernel):
+    reply = _send(kernel.kc, "shell", "execute_request", {"code": 'text("x")'}, metadata=[1])
+    assert reply["msg_type"] == "execute_reply"
+    assert reply["content"]["evalue"] == (
+        "The execute_request's metadata must be a JSON object, but it is an array. Send an object (it may be empty)."
+    )
+    _assert_alive(kernel.kc)
+
+
+@pytest.mark.parametrize(
+    ("channel", "msg_type", "content"),
+    [
+        ("shell", "execute_request", {"code": 'text("extra")', "future_field": {"a": 1}}),
+        ("shell", "complete_request", {"code": "tools.ec", "cursor_pos": 8, "extra": True}),
+        ("shell", "inspect_request", {"code": "tools.echo", "cursor_pos": 10, "detail_level": 1, "x": None}),
+        ("shell", "is_complete_request", {"code": "foo()", "x": 1}),
+        ("shell", "history_request", {"hist_access_type": "tail", "n": 3, "output": False, "raw": True, "x": 1}),
+        ("shell", "kernel_info_request", {"x": 1}),
+        ("shell", "comm_info_request", {"x": 1}),
+        ("control", "kernel_info_request", {}),
+    ],
+)
+def test_extra_fields_are_ignored(kernel, channel, msg_type, content):
+    reply = _send(kernel.kc, channel, msg_type, content)
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    assert reply["content"]["status"] == ("complete" if msg_type == "is_complete_request" else "ok"), reply["content"]
+
+
+_WRONG_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**40), max_value=2**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+_VALID = {
+    "execute_request": {"code": "1"},
+    "complete_request": {"code": "x", "cursor_pos": 1},
+    "inspect_request": {"code": "x", "cursor_pos": 1},
+    "is_complete_request": {"code": "x"},
+}
+_CHECKED = [(t, f) for t, schema in SCHEMAS.items() for f in schema.get("properties", {}) if t != "shutdown_request"]
+
+
+@st.composite
+def _bad_request(draw: st.DrawFn) -> tuple[str, str, Any]:
+    """A request type, the field made invalid, and a content valid in every other field."""
+    msg_type, field = draw(st.sampled_from(_CHECKED))
+    content = dict(_VALID.get(msg_type, {}))
+    value = draw(_WRONG_VALUES.filter(lambda v: check_content(msg_type, {**content, field: v}) is not None))
+    content[field] = value
+    extra = draw(st.dictionaries(st.sampled_from(["zz_extra", "future"]), _WRONG_VALUES, max_size=1))
+    return msg_type, field, {**content, **extra}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(request=_bad_request())
+def test_any_wrong_field_type_gets_an_error_reply_naming_it(kernel, request):
+    msg_type, field, content = request
+    reply = _send(kernel.kc, "shell", msg_type, content)
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    assert reply["content"]["status"] == "error"
+    assert reply["content"]["ename"] == "InvalidRequest"
+    evalue = reply["content"]["evalue"]
+    assert f"field '{field}'" in evalue
+    assert f"but it is {json_type(content[field])}" in evalue
+
+
+def test_the_kernel_answers_after_the_generated_requests(kernel):
+    _assert_alive(kernel.kc)
+    reply = _send(kernel.kc, "control", "kernel_info_request", {})
+    assert reply["content"]["implementation"] == "codemode"
