@@ -34,16 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolCallError
+from ..output import DEFAULT_MAX_OUTPUT_TOKENS
 from .base import Tool, ToolContext
 from .capture import OutputCapture
 from .launcher import launcher_argv
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
-
-DEFAULT_MAX_OUTPUT_TOKENS = 10_000
-"""``exec_command``'s output budget when the call sets none, in tokens of 4 bytes: Codex's
-per-call default (``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``, ``spec/codex-code-mode.md`` §2.3)."""
 
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 """Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one

@@ -1,6 +1,7 @@
 """MCP servers as tool sources, through the official ``mcp`` SDK (stdio and streamable HTTP).
 
-One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issue 5):
+One :class:`McpClient` per ``[mcp_servers.NAME]`` table: the host-side connection to one
+server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other end):
 
 - started in the background when the registry is created; a server that has not started
   within ``startup_timeout_sec`` (counted from the start) is stopped there and then, its
@@ -43,7 +44,7 @@ from ..config import McpServerConfig
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
 from .launcher import launcher_argv
-from .mcp_listing import ListingDispatcher
+from .mcp_listing import LenientJSONRPCDispatcher
 from .naming import mcp_tool_name
 from .typescript import mcp_output_schema
 
@@ -175,8 +176,11 @@ class _StderrPipe:
             self._task = None
 
 
-class McpServer:
-    """One configured MCP server and its tools. ``tools`` is empty until it has started."""
+class McpClient:
+    """The connection to one configured MCP server, and the server's tools.
+
+    ``name`` is the server's configured name; ``tools`` is empty until the server has started.
+    """
 
     def __init__(self, config: McpServerConfig) -> None:
         self.config = config
@@ -186,7 +190,7 @@ class McpServer:
         self._startup_error: str | None = None
         self._tool_problems: list[str] = []
         self._stderr: _StderrPipe | None = None
-        self._session: Any = None
+        self._client_session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._started: asyncio.Event | None = None
@@ -205,7 +209,9 @@ class McpServer:
     @property
     def running(self) -> bool:
         """True while a connected session exists."""
-        return not self._broken and self._session is not None and self._task is not None and not self._task.done()
+        return (
+            not self._broken and self._client_session is not None and self._task is not None and not self._task.done()
+        )
 
     # -- lifetime --------------------------------------------------------------------
     def start(self) -> None:
@@ -269,13 +275,13 @@ class McpServer:
                 try:
                     async with asyncio.timeout(timeout):
                         read, write = await self._open_transport(stack)
-                        dispatcher = ListingDispatcher(read, write, server=self.name)
-                        session = await stack.enter_async_context(ClientSession(dispatcher=dispatcher))
+                        rpc = LenientJSONRPCDispatcher(read, write, server=self.name)
+                        session = await stack.enter_async_context(ClientSession(dispatcher=rpc))
                         initialized = await session.initialize()
-                        dispatcher.protocol_version = getattr(initialized, "protocol_version", None)
+                        rpc.protocol_version = getattr(initialized, "protocol_version", None)
                         self.namespace_description = namespace_description(initialized)
                         listed = await self._list_tools(session)
-                        self._tool_problems = list(dispatcher.problems)
+                        self._tool_problems = list(rpc.problems)
                 except TimeoutError:
                     self._startup_error = self._with_stderr(
                         f"MCP server `{self.name}` did not start within {timeout:g} s "
@@ -285,7 +291,7 @@ class McpServer:
                     started.set()
                     return  # leaving the stack stops the process
                 self.tools = self._make_tools(listed)
-                self._session = session
+                self._client_session = session
                 self._startup_error = None
                 started.set()
                 logger.info("MCP server %s started with %d tools", self.name, len(self.tools))
@@ -300,7 +306,7 @@ class McpServer:
             else:
                 logger.warning("MCP server %s stopped: %s", self.name, reason)
         finally:
-            self._session = None
+            self._client_session = None
             started.set()
 
     async def _list_tools(self, session: Any) -> list[Any]:
@@ -369,7 +375,7 @@ class McpServer:
             if not await self.wait_started():
                 detail = self._startup_error or f"MCP server `{self.name}` is not running."
                 raise ToolCallError(detail)
-            return self._session
+            return self._client_session
 
     async def _stop_task(self) -> None:
         """Stop the server task and wait until its process is gone.

@@ -24,7 +24,7 @@ import pydantic
 from pydantic_core import to_jsonable_python
 
 from .base import Tool, ToolContext
-from .tool_output import capture_output
+from .tool_output import route_output
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
         except pydantic.ValidationError as exc:
             raise ValueError(str(exc)) from None
         kwargs = {name: getattr(validated, name) for name in fields}
-        with capture_output(ctx.report_output):
+        with route_output(ctx.report_output):
             result = await func(**kwargs) if is_async else await asyncio.to_thread(func, **kwargs)
         return to_jsonable_python(result)
 

@@ -53,14 +53,14 @@ async def time_tools(tmp_path):
     await registry.aclose()
 
 
-async def call(runtime, namespace, name, args, token=None, cell="1"):
-    return await runtime.handle_tool_call(
+async def call(dispatcher, namespace, name, args, token=None, cell="1"):
+    return await dispatcher.handle_tool_call(
         cell, "tool-1", {"name": name, "namespace": namespace}, "function", args, token or CancellationToken()
     )
 
 
 async def test_time_server_tools_are_named_typed_and_callable(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     tools = await registry.ready_tools()
     names = [t.js_name for t in tools if t.source == "mcp:time"]
     assert names == ["mcp__time__convert_time", "mcp__time__get_current_time"]
@@ -68,7 +68,7 @@ async def test_time_server_tools_are_named_typed_and_callable(time_tools):
     assert convert.namespace == "mcp__time__" and convert.raw_name == "mcp__time__convert_time"
     assert "): Promise<CallToolResult<{" in convert.declaration
     result = await call(
-        runtime,
+        dispatcher,
         "mcp__time__",
         "convert_time",
         {
@@ -86,17 +86,17 @@ async def test_time_server_tools_are_named_typed_and_callable(time_tools):
 
 
 async def test_tool_error_resolves_with_is_error(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     await registry.ready_tools()
-    result = await call(runtime, "mcp__time__", "get_current_time", {"timezone": "Nowhere/Nothing"})
+    result = await call(dispatcher, "mcp__time__", "get_current_time", {"timezone": "Nowhere/Nothing"})
     assert result.outcome == "completed" and result.success is False
     assert result.value["isError"] is True and "Nowhere/Nothing" in result.value["content"][0]["text"]
 
 
 async def test_arguments_are_validated_before_the_call(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     await registry.ready_tools()
-    result = await call(runtime, "mcp__time__", "get_current_time", {})
+    result = await call(dispatcher, "mcp__time__", "get_current_time", {})
     assert result.outcome == "failed"
     assert "'timezone' is a required property" in result.error
 
@@ -114,7 +114,7 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
         }
     )
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
         procs = [p for p in server_processes("mcp_server_time") if p.cwd() == str(tmp_path)]
@@ -122,12 +122,12 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
         procs[0].kill()
         procs[0].wait(5)
         args = {"timezone": "UTC"}
-        first = await call(runtime, "mcp__time__", "get_current_time", args)
+        first = await call(dispatcher, "mcp__time__", "get_current_time", args)
         if first.outcome == "failed":
             assert "MCP server `time` stopped during the call" in first.error
-            first = await call(runtime, "mcp__time__", "get_current_time", args)
+            first = await call(dispatcher, "mcp__time__", "get_current_time", args)
         assert first.outcome == "completed" and first.value["isError"] is False
-        assert registry.servers["time"].restarts == 1
+        assert registry.mcp_clients["time"].restarts == 1
     finally:
         await registry.aclose()
     await asyncio.sleep(0.1)
@@ -218,18 +218,18 @@ def needs_everything() -> None:
 async def test_everything_progress_then_cancel_mid_way():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     events = []
-    runtime.add_listener(events.append)
+    dispatcher.add_listener(events.append)
     try:
         await registry.ready_tools()
         assert registry.get("mcp__everything__trigger_long_running_operation") is not None
-        total = await call(runtime, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
+        total = await call(dispatcher, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
         assert total.value["content"][0]["text"] == "The sum of 2 and 40 is 42."
         token = CancellationToken()
         task = asyncio.ensure_future(
             call(
-                runtime,
+                dispatcher,
                 "mcp__everything__",
                 "trigger_long_running_operation",
                 {"duration": 10, "steps": 10},
@@ -244,7 +244,7 @@ async def test_everything_progress_then_cancel_mid_way():
         assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
         progress = [e for e in events if e.kind == "progress" and e.cell_id == "2"]
         assert progress[0].progress == 1 and progress[0].total == 10
-        again = await call(runtime, "mcp__everything__", "echo", {"message": "still here"})
+        again = await call(dispatcher, "mcp__everything__", "echo", {"message": "still here"})
         assert again.value["content"][0]["text"].startswith("Echo: still here")
     finally:
         await registry.aclose()
@@ -254,10 +254,10 @@ async def test_everything_progress_then_cancel_mid_way():
 async def test_everything_image_block_is_passed_through():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
-        result = await call(runtime, "mcp__everything__", "get_tiny_image", {})
+        result = await call(dispatcher, "mcp__everything__", "get_tiny_image", {})
         images = [c for c in result.value["content"] if c["type"] == "image"]
         assert images and images[0]["mimeType"] == "image/png" and images[0]["data"]
     finally:

@@ -110,8 +110,8 @@ def test_a_line_that_is_not_json_rpc_reaches_the_session_as_an_error_value():
 
 
 # -- real servers ------------------------------------------------------------------------
-async def call(runtime, js_name, args, cell="1", call_id="tool-1"):
-    return await runtime.handle_tool_call(cell, call_id, js_name, "function", args, CancellationToken())
+async def call(dispatcher, js_name, args, cell="1", call_id="tool-1"):
+    return await dispatcher.handle_tool_call(cell, call_id, js_name, "function", args, CancellationToken())
 
 
 async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answering():
@@ -124,15 +124,15 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
             }
         )
     )
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
         assert registry.errors == []
         chars = 20_000_000
-        big = asyncio.ensure_future(call(runtime, "mcp__raw__big", {"chars": chars}, cell="1"))
+        big = asyncio.ensure_future(call(dispatcher, "mcp__raw__big", {"chars": chars}, cell="1"))
         answered = 0
         while not big.done():
-            small = await call(runtime, "echo", {"value": answered}, cell="2", call_id=f"tool-{answered + 2}")
+            small = await call(dispatcher, "echo", {"value": answered}, cell="2", call_id=f"tool-{answered + 2}")
             assert small.outcome == "completed" and small.value == {"value": answered}
             answered += 1
         result = await big
@@ -140,7 +140,7 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
         text = result.value["content"][0]["text"]
         assert len(text) == chars and text == pattern_text(chars)
         assert answered > 0
-        after = await call(runtime, "mcp__raw__echo", {"text": "still here é"})
+        after = await call(dispatcher, "mcp__raw__echo", {"text": "still here é"})
         assert after.value["content"][0]["text"] == "still here é"
     finally:
         await registry.aclose()
@@ -156,14 +156,14 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
             }
         )
     )
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         tools = await registry.ready_tools()
         assert [t.js_name for t in tools if t.source == "mcp:raw"] == ["mcp__raw__big", "mcp__raw__echo"]
         assert registry.errors == [
             "MCP server `raw`: tool `broken` was skipped: its inputSchema.required must be a list."
         ]
-        echoed = await call(runtime, "mcp__raw__echo", {"text": "ok"})
+        echoed = await call(dispatcher, "mcp__raw__echo", {"text": "ok"})
         assert echoed.value == {"content": [{"type": "text", "text": "ok"}], "isError": False}
         assert registry.errors == [  # the session's re-listing does not repeat the sentence
             "MCP server `raw`: tool `broken` was skipped: its inputSchema.required must be a list."

@@ -23,8 +23,8 @@ async def registry(monkeypatch):
 
 
 async def call(registry, name, args):
-    runtime = ToolCallRuntime(registry)
-    return await runtime.handle_tool_call(
+    dispatcher = ToolCallRuntime(registry)
+    return await dispatcher.handle_tool_call(
         "1", "tool-1", {"name": name, "namespace": None}, "function", args, CancellationToken()
     )
 

@@ -31,10 +31,10 @@ def overlaps(a, b):
     return a[1] < b[2] and b[1] < a[2]
 
 
-async def run_calls(runtime, names, cell="1"):
+async def run_calls(dispatcher, names, cell="1"):
     return await asyncio.gather(
         *(
-            runtime.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
+            dispatcher.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
             for i, n in enumerate(names)
         )
     )
@@ -42,17 +42,17 @@ async def run_calls(runtime, names, cell="1"):
 
 async def test_parallel_calls_overlap():
     spans = []
-    runtime = ToolCallRuntime(FakeRegistry(timed_tool("p", spans, parallel=True)))
-    await run_calls(runtime, ["p"] * 4)
+    dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("p", spans, parallel=True)))
+    await run_calls(dispatcher, ["p"] * 4)
     assert all(overlaps(a, b) for a in spans for b in spans if a is not b)
 
 
 async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
     spans = []
-    runtime = ToolCallRuntime(
+    dispatcher = ToolCallRuntime(
         FakeRegistry(timed_tool("p", spans, parallel=True), timed_tool("x", spans, parallel=False))
     )
-    await run_calls(runtime, ["p", "x", "p", "x", "p"])
+    await run_calls(dispatcher, ["p", "x", "p", "x", "p"])
     for a in spans:
         for b in spans:
             if a is not b and "x" in (a[0], b[0]):
@@ -61,8 +61,8 @@ async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
 
 async def test_gates_are_per_cell():
     spans = []
-    runtime = ToolCallRuntime(FakeRegistry(timed_tool("x", spans, parallel=False)))
-    await asyncio.gather(run_calls(runtime, ["x"], "1"), run_calls(runtime, ["x"], "2"))
+    dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("x", spans, parallel=False)))
+    await asyncio.gather(run_calls(dispatcher, ["x"], "1"), run_calls(dispatcher, ["x"], "2"))
     assert overlaps(spans[0], spans[1])
 
 
@@ -82,9 +82,9 @@ async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
             seen.append(ctx.cancellation.cancelled)
             raise
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)))
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)))
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("1", "tool-1", wire("slow"), "function", {}, token))
+    task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire("slow"), "function", {}, token))
     await asyncio.sleep(0.01)
     token.cancel()
     result = await asyncio.wait_for(task, 1)
@@ -92,7 +92,7 @@ async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     assert seen == [True]
 
 
-def echo_and_raw_runtime() -> ToolCallRuntime:
+def echo_and_raw_dispatcher() -> ToolCallRuntime:
     """A dispatcher with a function tool ``echo`` and a freeform tool ``raw``, both echoing."""
 
     async def echo(args, ctx):
@@ -117,16 +117,18 @@ def echo_and_raw_runtime() -> ToolCallRuntime:
     ],
 )
 async def test_marshalling_errors(tool_name, kind, raw, message):
-    runtime = echo_and_raw_runtime()
-    result = await runtime.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
+    dispatcher = echo_and_raw_dispatcher()
+    result = await dispatcher.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
     assert (result.outcome, result.error) == ("failed", message)
 
 
 async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
-    runtime = echo_and_raw_runtime()
-    assert (await runtime.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())).value == {}
+    dispatcher = echo_and_raw_dispatcher()
     assert (
-        await runtime.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())
+        await dispatcher.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())
+    ).value == {}
+    assert (
+        await dispatcher.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())
     ).value == "patch"
 
 
@@ -137,15 +139,15 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
         ran.append(args)
 
     schema = {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]}
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="sleep", description="", handler=handler, input_schema=schema)))
-    bad_type = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="sleep", description="", handler=handler, input_schema=schema)))
+    bad_type = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
     assert (
         bad_type.error
         == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
     )
-    missing = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
+    missing = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
     assert "'ms' is a required property" in missing.error and "`required`" in missing.error
-    negative = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
+    negative = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
     assert "at `ms`" in negative.error and "`minimum`" in negative.error
     assert ran == []
 
@@ -155,10 +157,10 @@ async def test_tool_exception_rejects_with_its_message_and_events_flow():
         ctx.report_progress(1, 2, "half")
         raise ValueError("disk on fire")
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="boom", description="", handler=boom)))
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="boom", description="", handler=boom)))
     events = []
-    runtime.add_listener(events.append)
-    result = await runtime.handle_tool_call("7", "tool-1", wire("boom"), "function", {}, CancellationToken())
+    dispatcher.add_listener(events.append)
+    result = await dispatcher.handle_tool_call("7", "tool-1", wire("boom"), "function", {}, CancellationToken())
     assert (result.outcome, result.error) == ("failed", "disk on fire")
     assert [e.kind for e in events] == ["started", "progress", "finished"]
     assert (events[1].progress, events[1].total, events[1].message) == (1, 2, "half")
@@ -169,10 +171,10 @@ async def test_mcp_style_error_result_completes_without_success():
     async def handler(args, ctx):
         return {"content": [], "isError": True}
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="m", description="", handler=handler)))
-    result = await runtime.handle_tool_call("1", "t", wire("m"), "function", {}, CancellationToken())
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="m", description="", handler=handler)))
+    result = await dispatcher.handle_tool_call("1", "t", wire("m"), "function", {}, CancellationToken())
     assert result.outcome == "completed" and result.success is False
-    assert runtime.calls_for("1")[0]["success"] is False
+    assert dispatcher.calls_for("1")[0]["success"] is False
 
 
 # -- property test: cancel at random points --------------------------------------------------
@@ -205,14 +207,14 @@ async def _cancel_scenario(point, waits, shell, fails):
         return "late result"
 
     tool = Tool(name=name, description="", handler=handler, waits_for_cancellation=waits)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
+    dispatcher = ToolCallRuntime(FakeRegistry(tool))
     finished = []
-    runtime.add_listener(lambda e: e.kind == "finished" and finished.append(e.outcome))
-    gate = runtime._gate("1")
+    dispatcher.add_listener(lambda e: e.kind == "finished" and finished.append(e.outcome))
+    gate = dispatcher._gate("1")
     if point == "before_gate":
         await gate.acquire(True)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("1", "tool-1", wire(name), "function", {}, token))
+    task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire(name), "function", {}, token))
     if point == "before_gate":
         await asyncio.sleep(0)
         token.cancel()
@@ -236,7 +238,7 @@ async def _cancel_scenario(point, waits, shell, fails):
         gate.release(True)
     await asyncio.sleep(0)
     assert len(finished) == 1
-    assert [r["outcome"] for r in runtime.calls_for("1")] == finished
+    assert [r["outcome"] for r in dispatcher.calls_for("1")] == finished
     if point == "after_finish":
         expected = "failed" if fails else "completed"
         assert result.outcome == finished[0] == expected

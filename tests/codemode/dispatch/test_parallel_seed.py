@@ -20,18 +20,20 @@ async def immediate(args, ctx):
     return "ok"
 
 
-def outcomes(runtime: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
-    return [r["outcome"] for r in runtime.calls_for(cell)]
+def outcomes(dispatcher: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
+    return [r["outcome"] for r in dispatcher.calls_for(cell)]
 
 
 async def test_tool_call_timing_guard_ignores_code_mode_source():
     """Seed 000: nested code-mode calls emit no ``codex.tool_call`` timing event. Here every
     call is nested, so timing is kept per cell (for the enclosing execute's metadata) and
     nothing is logged as an independent tool-call event."""
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
-    result = await runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken())
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    result = await dispatcher.handle_tool_call(
+        "cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken()
+    )
     assert result.value == "ok"
-    (record,) = runtime.calls_for("cell-1")
+    (record,) = dispatcher.calls_for("cell-1")
     assert record["execution_started"] is True
     assert record["total_ms"] >= record["handler_ms"] >= 0
 
@@ -40,16 +42,18 @@ async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing(
     """Seed 000: cancelled while the gate is held elsewhere -> one record, not started,
     handler time 0, dispatch time == total time."""
     tool = Tool(name="test_tool", description="", handler=immediate, supports_parallel=False)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
-    gate = runtime._gate("cell-1")
+    dispatcher = ToolCallRuntime(FakeRegistry(tool))
+    gate = dispatcher._gate("cell-1")
     await gate.acquire(True)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    task = asyncio.ensure_future(
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token)
+    )
     await asyncio.sleep(0)
     token.cancel()
     result = await asyncio.wait_for(task, 1)
     assert result.outcome == "aborted"
-    (record,) = runtime.calls_for("cell-1")
+    (record,) = dispatcher.calls_for("cell-1")
     assert record["execution_started"] is False
     assert record["handler_ms"] == 0
     assert record["dispatch_ms"] == record["total_ms"]
@@ -61,7 +65,7 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
     exactly ``[Completed{success: true}]``."""
     finish_started = asyncio.get_running_loop().create_future()
     allow_finish = asyncio.Event()
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
     seen: list[str] = []
 
     def on_event(event):
@@ -70,9 +74,11 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
             if not finish_started.done():
                 finish_started.set_result(None)
 
-    runtime.add_listener(on_event)
+    dispatcher.add_listener(on_event)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    task = asyncio.ensure_future(
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token)
+    )
     await asyncio.wait_for(finish_started, 1)
     token.cancel()
     await asyncio.sleep(0.01)
@@ -80,7 +86,7 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
     result = await asyncio.wait_for(task, 1)
     assert result.outcome == "completed" and result.value == "ok" and result.success is True
     assert seen == ["completed"]
-    assert outcomes(runtime) == ["completed"]
+    assert outcomes(dispatcher) == ["completed"]
 
 
 async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle():
@@ -100,10 +106,10 @@ async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifec
         return "cleanup complete"
 
     tool = Tool(name="cleanup_tool", description="", handler=handler, waits_for_cancellation=True)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
+    dispatcher = ToolCallRuntime(FakeRegistry(tool))
     token = CancellationToken()
     task = asyncio.ensure_future(
-        runtime.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
     )
     await started
     token.cancel()
@@ -114,4 +120,4 @@ async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifec
     result = await asyncio.wait_for(task, 1)
     assert "aborted by user" in result.error
     assert cleaned == [True]
-    assert outcomes(runtime) == ["aborted"]
+    assert outcomes(dispatcher) == ["aborted"]
