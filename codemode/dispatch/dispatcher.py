@@ -33,6 +33,7 @@ from jsonschema.exceptions import best_match
 from ..cancellation import CancellationToken
 from ..errors import ToolCallError
 from ..tools.base import Tool, ToolContext
+from ..tools.failures import exception_text, failure_text, field_path, json_problem
 from .gate import SharedExclusiveGate
 
 logger = logging.getLogger(__name__)
@@ -103,8 +104,24 @@ def abort_message(tool_name: str, elapsed_s: float) -> str:
     return f"aborted by user after {secs:.1f}s"
 
 
+def _ends_the_task(exc: BaseException, task: asyncio.Task[Any] | None) -> bool:
+    """Whether ``exc``, raised out of a handler awaited by ``task``, ends ``task`` itself rather
+    than the call: the task's own cancellation (it has a pending ``cancel()``), or
+    ``GeneratorExit`` thrown in while its coroutine is closed outside a step of the task. Any
+    other exception - a ``CancelledError`` or ``GeneratorExit`` the tool raised itself
+    included - is the call's failure."""
+    if isinstance(exc, asyncio.CancelledError):
+        return task is None or task.cancelling() > 0
+    if isinstance(exc, GeneratorExit):
+        try:
+            return asyncio.current_task() is not task
+        except RuntimeError:  # no running loop: the coroutine is being closed
+            return True
+    return False
+
+
 def _validation_message(tool: Tool, error: jsonschema.ValidationError) -> str:
-    path = "/".join(str(p) for p in error.absolute_path)
+    path = field_path(p for p in error.absolute_path if isinstance(p, (str, int)))
     where = f"`{path}`" if path else "the top level"
     return (
         f"tool `{tool.raw_name}` received invalid arguments at {where}: {error.message} "
@@ -229,10 +246,20 @@ class ToolCallRuntime:
         if not isinstance(args, dict):
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
         validator = self._validator(tool)
-        if validator is not None:
+        if validator is None:
+            return args
+        try:
             error = best_match(validator.iter_errors(args))
-            if error is not None:
-                raise ToolCallError(_validation_message(tool, error))
+        except Exception as exc:  # noqa: BLE001 - a schema that cannot be applied (unresolvable $ref, ...)
+            logger.warning(
+                "tool %s has an input schema that cannot be applied (%s); arguments are not validated",
+                tool.raw_name,
+                exception_text(exc),
+            )
+            self._validators[id(tool)] = (tool, None)
+            return args
+        if error is not None:
+            raise ToolCallError(_validation_message(tool, error))
         return args
 
     def _validator(self, tool: Tool) -> Any:
@@ -248,9 +275,10 @@ class ToolCallRuntime:
                 cls = jsonschema.validators.validator_for(schema)
                 cls.check_schema(schema)
                 validator = cls(schema)
-            except jsonschema.SchemaError as exc:
+            except Exception as exc:  # noqa: BLE001 - SchemaError, or a schema jsonschema cannot read
+                reason = exc.message if isinstance(exc, jsonschema.SchemaError) else exception_text(exc)
                 logger.warning(
-                    "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, exc.message
+                    "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, reason
                 )
         self._validators[key] = (tool, validator)
         return validator
@@ -292,10 +320,13 @@ class ToolCallRuntime:
             tool = self.resolve(tool_name, tool_kind)
             call.tool_label = tool.js_name
             args = self.marshal(tool, raw_input)
-        except ToolCallError as exc:
+        except BaseException as exc:  # noqa: BLE001 - ToolCallError, or a registry or schema that failed
+            if _ends_the_task(exc, asyncio.current_task()):
+                raise
+            text = str(exc) if isinstance(exc, ToolCallError) else failure_text(label, exc)
             call.claim()
             self._record(call, "failed", False)
-            return ToolCallResult("failed", error=str(exc), success=False)
+            return ToolCallResult("failed", error=text, success=False)
 
         gate = self._gate(cell_id)
         exclusive = not tool.supports_parallel
@@ -309,21 +340,20 @@ class ToolCallRuntime:
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
 
         async def dispatch() -> ToolCallResult:
+            me = asyncio.current_task()
             await gate.acquire(exclusive)
             try:
                 call.execution_started = time.monotonic()
                 try:
                     value = await tool.handler(args, ctx)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - a tool error rejects the promise
-                    message = str(exc) or type(exc).__name__
-                    if not isinstance(exc, ToolCallError):
-                        logger.debug("tool %s raised", tool.js_name, exc_info=True)
-                    result = ToolCallResult("failed", error=message, success=False)
-                    if not cancellation.cancelled and call.claim():
-                        self._record(call, "failed", False)
-                    return result
+                except BaseException as exc:  # noqa: BLE001 - tool code may raise anything
+                    if _ends_the_task(exc, me):
+                        raise
+                    return self._failed(call, tool, cancellation, failure_text(tool.raw_name, exc), exc)
+                problem = json_problem(value)
+                if problem is not None:
+                    text = f"tool `{tool.raw_name}` returned a value that is not JSON: {problem}."
+                    return self._failed(call, tool, cancellation, text, None)
                 success = not (isinstance(value, dict) and value.get("isError") is True)
                 result = ToolCallResult("completed", value=value, success=success)
                 # A handler that ends after the call was cancelled leaves the outcome to the
@@ -347,6 +377,16 @@ class ToolCallRuntime:
         if task.done() and call.claimed:
             return task.result()
         return await self._abort(call, tool, task)
+
+    def _failed(
+        self, call: _Call, tool: Tool, cancellation: CancellationToken, text: str, exc: BaseException | None
+    ) -> ToolCallResult:
+        """The handler failed with ``text``; the outcome is the call's unless it was cancelled."""
+        if exc is not None and not isinstance(exc, ToolCallError):
+            logger.debug("tool %s raised", tool.js_name, exc_info=exc)
+        if not cancellation.cancelled and call.claim():
+            self._record(call, "failed", False)
+        return ToolCallResult("failed", error=text, success=False)
 
     async def _abort(self, call: _Call, tool: Tool, task: asyncio.Future[ToolCallResult]) -> ToolCallResult:
         """The cancellation path of Codex's ``handle_tool_call_with_source`` (§5)."""

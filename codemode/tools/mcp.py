@@ -43,6 +43,7 @@ from typing import Any
 from ..config import McpServerConfig
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
+from .failures import ContainedError, contained, exception_text
 from .launcher import launcher_argv
 from .mcp_listing import LenientJSONRPCDispatcher
 from .naming import mcp_tool_name
@@ -422,11 +423,13 @@ class McpClient:
             ctx.report_progress(value, total, message)
 
         call = asyncio.ensure_future(
-            session.call_tool(
-                tool_name,
-                args or {},
-                read_timeout_seconds=self.config.tool_timeout_sec,
-                progress_callback=progress,
+            contained(
+                session.call_tool(
+                    tool_name,
+                    args or {},
+                    read_timeout_seconds=self.config.tool_timeout_sec,
+                    progress_callback=progress,
+                )
             )
         )
         cancel = asyncio.ensure_future(ctx.cancellation.wait())
@@ -470,9 +473,13 @@ class McpClient:
 
 
 def _describe(exc: BaseException) -> str:
+    """``exc`` as text for a sentence: its message (each member's, for a group; the type's
+    name with the message for one that :func:`~codemode.tools.failures.contained` carried)."""
+    if isinstance(exc, ContainedError):
+        inner = exception_text(exc.original)
+        return f"{type(exc.original).__name__}: {inner}" if inner else type(exc.original).__name__
     if isinstance(exc, BaseExceptionGroup):
-        inner = [e for e in exc.exceptions]
-        if inner:
-            return "; ".join(_describe(e) for e in inner)
-    text = str(exc).strip()
-    return text or type(exc).__name__
+        inner_texts = [_describe(e) for e in exc.exceptions]
+        if inner_texts:
+            return "; ".join(inner_texts)
+    return exception_text(exc) or type(exc).__name__

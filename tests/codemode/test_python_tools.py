@@ -54,4 +54,4 @@ async def test_sync_and_async_calls_and_validation(registry):
 
 async def test_exception_message_rejects(registry):
     result = await call(registry, "explode", {})
-    assert (result.outcome, result.error) == ("failed", "kaboom on purpose")
+    assert (result.outcome, result.error) == ("failed", "tool `explode` raised RuntimeError: kaboom on purpose")

@@ -161,7 +161,7 @@ async def test_tool_exception_rejects_with_its_message_and_events_flow():
     events = []
     dispatcher.add_listener(events.append)
     result = await dispatcher.handle_tool_call("7", "tool-1", wire("boom"), "function", {}, CancellationToken())
-    assert (result.outcome, result.error) == ("failed", "disk on fire")
+    assert (result.outcome, result.error) == ("failed", "tool `boom` raised ValueError: disk on fire")
     assert [e.kind for e in events] == ["started", "progress", "finished"]
     assert (events[1].progress, events[1].total, events[1].message) == (1, 2, "half")
     assert events[2].outcome == "failed"
