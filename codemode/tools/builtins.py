@@ -17,7 +17,9 @@
   (exclusive: never overlaps another call of the cell); ``list_dir({path})`` ->
   ``{entries: [{name, type, size}]}`` sorted by name.
 
-Relative paths are resolved against the kernel's working directory. Failures raise
+The file work runs in threads of the built-ins' own lane (:data:`codemode.tools.threads.BUILTINS`),
+never shared with Python tools, whose blocked calls therefore cannot hold these up. Relative
+paths are resolved against the kernel's working directory. Failures raise
 :class:`~codemode.errors.ToolCallError` with a sentence saying what went wrong.
 """
 
@@ -38,6 +40,7 @@ from ..output import DEFAULT_MAX_OUTPUT_TOKENS
 from .base import Tool, ToolContext
 from .capture import OutputCapture
 from .launcher import launcher_argv
+from .threads import BUILTINS
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
@@ -178,7 +181,7 @@ def _path(args: dict[str, Any]) -> Path:
 async def _read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     path = _path(args)
     try:
-        data = await asyncio.to_thread(path.read_bytes)
+        data = await BUILTINS.run("read_file", path.read_bytes)
     except FileNotFoundError:
         raise ToolCallError(f"read_file: {str(path)!r} does not exist.") from None
     except IsADirectoryError:
@@ -197,7 +200,7 @@ async def _write_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path.write_bytes(data)
 
     try:
-        await asyncio.to_thread(write)
+        await BUILTINS.run("write_file", write)
     except OSError as exc:
         raise ToolCallError(f"write_file: {str(path)!r} cannot be written ({exc.strerror}).") from None
     return {"bytes_written": len(data)}
@@ -227,7 +230,7 @@ async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
             return sorted((_entry(e) for e in it), key=lambda e: e["name"])
 
     try:
-        entries = await asyncio.to_thread(scan)
+        entries = await BUILTINS.run("list_dir", scan)
     except FileNotFoundError:
         raise ToolCallError(f"list_dir: {str(path)!r} does not exist.") from None
     except NotADirectoryError:

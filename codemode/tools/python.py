@@ -4,7 +4,9 @@ A function marked with ``@codemode.tool`` in a module listed under ``[python_too
 becomes a tool named after the function. Its input JSON Schema is built by pydantic from the
 type hints (parameters without a hint accept any JSON), with parameter descriptions taken from
 a Google-style ``Args:`` section of the docstring; the docstring's first paragraph is the
-description. Sync functions run in a worker thread, async ones on the event loop. Any exception, ``BaseException`` included, rejects only that call's JS promise,
+description. Sync functions run in a thread of their own (:data:`codemode.tools.threads.PYTHON_TOOLS`:
+a call that blocks for ever and is cancelled never holds up other calls), async ones on the
+event loop. Any exception, ``BaseException`` included, rejects only that call's JS promise,
 with ``tool `<name>` raised <Type>: <message>`` (:func:`codemode.tools.failures.failure_text`);
 a result that pydantic cannot turn into JSON rejects it with a sentence too. What a call prints
 to ``sys.stdout`` / ``sys.stderr`` goes to ``ctx.report_output`` (the dispatcher's ``output``
@@ -13,7 +15,6 @@ events; :mod:`codemode.tools.tool_output`), so the kernel shows it in the callin
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import logging
@@ -27,6 +28,7 @@ from pydantic_core import to_jsonable_python
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
 from .failures import exception_text
+from .threads import PYTHON_TOOLS
 from .tool_output import route_output
 
 logger = logging.getLogger(__name__)
@@ -108,7 +110,7 @@ def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
             if is_async:
                 result = await func(**kwargs)
             else:
-                result = await asyncio.to_thread(func, **kwargs)
+                result = await PYTHON_TOOLS.run(tool_name, func, **kwargs)
         try:
             return to_jsonable_python(result)
         except Exception as exc:  # noqa: BLE001 - PydanticSerializationError, a circular value, ...

@@ -6,7 +6,7 @@ worker thread, usually none - so a tool's ``print()`` showed up in no cell. Here
 tool call runs inside :func:`route_output`: while any call runs, ``sys.stdout`` and
 ``sys.stderr`` are :class:`RoutingStream` proxies that send a write to the call it was made
 from - found through a context variable, which asyncio copies into the call's task, the
-tasks it starts and the worker thread of a sync tool (``asyncio.to_thread``) - and to the
+tasks it starts and the thread of a sync tool (:mod:`codemode.tools.threads`) - and to the
 original stream otherwise (other code, threads the tool started itself, or after the call).
 
 A call's text is delivered as ``deliver(name, text)`` (``name`` is ``"stdout"`` or
