@@ -30,14 +30,10 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import os
-import shutil
-import sys
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 from ..config import McpServerConfig
@@ -46,7 +42,9 @@ from .base import Tool, ToolContext
 from .failures import ContainedError, contained, exception_text
 from .launcher import launcher_argv
 from .mcp_listing import LenientJSONRPCDispatcher
+from .mcp_stdio import StderrPipe, server_command
 from .naming import mcp_tool_name
+from .stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
 from .typescript import mcp_output_schema
 
 logger = logging.getLogger(__name__)
@@ -77,106 +75,6 @@ def namespace_description(initialized: Any) -> str | None:
     return "\n\n".join(texts) or None
 
 
-def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Resolve a stdio server's command and environment.
-
-    A bare command name (no ``/``) is looked up first in the folder of the Python
-    interpreter running the kernel (a venv's ``bin``), then on ``PATH``, so
-    ``command = "mcp-server-time"`` finds the console script installed beside codemode
-    even when the venv is not activated. The server's environment is the MCP SDK's
-    default one plus ``extra_env``, with that folder at the front of ``PATH``.
-    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
-    command) when it cannot be found or is not executable, so the start-up error says so
-    rather than reporting a closed connection from the launcher.
-    """
-    from mcp.client.stdio import get_default_environment
-
-    bin_dir = str(Path(sys.executable).parent)
-    env = get_default_environment()
-    path = env.get("PATH", os.defpath)
-    if bin_dir not in path.split(os.pathsep):
-        env["PATH"] = bin_dir + os.pathsep + path
-    env.update(extra_env)
-    if command and os.sep not in command:
-        found = shutil.which(command, path=env["PATH"])
-        if found is None:
-            raise FileNotFoundError(f"the command `{command}` was not found on PATH")
-        command = found
-    elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
-        raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
-    return command, env
-
-
-STDERR_TAIL_LINES = 20
-"""How many of a server's last stderr lines a start-up failure quotes."""
-
-STDERR_TAIL_BYTES = 2048
-"""The most stderr text (UTF-8 bytes, from the end) a start-up failure quotes."""
-
-
-class _StderrPipe:
-    """A pipe whose write end is the server's stderr; lines are logged at debug level and the
-    last :data:`STDERR_TAIL_LINES` kept for :meth:`tail` (a start-up failure quotes them)."""
-
-    def __init__(self, server: str) -> None:
-        self.server = server
-        read_fd, write_fd = os.pipe()
-        self.writer = os.fdopen(write_fd, "w")
-        self._read_fd = read_fd
-        self._last: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-        self._task: asyncio.Task[None] | None = asyncio.ensure_future(self._pump())
-
-    async def _pump(self) -> None:
-        log = logging.getLogger(__name__ + ".stderr")
-        reader = asyncio.StreamReader(limit=2**20)
-        loop = asyncio.get_running_loop()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", buffering=0)
-        )
-        try:
-            while True:
-                try:
-                    raw = await reader.readuntil(b"\n")
-                except asyncio.IncompleteReadError as end:
-                    raw = end.partial
-                except asyncio.LimitOverrunError as over:
-                    raw = await reader.readexactly(over.consumed)  # an over-long line, in parts
-                if not raw:
-                    return
-                line = raw.decode("utf-8", "replace").rstrip()
-                self._last.append(line[-STDERR_TAIL_BYTES:])
-                log.debug("[mcp %s] %s", self.server, line)
-        finally:
-            transport.close()
-
-    def tail(self) -> str:
-        """The server's last stderr lines (at most :data:`STDERR_TAIL_LINES` lines and about
-        :data:`STDERR_TAIL_BYTES` bytes, whole lines from the end), joined by newlines; empty
-        when it wrote nothing."""
-        kept: list[str] = []
-        size = 0
-        for line in reversed(self._last):
-            size += len(line.encode("utf-8")) + 1
-            if kept and size > STDERR_TAIL_BYTES:
-                break
-            kept.append(line)
-        return "\n".join(reversed(kept)).strip("\n")
-
-    def close_writer(self) -> None:
-        """Drop our copy of the write end (the child keeps its own)."""
-        with contextlib.suppress(OSError):
-            self.writer.close()
-
-    async def aclose(self) -> None:
-        """Close our write end and wait (at most 1 s) until the server's stderr is read to its end."""
-        self.close_writer()
-        if self._task is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._task, 1.0)
-            self._task.cancel()
-            self._task = None
-
-
 class McpClient:
     """The connection to one configured MCP server, and the server's tools.
 
@@ -190,7 +88,7 @@ class McpClient:
         self.namespace_description: str | None = None
         self._startup_error: str | None = None
         self._tool_problems: list[str] = []
-        self._stderr: _StderrPipe | None = None
+        self._stderr: StderrPipe | None = None
         self._client_session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
@@ -243,9 +141,9 @@ class McpClient:
 
         from .stdio_transport import stdio_transport
 
-        pipe = self._stderr = _StderrPipe(self.name)
+        pipe = self._stderr = StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)
-        command, env = _server_command(cfg.command or "", cfg.env)
+        command, env = server_command(cfg.command or "", cfg.env)
         argv = launcher_argv(command, list(cfg.args))
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cfg.cwd)
         streams = await stack.enter_async_context(stdio_transport(params, errlog=pipe.writer))
@@ -451,10 +349,33 @@ class McpClient:
         return call_tool_result_to_json(call.result())
 
     def _call_error(self, tool_name: str, exc: BaseException) -> ToolCallError:
+        """The sentence for a call that raised ``exc``. The SDK's own codes tell a time-out
+        (``REQUEST_TIMEOUT``) and a lost connection (``CONNECTION_CLOSED``, which also marks the
+        server for a restart) from an error the server answered; an answer the transport could
+        not read is named as such (:data:`~codemode.tools.stdio_lines.UNREADABLE_LINE`)."""
         from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 
         text = _describe(exc)
-        if self._task is not None and self._task.done() or "closed" in text.lower() or "connection" in text.lower():
+        if isinstance(exc, MCPError):
+            if exc.code == PARSE_ERROR and exc.data == UNREADABLE_LINE:
+                return ToolCallError(
+                    f"MCP server `{self.name}` answered the call to `{tool_name}` with a line that cannot "
+                    f"be read: {exc.message}."
+                )
+            if exc.data == UNWRITABLE_REQUEST:
+                return ToolCallError(
+                    f"the call to MCP tool `{tool_name}` could not be sent to MCP server `{self.name}`: {exc.message}."
+                )
+            if exc.code == REQUEST_TIMEOUT:
+                return ToolCallError(
+                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s "
+                    "(tool_timeout_sec)."
+                )
+            lost = exc.code == CONNECTION_CLOSED and exc.message == "Connection closed"
+        else:
+            lost = "closed" in text.lower() or "connection" in text.lower()
+        if lost or (self._task is not None and self._task.done()):
             self._broken = True
             if self._stop is not None:
                 self._stop.set()
@@ -463,11 +384,6 @@ class McpClient:
                 "it is restarted on the next call."
             )
         if isinstance(exc, MCPError):
-            if "timed out" in text.lower() or "timeout" in text.lower():
-                return ToolCallError(
-                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s "
-                    "(tool_timeout_sec)."
-                )
             return ToolCallError(f"MCP server `{self.name}` rejected the call to `{tool_name}`: {text}")
         return ToolCallError(f"the call to MCP tool `{tool_name}` failed: {text}")
 

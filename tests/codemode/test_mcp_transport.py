@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
 from codemode.dispatch import ToolCallRuntime
-from codemode.tools.mcp import STDERR_TAIL_LINES
+from codemode.tools.mcp_stdio import STDERR_TAIL_LINES
 from codemode.tools.registry import ToolRegistry
 from codemode.tools.stdio_transport import LineSplitter, pump_messages
 
@@ -103,7 +103,7 @@ def test_line_splitter_joins_pieces_into_the_lines_of_the_stream(chunks):
     assert splitter.pending_bytes == len(data.split(b"\n")[-1])
 
 
-def test_a_line_that_is_not_json_rpc_reaches_the_session_as_an_error_value():
+def test_a_line_that_answers_no_request_reaches_the_session_as_an_error_value():
     got = pumped([b'not json\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'])
     assert isinstance(got[0], ValueError) and len(got) == 2  # the blank line is skipped
     assert got[1].message.model_dump(by_alias=True, exclude_none=True) == {"jsonrpc": "2.0", "id": 1, "result": {}}
@@ -159,7 +159,13 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
     dispatcher = ToolCallRuntime(registry)
     try:
         tools = await registry.ready_tools()
-        assert [t.js_name for t in tools if t.source == "mcp:raw"] == ["mcp__raw__big", "mcp__raw__echo"]
+        assert [t.js_name for t in tools if t.source == "mcp:raw"] == [
+            "mcp__raw__bad",
+            "mcp__raw__big",
+            "mcp__raw__echo",
+            "mcp__raw__hold",
+            "mcp__raw__release",
+        ]
         assert registry.errors == [
             "MCP server `raw`: tool `broken` was skipped: its inputSchema.required must be a list."
         ]
