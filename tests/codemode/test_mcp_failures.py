@@ -1,4 +1,5 @@
-"""MCP client code paths contain what the SDK under a call raises: ``SystemExit`` and
+"""MCP client code paths: an error the server answers stays that call's error (its words do
+not make the client think the connection was lost); and they contain what the SDK raises: ``SystemExit`` and
 ``KeyboardInterrupt`` from the SDK's ``call_tool`` (run in a task of the client's own, where
 asyncio would re-raise them into the event loop) fail only that call, with a sentence naming
 the tool and the exception; the server's next call works."""
@@ -31,9 +32,26 @@ async def raw_dispatcher():
     await registry.aclose()
 
 
+async def call(dispatcher, name, args):
+    wire = {"name": name, "namespace": "mcp__raw__"}
+    return await dispatcher.handle_tool_call("1", "tool-1", wire, "function", args, CancellationToken())
+
+
 async def echo(dispatcher, text):
-    wire = {"name": "echo", "namespace": "mcp__raw__"}
-    return await dispatcher.handle_tool_call("1", "tool-1", wire, "function", {"text": text}, CancellationToken())
+    return await call(dispatcher, "echo", {"text": text})
+
+
+async def test_an_error_answer_mentioning_a_closed_connection_is_the_servers_answer(raw_dispatcher):
+    result = await call(raw_dispatcher, "fail", {})
+    assert (result.outcome, result.error) == (
+        "failed",
+        "MCP server `raw` rejected the call to `fail`: the database connection was closed",
+    )
+    assert (await echo(raw_dispatcher, "next")).value == {
+        "content": [{"type": "text", "text": "next"}],
+        "isError": False,
+    }
+    assert raw_dispatcher.registry.mcp_clients["raw"].restarts == 0
 
 
 @pytest.mark.parametrize(

@@ -163,6 +163,7 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
             "mcp__raw__bad",
             "mcp__raw__big",
             "mcp__raw__echo",
+            "mcp__raw__fail",
             "mcp__raw__hold",
             "mcp__raw__release",
         ]

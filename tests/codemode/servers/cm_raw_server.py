@@ -8,7 +8,8 @@ characters: a repeated pattern mixing ASCII and multi-byte UTF-8 (``é``, ``€`
 line cut or joined wrongly shows. With ``--bad-tool`` the listing also holds ``broken``, whose
 ``inputSchema.required`` is a string - which the MCP schema forbids.
 
-``hold()`` is answered only when a ``release()`` call arrives (both are answered then, the
+``fail()`` answers with a JSON-RPC error (code -32000) whose message mentions a closed
+connection. ``hold()`` is answered only when a ``release()`` call arrives (both are answered then, the
 held one first). ``bad(kind)`` answers with the line :data:`BAD_LINES` holds for ``kind``
 (``{id}`` is the request's id; ``noise`` is written before a normal answer).
 """
@@ -55,6 +56,7 @@ TOOLS = [
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
     },
     {"name": "hold", "description": "Answered at the next release call.", "inputSchema": {"type": "object"}},
+    {"name": "fail", "description": "Answers with a JSON-RPC error.", "inputSchema": {"type": "object"}},
     {"name": "release", "description": "Answers the held calls.", "inputSchema": {"type": "object"}},
     {
         "name": "bad",
@@ -120,6 +122,10 @@ def main() -> None:
                 write(out, json.dumps(answer(waiting, tools) | {"result": ok("held")}).encode())
             held.clear()
             write(out, json.dumps(answer(request, tools) | {"result": ok("released")}).encode())
+            continue
+        if name == "fail":
+            error = {"code": -32000, "message": "the database connection was closed"}
+            write(out, json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode())
             continue
         if name == "bad":
             kind = (params.get("arguments") or {}).get("kind")
