@@ -126,6 +126,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _described(value: Any) -> str:
+    """``value`` for a sentence: its kind, with the value itself when it is a scalar
+    (``an integer (-1)``, ``a string ('fast')``, ``a table``)."""
+    if isinstance(value, (bool, int, float, str)):
+        return f"{_type_name(value)} ({value!r})"
+    return _type_name(value)
+
+
 def _non_negative_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -148,7 +156,7 @@ def _string_list_table(value: Any, section: str, key: str, what: str, report: _R
     section that is not a table, unknown keys, a value that is not an array, and each entry
     that is not a string (the other entries are kept)."""
     if not isinstance(value, dict):
-        report(section, f"must be a table, not {_type_name(value)}.")
+        report(section, f"must be a table, not {_described(value)}.")
         return None
     found = None
     for name, item in value.items():
@@ -160,21 +168,21 @@ def _string_list_table(value: Any, section: str, key: str, what: str, report: _R
             found = [entry for entry in item if isinstance(entry, str)]
             for index, entry in enumerate(item):
                 if not isinstance(entry, str):
-                    report(f"{section}.{key}[{index}]", f"must be a string, not {_type_name(entry)}; it was ignored.")
+                    report(f"{section}.{key}[{index}]", f"must be a string, not {_described(entry)}; it was ignored.")
     return found
 
 
 def _load_session(table: Any, report: _Reporter) -> SessionDefaults:
     defaults = SessionDefaults()
     if not isinstance(table, dict):
-        report("session", f"must be a table, not {_type_name(table)}; the defaults are used.")
+        report("session", f"must be a table, not {_described(table)}; the defaults are used.")
         return defaults
     for key, value in table.items():
         name = f"session.{key}"
         if key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
             report(name, "is not a known setting and was ignored.")
         elif not _non_negative_int(value):
-            report(name, f"must be a non-negative integer, not {_type_name(value)} ({value!r}); the default is used.")
+            report(name, f"must be a non-negative integer, not {_described(value)}; the default is used.")
         elif key == "max_heap_size_bytes" and value < MIN_HEAP_SIZE_BYTES:
             report(
                 name,
@@ -215,7 +223,7 @@ _CHECKS = {
 def _load_server(name: str, table: Any, report: _Reporter) -> McpServerConfig | None:
     prefix = f"mcp_servers.{name}"
     if not isinstance(table, dict):
-        report(prefix, f"must be a table, not {_type_name(table)}; the server was skipped.")
+        report(prefix, f"must be a table, not {_described(table)}; the server was skipped.")
         return None
     server = McpServerConfig(name=name)
     for key, value in table.items():
@@ -225,7 +233,7 @@ def _load_server(name: str, table: Any, report: _Reporter) -> McpServerConfig | 
             continue
         check, wanted = _CHECKS[kind]
         if not check(value):
-            report(f"{prefix}.{key}", f"must be {wanted}, not {_type_name(value)}; the setting was ignored.")
+            report(f"{prefix}.{key}", f"must be {wanted}, not {_described(value)}; the setting was ignored.")
             continue
         setattr(server, key, float(value) if kind == "seconds" else value)
     if server.command and server.url:
@@ -253,7 +261,7 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml") -> Config:
                 config.disabled_tools = disabled
         elif key == "mcp_servers":
             if not isinstance(value, dict):
-                report("mcp_servers", f"must be a table of servers, not {_type_name(value)}.")
+                report("mcp_servers", f"must be a table of servers, not {_described(value)}.")
                 continue
             for name, table in value.items():
                 server = _load_server(name, table, report)

@@ -24,7 +24,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import jsonschema
@@ -84,7 +84,7 @@ class _Call:
     cell_id: str
     runtime_tool_call_id: str
     tool_label: str
-    started: float = field(default_factory=time.monotonic)
+    started: float
     execution_started: float | None = None
     claimed: bool = False
 
@@ -133,11 +133,13 @@ class ToolCallRuntime:
     """Dispatches nested tool calls against a registry.
 
     ``registry`` needs ``find(name, namespace) -> Tool | None``. Listeners get every
-    :class:`ToolCallEvent`; a listener that raises is logged and ignored.
+    :class:`ToolCallEvent`; a listener that raises is logged and ignored. ``clock`` gives the
+    times (seconds, monotonic) of the call records and of the elapsed time in abort texts.
     """
 
-    def __init__(self, registry: Any) -> None:
+    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.registry = registry
+        self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._listeners: list[Callable[[ToolCallEvent], None]] = []
@@ -183,7 +185,7 @@ class ToolCallRuntime:
         return gate
 
     def _record(self, call: _Call, outcome: Outcome, success: bool | None) -> None:
-        finished = time.monotonic()
+        finished = self._clock()
         total = (finished - call.started) * 1000
         if call.execution_started is not None and call.execution_started <= finished:
             dispatch = (call.execution_started - call.started) * 1000
@@ -314,7 +316,7 @@ class ToolCallRuntime:
             label = f"{ns or ''}{tool_name.get('name', '')}"
         else:
             label = tool_name
-        call = _Call(cell_id, runtime_tool_call_id, label)
+        call = _Call(cell_id, runtime_tool_call_id, label, self._clock())
         self._emit(ToolCallEvent("started", cell_id, runtime_tool_call_id, label))
         try:
             tool = self.resolve(tool_name, tool_kind)
@@ -343,7 +345,7 @@ class ToolCallRuntime:
             me = asyncio.current_task()
             await gate.acquire(exclusive)
             try:
-                call.execution_started = time.monotonic()
+                call.execution_started = self._clock()
                 try:
                     value = await tool.handler(args, ctx)
                 except BaseException as exc:  # noqa: BLE001 - tool code may raise anything
@@ -392,7 +394,7 @@ class ToolCallRuntime:
         """The cancellation path of Codex's ``handle_tool_call_with_source`` (§5)."""
         if call.claimed:
             return await task
-        elapsed = time.monotonic() - call.started
+        elapsed = self._clock() - call.started
         if task.done():
             # Finished, but only after the cancellation: the abort owns the outcome.
             call.claim()

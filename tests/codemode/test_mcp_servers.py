@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
+from dispatch_helpers import assert_abort_elapsed  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -218,13 +222,24 @@ async def _progress_then_cancel(registry, dispatcher) -> None:
     events = []
     dispatcher.add_listener(events.append)
     token = CancellationToken()
+    seen_started: list[float] = []
+    dispatcher.add_listener(
+        lambda e: e.kind == "started" and e.cell_id == "2" and seen_started.append(time.monotonic())
+    )
+    before = time.monotonic()
     task = asyncio.ensure_future(call(dispatcher, "mcp__t__slow", {"steps": 50, "step_ms": 200}, token, cell="2"))
-    progressed = asyncio.Event()
-    dispatcher.add_listener(lambda e: e.kind == "progress" and e.cell_id == "2" and progressed.set())
-    await asyncio.wait_for(progressed.wait(), 30)
+    second_step = asyncio.Event()  # 200 ms after the first: an elapsed time of zero cannot pass
+    dispatcher.add_listener(
+        lambda e: e.kind == "progress" and e.cell_id == "2" and e.progress == 2 and second_step.set()
+    )
+    await asyncio.wait_for(second_step.wait(), 30)
+    cancelled_at = time.monotonic()
     token.cancel()
     result = await asyncio.wait_for(task, 10)
-    assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+    assert result.outcome == "aborted"
+    assert_abort_elapsed(
+        result.error, shell=False, at_least=cancelled_at - seen_started[0], at_most=time.monotonic() - before
+    )
     first = [e for e in events if e.kind == "progress" and e.cell_id == "2"][0]
     assert (first.progress, first.total, first.message, first.tool) == (1, 50, "step 1 of 50", "mcp__t__slow")
     # The cancellation reached the server: its handler was cancelled (MCP's
@@ -300,8 +315,9 @@ async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(
         servers[0].kill()
         failed = await asyncio.wait_for(task, 30)
         assert failed.outcome == "failed"
-        assert failed.error.startswith("MCP server `t` stopped during the call to `slow` ("), failed.error
-        assert failed.error.endswith("); it is restarted on the next call.")
+        assert failed.error == (
+            "MCP server `t` stopped during the call to `slow` (Connection closed); it is restarted on the next call."
+        )
         assert text_of(await call(dispatcher, "mcp__t__add", {"a": 1, "b": 1})) == "2"
         assert registry.mcp_clients["t"].restarts == 1
     finally:

@@ -82,5 +82,3 @@ async def test_cells_catch_every_failure_and_the_host_and_process_go_on():
         assert os.getpid() == pid
         outcomes = [r["outcome"] for r in h.dispatcher.calls_for("1")]
         assert outcomes == ["failed"] * len(names) + ["completed"]
-    sys.modules.pop("cm_failing_tools", None)
-    sys.modules.pop("cm_sample_tools", None)

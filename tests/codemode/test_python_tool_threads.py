@@ -7,6 +7,7 @@ their function returns. Fixtures: ``pytools/cm_failing_tools.py`` (``blocker``, 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import sys
 import threading
@@ -22,7 +23,6 @@ from codemode.tools import threads
 from codemode.tools.registry import ToolRegistry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pytools"))
-import cm_failing_tools  # noqa: E402
 from host_harness import HostSession, texts  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -34,6 +34,12 @@ ANSWER_BOUND_S = 30
 """Guard against a hang (the failure this file pins), not a speed check."""
 
 
+def fixtures():
+    """The tool module as the registry imported it (the same object: its events are the
+    ones ``blocker`` waits on, even when another test dropped the module from sys.modules)."""
+    return importlib.import_module("cm_failing_tools")
+
+
 def blocker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "codemode-python-tools:blocker"]
 
@@ -43,13 +49,13 @@ async def release_blockers():
     """Release every ``blocker`` at the end and wait until its thread is gone: no thread leaks.
     (Async, so it runs before the test's event loop closes.)"""
     yield
-    cm_failing_tools.release_all()
+    fixtures().release_all()
     for thread in blocker_threads():
         thread.join(ANSWER_BOUND_S)
     assert blocker_threads() == []
     assert threads.abandoned_threads() == {"python-tools": 0, "builtins": 0}
-    cm_failing_tools.GATES.clear()
-    cm_failing_tools.ENTERED.clear()
+    fixtures().GATES.clear()
+    fixtures().ENTERED.clear()
 
 
 async def entered(key: str) -> None:
@@ -59,7 +65,7 @@ async def entered(key: str) -> None:
     done = loop.create_future()
 
     def wait() -> None:
-        started = cm_failing_tools.entered(key).wait(ANSWER_BOUND_S)
+        started = fixtures().entered(key).wait(ANSWER_BOUND_S)
         loop.call_soon_threadsafe(done.set_result, started)
 
     threading.Thread(target=wait, daemon=True).start()
@@ -103,7 +109,7 @@ async def test_cancelled_blocked_calls_leave_builtins_and_sync_tools_answering(t
         assert doubled.value == 42
     finally:
         await registry.aclose()
-    cm_failing_tools.release_all()
+    fixtures().release_all()
     for thread in blocker_threads():
         thread.join(ANSWER_BOUND_S)
     assert threads.PYTHON_TOOLS.abandoned == 0 and threads.PYTHON_TOOLS.running == 0

@@ -8,7 +8,7 @@ import asyncio
 import time
 
 import pytest
-from dispatch_helpers import FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -74,21 +74,25 @@ def test_abort_texts():
 
 async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     seen = []
+    entered = asyncio.Event()
 
     async def handler(args, ctx):
+        entered.set()
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
             seen.append(ctx.cancellation.cancelled)
             raise
 
-    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)))
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)), clock=clock)
     token = CancellationToken()
+    dispatcher.add_listener(lambda event: event.kind == "started" and setattr(clock, "now", 102.26))
     task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire("slow"), "function", {}, token))
-    await asyncio.sleep(0.01)
+    await entered.wait()
     token.cancel()
     result = await asyncio.wait_for(task, 1)
-    assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 2.3s")
     assert seen == [True]
 
 
@@ -146,10 +150,45 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
         == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
     )
     missing = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
-    assert "'ms' is a required property" in missing.error and "`required`" in missing.error
+    assert missing.error == (
+        "tool `sleep` received invalid arguments at the top level: 'ms' is a required property (schema rule `required`)."
+    )
     negative = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
-    assert "at `ms`" in negative.error and "`minimum`" in negative.error
+    assert negative.error == (
+        "tool `sleep` received invalid arguments at `ms`: -1 is less than the minimum of 0 (schema rule `minimum`)."
+    )
     assert ran == []
+
+
+@pytest.mark.parametrize(
+    "args, where, problem",
+    [
+        ({"items": [{"name": "a"}, {"name": "b"}, {"name": 3}]}, "`items[2].name`", "3 is not of type 'string'"),
+        ({"items": [], "headers": {"content-type": 7}}, '`headers["content-type"]`', "7 is not of type 'string'"),
+        ({"items": [{"name": "a", "tags": ["x", 1]}]}, "`items[0].tags[1]`", "1 is not of type 'string'"),
+    ],
+)
+async def test_a_nested_field_is_named_by_its_path(args, where, problem):
+    async def handler(args, ctx):
+        return args
+
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {"type": "array", "items": item},
+            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    }
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="t", description="", handler=handler, input_schema=schema)))
+    result = await dispatcher.handle_tool_call("1", "c", wire("t"), "function", args, CancellationToken())
+    assert (result.outcome, result.error) == (
+        "failed",
+        f"tool `t` received invalid arguments at {where}: {problem} (schema rule `type`).",
+    )
 
 
 async def test_tool_exception_rejects_with_its_message_and_events_flow():
@@ -207,7 +246,9 @@ async def _cancel_scenario(point, waits, shell, fails):
         return "late result"
 
     tool = Tool(name=name, description="", handler=handler, waits_for_cancellation=waits)
-    dispatcher = ToolCallRuntime(FakeRegistry(tool))
+    clock = FakeClock(50.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
+    dispatcher.add_listener(lambda e: e.kind == "started" and setattr(clock, "now", 51.34))
     finished = []
     dispatcher.add_listener(lambda e: e.kind == "finished" and finished.append(e.outcome))
     gate = dispatcher._gate("1")
@@ -242,11 +283,11 @@ async def _cancel_scenario(point, waits, shell, fails):
     if point == "after_finish":
         expected = "failed" if fails else "completed"
         assert result.outcome == finished[0] == expected
-        if not fails:
+        if fails:
+            assert result.error == f"tool `{name}` raised RuntimeError: failed on purpose"
+        else:
             assert result.value == "real result"
     else:
         assert result.outcome == finished[0] == "aborted"
-        if shell:
-            assert result.error.startswith("Wall time: ") and result.error.endswith(" seconds\naborted by user")
-        else:
-            assert result.error.startswith("aborted by user after ") and result.error.endswith("s")
+        # 1.34 s from the call's arrival to its cancellation
+        assert result.error == ("Wall time: 1.3 seconds\naborted by user" if shell else "aborted by user after 1.3s")

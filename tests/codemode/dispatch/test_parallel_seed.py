@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from dispatch_helpers import FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, wire
 
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
@@ -28,21 +28,33 @@ async def test_tool_call_timing_guard_ignores_code_mode_source():
     """Seed 000: nested code-mode calls emit no ``codex.tool_call`` timing event. Here every
     call is nested, so timing is kept per cell (for the enclosing execute's metadata) and
     nothing is logged as an independent tool-call event."""
-    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    clock = FakeClock(100.0, step=0.25)  # read at arrival, at the handler's start, at the end
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)), clock=clock)
     result = await dispatcher.handle_tool_call(
         "cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken()
     )
     assert result.value == "ok"
-    (record,) = dispatcher.calls_for("cell-1")
-    assert record["execution_started"] is True
-    assert record["total_ms"] >= record["handler_ms"] >= 0
+    assert dispatcher.calls_for("cell-1") == [
+        {
+            "tool": "test_tool",
+            "runtime_tool_call_id": "tool-1",
+            "outcome": "completed",
+            "success": True,
+            "execution_started": True,
+            "dispatch_ms": 250.0,
+            "handler_ms": 250.0,
+            "total_ms": 500.0,
+        }
+    ]
 
 
 async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing():
     """Seed 000: cancelled while the gate is held elsewhere -> one record, not started,
     handler time 0, dispatch time == total time."""
     tool = Tool(name="test_tool", description="", handler=immediate, supports_parallel=False)
-    dispatcher = ToolCallRuntime(FakeRegistry(tool))
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
+    dispatcher.add_listener(lambda event: event.kind == "started" and setattr(clock, "now", 100.4))
     gate = dispatcher._gate("cell-1")
     await gate.acquire(True)
     token = CancellationToken()
@@ -52,11 +64,14 @@ async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing(
     await asyncio.sleep(0)
     token.cancel()
     result = await asyncio.wait_for(task, 1)
-    assert result.outcome == "aborted"
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 0.4s")
     (record,) = dispatcher.calls_for("cell-1")
-    assert record["execution_started"] is False
-    assert record["handler_ms"] == 0
-    assert record["dispatch_ms"] == record["total_ms"]
+    assert (record["execution_started"], record["dispatch_ms"], record["handler_ms"], record["total_ms"]) == (
+        False,
+        400.0,
+        0.0,
+        400.0,
+    )
     gate.release(True)
 
 
@@ -106,18 +121,20 @@ async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifec
         return "cleanup complete"
 
     tool = Tool(name="cleanup_tool", description="", handler=handler, waits_for_cancellation=True)
-    dispatcher = ToolCallRuntime(FakeRegistry(tool))
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
     token = CancellationToken()
     task = asyncio.ensure_future(
         dispatcher.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
     )
     await started
+    clock.now = 103.04
     token.cancel()
     await cleanup_started
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
     assert not task.done(), "the abort must wait for the tool's cleanup"
     allow_cleanup.set()
     result = await asyncio.wait_for(task, 1)
-    assert "aborted by user" in result.error
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 3.0s")
     assert cleaned == [True]
     assert outcomes(dispatcher) == ["aborted"]
