@@ -1,9 +1,10 @@
 """Loading ``codemode.toml``: session defaults, tool switches, MCP servers, Python tools.
 
-Shape and search order follow ``design.md`` §5; the ``[mcp_servers.NAME]`` keys are those of
+Search order: ``$CODEMODE_CONFIG``, ``./codemode.toml``, ``~/.config/codemode/config.toml``
+(:func:`find_config_path`); the ``[mcp_servers.NAME]`` keys are those of
 Codex's ``config.toml`` so a Codex user can paste their servers. Problems never stop loading:
 each becomes one sentence ``"<file>: <key>: <problem>"`` in :attr:`Config.errors`, and every
-valid part still loads (issue 5, "Configuration errors are reported once").
+valid part still loads; the kernel shows the sentences once.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ DEFAULT_TOOL_TIMEOUT_SEC = 60.0
 
 @dataclass
 class SessionDefaults:
-    """The ``[session]`` table; Codex's defaults unless set (``spec/codex-code-mode.md`` §2.3).
+    """The ``[session]`` table; Codex's defaults unless set (``DEFAULT_EXEC_YIELD_TIME_MS``,
+    ``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``).
 
     ``yield_time_ms``: default exec yield; ``max_output_tokens``: default output budget;
     ``max_yield_time_ms``: clamp for exec and wait yields (``None`` = no clamp);
@@ -88,7 +90,7 @@ class Config:
 
 def find_config_path(cwd: Path | None = None) -> Path | None:
     """Where the config lives: ``$CODEMODE_CONFIG``, else ``<cwd>/codemode.toml``, else
-    ``~/.config/codemode/config.toml``; ``None`` when none exists (design.md §5).
+    ``~/.config/codemode/config.toml``; ``None`` when none exists.
 
     ``$CODEMODE_CONFIG`` is returned even when the file is missing, so the error is reported.
     """

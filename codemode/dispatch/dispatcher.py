@@ -1,10 +1,11 @@
 """``ToolCallRuntime``: runs nested tool calls of code-mode cells.
 
-A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``seeds/000``,
-``spec/codex-code-mode.md`` §5), for calls arriving as ``tool/invoke`` delegate requests:
+A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``ToolCallRuntime``), for
+calls arriving as ``tool/invoke`` delegate requests:
 
-- the call is resolved and its input marshalled and validated (§1.8 texts; JSON Schema through
-  ``jsonschema``) before it reaches the gate;
+- the call is resolved and its input marshalled (Codex's texts, from its
+  ``build_nested_tool_payload``) and validated (JSON Schema, through ``jsonschema``) before it
+  reaches the gate;
 - a per-cell gate: parallel tools share it, the others hold it exclusively;
 - cancellation: a handler that already finished keeps its real result; otherwise the call is
   aborted, at once (the handler task is cancelled) or, for tools that ``waits_for_cancellation``,
@@ -42,7 +43,7 @@ MAX_REMEMBERED_CELLS = 1024
 """How many cells' call records :meth:`ToolCallRuntime.calls_for` keeps (oldest dropped)."""
 
 SHELL_TOOLS = frozenset({"exec_command", "shell_command", "unified_exec"})
-"""Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (§5)."""
+"""Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (Codex's shell tools)."""
 
 EventKind = Literal["started", "progress", "output", "finished"]
 Outcome = Literal["completed", "failed", "aborted"]
@@ -97,7 +98,8 @@ class _Call:
 
 
 def abort_message(tool_name: str, elapsed_s: float) -> str:
-    """Codex's abort text for a call aborted after ``elapsed_s`` seconds (at least 0.1; §5)."""
+    """Codex's abort text for a call aborted after ``elapsed_s`` seconds (at least 0.1), as
+    ``abort_message`` in Codex's ``core/src/tools/parallel.rs`` writes it."""
     secs = max(elapsed_s, 0.1)
     if tool_name in SHELL_TOOLS:
         return f"Wall time: {secs:.1f} seconds\naborted by user"
@@ -173,7 +175,7 @@ class ToolCallRuntime:
         self._records.pop(cell_id, None)
 
     def cell_closed(self, cell_id: str) -> None:
-        """The cell can issue no more calls: drop its gate (Codex does the same, §3.6)."""
+        """The cell can issue no more calls: drop its gate (Codex does the same in ``cell_closed``)."""
         gate = self._gates.get(cell_id)
         if gate is not None and gate.idle:
             del self._gates[cell_id]
@@ -215,7 +217,7 @@ class ToolCallRuntime:
         """Find the tool named by a wire ``tool_name`` (or a JS/raw name string).
 
         Raises :class:`ToolCallError` with Codex's texts: ``exec cannot invoke itself``,
-        ``unsupported call: <name>`` / ``unsupported custom tool call: <name>`` (§1.8).
+        ``unsupported call: <name>`` / ``unsupported custom tool call: <name>``.
         """
         if isinstance(tool_name, dict):
             name = str(tool_name.get("name", ""))
@@ -233,7 +235,7 @@ class ToolCallRuntime:
         return tool
 
     def marshal(self, tool: Tool, raw_input: Any) -> Any:
-        """Check and shape the JSON input (§1.8) and validate it against the input schema.
+        """Check and shape the JSON input as Codex does and validate it against the input schema.
 
         Function tools: ``None`` -> ``{}``; objects pass; anything else raises
         ``tool `<name>` expects a JSON object for arguments``. Freeform tools need a string
@@ -391,7 +393,7 @@ class ToolCallRuntime:
         return ToolCallResult("failed", error=text, success=False)
 
     async def _abort(self, call: _Call, tool: Tool, task: asyncio.Future[ToolCallResult]) -> ToolCallResult:
-        """The cancellation path of Codex's ``handle_tool_call_with_source`` (§5)."""
+        """The cancellation path of Codex's ``handle_tool_call_with_source`` (``parallel.rs``)."""
         if call.claimed:
             return await task
         elapsed = self._clock() - call.started

@@ -1,15 +1,16 @@
-"""Built-in tools, available with no configuration (design.md §6, issue 2 §4).
+"""Built-in tools, available with no configuration.
 
 - ``echo(args)`` -> the same object;
 - ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
 - ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?})`` ->
-  ``{exit_code, output, wall_time_seconds, original_token_count?}`` (Codex's result shape,
-  ``spec/codex-code-mode.md`` §1.8): ``bash -c cmd`` in its own process group, stdout and
+  ``{exit_code, output, wall_time_seconds, original_token_count?}`` (the shape of Codex's
+  nested ``exec_command`` result): ``bash -c cmd`` in its own process group, stdout and
   stderr merged; on cancellation or timeout the whole group is killed and the dispatcher
-  awaits that cleanup (``waits_for_cancellation``, §5); when the command exits, anything it
+  awaits that cleanup (``waits_for_cancellation``); when the command exits, anything it
   left running is killed too, and the command runs under :mod:`codemode.tools.launcher`, so it
   dies with the kernel even after a SIGKILL (no orphans). ``output`` is cut to
-  ``max_output_tokens`` (default :data:`DEFAULT_MAX_OUTPUT_TOKENS`) with §2.4's text, and
+  ``max_output_tokens`` (default :data:`~codemode.output.DEFAULT_MAX_OUTPUT_TOKENS`) with Codex's truncation
+  text (:func:`codemode.output.truncated_text`), and
   ``original_token_count`` is then the whole output's estimate; the output is captured with
   memory bounded by that budget (:class:`~codemode.tools.capture.OutputCapture`), so a command
   that prints without end costs neither memory nor a reply too large to send;
@@ -47,7 +48,7 @@ KILL_GRACE_S = 2.0
 
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 """Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one
-frame of at most 64 MiB (§4.1) and JSON may spell one byte of text with six (``\\u0001``):
+frame of at most 64 MiB (the host protocol's frame limit) and JSON may spell one byte of text with six (``\\u0001``):
 8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
 transport instead of with a clear schema error."""
 

@@ -15,10 +15,11 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
   kernel dies without cleaning up (SIGKILL) - no orphans;
 - a listed tool whose definition is invalid is skipped with a sentence naming the server, the
   tool and the field; the server's other tools still load (:mod:`codemode.tools.mcp_listing`);
-- tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
+- tools are exposed as ``mcp__<server>__<tool>`` (Codex's MCP naming,
+  :func:`~codemode.tools.naming.mcp_tool_name`), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
   their ``ALL_TOOLS`` description starts with the server's description and instructions
-  (:func:`namespace_description`, §1.8);
+  (:func:`namespace_description`);
 - a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
   ``structuredContent``, ``isError``) without the top-level ``_meta``; a tool error resolves with
   ``isError: true``; progress notifications go to the dispatcher's listeners; cancelling a call
@@ -52,7 +53,7 @@ logger = logging.getLogger(__name__)
 
 def call_tool_result_to_json(result: Any) -> dict[str, Any]:
     """A ``CallToolResult`` as JS sees it: wire (camelCase) JSON, top-level ``_meta`` removed,
-    ``isError`` always present (``spec/codex-code-mode.md`` §1.8)."""
+    ``isError`` always present, as Codex delivers an MCP result to a code-mode cell."""
     data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     data.pop("_meta", None)
     data.pop("resultType", None)
@@ -62,7 +63,7 @@ def call_tool_result_to_json(result: Any) -> dict[str, Any]:
 
 
 def namespace_description(initialized: Any) -> str | None:
-    """The text put before each tool description of a server's namespace (spec §1.8, §7.4).
+    """The text put before each tool description of a server's namespace.
 
     ``initialized`` is the server's ``InitializeResult``. The text is its ``serverInfo``
     ``description`` and its ``instructions``, each when not blank, joined by a blank line

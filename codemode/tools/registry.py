@@ -1,9 +1,9 @@
 """The tool registry: built-ins, Python tools and MCP servers behind one list.
 
 ``ToolRegistry.create(config)`` makes the built-ins available at once and starts each MCP
-server in the background (``design.md`` §6, issue 5). Names follow ``spec/codex-code-mode.md``
-§1.8: tools are sorted by raw name, and when two tools normalise to the same JavaScript name
-the first registered wins; the others are skipped with a warning (kept in :attr:`errors`).
+server in the background. Names follow Codex's code-mode rules: tools are sorted by raw name,
+and when two tools normalise to the same JavaScript name the first registered wins; the others
+are skipped with a warning (kept in :attr:`errors`).
 ``[tools] disabled`` hides tools by JS or raw name.
 """
 

@@ -1,4 +1,4 @@
-"""Built-in tools (issue 2 §4, design.md §6), called through the dispatcher as a cell would."""
+"""Built-in tools, called through the dispatcher as a cell would."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ async def test_exec_command_truncates_with_the_nested_budget(dispatcher):
         "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
         "0123456789\u20265 tokens truncated\u20260123456789"
     )
-    assert result["original_token_count"] == 10  # Codex's field, present when truncated (§1.8)
+    assert result["original_token_count"] == 10  # Codex's field, present when truncated
 
 
 async def test_exec_command_output_within_budget_has_no_original_token_count(dispatcher):
@@ -107,7 +107,7 @@ async def test_exec_command_output_within_budget_has_no_original_token_count(dis
 
 
 async def test_exec_command_default_budget_is_ten_thousand_tokens(dispatcher):
-    # 100 000 bytes without max_output_tokens: Codex's per-call default of 10 000 tokens (§2.3).
+    # 100 000 bytes without max_output_tokens: Codex's per-call default of 10 000 tokens.
     result = (await call(dispatcher, "exec_command", {"cmd": "head -c 100000 /dev/zero | tr '\\0' x"})).value
     assert result["original_token_count"] == 25_000
     assert result["output"].startswith(
@@ -126,7 +126,7 @@ async def test_exec_command_budget_above_the_frame_safe_limit_is_refused(dispatc
 
 
 async def test_exec_command_endless_output_is_bounded_and_the_reply_comes(dispatcher):
-    # The acceptance repro: `yes` until the time-out printed gigabytes; all of it was kept.
+    # `yes` until the time-out used to print gigabytes, and all of it was kept.
     # Now the kept output is the budget's, and the kernel's memory does not follow the
     # command's output. Peak RSS is sampled during the call: the capture holds ~60 KB and the
     # pipe reads 64 KiB at a time, so 64 MiB of growth allows for allocator noise while `yes`

@@ -1,5 +1,5 @@
 """``exec_command``'s bounded output capture (``codemode.tools.capture``): the same text as
-§2.4's truncation of the whole output (``spec/codex-code-mode.md`` §2.4, scenario 44), with
+Codex's truncation of the whole output (``codemode.output.truncate_content_items``), with
 memory bounded by the budget whatever the command prints."""
 
 from __future__ import annotations

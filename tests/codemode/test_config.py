@@ -1,4 +1,4 @@
-"""codemode.toml loading: design.md §5; errors as "file: key: problem"; valid parts load."""
+"""codemode.toml loading: errors as "file: key: problem"; valid parts load."""
 
 from pathlib import Path
 

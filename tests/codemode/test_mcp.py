@@ -1,4 +1,4 @@
-"""MCP servers as tool sources (issue 5): ``mcp-server-time`` (PyPI, always) and
+"""MCP servers as tool sources: ``mcp-server-time`` (PyPI, always) and
 ``@modelcontextprotocol/server-everything`` (npm, installed into ``.npm-tools`` by ``scripts/install-tools.sh``)."""
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ async def wait_until_gone(cwd: Path, limit_s: float = 15.0) -> list[psutil.Proce
 
 
 def silent_server(tmp_path: Path, startup_timeout_sec: float):
-    # A "server" that never answers MCP's initialize: `sleep` (the acceptance repro).
+    # A "server" that never answers MCP's initialize: `sleep`.
     return parse_config(
         {
             "mcp_servers": {
@@ -292,7 +292,7 @@ async def test_everything_image_block_is_passed_through():
 
 async def test_bare_command_name_is_found_beside_the_kernels_python(tmp_path, monkeypatch):
     # A venv that is not activated: its bin folder is not on PATH, yet the console script
-    # `mcp-server-time` installed there must start (design.md §5 config example).
+    # `mcp-server-time` installed there must start (the README's config example).
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != bin_dir))
     config = parse_config({"mcp_servers": {"time": {"command": "mcp-server-time", "cwd": str(tmp_path)}}})

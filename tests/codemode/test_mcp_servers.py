@@ -1,4 +1,4 @@
-"""Real MCP servers started by the tests (issue 5 "Done when"): ``mcp-server-git`` (PyPI),
+"""Real MCP servers started by the tests: ``mcp-server-git`` (PyPI),
 ``@modelcontextprotocol/server-filesystem`` and ``server-memory`` (npm), and a streamable HTTP
 server built with the SDK's ``MCPServer`` (FastMCP) on loopback - tool calls, bearer token and
 extra headers, progress and cancellation through it."""
@@ -108,7 +108,7 @@ async def test_filesystem_server_writes_reads_and_refuses_paths_outside_its_root
         read = await call(dispatcher, "mcp__fs__read_text_file", {"path": str(root / "a.txt")})
         assert "alpha\nbeta" in text_of(read)
         denied = await call(dispatcher, "mcp__fs__read_text_file", {"path": str(outside)})
-        # A tool-level error resolves (it does not reject) with isError (spec §1.8).
+        # A tool-level error resolves (it does not reject) with isError, as in Codex.
         assert denied.outcome == "completed" and denied.success is False
         assert denied.value["isError"] is True
         assert "not for you" not in json.dumps(denied.value)
@@ -272,7 +272,7 @@ async def test_stdio_server_progress_and_cancellation():
 
 
 async def test_namespace_description_comes_first_in_the_tool_description():
-    # spec §1.8: tools in a namespace get the namespace's description and a blank line in
+    # As in Codex, tools in a namespace get the namespace's description and a blank line in
     # front; for an MCP server that is its description and instructions.
     registry, _ = await open_registry({"t": {"command": sys.executable, "args": [str(TEST_SERVER), "stdio"]}})
     try:

@@ -107,24 +107,28 @@ async def test_an_unreadable_answer_fails_its_call_at_once(raw, kind):
     assert (await call(raw, "echo", {"text": "next"})).value == text_result("next")
 
 
-async def test_lone_surrogate_escapes_are_repaired(raw, caplog):
+@pytest.mark.parametrize(
+    "kind, text, logged",
+    [
+        (  # repaired and delivered
+            "surrogate",
+            "cut \ufffd, \ufffd too",
+            "an MCP server wrote 2 lone surrogate(s) (half of a character, as Node writes a cut emoji); "
+            "each was replaced by U+FFFD",
+        ),
+        (  # a line for no request: logged, and the real answer that follows is delivered
+            "noise",
+            "after noise",
+            "an MCP server wrote a line that cannot be read and answers no request: it is not JSON (Expecting "
+            f"value at column 1); the line starts with `server log: started {'x' * 60}…`",
+        ),
+    ],
+)
+async def test_a_repaired_line_or_a_line_for_no_request_leaves_the_call_answered(raw, caplog, kind, text, logged):
     caplog.set_level(logging.WARNING, logger="codemode.tools.stdio_lines")
-    result = await with_a_held_call(raw, "bad", {"kind": "surrogate"})
-    assert result.value == text_result("cut \ufffd, \ufffd too")
-    assert [r.getMessage() for r in caplog.records] == [
-        "an MCP server wrote 2 lone surrogate(s) (half of a character, as Node writes a cut emoji); "
-        "each was replaced by U+FFFD"
-    ]
-
-
-async def test_a_line_answering_nothing_is_logged_and_the_call_goes_on(raw, caplog):
-    caplog.set_level(logging.WARNING, logger="codemode.tools.stdio_lines")
-    result = await with_a_held_call(raw, "bad", {"kind": "noise"})
-    assert result.value == text_result("after noise")
-    assert [r.getMessage() for r in caplog.records] == [
-        "an MCP server wrote a line that cannot be read and answers no request: it is not JSON (Expecting "
-        f"value at column 1); the line starts with `server log: started {'x' * 60}…`"
-    ]
+    result = await with_a_held_call(raw, "bad", {"kind": kind})
+    assert result.value == text_result(text)
+    assert [r.getMessage() for r in caplog.records] == [logged]
 
 
 async def test_lone_surrogates_in_arguments_reach_the_server_as_replacement_characters(raw):

@@ -1,4 +1,4 @@
-"""MCP stdio transport and start-up problems (acceptance-test defects):
+"""MCP stdio transport and start-up problems:
 
 - the linear-time line reader (``codemode.tools.stdio_transport``) gives exactly the messages
   of the stream whatever the chunking, and a 20 MB result arrives intact through a real server

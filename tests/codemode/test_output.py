@@ -1,4 +1,4 @@
-"""Output truncation: spec/codex-code-mode.md §2.4 pinned examples."""
+"""Output truncation: the texts of Codex's ``truncate_code_mode_result``."""
 
 from codemode.output import approx_token_count, truncate_content_items, truncate_middle
 

@@ -1,4 +1,4 @@
-"""The `// @exec:` pragma: spec/codex-code-mode.md §2.2 texts and behaviour."""
+"""The `// @exec:` pragma: the texts and behaviour of Codex's ``parse_exec_source``."""
 
 import pytest
 

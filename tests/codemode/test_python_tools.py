@@ -1,4 +1,4 @@
-"""Python tools: ``codemode.tool`` + ``[python_tools] modules`` (issue 5)."""
+"""Python tools: ``codemode.tool`` + ``[python_tools] modules`` ."""
 
 from __future__ import annotations
 

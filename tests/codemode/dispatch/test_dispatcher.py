@@ -1,6 +1,5 @@
 """Dispatcher behaviour beyond the seed tests: gate overlap, abort texts, marshalling,
-validation, listener events, and a property test of cancellation at random points
-(``spec/codex-code-mode.md`` §1.8, §5; issue 5)."""
+validation, listener events, and a property test of cancellation at random points."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Ports of the tests of Codex's ``parallel.rs`` (seeds/000 and its older variant seeds/001).
+"""Ports of the tests of Codex's ``core/src/tools/parallel.rs`` (its test module).
 
-``spec/codex-code-mode.md`` §5 and scenarios 85-87. Rust mechanics become asyncio: a
+Rust mechanics become asyncio: a
 ``oneshot`` is a Future, a ``Notify`` an Event; tool lifecycle outcomes are the dispatcher's
 ``finished`` events and ``calls_for`` records.
 """
@@ -25,9 +25,10 @@ def outcomes(dispatcher: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
 
 
 async def test_tool_call_timing_guard_ignores_code_mode_source():
-    """Seed 000: nested code-mode calls emit no ``codex.tool_call`` timing event. Here every
-    call is nested, so timing is kept per cell (for the enclosing execute's metadata) and
-    nothing is logged as an independent tool-call event."""
+    """``tool_call_timing_guard_ignores_code_mode_source``: nested code-mode calls emit no
+    ``codex.tool_call`` timing event. Here every call is nested, so timing is kept per cell
+    (for the enclosing execute's metadata) and nothing is logged as an independent tool-call
+    event."""
     clock = FakeClock(100.0, step=0.25)  # read at arrival, at the handler's start, at the end
     dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)), clock=clock)
     result = await dispatcher.handle_tool_call(
@@ -49,8 +50,9 @@ async def test_tool_call_timing_guard_ignores_code_mode_source():
 
 
 async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing():
-    """Seed 000: cancelled while the gate is held elsewhere -> one record, not started,
-    handler time 0, dispatch time == total time."""
+    """``cancellation_before_dispatch_admission_logs_dispatch_only_timing``: cancelled while the
+    gate is held elsewhere -> one record, not started, handler time 0, dispatch time == total
+    time."""
     tool = Tool(name="test_tool", description="", handler=immediate, supports_parallel=False)
     clock = FakeClock(100.0)
     dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
@@ -76,8 +78,9 @@ async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing(
 
 
 async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle():
-    """Seeds 000/001: cancelling while the finish is being reported keeps the real output and
-    exactly ``[Completed{success: true}]``."""
+    """``cancellation_after_handler_finishes_preserves_completed_lifecycle``: cancelling while
+    the finish is being reported keeps the real output and exactly ``[Completed{success:
+    true}]``."""
     finish_started = asyncio.get_running_loop().create_future()
     allow_finish = asyncio.Event()
     dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
@@ -105,8 +108,9 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
 
 
 async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle():
-    """Seeds 000/001: a tool that waits for runtime cancellation is awaited through its
-    cleanup; the output says ``aborted by user`` and the only outcome is ``Aborted``."""
+    """``cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle``: a tool that
+    waits for runtime cancellation is awaited through its cleanup; the output says ``aborted
+    by user`` and the only outcome is ``Aborted``."""
     started = asyncio.get_running_loop().create_future()
     cleanup_started = asyncio.get_running_loop().create_future()
     allow_cleanup = asyncio.Event()
