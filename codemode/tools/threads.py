@@ -102,11 +102,11 @@ class ThreadLane:
             try:
                 value = context.run(fn, *args, **kwargs)
             except BaseException as exc:  # noqa: BLE001 - re-raised in the awaiting coroutine
+                self._finished(run, label)  # counted as ended before its call can see the outcome
                 self._deliver(loop, future, exc, None)
             else:
-                self._deliver(loop, future, None, value)
-            finally:
                 self._finished(run, label)
+                self._deliver(loop, future, None, value)
 
         thread = threading.Thread(target=target, name=f"codemode-{self.name}:{label}", daemon=True)
         with self._lock:
