@@ -59,11 +59,12 @@ class Tool:
 
     ``name``/``namespace``: the wire ``tool_name`` (``{"name": "get-thing", "namespace":
     "mcp__srv__"}``); ``raw_name``: the code-mode name (``code_mode_name``); ``js_name``: the
-    identifier on ``tools`` (:func:`~codemode.tools.naming.normalize_identifier`). ``kind`` is ``"function"`` or ``"freeform"``;
-    ``supports_parallel`` selects the shared gate, otherwise calls are exclusive;
-    ``waits_for_cancellation`` makes an abort await the handler's cleanup.
-    ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`); ``source`` says where
-    the tool comes from (``builtin``, ``python:<module>``, ``mcp:<server>``).
+    identifier on ``tools`` (:func:`~codemode.tools.naming.normalize_identifier`). ``kind`` is
+    ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
+    calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup.
+    ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`);
+    ``origin`` says where the tool comes from (``builtin``, ``python:<module>``,
+    ``mcp:<server>``).
     """
 
     name: str
@@ -76,7 +77,7 @@ class Tool:
     kind: ToolKind = "function"
     supports_parallel: bool = True
     waits_for_cancellation: bool = False
-    source: str = "builtin"
+    origin: str = "builtin"
     raw_name: str = ""
     js_name: str = ""
     declaration: str = ""

@@ -245,7 +245,7 @@ class McpClient:
                     ),
                     supports_parallel=True,
                     waits_for_cancellation=True,
-                    source=f"mcp:{self.name}",
+                    origin=f"mcp:{self.name}",
                 )
             )
         return out

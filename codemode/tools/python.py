@@ -73,7 +73,7 @@ def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return summary, params
 
 
-def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
+def python_tool(func: Callable[..., Any], origin: str = "python") -> Tool:
     """Build a :class:`Tool` from a (marked or plain) function. Raises ``TypeError`` for
     signatures that cannot become a JSON object (``*args``/``**kwargs``)."""
     options = getattr(func, MARK, {}) or {}
@@ -124,7 +124,7 @@ def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
         handler=handler,
         input_schema=schema,
         supports_parallel=bool(options.get("parallel", True)),
-        source=source,
+        origin=origin,
     )
 
 
@@ -143,7 +143,7 @@ def load_python_tools(modules: list[str]) -> tuple[list[Tool], list[str]]:
             func = getattr(module, attr)
             if callable(func) and getattr(func, MARK, None) is not None:
                 try:
-                    tools.append(python_tool(func, source=f"python:{module_name}"))
+                    tools.append(python_tool(func, origin=f"python:{module_name}"))
                 except Exception as exc:  # noqa: BLE001
                     errors.append(f"python_tools.modules: {module_name}.{attr}: cannot be a tool ({exc}).")
     return tools, errors

@@ -83,13 +83,13 @@ class ToolRegistry:
         return sorted(seen.values(), key=lambda t: t.raw_name)
 
     def _warn_collision(self, first: Tool, later: Tool) -> None:
-        key = f"{later.source}:{later.raw_name}"
+        key = f"{later.origin}:{later.raw_name}"
         if key in self._warned:
             return
         self._warned.add(key)
         message = (
-            f"tool `{later.raw_name}` from {later.source} was skipped: its JavaScript name "
-            f"`{later.js_name}` is already used by `{first.raw_name}` from {first.source}."
+            f"tool `{later.raw_name}` from {later.origin} was skipped: its JavaScript name "
+            f"`{later.js_name}` is already used by `{first.raw_name}` from {first.origin}."
         )
         logger.warning(message)
         self._errors.append(message)

@@ -66,7 +66,7 @@ async def call(dispatcher, namespace, name, args, token=None, cell="1"):
 async def test_time_server_tools_are_named_typed_and_callable(time_tools):
     registry, dispatcher = time_tools
     tools = await registry.ready_tools()
-    names = [t.js_name for t in tools if t.source == "mcp:time"]
+    names = [t.js_name for t in tools if t.origin == "mcp:time"]
     assert names == ["mcp__time__convert_time", "mcp__time__get_current_time"]
     convert = registry.get("mcp__time__convert_time")
     assert convert.namespace == "mcp__time__" and convert.raw_name == "mcp__time__convert_time"
@@ -149,7 +149,7 @@ async def test_server_that_cannot_start_is_reported_once(tmp_path):
     registry = await ToolRegistry.create(config)
     try:
         tools = await registry.ready_tools()
-        assert all(t.source == "builtin" for t in tools)
+        assert all(t.origin == "builtin" for t in tools)
         assert registry.errors == [
             f"MCP server `broken` failed to start: the command `{tmp_path / 'missing-server'}` does not exist "
             "or is not executable."
@@ -196,7 +196,7 @@ async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(
     registry = await ToolRegistry.create(silent_server(tmp_path, 0.5))
     try:
         tools = await registry.ready_tools()
-        assert all(t.source == "builtin" for t in tools)
+        assert all(t.origin == "builtin" for t in tools)
         assert registry.errors == [
             "MCP server `slow` did not start within 0.5 s (startup_timeout_sec) and was stopped; "
             "its tools are unavailable."

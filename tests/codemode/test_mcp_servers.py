@@ -209,7 +209,7 @@ async def test_http_server_without_the_token_fails_to_start_with_a_clear_error(h
     )
     try:
         tools = await registry.ready_tools()
-        assert not [t for t in tools if t.source == "mcp:remote"]
+        assert not [t for t in tools if t.origin == "mcp:remote"]
         assert registry.errors == [
             "MCP server `remote` failed to start: the environment variable CM_TEST_TOKEN "
             "(bearer_token_env_var) is not set."

@@ -159,7 +159,7 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
     dispatcher = ToolCallRuntime(registry)
     try:
         tools = await registry.ready_tools()
-        assert [t.js_name for t in tools if t.source == "mcp:raw"] == [
+        assert [t.js_name for t in tools if t.origin == "mcp:raw"] == [
             "mcp__raw__bad",
             "mcp__raw__big",
             "mcp__raw__echo",

@@ -30,7 +30,7 @@ async def call(registry, name, args):
 
 
 async def test_marked_functions_become_typed_tools(registry):
-    names = {t.js_name: t for t in registry.tools if t.source.startswith("python:")}
+    names = {t.js_name: t for t in registry.tools if t.origin.startswith("python:")}
     assert sorted(names) == ["add", "explode", "shout"]
     add = names["add"]
     assert add.description == "Adds two integers."
