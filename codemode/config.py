@@ -1,9 +1,10 @@
 """Loading ``codemode.toml``: session defaults, tool switches, MCP servers, Python tools.
 
-Shape and search order follow ``design.md`` §5; the ``[mcp_servers.NAME]`` keys are those of
+Search order: ``$CODEMODE_CONFIG``, ``./codemode.toml``, ``~/.config/codemode/config.toml``
+(:func:`find_config_path`); the ``[mcp_servers.NAME]`` keys are those of
 Codex's ``config.toml`` so a Codex user can paste their servers. Problems never stop loading:
 each becomes one sentence ``"<file>: <key>: <problem>"`` in :attr:`Config.errors`, and every
-valid part still loads (issue 5, "Configuration errors are reported once").
+valid part still loads; the kernel shows the sentences once.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ DEFAULT_TOOL_TIMEOUT_SEC = 60.0
 
 @dataclass
 class SessionDefaults:
-    """The ``[session]`` table; Codex's defaults unless set (``spec/codex-code-mode.md`` §2.3).
+    """The ``[session]`` table; Codex's defaults unless set (``DEFAULT_EXEC_YIELD_TIME_MS``,
+    ``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``).
 
     ``yield_time_ms``: default exec yield; ``max_output_tokens``: default output budget;
     ``max_yield_time_ms``: clamp for exec and wait yields (``None`` = no clamp);
@@ -88,7 +90,7 @@ class Config:
 
 def find_config_path(cwd: Path | None = None) -> Path | None:
     """Where the config lives: ``$CODEMODE_CONFIG``, else ``<cwd>/codemode.toml``, else
-    ``~/.config/codemode/config.toml``; ``None`` when none exists (design.md §5).
+    ``~/.config/codemode/config.toml``; ``None`` when none exists.
 
     ``$CODEMODE_CONFIG`` is returned even when the file is missing, so the error is reported.
     """
@@ -126,6 +128,14 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _described(value: Any) -> str:
+    """``value`` for a sentence: its kind, with the value itself when it is a scalar
+    (``an integer (-1)``, ``a string ('fast')``, ``a table``)."""
+    if isinstance(value, (bool, int, float, str)):
+        return f"{_type_name(value)} ({value!r})"
+    return _type_name(value)
+
+
 def _non_negative_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -148,7 +158,7 @@ def _string_list_table(value: Any, section: str, key: str, what: str, report: _R
     section that is not a table, unknown keys, a value that is not an array, and each entry
     that is not a string (the other entries are kept)."""
     if not isinstance(value, dict):
-        report(section, f"must be a table, not {_type_name(value)}.")
+        report(section, f"must be a table, not {_described(value)}.")
         return None
     found = None
     for name, item in value.items():
@@ -160,21 +170,21 @@ def _string_list_table(value: Any, section: str, key: str, what: str, report: _R
             found = [entry for entry in item if isinstance(entry, str)]
             for index, entry in enumerate(item):
                 if not isinstance(entry, str):
-                    report(f"{section}.{key}[{index}]", f"must be a string, not {_type_name(entry)}; it was ignored.")
+                    report(f"{section}.{key}[{index}]", f"must be a string, not {_described(entry)}; it was ignored.")
     return found
 
 
 def _load_session(table: Any, report: _Reporter) -> SessionDefaults:
     defaults = SessionDefaults()
     if not isinstance(table, dict):
-        report("session", f"must be a table, not {_type_name(table)}; the defaults are used.")
+        report("session", f"must be a table, not {_described(table)}; the defaults are used.")
         return defaults
     for key, value in table.items():
         name = f"session.{key}"
         if key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
             report(name, "is not a known setting and was ignored.")
         elif not _non_negative_int(value):
-            report(name, f"must be a non-negative integer, not {_type_name(value)} ({value!r}); the default is used.")
+            report(name, f"must be a non-negative integer, not {_described(value)}; the default is used.")
         elif key == "max_heap_size_bytes" and value < MIN_HEAP_SIZE_BYTES:
             report(
                 name,
@@ -215,7 +225,7 @@ _CHECKS = {
 def _load_server(name: str, table: Any, report: _Reporter) -> McpServerConfig | None:
     prefix = f"mcp_servers.{name}"
     if not isinstance(table, dict):
-        report(prefix, f"must be a table, not {_type_name(table)}; the server was skipped.")
+        report(prefix, f"must be a table, not {_described(table)}; the server was skipped.")
         return None
     server = McpServerConfig(name=name)
     for key, value in table.items():
@@ -225,7 +235,7 @@ def _load_server(name: str, table: Any, report: _Reporter) -> McpServerConfig | 
             continue
         check, wanted = _CHECKS[kind]
         if not check(value):
-            report(f"{prefix}.{key}", f"must be {wanted}, not {_type_name(value)}; the setting was ignored.")
+            report(f"{prefix}.{key}", f"must be {wanted}, not {_described(value)}; the setting was ignored.")
             continue
         setattr(server, key, float(value) if kind == "seconds" else value)
     if server.command and server.url:
@@ -253,7 +263,7 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml") -> Config:
                 config.disabled_tools = disabled
         elif key == "mcp_servers":
             if not isinstance(value, dict):
-                report("mcp_servers", f"must be a table of servers, not {_type_name(value)}.")
+                report("mcp_servers", f"must be a table of servers, not {_described(value)}.")
                 continue
             for name, table in value.items():
                 server = _load_server(name, table, report)

@@ -1,9 +1,8 @@
 """Token estimates and output truncation of a cell's content items.
 
-Follows ``spec/codex-code-mode.md`` §2.4 (Codex core ``truncate_code_mode_result``) and the
-server-mode behaviour recorded in ``oracle/README.md`` ("output truncation"). The host truncates
-when a session is opened with ``outputTruncation: "server"``; in ``"client"`` mode the kernel
-calls :func:`truncate_content_items` itself. Budgets are in tokens; one token is 4 UTF-8 bytes.
+Follows Codex core's ``truncate_code_mode_result``, which Codex's runtime host also applies when
+a session is opened with ``outputTruncation: "server"`` (in ``"client"`` mode, its default, the
+host never truncates and the kernel calls :func:`truncate_content_items` itself). Budgets are in tokens; one token is 4 UTF-8 bytes.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 ContentItem = dict[str, Any]
 BYTES_PER_TOKEN = 4
 DEFAULT_MAX_OUTPUT_TOKENS = 10_000
-"""Budget of an exec or wait that sets none (``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``, §2.3)."""
+"""Budget of an exec or wait that sets none (Codex's ``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``)."""
 
 
 def approx_token_count(text: str) -> int:
@@ -42,7 +41,7 @@ def truncate_middle(text: str, max_tokens: int) -> str:
     """Keep the first and last ``max_tokens * 2`` bytes of ``text`` with a marker between.
 
     Returns ``text`` unchanged when it fits. The marker is ``…<N> tokens truncated…`` with
-    ``N = ceil((total_bytes - budget_bytes) / 4)`` (``spec/codex-code-mode.md`` §2.4).
+    ``N = ceil((total_bytes - budget_bytes) / 4)``, as in Codex's ``truncate_code_mode_result``.
     """
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max(0, max_tokens) * BYTES_PER_TOKEN:
@@ -92,7 +91,7 @@ def tail_bytes_needed(max_tokens: int) -> int:
 
 
 def truncated_text(head: bytes, tail: bytes, total_bytes: int, total_lines: int, max_tokens: int) -> str:
-    """§2.4's all-text truncation of a text that is known only by its ends and its counts.
+    """Codex's all-text truncation of a text that is known only by its ends and its counts.
 
     For output captured with bounded memory (``exec_command``): ``head`` is the text's first
     ``min(total_bytes, head_bytes_needed(max_tokens))`` UTF-8 bytes, ``tail`` its last
@@ -101,7 +100,7 @@ def truncated_text(head: bytes, tail: bytes, total_bytes: int, total_lines: int,
     budget of ``max_tokens * 4`` bytes (then ``head`` holds all of it), otherwise
     ``Warning: truncated output (original token count: N)\\nTotal output lines: L\\n\\n
     <head>…<K> tokens truncated…<tail>`` - the same text :func:`truncate_content_items` gives
-    for the whole text as one item (``spec/codex-code-mode.md`` §2.4, scenario 44).
+    for the whole text as one item.
     """
     if total_bytes <= max(0, max_tokens) * BYTES_PER_TOKEN:
         return head[:total_bytes].decode("utf-8", "surrogatepass")
@@ -117,7 +116,7 @@ def _audio_tokens(item: ContentItem) -> int:
 
 
 def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> list[ContentItem]:
-    """Apply Codex's output budget to one observation's items (§2.4).
+    """Apply Codex's output budget to one observation's items.
 
     ``items`` are wire content items (``input_text`` / ``input_image`` / ``input_audio``);
     ``max_output_tokens`` is the call's budget. All-text output that does not fit collapses into

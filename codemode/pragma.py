@@ -1,9 +1,9 @@
 """Parsing of the optional first-line ``// @exec: {...}`` pragma of a cell.
 
-Follows ``spec/codex-code-mode.md`` §2.1-§2.2 (Codex's ``parse_exec_source``): the error
-texts are Codex's exact strings, so a user (or a model) sees the same message as in Codex.
-The host never interprets the pragma (``oracle/README.md``, "`// @exec:` pragmas"), so the
-client must strip it before sending the source.
+Follows Codex's ``parse_exec_source``: the error texts are Codex's exact strings, so a user
+(or a model) sees the same message as in Codex. The runtime host never interprets the pragma
+(Codex's host runs the source it is given as it is), so the client must strip it before
+sending the source.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ NOT_OBJECT_MESSAGE = "exec pragma must be a JSON object with supported fields `y
 class PragmaError(ValueError):
     """The cell's input or its pragma is invalid; ``str(error)`` is Codex's exact text.
 
-    Source: ``spec/codex-code-mode.md`` §2.2. No cell is created for such input.
+    No cell is created for such input.
     """
 
 
@@ -83,7 +83,7 @@ def parse_exec_source(text: str) -> ExecSource:
     (``//@exec:`` included) is ordinary code. Raises :class:`PragmaError` with Codex's texts
     for empty input, a pragma with no code after it, a directive that is not a JSON object,
     invalid JSON, an unknown key, or a value that is not a non-negative safe integer
-    (``spec/codex-code-mode.md`` §2.2). JSON ``null`` means "use the default".
+    (above 2**53 - 1 included). JSON ``null`` means "use the default".
     """
     if not text.strip():
         raise PragmaError(EMPTY_SOURCE_MESSAGE)

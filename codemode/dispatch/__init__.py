@@ -1,6 +1,11 @@
-"""The tool-call dispatcher: :class:`ToolCallRuntime` (``spec/codex-code-mode.md`` §5)."""
+"""The tool-call dispatcher: :class:`ToolCallRuntime` runs the nested tool calls of cells.
 
+``ToolCallRuntime`` is Codex's name for the same object (``core/src/tools/parallel.rs``); it
+lives in :mod:`codemode.dispatch.dispatcher`, beside the per-cell gate
+(:mod:`codemode.dispatch.gate`).
+"""
+
+from .dispatcher import ToolCallEvent, ToolCallResult, ToolCallRuntime, abort_message
 from .gate import SharedExclusiveGate
-from .runtime import ToolCallEvent, ToolCallResult, ToolCallRuntime, abort_message
 
 __all__ = ["SharedExclusiveGate", "ToolCallEvent", "ToolCallResult", "ToolCallRuntime", "abort_message"]

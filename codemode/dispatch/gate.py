@@ -1,7 +1,7 @@
 """The shared/exclusive execution gate of a cell (tokio ``RwLock`` in Codex's ``parallel.rs``).
 
 Tools that support parallel calls hold it shared; every other tool holds it exclusively, so it
-never overlaps another call of the same cell (``spec/codex-code-mode.md`` §5). Waiters are
+never overlaps another call of the same cell. Waiters are
 served first come, first served, like tokio's fair lock: a queued exclusive waiter blocks later
 shared ones, so exclusive calls are never starved.
 """

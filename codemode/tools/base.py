@@ -5,7 +5,8 @@ A handler is ``async def handler(args, ctx) -> JSON``. ``args`` is the validated
 :class:`~codemode.errors.ToolCallError` (or any exception) to reject the JS promise with the
 message. Cancellation: ``ctx.cancellation`` is cancelled first; tools with
 ``waits_for_cancellation`` are then awaited so they can clean up, the others are cancelled at
-once (``asyncio.CancelledError``) - ``spec/codex-code-mode.md`` §5.
+once (``asyncio.CancelledError``), as Codex's ``core/src/tools/parallel.rs`` does
+(``waits_for_runtime_cancellation``).
 """
 
 from __future__ import annotations
@@ -58,11 +59,12 @@ class Tool:
 
     ``name``/``namespace``: the wire ``tool_name`` (``{"name": "get-thing", "namespace":
     "mcp__srv__"}``); ``raw_name``: the code-mode name (``code_mode_name``); ``js_name``: the
-    identifier on ``tools`` (§1.8). ``kind`` is ``"function"`` or ``"freeform"``;
-    ``supports_parallel`` selects the shared gate, otherwise calls are exclusive;
-    ``waits_for_cancellation`` makes an abort await the handler's cleanup (§5).
-    ``declaration`` is the ``declare const tools: {...}`` text (§7.3); ``source`` says where
-    the tool comes from (``builtin``, ``python:<module>``, ``mcp:<server>``).
+    identifier on ``tools`` (:func:`~codemode.tools.naming.normalize_identifier`). ``kind`` is
+    ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
+    calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup.
+    ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`);
+    ``origin`` says where the tool comes from (``builtin``, ``python:<module>``,
+    ``mcp:<server>``).
     """
 
     name: str
@@ -75,7 +77,7 @@ class Tool:
     kind: ToolKind = "function"
     supports_parallel: bool = True
     waits_for_cancellation: bool = False
-    source: str = "builtin"
+    origin: str = "builtin"
     raw_name: str = ""
     js_name: str = ""
     declaration: str = ""
@@ -90,11 +92,12 @@ class Tool:
 
     @property
     def augmented_description(self) -> str:
-        """The ``ALL_TOOLS`` description: namespace text, description, declaration (§1.8)."""
+        """The ``ALL_TOOLS`` description: namespace text, description, declaration."""
         return augmented_description(self.description, self.declaration, self.namespace_description)
 
     def definition(self) -> dict[str, Any]:
-        """The ``enabled_tools`` entry of a ``session/execute`` request (oracle README)."""
+        """The ``enabled_tools`` entry of a ``session/execute`` request to the runtime host:
+        ``{name, tool_name: {name, namespace}, description, kind, input_schema, output_schema}``."""
         return {
             "name": self.raw_name,
             "tool_name": {"name": self.name, "namespace": self.namespace},

@@ -1,15 +1,16 @@
-"""Built-in tools, available with no configuration (design.md §6, issue 2 §4).
+"""Built-in tools, available with no configuration.
 
 - ``echo(args)`` -> the same object;
 - ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
 - ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?})`` ->
-  ``{exit_code, output, wall_time_seconds, original_token_count?}`` (Codex's result shape,
-  ``spec/codex-code-mode.md`` §1.8): ``bash -c cmd`` in its own process group, stdout and
+  ``{exit_code, output, wall_time_seconds, original_token_count?}`` (the shape of Codex's
+  nested ``exec_command`` result): ``bash -c cmd`` in its own process group, stdout and
   stderr merged; on cancellation or timeout the whole group is killed and the dispatcher
-  awaits that cleanup (``waits_for_cancellation``, §5); when the command exits, anything it
+  awaits that cleanup (``waits_for_cancellation``); when the command exits, anything it
   left running is killed too, and the command runs under :mod:`codemode.tools.launcher`, so it
   dies with the kernel even after a SIGKILL (no orphans). ``output`` is cut to
-  ``max_output_tokens`` (default :data:`DEFAULT_MAX_OUTPUT_TOKENS`) with §2.4's text, and
+  ``max_output_tokens`` (default :data:`~codemode.output.DEFAULT_MAX_OUTPUT_TOKENS`) with Codex's truncation
+  text (:func:`codemode.output.truncated_text`), and
   ``original_token_count`` is then the whole output's estimate; the output is captured with
   memory bounded by that budget (:class:`~codemode.tools.capture.OutputCapture`), so a command
   that prints without end costs neither memory nor a reply too large to send;
@@ -17,7 +18,9 @@
   (exclusive: never overlaps another call of the cell); ``list_dir({path})`` ->
   ``{entries: [{name, type, size}]}`` sorted by name.
 
-Relative paths are resolved against the kernel's working directory. Failures raise
+The file work runs in threads of the built-ins' own lane (:data:`codemode.tools.threads.BUILTINS`),
+never shared with Python tools, whose blocked calls therefore cannot hold these up. Relative
+paths are resolved against the kernel's working directory. Failures raise
 :class:`~codemode.errors.ToolCallError` with a sentence saying what went wrong.
 """
 
@@ -34,20 +37,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ToolCallError
+from ..output import DEFAULT_MAX_OUTPUT_TOKENS
 from .base import Tool, ToolContext
 from .capture import OutputCapture
 from .launcher import launcher_argv
+from .threads import BUILTINS
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL."""
 
-DEFAULT_MAX_OUTPUT_TOKENS = 10_000
-"""``exec_command``'s output budget when the call sets none, in tokens of 4 bytes: Codex's
-per-call default (``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``, ``spec/codex-code-mode.md`` §2.3)."""
-
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 """Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one
-frame of at most 64 MiB (§4.1) and JSON may spell one byte of text with six (``\\u0001``):
+frame of at most 64 MiB (the host protocol's frame limit) and JSON may spell one byte of text with six (``\\u0001``):
 8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
 transport instead of with a clear schema error."""
 
@@ -181,7 +182,7 @@ def _path(args: dict[str, Any]) -> Path:
 async def _read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     path = _path(args)
     try:
-        data = await asyncio.to_thread(path.read_bytes)
+        data = await BUILTINS.run("read_file", path.read_bytes)
     except FileNotFoundError:
         raise ToolCallError(f"read_file: {str(path)!r} does not exist.") from None
     except IsADirectoryError:
@@ -200,7 +201,7 @@ async def _write_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
         path.write_bytes(data)
 
     try:
-        await asyncio.to_thread(write)
+        await BUILTINS.run("write_file", write)
     except OSError as exc:
         raise ToolCallError(f"write_file: {str(path)!r} cannot be written ({exc.strerror}).") from None
     return {"bytes_written": len(data)}
@@ -230,7 +231,7 @@ async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
             return sorted((_entry(e) for e in it), key=lambda e: e["name"])
 
     try:
-        entries = await asyncio.to_thread(scan)
+        entries = await BUILTINS.run("list_dir", scan)
     except FileNotFoundError:
         raise ToolCallError(f"list_dir: {str(path)!r} does not exist.") from None
     except NotADirectoryError:

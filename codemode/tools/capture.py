@@ -1,8 +1,8 @@
 """Bounded capture of a command's output for ``exec_command``.
 
-A command may print without end (``yes``) or far more than a reply frame holds (64 MiB,
-``spec/codex-code-mode.md`` §4.1). Codex hands JS only the output cut to the call's
-``max_output_tokens`` (§1.8 result shape, §2.4 truncation, scenario 44), and that cut needs
+A command may print without end (``yes``) or far more than a reply frame holds (64 MiB, the
+host protocol's frame limit). Codex hands JS only the output cut to the call's
+``max_output_tokens`` (with its ``truncate_code_mode_result`` texts), and that cut needs
 only the text's first and last few bytes and its size and line count. :class:`OutputCapture`
 keeps exactly that while the bytes stream in, so its memory is bounded by the budget whatever
 the command prints, and renders the result with :func:`codemode.output.truncated_text` (the
@@ -23,7 +23,7 @@ class OutputCapture:
     ``max_tokens`` is the truncation budget (tokens of 4 bytes; negative counts as 0). Bytes
     are decoded as they arrive with invalid sequences replaced by U+FFFD, exactly as decoding
     the whole output at once would (``bytes.decode("utf-8", "replace")``); sizes and the kept
-    ends are those of the decoded text's UTF-8 form, so :meth:`render` equals the §2.4
+    ends are those of the decoded text's UTF-8 form, so :meth:`render` equals Codex's
     truncation of the whole decoded text.
 
     Memory: at most ``head_bytes_needed`` + 2 x ``tail_bytes_needed`` bytes plus one fed chunk
@@ -101,6 +101,6 @@ class OutputCapture:
         return line_count(self.newlines, self.total_bytes, self._last == b"\n")
 
     def render(self) -> str:
-        """The whole text when it fits the budget, else the §2.4 ``Warning: truncated output
+        """The whole text when it fits the budget, else Codex's ``Warning: truncated output
         ...`` text (:func:`codemode.output.truncated_text`). Call :meth:`finish` first."""
         return truncated_text(bytes(self._head), bytes(self._tail), self.total_bytes, self.line_count, self.max_tokens)

@@ -1,9 +1,9 @@
 """A supervisor that makes tool processes die with the kernel, even when it is SIGKILLed.
 
 Why: MCP stdio servers and ``exec_command`` commands run in their own process session, so a
-SIGINT aimed at the kernel's process group does not reach them (``design.md`` §2). The price is
-that nothing kills them when the kernel dies without cleaning up (SIGKILL, OOM killer): they
-would be re-parented and live on. Issue 5 asks for "no orphans, ever".
+SIGINT aimed at the kernel's process group (a Jupyter interrupt) does not reach them. The price
+is that nothing kills them when the kernel dies without cleaning up (SIGKILL, OOM killer): they
+would be re-parented and live on. No tool process may outlive the kernel.
 
 How: the kernel does not start the tool directly but this file, as
 ``python -I -S launcher.py --parent <kernel pid> -- COMMAND ARG...`` (see

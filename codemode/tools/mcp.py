@@ -1,6 +1,7 @@
 """MCP servers as tool sources, through the official ``mcp`` SDK (stdio and streamable HTTP).
 
-One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issue 5):
+One :class:`McpClient` per ``[mcp_servers.NAME]`` table: the host-side connection to one
+server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other end):
 
 - started in the background when the registry is created; a server that has not started
   within ``startup_timeout_sec`` (counted from the start) is stopped there and then, its
@@ -14,10 +15,11 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
   kernel dies without cleaning up (SIGKILL) - no orphans;
 - a listed tool whose definition is invalid is skipped with a sentence naming the server, the
   tool and the field; the server's other tools still load (:mod:`codemode.tools.mcp_listing`);
-- tools are exposed as ``mcp__<server>__<tool>`` (``spec/codex-code-mode.md`` §7.4), filtered
+- tools are exposed as ``mcp__<server>__<tool>`` (Codex's MCP naming,
+  :func:`~codemode.tools.naming.mcp_tool_name`), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
   their ``ALL_TOOLS`` description starts with the server's description and instructions
-  (:func:`namespace_description`, §1.8);
+  (:func:`namespace_description`);
 - a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
   ``structuredContent``, ``isError``) without the top-level ``_meta``; a tool error resolves with
   ``isError: true``; progress notifications go to the dispatcher's listeners; cancelling a call
@@ -29,22 +31,21 @@ One :class:`McpServer` per ``[mcp_servers.NAME]`` table (``design.md`` §5, issu
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import os
-import shutil
-import sys
 from contextlib import AsyncExitStack
-from pathlib import Path
 from typing import Any
 
 from ..config import McpServerConfig
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
+from .failures import ContainedError, contained, exception_text
 from .launcher import launcher_argv
-from .mcp_listing import ListingDispatcher
+from .mcp_listing import LenientJSONRPCDispatcher
+from .mcp_stdio import StderrPipe, server_command
 from .naming import mcp_tool_name
+from .stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
 from .typescript import mcp_output_schema
 
 logger = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ logger = logging.getLogger(__name__)
 
 def call_tool_result_to_json(result: Any) -> dict[str, Any]:
     """A ``CallToolResult`` as JS sees it: wire (camelCase) JSON, top-level ``_meta`` removed,
-    ``isError`` always present (``spec/codex-code-mode.md`` §1.8)."""
+    ``isError`` always present, as Codex delivers an MCP result to a code-mode cell."""
     data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
     data.pop("_meta", None)
     data.pop("resultType", None)
@@ -62,7 +63,7 @@ def call_tool_result_to_json(result: Any) -> dict[str, Any]:
 
 
 def namespace_description(initialized: Any) -> str | None:
-    """The text put before each tool description of a server's namespace (spec §1.8, §7.4).
+    """The text put before each tool description of a server's namespace.
 
     ``initialized`` is the server's ``InitializeResult``. The text is its ``serverInfo``
     ``description`` and its ``instructions``, each when not blank, joined by a blank line
@@ -75,108 +76,11 @@ def namespace_description(initialized: Any) -> str | None:
     return "\n\n".join(texts) or None
 
 
-def _server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Resolve a stdio server's command and environment.
+class McpClient:
+    """The connection to one configured MCP server, and the server's tools.
 
-    A bare command name (no ``/``) is looked up first in the folder of the Python
-    interpreter running the kernel (a venv's ``bin``), then on ``PATH``, so
-    ``command = "mcp-server-time"`` finds the console script installed beside codemode
-    even when the venv is not activated. The server's environment is the MCP SDK's
-    default one plus ``extra_env``, with that folder at the front of ``PATH``.
-    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
-    command) when it cannot be found or is not executable, so the start-up error says so
-    rather than reporting a closed connection from the launcher.
+    ``name`` is the server's configured name; ``tools`` is empty until the server has started.
     """
-    from mcp.client.stdio import get_default_environment
-
-    bin_dir = str(Path(sys.executable).parent)
-    env = get_default_environment()
-    path = env.get("PATH", os.defpath)
-    if bin_dir not in path.split(os.pathsep):
-        env["PATH"] = bin_dir + os.pathsep + path
-    env.update(extra_env)
-    if command and os.sep not in command:
-        found = shutil.which(command, path=env["PATH"])
-        if found is None:
-            raise FileNotFoundError(f"the command `{command}` was not found on PATH")
-        command = found
-    elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
-        raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
-    return command, env
-
-
-STDERR_TAIL_LINES = 20
-"""How many of a server's last stderr lines a start-up failure quotes."""
-
-STDERR_TAIL_BYTES = 2048
-"""The most stderr text (UTF-8 bytes, from the end) a start-up failure quotes."""
-
-
-class _StderrPipe:
-    """A pipe whose write end is the server's stderr; lines are logged at debug level and the
-    last :data:`STDERR_TAIL_LINES` kept for :meth:`tail` (a start-up failure quotes them)."""
-
-    def __init__(self, server: str) -> None:
-        self.server = server
-        read_fd, write_fd = os.pipe()
-        self.writer = os.fdopen(write_fd, "w")
-        self._read_fd = read_fd
-        self._last: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-        self._task: asyncio.Task[None] | None = asyncio.ensure_future(self._pump())
-
-    async def _pump(self) -> None:
-        log = logging.getLogger(__name__ + ".stderr")
-        reader = asyncio.StreamReader(limit=2**20)
-        loop = asyncio.get_running_loop()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", buffering=0)
-        )
-        try:
-            while True:
-                try:
-                    raw = await reader.readuntil(b"\n")
-                except asyncio.IncompleteReadError as end:
-                    raw = end.partial
-                except asyncio.LimitOverrunError as over:
-                    raw = await reader.readexactly(over.consumed)  # an over-long line, in parts
-                if not raw:
-                    return
-                line = raw.decode("utf-8", "replace").rstrip()
-                self._last.append(line[-STDERR_TAIL_BYTES:])
-                log.debug("[mcp %s] %s", self.server, line)
-        finally:
-            transport.close()
-
-    def tail(self) -> str:
-        """The server's last stderr lines (at most :data:`STDERR_TAIL_LINES` lines and about
-        :data:`STDERR_TAIL_BYTES` bytes, whole lines from the end), joined by newlines; empty
-        when it wrote nothing."""
-        kept: list[str] = []
-        size = 0
-        for line in reversed(self._last):
-            size += len(line.encode("utf-8")) + 1
-            if kept and size > STDERR_TAIL_BYTES:
-                break
-            kept.append(line)
-        return "\n".join(reversed(kept)).strip("\n")
-
-    def close_writer(self) -> None:
-        """Drop our copy of the write end (the child keeps its own)."""
-        with contextlib.suppress(OSError):
-            self.writer.close()
-
-    async def aclose(self) -> None:
-        """Close our write end and wait (at most 1 s) until the server's stderr is read to its end."""
-        self.close_writer()
-        if self._task is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._task, 1.0)
-            self._task.cancel()
-            self._task = None
-
-
-class McpServer:
-    """One configured MCP server and its tools. ``tools`` is empty until it has started."""
 
     def __init__(self, config: McpServerConfig) -> None:
         self.config = config
@@ -185,8 +89,8 @@ class McpServer:
         self.namespace_description: str | None = None
         self._startup_error: str | None = None
         self._tool_problems: list[str] = []
-        self._stderr: _StderrPipe | None = None
-        self._session: Any = None
+        self._stderr: StderrPipe | None = None
+        self._client_session: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop: asyncio.Event | None = None
         self._started: asyncio.Event | None = None
@@ -205,7 +109,9 @@ class McpServer:
     @property
     def running(self) -> bool:
         """True while a connected session exists."""
-        return not self._broken and self._session is not None and self._task is not None and not self._task.done()
+        return (
+            not self._broken and self._client_session is not None and self._task is not None and not self._task.done()
+        )
 
     # -- lifetime --------------------------------------------------------------------
     def start(self) -> None:
@@ -236,9 +142,9 @@ class McpServer:
 
         from .stdio_transport import stdio_transport
 
-        pipe = self._stderr = _StderrPipe(self.name)
+        pipe = self._stderr = StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)
-        command, env = _server_command(cfg.command or "", cfg.env)
+        command, env = server_command(cfg.command or "", cfg.env)
         argv = launcher_argv(command, list(cfg.args))
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cfg.cwd)
         streams = await stack.enter_async_context(stdio_transport(params, errlog=pipe.writer))
@@ -269,13 +175,13 @@ class McpServer:
                 try:
                     async with asyncio.timeout(timeout):
                         read, write = await self._open_transport(stack)
-                        dispatcher = ListingDispatcher(read, write, server=self.name)
-                        session = await stack.enter_async_context(ClientSession(dispatcher=dispatcher))
+                        rpc = LenientJSONRPCDispatcher(read, write, server=self.name)
+                        session = await stack.enter_async_context(ClientSession(dispatcher=rpc))
                         initialized = await session.initialize()
-                        dispatcher.protocol_version = getattr(initialized, "protocol_version", None)
+                        rpc.protocol_version = getattr(initialized, "protocol_version", None)
                         self.namespace_description = namespace_description(initialized)
                         listed = await self._list_tools(session)
-                        self._tool_problems = list(dispatcher.problems)
+                        self._tool_problems = list(rpc.problems)
                 except TimeoutError:
                     self._startup_error = self._with_stderr(
                         f"MCP server `{self.name}` did not start within {timeout:g} s "
@@ -285,7 +191,7 @@ class McpServer:
                     started.set()
                     return  # leaving the stack stops the process
                 self.tools = self._make_tools(listed)
-                self._session = session
+                self._client_session = session
                 self._startup_error = None
                 started.set()
                 logger.info("MCP server %s started with %d tools", self.name, len(self.tools))
@@ -300,7 +206,7 @@ class McpServer:
             else:
                 logger.warning("MCP server %s stopped: %s", self.name, reason)
         finally:
-            self._session = None
+            self._client_session = None
             started.set()
 
     async def _list_tools(self, session: Any) -> list[Any]:
@@ -339,7 +245,7 @@ class McpServer:
                     ),
                     supports_parallel=True,
                     waits_for_cancellation=True,
-                    source=f"mcp:{self.name}",
+                    origin=f"mcp:{self.name}",
                 )
             )
         return out
@@ -369,7 +275,7 @@ class McpServer:
             if not await self.wait_started():
                 detail = self._startup_error or f"MCP server `{self.name}` is not running."
                 raise ToolCallError(detail)
-            return self._session
+            return self._client_session
 
     async def _stop_task(self) -> None:
         """Stop the server task and wait until its process is gone.
@@ -416,11 +322,13 @@ class McpServer:
             ctx.report_progress(value, total, message)
 
         call = asyncio.ensure_future(
-            session.call_tool(
-                tool_name,
-                args or {},
-                read_timeout_seconds=self.config.tool_timeout_sec,
-                progress_callback=progress,
+            contained(
+                session.call_tool(
+                    tool_name,
+                    args or {},
+                    read_timeout_seconds=self.config.tool_timeout_sec,
+                    progress_callback=progress,
+                )
             )
         )
         cancel = asyncio.ensure_future(ctx.cancellation.wait())
@@ -442,10 +350,33 @@ class McpServer:
         return call_tool_result_to_json(call.result())
 
     def _call_error(self, tool_name: str, exc: BaseException) -> ToolCallError:
+        """The sentence for a call that raised ``exc``. The SDK's own codes tell a time-out
+        (``REQUEST_TIMEOUT``) and a lost connection (``CONNECTION_CLOSED``, which also marks the
+        server for a restart) from an error the server answered; an answer the transport could
+        not read is named as such (:data:`~codemode.tools.stdio_lines.UNREADABLE_LINE`)."""
         from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 
         text = _describe(exc)
-        if self._task is not None and self._task.done() or "closed" in text.lower() or "connection" in text.lower():
+        if isinstance(exc, MCPError):
+            if exc.code == PARSE_ERROR and exc.data == UNREADABLE_LINE:
+                return ToolCallError(
+                    f"MCP server `{self.name}` answered the call to `{tool_name}` with a line that cannot "
+                    f"be read: {exc.message}."
+                )
+            if exc.data == UNWRITABLE_REQUEST:
+                return ToolCallError(
+                    f"the call to MCP tool `{tool_name}` could not be sent to MCP server `{self.name}`: {exc.message}."
+                )
+            if exc.code == REQUEST_TIMEOUT:
+                return ToolCallError(
+                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s "
+                    "(tool_timeout_sec)."
+                )
+            lost = exc.code == CONNECTION_CLOSED and exc.message == "Connection closed"
+        else:
+            lost = "closed" in text.lower() or "connection" in text.lower()
+        if lost or (self._task is not None and self._task.done()):
             self._broken = True
             if self._stop is not None:
                 self._stop.set()
@@ -454,19 +385,18 @@ class McpServer:
                 "it is restarted on the next call."
             )
         if isinstance(exc, MCPError):
-            if "timed out" in text.lower() or "timeout" in text.lower():
-                return ToolCallError(
-                    f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s "
-                    "(tool_timeout_sec)."
-                )
             return ToolCallError(f"MCP server `{self.name}` rejected the call to `{tool_name}`: {text}")
         return ToolCallError(f"the call to MCP tool `{tool_name}` failed: {text}")
 
 
 def _describe(exc: BaseException) -> str:
+    """``exc`` as text for a sentence: its message (each member's, for a group; the type's
+    name with the message for one that :func:`~codemode.tools.failures.contained` carried)."""
+    if isinstance(exc, ContainedError):
+        inner = exception_text(exc.original)
+        return f"{type(exc.original).__name__}: {inner}" if inner else type(exc.original).__name__
     if isinstance(exc, BaseExceptionGroup):
-        inner = [e for e in exc.exceptions]
-        if inner:
-            return "; ".join(_describe(e) for e in inner)
-    text = str(exc).strip()
-    return text or type(exc).__name__
+        inner_texts = [_describe(e) for e in exc.exceptions]
+        if inner_texts:
+            return "; ".join(inner_texts)
+    return exception_text(exc) or type(exc).__name__

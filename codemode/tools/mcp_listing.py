@@ -5,7 +5,7 @@ version's schema, then its ``ListToolsResult`` model), so a single tool whose ``
 has, say, ``"required": "a"`` fails the listing with a raw pydantic dump and the server starts
 with no tools at all. Codex loads the valid ones; so do we.
 
-How: :class:`ListingDispatcher` is the SDK's own ``JSONRPCDispatcher`` (handed to
+How: :class:`LenientJSONRPCDispatcher` is the SDK's own ``JSONRPCDispatcher`` (handed to
 ``ClientSession(dispatcher=...)``, a public parameter) that checks each tool of a raw
 ``tools/list`` result on its own - with the same two validations the session applies, the
 version's wire schema (``mcp_types.methods.validate_server_result``) and the SDK's ``Tool``
@@ -95,7 +95,7 @@ def check_tool(tool: Any, protocol_version: str | None) -> pydantic.ValidationEr
     return None
 
 
-class ListingDispatcher(JSONRPCDispatcher):
+class LenientJSONRPCDispatcher(JSONRPCDispatcher):
     """The SDK's ``JSONRPCDispatcher`` dropping invalid tools from ``tools/list`` results.
 
     Same constructor as ``JSONRPCDispatcher`` plus ``server`` (the configured server name,

@@ -1,7 +1,7 @@
 """Tool names: the JavaScript identifier on ``tools``, raw code-mode names, MCP names.
 
-Sources: ``spec/codex-code-mode.md`` §1.8 (``normalize_code_mode_identifier``,
-``code_mode_name_for_tool_name``) and §7.4 (MCP naming: ``mcp__<server>__<tool>``, names
+Codex's rules: ``normalize_code_mode_identifier`` and ``code_mode_name_for_tool_name`` for
+code-mode names, and its MCP naming (``mcp__<server>__<tool>``, names
 sanitised to ``[A-Za-z0-9_]``, at most 64 characters with a sha1 suffix on overflow).
 """
 
@@ -19,7 +19,7 @@ _NOT_API_CHAR = re.compile(r"[^A-Za-z0-9_]")
 
 
 def normalize_identifier(name: str) -> str:
-    """Turn ``name`` into an ASCII JavaScript identifier (§1.8).
+    """Turn ``name`` into an ASCII JavaScript identifier (Codex's ``normalize_code_mode_identifier``).
 
     The first character must match ``[A-Za-z_$]`` and the others ``[A-Za-z0-9_$]``; every
     other character (a leading digit included) becomes ``_``; an empty name becomes ``_``.
@@ -33,12 +33,12 @@ def normalize_identifier(name: str) -> str:
 
 
 def is_identifier(name: str) -> bool:
-    """True when normalising ``name`` leaves it unchanged (used to quote object keys, §7.3)."""
+    """True when normalising ``name`` leaves it unchanged (used to quote object keys)."""
     return bool(name) and normalize_identifier(name) == name
 
 
 def code_mode_name(name: str, namespace: str | None = None) -> str:
-    """The raw code-mode name of a tool (§1.8 ``code_mode_name_for_tool_name``).
+    """The raw code-mode name of a tool (Codex's ``code_mode_name_for_tool_name``).
 
     No namespace: ``name``. A namespace ending in ``_`` or a name starting with ``_``:
     ``namespace + name``. Otherwise ``namespace + "__" + name``.
@@ -51,7 +51,8 @@ def code_mode_name(name: str, namespace: str | None = None) -> str:
 
 
 def sanitize_api_name(name: str) -> str:
-    """Replace every character outside ``[A-Za-z0-9_]`` by ``_``; empty gives ``_`` (§7.4)."""
+    """Replace every character outside ``[A-Za-z0-9_]`` by ``_``; empty gives ``_`` (the
+    characters the Responses API allows in tool names)."""
     return _NOT_API_CHAR.sub("_", name) or "_"
 
 
@@ -60,7 +61,7 @@ def _hash_suffix(identity: str) -> str:
 
 
 def mcp_tool_name(server: str, tool: str) -> tuple[str, str]:
-    """The ``(namespace, name)`` under which an MCP tool is exposed (§7.4).
+    """The ``(namespace, name)`` under which an MCP tool is exposed, as Codex names MCP tools.
 
     The namespace is ``mcp__<server>__`` and the name the tool's, both sanitised; the raw
     code-mode name is their concatenation. When that is over 64 characters, the tool part is

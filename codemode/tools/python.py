@@ -4,15 +4,17 @@ A function marked with ``@codemode.tool`` in a module listed under ``[python_too
 becomes a tool named after the function. Its input JSON Schema is built by pydantic from the
 type hints (parameters without a hint accept any JSON), with parameter descriptions taken from
 a Google-style ``Args:`` section of the docstring; the docstring's first paragraph is the
-description. Sync functions run in a worker thread, async ones on the event loop. A Python
-exception rejects the JS promise with the exception's message (issue 5). What a call prints
+description. Sync functions run in a thread of their own (:data:`codemode.tools.threads.PYTHON_TOOLS`:
+a call that blocks for ever and is cancelled never holds up other calls), async ones on the
+event loop. Any exception, ``BaseException`` included, rejects only that call's JS promise,
+with ``tool `<name>` raised <Type>: <message>`` (:func:`codemode.tools.failures.failure_text`);
+a result that pydantic cannot turn into JSON rejects it with a sentence too. What a call prints
 to ``sys.stdout`` / ``sys.stderr`` goes to ``ctx.report_output`` (the dispatcher's ``output``
 events; :mod:`codemode.tools.tool_output`), so the kernel shows it in the calling cell.
 """
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import inspect
 import logging
@@ -23,8 +25,11 @@ from typing import Any
 import pydantic
 from pydantic_core import to_jsonable_python
 
+from ..errors import ToolCallError
 from .base import Tool, ToolContext
-from .tool_output import capture_output
+from .failures import exception_text
+from .threads import PYTHON_TOOLS
+from .tool_output import route_output
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +73,7 @@ def _docstring_parts(doc: str | None) -> tuple[str, dict[str, str]]:
     return summary, params
 
 
-def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
+def python_tool(func: Callable[..., Any], origin: str = "python") -> Tool:
     """Build a :class:`Tool` from a (marked or plain) function. Raises ``TypeError`` for
     signatures that cannot become a JSON object (``*args``/``**kwargs``)."""
     options = getattr(func, MARK, {}) or {}
@@ -93,24 +98,33 @@ def python_tool(func: Callable[..., Any], source: str = "python") -> Tool:
         if isinstance(prop, dict):
             prop.pop("title", None)
     is_async = inspect.iscoroutinefunction(func)
+    tool_name = options.get("name") or func.__name__
 
     async def handler(args: Any, ctx: ToolContext) -> Any:
         try:
             validated = model.model_validate(args or {})
         except pydantic.ValidationError as exc:
-            raise ValueError(str(exc)) from None
+            raise ToolCallError(f"tool `{tool_name}` received invalid arguments: {exc}") from None
         kwargs = {name: getattr(validated, name) for name in fields}
-        with capture_output(ctx.report_output):
-            result = await func(**kwargs) if is_async else await asyncio.to_thread(func, **kwargs)
-        return to_jsonable_python(result)
+        with route_output(ctx.report_output):
+            if is_async:
+                result = await func(**kwargs)
+            else:
+                result = await PYTHON_TOOLS.run(tool_name, func, **kwargs)
+        try:
+            return to_jsonable_python(result)
+        except Exception as exc:  # noqa: BLE001 - PydanticSerializationError, a circular value, ...
+            raise ToolCallError(
+                f"tool `{tool_name}` returned a value that is not JSON: {exception_text(exc)}."
+            ) from None
 
     return Tool(
-        name=options.get("name") or func.__name__,
+        name=tool_name,
         description=options.get("description") or summary,
         handler=handler,
         input_schema=schema,
         supports_parallel=bool(options.get("parallel", True)),
-        source=source,
+        origin=origin,
     )
 
 
@@ -129,7 +143,7 @@ def load_python_tools(modules: list[str]) -> tuple[list[Tool], list[str]]:
             func = getattr(module, attr)
             if callable(func) and getattr(func, MARK, None) is not None:
                 try:
-                    tools.append(python_tool(func, source=f"python:{module_name}"))
+                    tools.append(python_tool(func, origin=f"python:{module_name}"))
                 except Exception as exc:  # noqa: BLE001
                     errors.append(f"python_tools.modules: {module_name}.{attr}: cannot be a tool ({exc}).")
     return tools, errors

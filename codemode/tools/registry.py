@@ -1,9 +1,9 @@
 """The tool registry: built-ins, Python tools and MCP servers behind one list.
 
 ``ToolRegistry.create(config)`` makes the built-ins available at once and starts each MCP
-server in the background (``design.md`` §6, issue 5). Names follow ``spec/codex-code-mode.md``
-§1.8: tools are sorted by raw name, and when two tools normalise to the same JavaScript name
-the first registered wins; the others are skipped with a warning (kept in :attr:`errors`).
+server in the background. Names follow Codex's code-mode rules: tools are sorted by raw name,
+and when two tools normalise to the same JavaScript name the first registered wins; the others
+are skipped with a warning (kept in :attr:`errors`).
 ``[tools] disabled`` hides tools by JS or raw name.
 """
 
@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..config import Config
 from .base import Tool
 from .builtins import builtin_tools
+
+if TYPE_CHECKING:
+    from .mcp import McpClient
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +29,7 @@ class ToolRegistry:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self._static: list[Tool] = []
-        self._servers: dict[str, Any] = {}
+        self._mcp_clients: dict[str, McpClient] = {}
         self._errors: list[str] = list(self.config.errors)
         self._warned: set[str] = set()
 
@@ -44,21 +47,21 @@ class ToolRegistry:
             registry._static.extend(tools)
             registry._errors.extend(errors)
         if registry.config.mcp_servers:
-            from .mcp import McpServer
+            from .mcp import McpClient
 
             for name, server_config in registry.config.mcp_servers.items():
                 if not server_config.enabled:
                     continue
-                server = McpServer(server_config)
-                registry._servers[name] = server
-                server.start()
+                client = McpClient(server_config)
+                registry._mcp_clients[name] = client
+                client.start()
         return registry
 
     # -- contents ------------------------------------------------------------------
     def _all(self) -> list[Tool]:
         tools = list(self._static)
-        for server in self._servers.values():
-            tools.extend(server.tools)
+        for client in self._mcp_clients.values():
+            tools.extend(client.tools)
         return tools
 
     @property
@@ -80,13 +83,13 @@ class ToolRegistry:
         return sorted(seen.values(), key=lambda t: t.raw_name)
 
     def _warn_collision(self, first: Tool, later: Tool) -> None:
-        key = f"{later.source}:{later.raw_name}"
+        key = f"{later.origin}:{later.raw_name}"
         if key in self._warned:
             return
         self._warned.add(key)
         message = (
-            f"tool `{later.raw_name}` from {later.source} was skipped: its JavaScript name "
-            f"`{later.js_name}` is already used by `{first.raw_name}` from {first.source}."
+            f"tool `{later.raw_name}` from {later.origin} was skipped: its JavaScript name "
+            f"`{later.js_name}` is already used by `{first.raw_name}` from {first.origin}."
         )
         logger.warning(message)
         self._errors.append(message)
@@ -95,8 +98,8 @@ class ToolRegistry:
     def errors(self) -> list[str]:
         """Configuration and start-up problems, as sentences, in the order found."""
         errors = list(self._errors)
-        for server in self._servers.values():
-            errors.extend(server.errors)
+        for client in self._mcp_clients.values():
+            errors.extend(client.errors)
         return errors
 
     def get(self, js_name: str) -> Tool | None:
@@ -120,18 +123,20 @@ class ToolRegistry:
         return None
 
     @property
-    def servers(self) -> dict[str, Any]:
-        """MCP servers by config name (``codemode.tools.mcp.McpServer``)."""
-        return dict(self._servers)
+    def mcp_clients(self) -> dict[str, McpClient]:
+        """The connection to each enabled MCP server (:class:`codemode.tools.mcp.McpClient`),
+        by the server's configured name."""
+        return dict(self._mcp_clients)
 
     async def ready_tools(self) -> list[Tool]:
         """:attr:`tools` after every MCP server has started or given up (each bounded by its
         ``startup_timeout_sec``)."""
-        if self._servers:
-            await asyncio.gather(*(server.wait_started() for server in self._servers.values()), return_exceptions=True)
+        if self._mcp_clients:
+            waits = (client.wait_started() for client in self._mcp_clients.values())
+            await asyncio.gather(*waits, return_exceptions=True)
         return self.tools
 
     async def aclose(self) -> None:
         """Stop every MCP server (their process groups are gone afterwards)."""
-        servers = list(self._servers.values())
-        await asyncio.gather(*(server.aclose() for server in servers), return_exceptions=True)
+        clients = list(self._mcp_clients.values())
+        await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)

@@ -11,10 +11,8 @@ and a line's pieces are joined once, when its end arrives.
 Everything else follows the SDK's transport, which :class:`mcp.ClientSession` is used with
 unchanged: the server is spawned with ``anyio.open_process`` in a new session (its own process
 group) with the SDK's default environment plus ``params.env``, stderr goes to ``errlog``;
-each line is parsed with the SDK's own ``jsonrpc_message_adapter`` into a ``SessionMessage``,
-and a line that is not a valid JSON-RPC message reaches the session as the exception value
-(as the SDK does); the read stream has no buffer, so nothing is read ahead while the session
-is busy. On exit: the reader is released, the writer gets 0.5 s to flush, stdin is closed, the
+each line is parsed with the SDK's own ``jsonrpc_message_adapter`` into a ``SessionMessage``;
+the read stream has no buffer, so nothing is read ahead while the session is busy. On exit: the reader is released, the writer gets 0.5 s to flush, stdin is closed, the
 server gets ``PROCESS_TERMINATION_TIMEOUT`` (2 s) to exit, then its process group is
 terminated (SIGTERM, ``FORCE_KILL_TIMEOUT`` later SIGKILL) - all shielded from cancellation so
 no server outlives its transport. Spawning raises what the SDK raises (``OSError``,
@@ -22,7 +20,11 @@ no server outlives its transport. Spawning raises what the SDK raises (``OSError
 
 Differences: messages are UTF-8 as the MCP stdio transport requires (``params.encoding`` must
 be UTF-8); blank lines between messages are skipped instead of being reported as parse
-errors. POSIX only (the whole kernel is); on Windows the SDK's ``stdio_client`` is used.
+errors. A line the SDK cannot parse is repaired when it holds lone surrogates, and otherwise
+fails the request it answers at once instead of leaving it to its time-out; lone surrogates
+in what we write become U+FFFD (:mod:`codemode.tools.stdio_lines`). A message that cannot be
+serialized fails its request instead of ending the connection. POSIX only (the whole kernel
+is); on Windows the SDK's ``stdio_client`` is used.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ from mcp.client.stdio import (
 )
 from mcp.shared.message import SessionMessage
 
+from .failures import exception_text
+from .stdio_lines import UNWRITABLE_REQUEST, LineReader, LineSplitter, encode_message
+
 logger = logging.getLogger(__name__)
 
 WRITER_FLUSH_TIMEOUT_S = 0.5
@@ -55,60 +60,19 @@ KILL_REAP_TIMEOUT_S = 2.0
 _EXIT_POLL_S = 0.01
 _UTF8 = frozenset({"utf-8", "utf8", "utf_8"})
 
-
-class LineSplitter:
-    """Splits a byte stream into ``\\n``-terminated lines in time linear in its length.
-
-    :meth:`feed` takes the next chunk (any split, even inside a multi-byte character: ``\\n``
-    never occurs inside a UTF-8 sequence) and returns the lines it completes, without their
-    ``\\n``. Bytes after the last ``\\n`` are kept as pieces and joined once, when the line
-    ends. :attr:`pending_bytes` is the size of the unfinished line.
-    """
-
-    def __init__(self) -> None:
-        self._pieces: list[bytes] = []
-        self.pending_bytes = 0
-
-    def feed(self, chunk: bytes) -> list[bytes]:
-        """Add ``chunk``; return the lines completed by it (possibly none)."""
-        if b"\n" not in chunk:
-            if chunk:
-                self._pieces.append(chunk)
-                self.pending_bytes += len(chunk)
-            return []
-        parts = chunk.split(b"\n")
-        if self._pieces:
-            self._pieces.append(parts[0])
-            parts[0] = b"".join(self._pieces)
-            self._pieces = []
-        rest = parts.pop()
-        self.pending_bytes = len(rest)
-        if rest:
-            self._pieces.append(rest)
-        return parts
-
-
-def parse_line(line: bytes, errors: str = "strict") -> SessionMessage | Exception:
-    """One stdout line as the SDK parses it: a ``SessionMessage``, or the parse error as a value
-    for the session to surface (``ValueError`` / pydantic ``ValidationError``). ``errors`` is
-    the decoding error handler: ``strict`` lets the JSON parser reject invalid UTF-8."""
-    try:
-        data: bytes | str = line if errors == "strict" else line.decode("utf-8", errors)
-        message = mcp_types.jsonrpc_message_adapter.validate_json(data, by_name=False)
-    except ValueError as exc:
-        logger.warning("an MCP server wrote a line that is not a JSON-RPC message: %s", exc)
-        return exc
-    return SessionMessage(message)
+__all__ = ["LineSplitter", "pump_messages", "stdio_transport"]
 
 
 async def pump_messages(
     receive: Callable[[], Awaitable[bytes]],
     send: Callable[[SessionMessage | Exception], Awaitable[None]],
-    errors: str = "strict",
+    reader: LineReader | None = None,
 ) -> None:
-    """Read chunks with ``receive`` until it raises ``anyio.EndOfStream`` and ``send`` every
-    message (or parse error) of each complete, non-blank line, in order. A trailing unfinished
-    line at the end of the stream is dropped, as the SDK drops it."""
+    """Read chunks with ``receive`` until it raises ``anyio.EndOfStream`` and ``send`` what
+    ``reader`` (default: a fresh strict :class:`LineReader`) makes of each complete, non-blank
+    line, in order. A trailing unfinished line at the end of the stream is dropped, as the SDK
+    drops it."""
+    lines = reader or LineReader()
     splitter = LineSplitter()
     while True:
         try:
@@ -117,7 +81,7 @@ async def pump_messages(
             return
         for line in splitter.feed(chunk):
             if line.strip():
-                await send(parse_line(line, errors))
+                await send(lines.read(line))
 
 
 @asynccontextmanager
@@ -138,7 +102,7 @@ async def stdio_transport(
         return
     if params.encoding.lower() not in _UTF8:
         raise ValueError(f"MCP stdio servers speak UTF-8; the encoding {params.encoding!r} is not supported")
-    errors = params.encoding_error_handler
+    lines = LineReader(params.encoding_error_handler)
     process = await anyio.open_process(
         [params.command, *params.args],
         env=get_default_environment() | (params.env or {}),
@@ -158,7 +122,7 @@ async def stdio_transport(
         try:
             async with read_writer:
                 try:
-                    await pump_messages(stdout.receive, read_writer.send, errors)
+                    await pump_messages(stdout.receive, read_writer.send, lines)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass  # the session is gone (or our shutdown closed stdout)
                 finally:
@@ -171,8 +135,13 @@ async def stdio_transport(
         try:
             async with write_reader:
                 async for message in write_reader:
-                    text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await stdin.send((text + "\n").encode("utf-8", errors))
+                    lines.sent(message.message)
+                    try:
+                        data = encode_message(message.message)
+                    except Exception as exc:  # noqa: BLE001 - fail that request, keep the connection
+                        await _fail_unwritable(message.message, exc, read_writer.send)
+                        continue
+                    await stdin.send(data)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             # The server stopped reading: end the session's reads instead of letting a request hang.
             await read_writer.aclose()
@@ -196,6 +165,19 @@ async def stdio_transport(
                     await stream.aclose()
                 await anyio.lowlevel.checkpoint()
             tg.cancel_scope.cancel()
+
+
+async def _fail_unwritable(
+    message: Any, exc: Exception, send: Callable[[SessionMessage | Exception], Awaitable[None]]
+) -> None:
+    """A message that cannot be serialized: a request gets an error response at once (its
+    call fails with the reason), anything else is logged."""
+    reason = f"{type(exc).__name__}: {exception_text(exc)}"
+    if isinstance(message, mcp_types.JSONRPCRequest):
+        error = mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=reason, data=dict(UNWRITABLE_REQUEST))
+        await send(SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)))
+    else:
+        logger.warning("a message to an MCP server could not be written: %s", reason)
 
 
 async def _drain(process: Any) -> None:

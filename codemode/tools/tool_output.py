@@ -3,10 +3,10 @@
 In the kernel, ``sys.stdout`` is ipykernel's ``OutStream``, which publishes with the parent
 header of whatever request it last saw - for a tool running under a background cell, or in a
 worker thread, usually none - so a tool's ``print()`` showed up in no cell. Here each Python
-tool call runs inside :func:`capture_output`: while any call runs, ``sys.stdout`` and
+tool call runs inside :func:`route_output`: while any call runs, ``sys.stdout`` and
 ``sys.stderr`` are :class:`RoutingStream` proxies that send a write to the call it was made
 from - found through a context variable, which asyncio copies into the call's task, the
-tasks it starts and the worker thread of a sync tool (``asyncio.to_thread``) - and to the
+tasks it starts and the thread of a sync tool (:mod:`codemode.tools.threads`) - and to the
 original stream otherwise (other code, threads the tool started itself, or after the call).
 
 A call's text is delivered as ``deliver(name, text)`` (``name`` is ``"stdout"`` or
@@ -140,7 +140,7 @@ def _uninstall() -> None:
 
 
 @contextlib.contextmanager
-def capture_output(deliver: Deliver) -> Iterator[CallOutput]:
+def route_output(deliver: Deliver) -> Iterator[CallOutput]:
     """Route this context's (and its worker threads' and tasks') writes to ``sys.stdout`` /
     ``sys.stderr`` to ``deliver(name, text)`` until the block ends; then deliver what is left.
     Must be entered on the running event loop (deliveries are made there). Writes made after

@@ -1,7 +1,7 @@
 """Rendering JSON Schema as TypeScript, and the ``exec tool declaration`` of a tool.
 
-Rules and pinned examples: ``spec/codex-code-mode.md`` §7.3 (``render_json_schema_to_typescript``)
-and §1.8 (the augmented description shown in ``ALL_TOOLS``). The output is plain text used in
+The rules are those of Codex's ``render_json_schema_to_typescript`` and of its augmented tool
+descriptions (``codex-rs/code-mode-protocol/src/description.rs``). The output is plain text used in
 ``ALL_TOOLS`` descriptions, ``%tools`` and kernel inspect.
 """
 
@@ -29,14 +29,14 @@ def _is_array_like(schema: dict[str, Any]) -> bool:
 
 
 def render_schema(schema: Any, indent: int = 0, root: Any = None) -> str:
-    """Render one JSON Schema as a TypeScript type (§7.3, rules checked in order).
+    """Render one JSON Schema as a TypeScript type (Codex's rules, checked in order).
 
     ``indent`` is the nesting depth (two spaces per level) used by multi-line objects.
     ``true`` -> ``unknown``, ``false`` -> ``never``; ``const``, ``enum``, ``anyOf``/``oneOf``
     (`` | ``), ``allOf`` (`` & ``), then ``type``; an untyped schema with object or array keys
     renders as that; anything else is ``unknown``. Never raises.
 
-    Beyond §7.3: a local ``$ref`` (``#/$defs/Point``, ``#/definitions/...``, any JSON pointer
+    Beyond Codex's rules: a local ``$ref`` (``#/$defs/Point``, ``#/definitions/...``, any JSON pointer
     into ``root``, which defaults to ``schema``) renders as the schema it points to, so the
     pydantic-made schemas of MCP servers (``mcp-server-time``'s ``convert_time``) show their
     shape instead of ``unknown``. A reference back into a schema being expanded (recursion),
@@ -192,7 +192,7 @@ def _matches(schema: Any, want: dict[str, Any]) -> bool:
 
 
 def is_mcp_call_tool_result_schema(schema: Any) -> bool:
-    """True when ``schema`` is MCP-shaped (§7.3): its ``properties`` has ``content`` (array of
+    """True when ``schema`` is MCP-shaped: its ``properties`` has ``content`` (array of
     objects), ``isError`` (boolean) and ``_meta`` (object)."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return False
@@ -218,7 +218,7 @@ def mcp_output_schema(structured: dict[str, Any] | None) -> dict[str, Any]:
 
 def render_output_type(output_schema: Any) -> str:
     """``CallToolResult<S>`` for MCP-shaped schemas (plain ``CallToolResult`` when S is
-    ``unknown``), otherwise the rendered schema; ``unknown`` without a schema (§7.3)."""
+    ``unknown``), otherwise the rendered schema; ``unknown`` without a schema."""
     if output_schema is None:
         return "unknown"
     if is_mcp_call_tool_result_schema(output_schema):
@@ -229,7 +229,7 @@ def render_output_type(output_schema: Any) -> str:
 
 
 def render_declaration(js_name: str, kind: str, input_schema: Any, output_schema: Any) -> str:
-    """The line ``declare const tools: { NAME(ARG: IN): Promise<OUT>; };`` (§7.3).
+    """The line ``declare const tools: { NAME(ARG: IN): Promise<OUT>; };``.
 
     ``kind`` is ``"function"`` (parameter ``args``; ``IN`` from the input schema, ``unknown``
     without one) or ``"freeform"`` (always ``input: string``).
@@ -244,7 +244,7 @@ def render_declaration(js_name: str, kind: str, input_schema: Any, output_schema
 
 def augmented_description(description: str, declaration: str, namespace_description: str | None = None) -> str:
     """The ``ALL_TOOLS`` description: ``[<namespace description>\\n\\n]<description>\\n\\n
-    exec tool declaration:\\n```ts\\n<declaration>\\n```` (§1.8)."""
+    exec tool declaration:\\n```ts\\n<declaration>\\n````."""
     text = f"{description}\n\nexec tool declaration:\n{FENCE}ts\n{declaration}\n{FENCE}"
     if namespace_description and namespace_description.strip():
         text = f"{namespace_description}\n\n{text}"

@@ -51,7 +51,7 @@ def test_tool_gets_sigpipe_back_at_its_default():
 def test_missing_command_exits_127_with_a_message():
     done = subprocess.run(launcher_argv("/nonexistent/tool", []), capture_output=True, text=True)
     assert done.returncode == EXIT_NOT_STARTED
-    assert "cannot start '/nonexistent/tool': No such file or directory" in done.stderr
+    assert done.stderr == "codemode launcher: cannot start '/nonexistent/tool': No such file or directory\n"
 
 
 def test_leftovers_are_killed_when_the_tool_exits():
@@ -87,4 +87,4 @@ def test_a_launcher_whose_parent_is_already_gone_starts_nothing(tmp_path):
     marker = tmp_path / "ran"
     done = subprocess.run(launcher_argv("touch", [str(marker)], parent_pid=1), capture_output=True, text=True)
     assert done.returncode == EXIT_NOT_STARTED and not marker.exists()
-    assert "is gone; not starting it" in done.stderr
+    assert done.stderr == "codemode launcher: the process 1 that started the tool is gone; not starting it\n"

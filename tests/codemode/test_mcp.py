@@ -1,4 +1,4 @@
-"""MCP servers as tool sources (issue 5): ``mcp-server-time`` (PyPI, always) and
+"""MCP servers as tool sources: ``mcp-server-time`` (PyPI, always) and
 ``@modelcontextprotocol/server-everything`` (npm, installed into ``.npm-tools`` by ``scripts/install-tools.sh``)."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 
 import psutil
@@ -16,6 +17,9 @@ from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
+from dispatch_helpers import assert_abort_elapsed  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -53,22 +57,22 @@ async def time_tools(tmp_path):
     await registry.aclose()
 
 
-async def call(runtime, namespace, name, args, token=None, cell="1"):
-    return await runtime.handle_tool_call(
+async def call(dispatcher, namespace, name, args, token=None, cell="1"):
+    return await dispatcher.handle_tool_call(
         cell, "tool-1", {"name": name, "namespace": namespace}, "function", args, token or CancellationToken()
     )
 
 
 async def test_time_server_tools_are_named_typed_and_callable(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     tools = await registry.ready_tools()
-    names = [t.js_name for t in tools if t.source == "mcp:time"]
+    names = [t.js_name for t in tools if t.origin == "mcp:time"]
     assert names == ["mcp__time__convert_time", "mcp__time__get_current_time"]
     convert = registry.get("mcp__time__convert_time")
     assert convert.namespace == "mcp__time__" and convert.raw_name == "mcp__time__convert_time"
     assert "): Promise<CallToolResult<{" in convert.declaration
     result = await call(
-        runtime,
+        dispatcher,
         "mcp__time__",
         "convert_time",
         {
@@ -86,19 +90,22 @@ async def test_time_server_tools_are_named_typed_and_callable(time_tools):
 
 
 async def test_tool_error_resolves_with_is_error(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     await registry.ready_tools()
-    result = await call(runtime, "mcp__time__", "get_current_time", {"timezone": "Nowhere/Nothing"})
+    result = await call(dispatcher, "mcp__time__", "get_current_time", {"timezone": "Nowhere/Nothing"})
     assert result.outcome == "completed" and result.success is False
     assert result.value["isError"] is True and "Nowhere/Nothing" in result.value["content"][0]["text"]
 
 
 async def test_arguments_are_validated_before_the_call(time_tools):
-    registry, runtime = time_tools
+    registry, dispatcher = time_tools
     await registry.ready_tools()
-    result = await call(runtime, "mcp__time__", "get_current_time", {})
-    assert result.outcome == "failed"
-    assert "'timezone' is a required property" in result.error
+    result = await call(dispatcher, "mcp__time__", "get_current_time", {})
+    assert (result.outcome, result.error) == (
+        "failed",
+        "tool `mcp__time__get_current_time` received invalid arguments at the top level: 'timezone' is a "
+        "required property (schema rule `required`).",
+    )
 
 
 async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close(tmp_path):
@@ -114,7 +121,7 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
         }
     )
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
         procs = [p for p in server_processes("mcp_server_time") if p.cwd() == str(tmp_path)]
@@ -122,12 +129,15 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
         procs[0].kill()
         procs[0].wait(5)
         args = {"timezone": "UTC"}
-        first = await call(runtime, "mcp__time__", "get_current_time", args)
+        first = await call(dispatcher, "mcp__time__", "get_current_time", args)
         if first.outcome == "failed":
-            assert "MCP server `time` stopped during the call" in first.error
-            first = await call(runtime, "mcp__time__", "get_current_time", args)
+            assert first.error == (
+                "MCP server `time` stopped during the call to `get_current_time` (Connection closed); "
+                "it is restarted on the next call."
+            )
+            first = await call(dispatcher, "mcp__time__", "get_current_time", args)
         assert first.outcome == "completed" and first.value["isError"] is False
-        assert registry.servers["time"].restarts == 1
+        assert registry.mcp_clients["time"].restarts == 1
     finally:
         await registry.aclose()
     await asyncio.sleep(0.1)
@@ -139,9 +149,11 @@ async def test_server_that_cannot_start_is_reported_once(tmp_path):
     registry = await ToolRegistry.create(config)
     try:
         tools = await registry.ready_tools()
-        assert all(t.source == "builtin" for t in tools)
-        assert len(registry.errors) == 1
-        assert registry.errors[0].startswith("MCP server `broken` failed to start: ")
+        assert all(t.origin == "builtin" for t in tools)
+        assert registry.errors == [
+            f"MCP server `broken` failed to start: the command `{tmp_path / 'missing-server'}` does not exist "
+            "or is not executable."
+        ]
     finally:
         await registry.aclose()
 
@@ -165,7 +177,7 @@ async def wait_until_gone(cwd: Path, limit_s: float = 15.0) -> list[psutil.Proce
 
 
 def silent_server(tmp_path: Path, startup_timeout_sec: float):
-    # A "server" that never answers MCP's initialize: `sleep` (the acceptance repro).
+    # A "server" that never answers MCP's initialize: `sleep`.
     return parse_config(
         {
             "mcp_servers": {
@@ -184,7 +196,7 @@ async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(
     registry = await ToolRegistry.create(silent_server(tmp_path, 0.5))
     try:
         tools = await registry.ready_tools()
-        assert all(t.source == "builtin" for t in tools)
+        assert all(t.origin == "builtin" for t in tools)
         assert registry.errors == [
             "MCP server `slow` did not start within 0.5 s (startup_timeout_sec) and was stopped; "
             "its tools are unavailable."
@@ -218,18 +230,29 @@ def needs_everything() -> None:
 async def test_everything_progress_then_cancel_mid_way():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     events = []
-    runtime.add_listener(events.append)
+    dispatcher.add_listener(events.append)
     try:
         await registry.ready_tools()
         assert registry.get("mcp__everything__trigger_long_running_operation") is not None
-        total = await call(runtime, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
+        total = await call(dispatcher, "mcp__everything__", "get_sum", {"a": 2, "b": 40})
         assert total.value["content"][0]["text"] == "The sum of 2 and 40 is 42."
         token = CancellationToken()
+        progressed = asyncio.Event()
+        seen_started: list[float] = []
+
+        def watch(event):
+            if event.cell_id == "2" and event.kind == "started":
+                seen_started.append(time.monotonic())  # after the call's clock started
+            if event.cell_id == "2" and event.kind == "progress":
+                progressed.set()
+
+        dispatcher.add_listener(watch)
+        before = time.monotonic()
         task = asyncio.ensure_future(
             call(
-                runtime,
+                dispatcher,
                 "mcp__everything__",
                 "trigger_long_running_operation",
                 {"duration": 10, "steps": 10},
@@ -237,15 +260,18 @@ async def test_everything_progress_then_cancel_mid_way():
                 cell="2",
             )
         )
-        while not [e for e in events if e.kind == "progress" and e.cell_id == "2"]:
-            await asyncio.sleep(0.05)
+        await asyncio.wait_for(progressed.wait(), 30)  # the first step takes 1 s
+        cancelled_at = time.monotonic()
         token.cancel()
         result = await asyncio.wait_for(task, 5)
-        assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+        assert result.outcome == "aborted"
+        assert_abort_elapsed(
+            result.error, shell=False, at_least=cancelled_at - seen_started[0], at_most=time.monotonic() - before
+        )
         progress = [e for e in events if e.kind == "progress" and e.cell_id == "2"]
         assert progress[0].progress == 1 and progress[0].total == 10
-        again = await call(runtime, "mcp__everything__", "echo", {"message": "still here"})
-        assert again.value["content"][0]["text"].startswith("Echo: still here")
+        again = await call(dispatcher, "mcp__everything__", "echo", {"message": "still here"})
+        assert again.value["content"] == [{"type": "text", "text": "Echo: still here"}]
     finally:
         await registry.aclose()
 
@@ -254,10 +280,10 @@ async def test_everything_progress_then_cancel_mid_way():
 async def test_everything_image_block_is_passed_through():
     config = parse_config({"mcp_servers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}})
     registry = await ToolRegistry.create(config)
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
-        result = await call(runtime, "mcp__everything__", "get_tiny_image", {})
+        result = await call(dispatcher, "mcp__everything__", "get_tiny_image", {})
         images = [c for c in result.value["content"] if c["type"] == "image"]
         assert images and images[0]["mimeType"] == "image/png" and images[0]["data"]
     finally:
@@ -266,7 +292,7 @@ async def test_everything_image_block_is_passed_through():
 
 async def test_bare_command_name_is_found_beside_the_kernels_python(tmp_path, monkeypatch):
     # A venv that is not activated: its bin folder is not on PATH, yet the console script
-    # `mcp-server-time` installed there must start (design.md §5 config example).
+    # `mcp-server-time` installed there must start (the README's config example).
     bin_dir = str(Path(sys.executable).parent)
     monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if p != bin_dir))
     config = parse_config({"mcp_servers": {"time": {"command": "mcp-server-time", "cwd": str(tmp_path)}}})

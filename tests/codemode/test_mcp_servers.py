@@ -1,4 +1,4 @@
-"""Real MCP servers started by the tests (issue 5 "Done when"): ``mcp-server-git`` (PyPI),
+"""Real MCP servers started by the tests: ``mcp-server-git`` (PyPI),
 ``@modelcontextprotocol/server-filesystem`` and ``server-memory`` (npm), and a streamable HTTP
 server built with the SDK's ``MCPServer`` (FastMCP) on loopback - tool calls, bearer token and
 extra headers, progress and cancellation through it."""
@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,16 @@ from codemode.config import parse_config
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
+from dispatch_helpers import assert_abort_elapsed  # noqa: E402
+
 pytestmark = pytest.mark.timeout(120)
 
 TEST_SERVER = Path(__file__).resolve().parent / "servers" / "cm_test_server.py"
 
 
-async def call(runtime, js_name, args, token=None, cell="1"):
-    return await runtime.handle_tool_call(cell, "tool-1", js_name, "function", args, token or CancellationToken())
+async def call(dispatcher, js_name, args, token=None, cell="1"):
+    return await dispatcher.handle_tool_call(cell, "tool-1", js_name, "function", args, token or CancellationToken())
 
 
 async def open_registry(servers: dict) -> tuple[ToolRegistry, ToolCallRuntime]:
@@ -67,7 +71,7 @@ def git_repo(tmp_path) -> Path:
 
 
 async def test_git_server_reads_status_and_log_of_a_temp_repo(git_repo):
-    registry, runtime = await open_registry(
+    registry, dispatcher = await open_registry(
         {
             "git": {
                 "command": sys.executable,
@@ -77,13 +81,13 @@ async def test_git_server_reads_status_and_log_of_a_temp_repo(git_repo):
     )
     try:
         (git_repo / "new.txt").write_text("untracked\n")
-        status = text_of(await call(runtime, "mcp__git__git_status", {"repo_path": str(git_repo)}))
+        status = text_of(await call(dispatcher, "mcp__git__git_status", {"repo_path": str(git_repo)}))
         assert "new.txt" in status
-        log = text_of(await call(runtime, "mcp__git__git_log", {"repo_path": str(git_repo)}))
+        log = text_of(await call(dispatcher, "mcp__git__git_log", {"repo_path": str(git_repo)}))
         assert "first commit" in log
-        added = await call(runtime, "mcp__git__git_add", {"repo_path": str(git_repo), "files": ["new.txt"]})
+        added = await call(dispatcher, "mcp__git__git_add", {"repo_path": str(git_repo), "files": ["new.txt"]})
         assert added.success is True
-        staged = text_of(await call(runtime, "mcp__git__git_diff_staged", {"repo_path": str(git_repo)}))
+        staged = text_of(await call(dispatcher, "mcp__git__git_diff_staged", {"repo_path": str(git_repo)}))
         assert "+untracked" in staged
     finally:
         await registry.aclose()
@@ -96,15 +100,15 @@ async def test_filesystem_server_writes_reads_and_refuses_paths_outside_its_root
     root.mkdir()
     outside = tmp_path / "secret.txt"
     outside.write_text("not for you")
-    registry, runtime = await open_registry({"fs": {"command": "node", "args": [str(script), str(root)]}})
+    registry, dispatcher = await open_registry({"fs": {"command": "node", "args": [str(script), str(root)]}})
     try:
-        wrote = await call(runtime, "mcp__fs__write_file", {"path": str(root / "a.txt"), "content": "alpha\nbeta\n"})
+        wrote = await call(dispatcher, "mcp__fs__write_file", {"path": str(root / "a.txt"), "content": "alpha\nbeta\n"})
         assert wrote.success is True
         assert (root / "a.txt").read_text() == "alpha\nbeta\n"
-        read = await call(runtime, "mcp__fs__read_text_file", {"path": str(root / "a.txt")})
+        read = await call(dispatcher, "mcp__fs__read_text_file", {"path": str(root / "a.txt")})
         assert "alpha\nbeta" in text_of(read)
-        denied = await call(runtime, "mcp__fs__read_text_file", {"path": str(outside)})
-        # A tool-level error resolves (it does not reject) with isError (spec §1.8).
+        denied = await call(dispatcher, "mcp__fs__read_text_file", {"path": str(outside)})
+        # A tool-level error resolves (it does not reject) with isError, as in Codex.
         assert denied.outcome == "completed" and denied.success is False
         assert denied.value["isError"] is True
         assert "not for you" not in json.dumps(denied.value)
@@ -116,7 +120,7 @@ async def test_filesystem_server_writes_reads_and_refuses_paths_outside_its_root
 async def test_memory_server_creates_then_reads_entities(npm_tools, tmp_path):
     script = npm_server(npm_tools, "server-memory")
     memory_file = tmp_path / "memory.jsonl"
-    registry, runtime = await open_registry(
+    registry, dispatcher = await open_registry(
         {
             "memory": {
                 "command": "node",
@@ -127,7 +131,7 @@ async def test_memory_server_creates_then_reads_entities(npm_tools, tmp_path):
     )
     try:
         created = await call(
-            runtime,
+            dispatcher,
             "mcp__memory__create_entities",
             {
                 "entities": [
@@ -136,7 +140,7 @@ async def test_memory_server_creates_then_reads_entities(npm_tools, tmp_path):
             },
         )
         assert created.success is True
-        graph = await call(runtime, "mcp__memory__read_graph", {})
+        graph = await call(dispatcher, "mcp__memory__read_graph", {})
         entities = graph.value["structuredContent"]["entities"]
         assert [(e["name"], e["entityType"], e["observations"]) for e in entities] == [
             ("codemode", "project", ["runs JavaScript cells"])
@@ -171,7 +175,7 @@ def http_server():
 
 async def test_http_server_with_bearer_token_and_headers(http_server, monkeypatch):
     monkeypatch.setenv("CM_TEST_TOKEN", "s3cret")
-    registry, runtime = await open_registry(
+    registry, dispatcher = await open_registry(
         {
             "remote": {
                 "url": http_server,
@@ -181,8 +185,8 @@ async def test_http_server_with_bearer_token_and_headers(http_server, monkeypatc
         }
     )
     try:
-        assert text_of(await call(runtime, "mcp__remote__add", {"a": 2, "b": 40})) == "42"
-        seen = await call(runtime, "mcp__remote__headers", {})
+        assert text_of(await call(dispatcher, "mcp__remote__add", {"a": 2, "b": 40})) == "42"
+        seen = await call(dispatcher, "mcp__remote__headers", {})
         assert seen.value["structuredContent"] == {"authorization": "Bearer s3cret", "x_codemode_test": "from-config"}
     finally:
         await registry.aclose()
@@ -205,7 +209,7 @@ async def test_http_server_without_the_token_fails_to_start_with_a_clear_error(h
     )
     try:
         tools = await registry.ready_tools()
-        assert not [t for t in tools if t.source == "mcp:remote"]
+        assert not [t for t in tools if t.origin == "mcp:remote"]
         assert registry.errors == [
             "MCP server `remote` failed to start: the environment variable CM_TEST_TOKEN "
             "(bearer_token_env_var) is not set."
@@ -214,50 +218,61 @@ async def test_http_server_without_the_token_fails_to_start_with_a_clear_error(h
         await registry.aclose()
 
 
-async def _progress_then_cancel(registry, runtime) -> None:
+async def _progress_then_cancel(registry, dispatcher) -> None:
     events = []
-    runtime.add_listener(events.append)
+    dispatcher.add_listener(events.append)
     token = CancellationToken()
-    task = asyncio.ensure_future(call(runtime, "mcp__t__slow", {"steps": 50, "step_ms": 200}, token, cell="2"))
-    progressed = asyncio.Event()
-    runtime.add_listener(lambda e: e.kind == "progress" and e.cell_id == "2" and progressed.set())
-    await asyncio.wait_for(progressed.wait(), 30)
+    seen_started: list[float] = []
+    dispatcher.add_listener(
+        lambda e: e.kind == "started" and e.cell_id == "2" and seen_started.append(time.monotonic())
+    )
+    before = time.monotonic()
+    task = asyncio.ensure_future(call(dispatcher, "mcp__t__slow", {"steps": 50, "step_ms": 200}, token, cell="2"))
+    second_step = asyncio.Event()  # 200 ms after the first: an elapsed time of zero cannot pass
+    dispatcher.add_listener(
+        lambda e: e.kind == "progress" and e.cell_id == "2" and e.progress == 2 and second_step.set()
+    )
+    await asyncio.wait_for(second_step.wait(), 30)
+    cancelled_at = time.monotonic()
     token.cancel()
     result = await asyncio.wait_for(task, 10)
-    assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+    assert result.outcome == "aborted"
+    assert_abort_elapsed(
+        result.error, shell=False, at_least=cancelled_at - seen_started[0], at_most=time.monotonic() - before
+    )
     first = [e for e in events if e.kind == "progress" and e.cell_id == "2"][0]
     assert (first.progress, first.total, first.message, first.tool) == (1, 50, "step 1 of 50", "mcp__t__slow")
     # The cancellation reached the server: its handler was cancelled (MCP's
     # notifications/cancelled on stdio; the request's stream closed on HTTP).
     for _ in range(100):
-        count = await call(runtime, "mcp__t__cancellations", {})
+        count = await call(dispatcher, "mcp__t__cancellations", {})
         if count.value["structuredContent"]["result"] == 1:
             break
         await asyncio.sleep(0.05)
     assert count.value["structuredContent"]["result"] == 1
-    done = await call(runtime, "mcp__t__slow", {"steps": 2, "step_ms": 1})
+    done = await call(dispatcher, "mcp__t__slow", {"steps": 2, "step_ms": 1})
     assert text_of(done) == "done after 2 steps"
 
 
 async def test_http_server_progress_and_cancellation(http_server, monkeypatch):
     monkeypatch.setenv("CM_TEST_TOKEN", "s3cret")
-    registry, runtime = await open_registry({"t": {"url": http_server, "bearer_token_env_var": "CM_TEST_TOKEN"}})
+    registry, dispatcher = await open_registry({"t": {"url": http_server, "bearer_token_env_var": "CM_TEST_TOKEN"}})
     try:
-        await _progress_then_cancel(registry, runtime)
+        await _progress_then_cancel(registry, dispatcher)
     finally:
         await registry.aclose()
 
 
 async def test_stdio_server_progress_and_cancellation():
-    registry, runtime = await open_registry({"t": {"command": sys.executable, "args": [str(TEST_SERVER), "stdio"]}})
+    registry, dispatcher = await open_registry({"t": {"command": sys.executable, "args": [str(TEST_SERVER), "stdio"]}})
     try:
-        await _progress_then_cancel(registry, runtime)
+        await _progress_then_cancel(registry, dispatcher)
     finally:
         await registry.aclose()
 
 
 async def test_namespace_description_comes_first_in_the_tool_description():
-    # spec §1.8: tools in a namespace get the namespace's description and a blank line in
+    # As in Codex, tools in a namespace get the namespace's description and a blank line in
     # front; for an MCP server that is its description and instructions.
     registry, _ = await open_registry({"t": {"command": sys.executable, "args": [str(TEST_SERVER), "stdio"]}})
     try:
@@ -277,7 +292,7 @@ async def test_namespace_description_comes_first_in_the_tool_description():
 async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(tmp_path):
     import psutil
 
-    registry, runtime = await open_registry(
+    registry, dispatcher = await open_registry(
         {
             "t": {
                 "command": sys.executable,
@@ -288,8 +303,8 @@ async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(
     )
     try:
         progressed = asyncio.Event()
-        runtime.add_listener(lambda e: e.kind == "progress" and progressed.set())
-        task = asyncio.ensure_future(call(runtime, "mcp__t__slow", {"steps": 100, "step_ms": 200}))
+        dispatcher.add_listener(lambda e: e.kind == "progress" and progressed.set())
+        task = asyncio.ensure_future(call(dispatcher, "mcp__t__slow", {"steps": 100, "step_ms": 200}))
         await asyncio.wait_for(progressed.wait(), 30)
         servers = [
             p
@@ -300,9 +315,10 @@ async def test_server_killed_mid_call_rejects_that_call_and_the_next_call_works(
         servers[0].kill()
         failed = await asyncio.wait_for(task, 30)
         assert failed.outcome == "failed"
-        assert failed.error.startswith("MCP server `t` stopped during the call to `slow` ("), failed.error
-        assert failed.error.endswith("); it is restarted on the next call.")
-        assert text_of(await call(runtime, "mcp__t__add", {"a": 1, "b": 1})) == "2"
-        assert registry.servers["t"].restarts == 1
+        assert failed.error == (
+            "MCP server `t` stopped during the call to `slow` (Connection closed); it is restarted on the next call."
+        )
+        assert text_of(await call(dispatcher, "mcp__t__add", {"a": 1, "b": 1})) == "2"
+        assert registry.mcp_clients["t"].restarts == 1
     finally:
         await registry.aclose()

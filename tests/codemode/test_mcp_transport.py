@@ -1,4 +1,4 @@
-"""MCP stdio transport and start-up problems (acceptance-test defects):
+"""MCP stdio transport and start-up problems:
 
 - the linear-time line reader (``codemode.tools.stdio_transport``) gives exactly the messages
   of the stream whatever the chunking, and a 20 MB result arrives intact through a real server
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
 from codemode.dispatch import ToolCallRuntime
-from codemode.tools.mcp import STDERR_TAIL_LINES
+from codemode.tools.mcp_stdio import STDERR_TAIL_LINES
 from codemode.tools.registry import ToolRegistry
 from codemode.tools.stdio_transport import LineSplitter, pump_messages
 
@@ -103,15 +103,15 @@ def test_line_splitter_joins_pieces_into_the_lines_of_the_stream(chunks):
     assert splitter.pending_bytes == len(data.split(b"\n")[-1])
 
 
-def test_a_line_that_is_not_json_rpc_reaches_the_session_as_an_error_value():
+def test_a_line_that_answers_no_request_reaches_the_session_as_an_error_value():
     got = pumped([b'not json\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'])
     assert isinstance(got[0], ValueError) and len(got) == 2  # the blank line is skipped
     assert got[1].message.model_dump(by_alias=True, exclude_none=True) == {"jsonrpc": "2.0", "id": 1, "result": {}}
 
 
 # -- real servers ------------------------------------------------------------------------
-async def call(runtime, js_name, args, cell="1", call_id="tool-1"):
-    return await runtime.handle_tool_call(cell, call_id, js_name, "function", args, CancellationToken())
+async def call(dispatcher, js_name, args, cell="1", call_id="tool-1"):
+    return await dispatcher.handle_tool_call(cell, call_id, js_name, "function", args, CancellationToken())
 
 
 async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answering():
@@ -124,15 +124,15 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
             }
         )
     )
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         await registry.ready_tools()
         assert registry.errors == []
         chars = 20_000_000
-        big = asyncio.ensure_future(call(runtime, "mcp__raw__big", {"chars": chars}, cell="1"))
+        big = asyncio.ensure_future(call(dispatcher, "mcp__raw__big", {"chars": chars}, cell="1"))
         answered = 0
         while not big.done():
-            small = await call(runtime, "echo", {"value": answered}, cell="2", call_id=f"tool-{answered + 2}")
+            small = await call(dispatcher, "echo", {"value": answered}, cell="2", call_id=f"tool-{answered + 2}")
             assert small.outcome == "completed" and small.value == {"value": answered}
             answered += 1
         result = await big
@@ -140,7 +140,7 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
         text = result.value["content"][0]["text"]
         assert len(text) == chars and text == pattern_text(chars)
         assert answered > 0
-        after = await call(runtime, "mcp__raw__echo", {"text": "still here é"})
+        after = await call(dispatcher, "mcp__raw__echo", {"text": "still here é"})
         assert after.value["content"][0]["text"] == "still here é"
     finally:
         await registry.aclose()
@@ -156,14 +156,21 @@ async def test_a_tool_with_an_invalid_schema_is_skipped_and_the_others_load():
             }
         )
     )
-    runtime = ToolCallRuntime(registry)
+    dispatcher = ToolCallRuntime(registry)
     try:
         tools = await registry.ready_tools()
-        assert [t.js_name for t in tools if t.source == "mcp:raw"] == ["mcp__raw__big", "mcp__raw__echo"]
+        assert [t.js_name for t in tools if t.origin == "mcp:raw"] == [
+            "mcp__raw__bad",
+            "mcp__raw__big",
+            "mcp__raw__echo",
+            "mcp__raw__fail",
+            "mcp__raw__hold",
+            "mcp__raw__release",
+        ]
         assert registry.errors == [
             "MCP server `raw`: tool `broken` was skipped: its inputSchema.required must be a list."
         ]
-        echoed = await call(runtime, "mcp__raw__echo", {"text": "ok"})
+        echoed = await call(dispatcher, "mcp__raw__echo", {"text": "ok"})
         assert echoed.value == {"content": [{"type": "text", "text": "ok"}], "isError": False}
         assert registry.errors == [  # the session's re-listing does not repeat the sentence
             "MCP server `raw`: tool `broken` was skipped: its inputSchema.required must be a list."

@@ -1,4 +1,4 @@
-"""Tool naming: spec/codex-code-mode.md §1.8 and §7.4; observed host normalisation."""
+"""Tool naming: Codex's code-mode and MCP naming rules; observed host normalisation."""
 
 import pytest
 

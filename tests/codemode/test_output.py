@@ -1,4 +1,4 @@
-"""Output truncation: spec/codex-code-mode.md §2.4 pinned examples."""
+"""Output truncation: the texts of Codex's ``truncate_code_mode_result``."""
 
 from codemode.output import approx_token_count, truncate_content_items, truncate_middle
 
@@ -30,15 +30,17 @@ def test_fitting_text_passes_unchanged():
 
 def test_several_texts_collapse_into_one_with_line_count():
     out = truncate_content_items([t("x" * 30), t("y" * 30)], 5)
-    assert len(out) == 1
-    assert out[0]["text"].startswith("Warning: truncated output (original token count: 16)\nTotal output lines: 2\n\n")
+    assert out == [
+        t(
+            "Warning: truncated output (original token count: 16)\nTotal output lines: 2\n\n"
+            "xxxxxxxxxx\u202611 tokens truncated\u2026yyyyyyyyyy"
+        )
+    ]
 
 
 def test_middle_truncation_respects_character_boundaries():
     text = "é" * 20  # 40 bytes
-    cut = truncate_middle(text, 3)  # 12 bytes budget
-    head, _, tail = cut.partition("\u2026")
-    assert head == "é" * 3 and tail.endswith("é" * 3)
+    assert truncate_middle(text, 3) == "ééé\u20267 tokens truncated\u2026ééé"  # 12 bytes budget
 
 
 def test_zero_budget_leaves_only_marker():
@@ -50,7 +52,7 @@ def test_images_are_kept_and_later_texts_counted():
     out = truncate_content_items([t("abcd"), image, t("x" * 40), t("more")], 3)
     assert out[0] == t("abcd")
     assert out[1] == image
-    assert out[2]["text"].endswith("x" * 4) and "tokens truncated" in out[2]["text"]
+    assert out[2] == t("xxxx\u20268 tokens truncated\u2026xxxx")
     assert out[3] == t("[omitted 1 text items ...]")
 
 
@@ -65,7 +67,11 @@ def test_lines_are_counted_as_codex_counts_them():
 
     assert [text_line_count(s) for s in ["", "a", "a\n", "a\n\nb", "\n", "a\r\nb", "a\rb"]] == [0, 1, 1, 3, 1, 2, 1]
     out = truncate_content_items([t("a\rb" + "x" * 40)], 2)
-    assert "\nTotal output lines: 1\n\n" in out[0]["text"]
+    assert out == [
+        t(
+            "Warning: truncated output (original token count: 11)\nTotal output lines: 1\n\na\rbx\u20269 tokens truncated\u2026xxxx"
+        )
+    ]
 
 
 def test_truncated_text_from_the_ends_matches_the_whole_text():

@@ -1,4 +1,4 @@
-"""The `// @exec:` pragma: spec/codex-code-mode.md §2.2 texts and behaviour."""
+"""The `// @exec:` pragma: the texts and behaviour of Codex's ``parse_exec_source``."""
 
 import pytest
 
@@ -58,17 +58,28 @@ def test_directive_not_an_object(directive):
 
 
 def test_invalid_json():
-    assert error_of("// @exec: {nope\nx").startswith(f"exec pragma must be valid JSON with supported fields {FIELDS}: ")
+    assert error_of("// @exec: {nope\nx") == (
+        f"exec pragma must be valid JSON with supported fields {FIELDS}: "
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    )
 
 
 def test_unknown_key():
     assert error_of('// @exec: {"timeout": 1}\nx') == (f"exec pragma only supports {FIELDS}; got `timeout`")
 
 
-@pytest.mark.parametrize("value", ["-1", "1.5", '"10"', "true"])
-def test_wrong_type(value):
-    assert error_of(f'// @exec: {{"max_output_tokens": {value}}}\nx').startswith(
-        f"exec pragma fields {FIELDS} must be non-negative safe integers: "
+@pytest.mark.parametrize(
+    "value, detail",
+    [
+        ("-1", "invalid value: integer `-1`, expected u64"),
+        ("1.5", "invalid type: floating point `1.5`, expected u64"),
+        ('"10"', 'invalid type: string "10", expected u64'),
+        ("true", "invalid type: boolean `true`, expected u64"),
+    ],
+)
+def test_wrong_type(value, detail):
+    assert error_of(f'// @exec: {{"max_output_tokens": {value}}}\nx') == (
+        f"exec pragma fields {FIELDS} must be non-negative safe integers: {detail}"
     )
 
 

@@ -39,20 +39,20 @@ async def chatty_async(word: str) -> str:
     return word
 
 
-async def make_runtime(*functions) -> ToolCallRuntime:
+async def make_dispatcher(*functions) -> ToolCallRuntime:
     registry = await ToolRegistry.create(Config(), extra_tools=[python_tool(f) for f in functions])
     return ToolCallRuntime(registry)
 
 
 @pytest.fixture
-async def runtime():
-    runtime = await make_runtime(chatty, chatty_async)
-    yield runtime
-    await runtime.registry.aclose()
+async def dispatcher():
+    dispatcher = await make_dispatcher(chatty, chatty_async)
+    yield dispatcher
+    await dispatcher.registry.aclose()
 
 
-def call(runtime, cell, call_id, name, args):
-    return runtime.handle_tool_call(cell, call_id, name, "function", args, CancellationToken())
+def call(dispatcher, cell, call_id, name, args):
+    return dispatcher.handle_tool_call(cell, call_id, name, "function", args, CancellationToken())
 
 
 def outputs(events, call_id, name):
@@ -60,14 +60,14 @@ def outputs(events, call_id, name):
     return "".join(e.text for e in mine if e.name == name)
 
 
-async def test_concurrent_calls_each_get_their_own_output(runtime):
+async def test_concurrent_calls_each_get_their_own_output(dispatcher):
     events = []
-    runtime.add_listener(events.append)
+    dispatcher.add_listener(events.append)
     stdout_before, stderr_before = sys.stdout, sys.stderr
     results = await asyncio.gather(
-        call(runtime, "1", "tool-1", "chatty", {"word": "alpha"}),
-        call(runtime, "2", "tool-1", "chatty", {"word": "beta"}),
-        call(runtime, "2", "tool-2", "chatty_async", {"word": "gamma"}),
+        call(dispatcher, "1", "tool-1", "chatty", {"word": "alpha"}),
+        call(dispatcher, "2", "tool-1", "chatty", {"word": "beta"}),
+        call(dispatcher, "2", "tool-2", "chatty_async", {"word": "gamma"}),
     )
     assert [r.value for r in results] == ["alpha", "beta", "gamma"]
     by_call = {(e.cell_id, e.runtime_tool_call_id) for e in events if e.kind == "output"}
@@ -102,12 +102,12 @@ async def test_printing_outside_a_call_goes_to_the_original_stream(capsys):
         await release.wait()
         return "done"
 
-    runtime = await make_runtime(waiting_tool)
-    runtime.add_listener(events.append)
+    dispatcher = await make_dispatcher(waiting_tool)
+    dispatcher.add_listener(events.append)
     try:
-        result, _ = await asyncio.gather(call(runtime, "1", "tool-1", "waiting_tool", {}), bystander())
+        result, _ = await asyncio.gather(call(dispatcher, "1", "tool-1", "waiting_tool", {}), bystander())
     finally:
-        await runtime.registry.aclose()
+        await dispatcher.registry.aclose()
     assert result.value == "done"
     assert outputs(events, "tool-1", "stdout") == "from the tool\n"
     assert capsys.readouterr().out == "not from a tool\n"

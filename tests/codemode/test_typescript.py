@@ -1,4 +1,4 @@
-"""JSON Schema -> TypeScript: spec/codex-code-mode.md §7.3 rules and pinned examples."""
+"""JSON Schema -> TypeScript: the rules of Codex's ``render_json_schema_to_typescript``."""
 
 import pytest
 
@@ -157,7 +157,7 @@ def test_augmented_description():
     )
 
 
-# -- local $ref / $defs (beyond §7.3: resolved so MCP servers' pydantic schemas show a shape) --
+# -- local $ref / $defs (beyond Codex's rules: resolved so MCP servers' pydantic schemas show a shape) --
 POINT = obj({"x": {"type": "integer"}, "y": {"type": "integer"}}, ["x", "y"])
 
 

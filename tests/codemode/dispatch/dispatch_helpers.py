@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from codemode.tools.base import Tool
 
 
@@ -20,3 +22,27 @@ class FakeRegistry:
 
 def wire(name: str) -> dict:
     return {"name": name, "namespace": None}
+
+
+class FakeClock:
+    """A monotonic clock for ``ToolCallRuntime(clock=...)``: each reading returns :attr:`now`,
+    then advances it by ``step`` seconds; tests also set :attr:`now` between events."""
+
+    def __init__(self, now: float = 100.0, step: float = 0.0) -> None:
+        self.now = now
+        self.step = step
+
+    def __call__(self) -> float:
+        value = self.now
+        self.now += self.step
+        return value
+
+
+def assert_abort_elapsed(text: str, *, shell: bool, at_least: float, at_most: float) -> None:
+    """``text`` is Codex's abort text (``Wall time: X.X seconds\\naborted by user`` for shell
+    tools, else ``aborted by user after X.Xs``) whose X.X lies within ``[at_least, at_most]``
+    seconds (measured by the caller around the call), allowing for rounding to 0.1."""
+    pattern = r"Wall time: (\d+\.\d) seconds\naborted by user" if shell else r"aborted by user after (\d+\.\d)s"
+    match = re.fullmatch(pattern, text)
+    assert match, text
+    assert at_least - 0.05 <= float(match.group(1)) <= at_most + 0.05, (text, at_least, at_most)

@@ -1,6 +1,5 @@
 """Dispatcher behaviour beyond the seed tests: gate overlap, abort texts, marshalling,
-validation, listener events, and a property test of cancellation at random points
-(``spec/codex-code-mode.md`` §1.8, §5; issue 5)."""
+validation, listener events, and a property test of cancellation at random points."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import asyncio
 import time
 
 import pytest
-from dispatch_helpers import FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,10 +30,10 @@ def overlaps(a, b):
     return a[1] < b[2] and b[1] < a[2]
 
 
-async def run_calls(runtime, names, cell="1"):
+async def run_calls(dispatcher, names, cell="1"):
     return await asyncio.gather(
         *(
-            runtime.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
+            dispatcher.handle_tool_call(cell, f"tool-{i}", wire(n), "function", {}, CancellationToken())
             for i, n in enumerate(names)
         )
     )
@@ -42,17 +41,17 @@ async def run_calls(runtime, names, cell="1"):
 
 async def test_parallel_calls_overlap():
     spans = []
-    runtime = ToolCallRuntime(FakeRegistry(timed_tool("p", spans, parallel=True)))
-    await run_calls(runtime, ["p"] * 4)
+    dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("p", spans, parallel=True)))
+    await run_calls(dispatcher, ["p"] * 4)
     assert all(overlaps(a, b) for a in spans for b in spans if a is not b)
 
 
 async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
     spans = []
-    runtime = ToolCallRuntime(
+    dispatcher = ToolCallRuntime(
         FakeRegistry(timed_tool("p", spans, parallel=True), timed_tool("x", spans, parallel=False))
     )
-    await run_calls(runtime, ["p", "x", "p", "x", "p"])
+    await run_calls(dispatcher, ["p", "x", "p", "x", "p"])
     for a in spans:
         for b in spans:
             if a is not b and "x" in (a[0], b[0]):
@@ -61,8 +60,8 @@ async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
 
 async def test_gates_are_per_cell():
     spans = []
-    runtime = ToolCallRuntime(FakeRegistry(timed_tool("x", spans, parallel=False)))
-    await asyncio.gather(run_calls(runtime, ["x"], "1"), run_calls(runtime, ["x"], "2"))
+    dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("x", spans, parallel=False)))
+    await asyncio.gather(run_calls(dispatcher, ["x"], "1"), run_calls(dispatcher, ["x"], "2"))
     assert overlaps(spans[0], spans[1])
 
 
@@ -74,25 +73,29 @@ def test_abort_texts():
 
 async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     seen = []
+    entered = asyncio.Event()
 
     async def handler(args, ctx):
+        entered.set()
         try:
             await asyncio.sleep(60)
         except asyncio.CancelledError:
             seen.append(ctx.cancellation.cancelled)
             raise
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)))
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)), clock=clock)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("1", "tool-1", wire("slow"), "function", {}, token))
-    await asyncio.sleep(0.01)
+    dispatcher.add_listener(lambda event: event.kind == "started" and setattr(clock, "now", 102.26))
+    task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire("slow"), "function", {}, token))
+    await entered.wait()
     token.cancel()
     result = await asyncio.wait_for(task, 1)
-    assert result.outcome == "aborted" and result.error.startswith("aborted by user after ")
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 2.3s")
     assert seen == [True]
 
 
-def echo_and_raw_runtime() -> ToolCallRuntime:
+def echo_and_raw_dispatcher() -> ToolCallRuntime:
     """A dispatcher with a function tool ``echo`` and a freeform tool ``raw``, both echoing."""
 
     async def echo(args, ctx):
@@ -117,16 +120,18 @@ def echo_and_raw_runtime() -> ToolCallRuntime:
     ],
 )
 async def test_marshalling_errors(tool_name, kind, raw, message):
-    runtime = echo_and_raw_runtime()
-    result = await runtime.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
+    dispatcher = echo_and_raw_dispatcher()
+    result = await dispatcher.handle_tool_call("1", "tool-1", wire(tool_name), kind, raw, CancellationToken())
     assert (result.outcome, result.error) == ("failed", message)
 
 
 async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
-    runtime = echo_and_raw_runtime()
-    assert (await runtime.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())).value == {}
+    dispatcher = echo_and_raw_dispatcher()
     assert (
-        await runtime.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())
+        await dispatcher.handle_tool_call("1", "t", wire("echo"), "function", None, CancellationToken())
+    ).value == {}
+    assert (
+        await dispatcher.handle_tool_call("1", "t", wire("raw"), "freeform", "patch", CancellationToken())
     ).value == "patch"
 
 
@@ -137,17 +142,52 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
         ran.append(args)
 
     schema = {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]}
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="sleep", description="", handler=handler, input_schema=schema)))
-    bad_type = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="sleep", description="", handler=handler, input_schema=schema)))
+    bad_type = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
     assert (
         bad_type.error
         == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
     )
-    missing = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
-    assert "'ms' is a required property" in missing.error and "`required`" in missing.error
-    negative = await runtime.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
-    assert "at `ms`" in negative.error and "`minimum`" in negative.error
+    missing = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
+    assert missing.error == (
+        "tool `sleep` received invalid arguments at the top level: 'ms' is a required property (schema rule `required`)."
+    )
+    negative = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
+    assert negative.error == (
+        "tool `sleep` received invalid arguments at `ms`: -1 is less than the minimum of 0 (schema rule `minimum`)."
+    )
     assert ran == []
+
+
+@pytest.mark.parametrize(
+    "args, where, problem",
+    [
+        ({"items": [{"name": "a"}, {"name": "b"}, {"name": 3}]}, "`items[2].name`", "3 is not of type 'string'"),
+        ({"items": [], "headers": {"content-type": 7}}, '`headers["content-type"]`', "7 is not of type 'string'"),
+        ({"items": [{"name": "a", "tags": ["x", 1]}]}, "`items[0].tags[1]`", "1 is not of type 'string'"),
+    ],
+)
+async def test_a_nested_field_is_named_by_its_path(args, where, problem):
+    async def handler(args, ctx):
+        return args
+
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "items": {"type": "array", "items": item},
+            "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    }
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="t", description="", handler=handler, input_schema=schema)))
+    result = await dispatcher.handle_tool_call("1", "c", wire("t"), "function", args, CancellationToken())
+    assert (result.outcome, result.error) == (
+        "failed",
+        f"tool `t` received invalid arguments at {where}: {problem} (schema rule `type`).",
+    )
 
 
 async def test_tool_exception_rejects_with_its_message_and_events_flow():
@@ -155,11 +195,11 @@ async def test_tool_exception_rejects_with_its_message_and_events_flow():
         ctx.report_progress(1, 2, "half")
         raise ValueError("disk on fire")
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="boom", description="", handler=boom)))
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="boom", description="", handler=boom)))
     events = []
-    runtime.add_listener(events.append)
-    result = await runtime.handle_tool_call("7", "tool-1", wire("boom"), "function", {}, CancellationToken())
-    assert (result.outcome, result.error) == ("failed", "disk on fire")
+    dispatcher.add_listener(events.append)
+    result = await dispatcher.handle_tool_call("7", "tool-1", wire("boom"), "function", {}, CancellationToken())
+    assert (result.outcome, result.error) == ("failed", "tool `boom` raised ValueError: disk on fire")
     assert [e.kind for e in events] == ["started", "progress", "finished"]
     assert (events[1].progress, events[1].total, events[1].message) == (1, 2, "half")
     assert events[2].outcome == "failed"
@@ -169,10 +209,10 @@ async def test_mcp_style_error_result_completes_without_success():
     async def handler(args, ctx):
         return {"content": [], "isError": True}
 
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="m", description="", handler=handler)))
-    result = await runtime.handle_tool_call("1", "t", wire("m"), "function", {}, CancellationToken())
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="m", description="", handler=handler)))
+    result = await dispatcher.handle_tool_call("1", "t", wire("m"), "function", {}, CancellationToken())
     assert result.outcome == "completed" and result.success is False
-    assert runtime.calls_for("1")[0]["success"] is False
+    assert dispatcher.calls_for("1")[0]["success"] is False
 
 
 # -- property test: cancel at random points --------------------------------------------------
@@ -205,14 +245,16 @@ async def _cancel_scenario(point, waits, shell, fails):
         return "late result"
 
     tool = Tool(name=name, description="", handler=handler, waits_for_cancellation=waits)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
+    clock = FakeClock(50.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
+    dispatcher.add_listener(lambda e: e.kind == "started" and setattr(clock, "now", 51.34))
     finished = []
-    runtime.add_listener(lambda e: e.kind == "finished" and finished.append(e.outcome))
-    gate = runtime._gate("1")
+    dispatcher.add_listener(lambda e: e.kind == "finished" and finished.append(e.outcome))
+    gate = dispatcher._gate("1")
     if point == "before_gate":
         await gate.acquire(True)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("1", "tool-1", wire(name), "function", {}, token))
+    task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire(name), "function", {}, token))
     if point == "before_gate":
         await asyncio.sleep(0)
         token.cancel()
@@ -236,15 +278,15 @@ async def _cancel_scenario(point, waits, shell, fails):
         gate.release(True)
     await asyncio.sleep(0)
     assert len(finished) == 1
-    assert [r["outcome"] for r in runtime.calls_for("1")] == finished
+    assert [r["outcome"] for r in dispatcher.calls_for("1")] == finished
     if point == "after_finish":
         expected = "failed" if fails else "completed"
         assert result.outcome == finished[0] == expected
-        if not fails:
+        if fails:
+            assert result.error == f"tool `{name}` raised RuntimeError: failed on purpose"
+        else:
             assert result.value == "real result"
     else:
         assert result.outcome == finished[0] == "aborted"
-        if shell:
-            assert result.error.startswith("Wall time: ") and result.error.endswith(" seconds\naborted by user")
-        else:
-            assert result.error.startswith("aborted by user after ") and result.error.endswith("s")
+        # 1.34 s from the call's arrival to its cancellation
+        assert result.error == ("Wall time: 1.3 seconds\naborted by user" if shell else "aborted by user after 1.3s")

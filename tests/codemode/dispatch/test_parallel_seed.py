@@ -1,6 +1,6 @@
-"""Ports of the tests of Codex's ``parallel.rs`` (seeds/000 and its older variant seeds/001).
+"""Ports of the tests of Codex's ``core/src/tools/parallel.rs`` (its test module).
 
-``spec/codex-code-mode.md`` §5 and scenarios 85-87. Rust mechanics become asyncio: a
+Rust mechanics become asyncio: a
 ``oneshot`` is a Future, a ``Notify`` an Event; tool lifecycle outcomes are the dispatcher's
 ``finished`` events and ``calls_for`` records.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from dispatch_helpers import FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, wire
 
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
@@ -20,48 +20,70 @@ async def immediate(args, ctx):
     return "ok"
 
 
-def outcomes(runtime: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
-    return [r["outcome"] for r in runtime.calls_for(cell)]
+def outcomes(dispatcher: ToolCallRuntime, cell: str = "cell-1") -> list[str]:
+    return [r["outcome"] for r in dispatcher.calls_for(cell)]
 
 
 async def test_tool_call_timing_guard_ignores_code_mode_source():
-    """Seed 000: nested code-mode calls emit no ``codex.tool_call`` timing event. Here every
-    call is nested, so timing is kept per cell (for the enclosing execute's metadata) and
-    nothing is logged as an independent tool-call event."""
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
-    result = await runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken())
+    """``tool_call_timing_guard_ignores_code_mode_source``: nested code-mode calls emit no
+    ``codex.tool_call`` timing event. Here every call is nested, so timing is kept per cell
+    (for the enclosing execute's metadata) and nothing is logged as an independent tool-call
+    event."""
+    clock = FakeClock(100.0, step=0.25)  # read at arrival, at the handler's start, at the end
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)), clock=clock)
+    result = await dispatcher.handle_tool_call(
+        "cell-1", "tool-1", wire("test_tool"), "function", {}, CancellationToken()
+    )
     assert result.value == "ok"
-    (record,) = runtime.calls_for("cell-1")
-    assert record["execution_started"] is True
-    assert record["total_ms"] >= record["handler_ms"] >= 0
+    assert dispatcher.calls_for("cell-1") == [
+        {
+            "tool": "test_tool",
+            "runtime_tool_call_id": "tool-1",
+            "outcome": "completed",
+            "success": True,
+            "execution_started": True,
+            "dispatch_ms": 250.0,
+            "handler_ms": 250.0,
+            "total_ms": 500.0,
+        }
+    ]
 
 
 async def test_cancellation_before_dispatch_admission_logs_dispatch_only_timing():
-    """Seed 000: cancelled while the gate is held elsewhere -> one record, not started,
-    handler time 0, dispatch time == total time."""
+    """``cancellation_before_dispatch_admission_logs_dispatch_only_timing``: cancelled while the
+    gate is held elsewhere -> one record, not started, handler time 0, dispatch time == total
+    time."""
     tool = Tool(name="test_tool", description="", handler=immediate, supports_parallel=False)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
-    gate = runtime._gate("cell-1")
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
+    dispatcher.add_listener(lambda event: event.kind == "started" and setattr(clock, "now", 100.4))
+    gate = dispatcher._gate("cell-1")
     await gate.acquire(True)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    task = asyncio.ensure_future(
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token)
+    )
     await asyncio.sleep(0)
     token.cancel()
     result = await asyncio.wait_for(task, 1)
-    assert result.outcome == "aborted"
-    (record,) = runtime.calls_for("cell-1")
-    assert record["execution_started"] is False
-    assert record["handler_ms"] == 0
-    assert record["dispatch_ms"] == record["total_ms"]
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 0.4s")
+    (record,) = dispatcher.calls_for("cell-1")
+    assert (record["execution_started"], record["dispatch_ms"], record["handler_ms"], record["total_ms"]) == (
+        False,
+        400.0,
+        0.0,
+        400.0,
+    )
     gate.release(True)
 
 
 async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle():
-    """Seeds 000/001: cancelling while the finish is being reported keeps the real output and
-    exactly ``[Completed{success: true}]``."""
+    """``cancellation_after_handler_finishes_preserves_completed_lifecycle``: cancelling while
+    the finish is being reported keeps the real output and exactly ``[Completed{success:
+    true}]``."""
     finish_started = asyncio.get_running_loop().create_future()
     allow_finish = asyncio.Event()
-    runtime = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
+    dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="test_tool", description="", handler=immediate)))
     seen: list[str] = []
 
     def on_event(event):
@@ -70,9 +92,11 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
             if not finish_started.done():
                 finish_started.set_result(None)
 
-    runtime.add_listener(on_event)
+    dispatcher.add_listener(on_event)
     token = CancellationToken()
-    task = asyncio.ensure_future(runtime.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token))
+    task = asyncio.ensure_future(
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("test_tool"), "function", {}, token)
+    )
     await asyncio.wait_for(finish_started, 1)
     token.cancel()
     await asyncio.sleep(0.01)
@@ -80,12 +104,13 @@ async def test_cancellation_after_handler_finishes_preserves_completed_lifecycle
     result = await asyncio.wait_for(task, 1)
     assert result.outcome == "completed" and result.value == "ok" and result.success is True
     assert seen == ["completed"]
-    assert outcomes(runtime) == ["completed"]
+    assert outcomes(dispatcher) == ["completed"]
 
 
 async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle():
-    """Seeds 000/001: a tool that waits for runtime cancellation is awaited through its
-    cleanup; the output says ``aborted by user`` and the only outcome is ``Aborted``."""
+    """``cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifecycle``: a tool that
+    waits for runtime cancellation is awaited through its cleanup; the output says ``aborted
+    by user`` and the only outcome is ``Aborted``."""
     started = asyncio.get_running_loop().create_future()
     cleanup_started = asyncio.get_running_loop().create_future()
     allow_cleanup = asyncio.Event()
@@ -100,18 +125,20 @@ async def test_cancellation_waiting_for_runtime_cleanup_emits_only_aborted_lifec
         return "cleanup complete"
 
     tool = Tool(name="cleanup_tool", description="", handler=handler, waits_for_cancellation=True)
-    runtime = ToolCallRuntime(FakeRegistry(tool))
+    clock = FakeClock(100.0)
+    dispatcher = ToolCallRuntime(FakeRegistry(tool), clock=clock)
     token = CancellationToken()
     task = asyncio.ensure_future(
-        runtime.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
+        dispatcher.handle_tool_call("cell-1", "tool-1", wire("cleanup_tool"), "function", {}, token)
     )
     await started
+    clock.now = 103.04
     token.cancel()
     await cleanup_started
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)
     assert not task.done(), "the abort must wait for the tool's cleanup"
     allow_cleanup.set()
     result = await asyncio.wait_for(task, 1)
-    assert "aborted by user" in result.error
+    assert (result.outcome, result.error) == ("aborted", "aborted by user after 3.0s")
     assert cleaned == [True]
-    assert outcomes(runtime) == ["aborted"]
+    assert outcomes(dispatcher) == ["aborted"]

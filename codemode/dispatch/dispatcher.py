@@ -1,10 +1,11 @@
 """``ToolCallRuntime``: runs nested tool calls of code-mode cells.
 
-A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``seeds/000``,
-``spec/codex-code-mode.md`` §5), for calls arriving as ``tool/invoke`` delegate requests:
+A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``ToolCallRuntime``), for
+calls arriving as ``tool/invoke`` delegate requests:
 
-- the call is resolved and its input marshalled and validated (§1.8 texts; JSON Schema through
-  ``jsonschema``) before it reaches the gate;
+- the call is resolved and its input marshalled (Codex's texts, from its
+  ``build_nested_tool_payload``) and validated (JSON Schema, through ``jsonschema``) before it
+  reaches the gate;
 - a per-cell gate: parallel tools share it, the others hold it exclusively;
 - cancellation: a handler that already finished keeps its real result; otherwise the call is
   aborted, at once (the handler task is cancelled) or, for tools that ``waits_for_cancellation``,
@@ -24,7 +25,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import jsonschema
@@ -33,6 +34,7 @@ from jsonschema.exceptions import best_match
 from ..cancellation import CancellationToken
 from ..errors import ToolCallError
 from ..tools.base import Tool, ToolContext
+from ..tools.failures import exception_text, failure_text, field_path, json_problem
 from .gate import SharedExclusiveGate
 
 logger = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ MAX_REMEMBERED_CELLS = 1024
 """How many cells' call records :meth:`ToolCallRuntime.calls_for` keeps (oldest dropped)."""
 
 SHELL_TOOLS = frozenset({"exec_command", "shell_command", "unified_exec"})
-"""Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (§5)."""
+"""Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (Codex's shell tools)."""
 
 EventKind = Literal["started", "progress", "output", "finished"]
 Outcome = Literal["completed", "failed", "aborted"]
@@ -83,7 +85,7 @@ class _Call:
     cell_id: str
     runtime_tool_call_id: str
     tool_label: str
-    started: float = field(default_factory=time.monotonic)
+    started: float
     execution_started: float | None = None
     claimed: bool = False
 
@@ -96,15 +98,32 @@ class _Call:
 
 
 def abort_message(tool_name: str, elapsed_s: float) -> str:
-    """Codex's abort text for a call aborted after ``elapsed_s`` seconds (at least 0.1; §5)."""
+    """Codex's abort text for a call aborted after ``elapsed_s`` seconds (at least 0.1), as
+    ``abort_message`` in Codex's ``core/src/tools/parallel.rs`` writes it."""
     secs = max(elapsed_s, 0.1)
     if tool_name in SHELL_TOOLS:
         return f"Wall time: {secs:.1f} seconds\naborted by user"
     return f"aborted by user after {secs:.1f}s"
 
 
+def _ends_the_task(exc: BaseException, task: asyncio.Task[Any] | None) -> bool:
+    """Whether ``exc``, raised out of a handler awaited by ``task``, ends ``task`` itself rather
+    than the call: the task's own cancellation (it has a pending ``cancel()``), or
+    ``GeneratorExit`` thrown in while its coroutine is closed outside a step of the task. Any
+    other exception - a ``CancelledError`` or ``GeneratorExit`` the tool raised itself
+    included - is the call's failure."""
+    if isinstance(exc, asyncio.CancelledError):
+        return task is None or task.cancelling() > 0
+    if isinstance(exc, GeneratorExit):
+        try:
+            return asyncio.current_task() is not task
+        except RuntimeError:  # no running loop: the coroutine is being closed
+            return True
+    return False
+
+
 def _validation_message(tool: Tool, error: jsonschema.ValidationError) -> str:
-    path = "/".join(str(p) for p in error.absolute_path)
+    path = field_path(p for p in error.absolute_path if isinstance(p, (str, int)))
     where = f"`{path}`" if path else "the top level"
     return (
         f"tool `{tool.raw_name}` received invalid arguments at {where}: {error.message} "
@@ -116,11 +135,13 @@ class ToolCallRuntime:
     """Dispatches nested tool calls against a registry.
 
     ``registry`` needs ``find(name, namespace) -> Tool | None``. Listeners get every
-    :class:`ToolCallEvent`; a listener that raises is logged and ignored.
+    :class:`ToolCallEvent`; a listener that raises is logged and ignored. ``clock`` gives the
+    times (seconds, monotonic) of the call records and of the elapsed time in abort texts.
     """
 
-    def __init__(self, registry: Any) -> None:
+    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.registry = registry
+        self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._listeners: list[Callable[[ToolCallEvent], None]] = []
@@ -154,7 +175,7 @@ class ToolCallRuntime:
         self._records.pop(cell_id, None)
 
     def cell_closed(self, cell_id: str) -> None:
-        """The cell can issue no more calls: drop its gate (Codex does the same, §3.6)."""
+        """The cell can issue no more calls: drop its gate (Codex does the same in ``cell_closed``)."""
         gate = self._gates.get(cell_id)
         if gate is not None and gate.idle:
             del self._gates[cell_id]
@@ -166,7 +187,7 @@ class ToolCallRuntime:
         return gate
 
     def _record(self, call: _Call, outcome: Outcome, success: bool | None) -> None:
-        finished = time.monotonic()
+        finished = self._clock()
         total = (finished - call.started) * 1000
         if call.execution_started is not None and call.execution_started <= finished:
             dispatch = (call.execution_started - call.started) * 1000
@@ -196,7 +217,7 @@ class ToolCallRuntime:
         """Find the tool named by a wire ``tool_name`` (or a JS/raw name string).
 
         Raises :class:`ToolCallError` with Codex's texts: ``exec cannot invoke itself``,
-        ``unsupported call: <name>`` / ``unsupported custom tool call: <name>`` (§1.8).
+        ``unsupported call: <name>`` / ``unsupported custom tool call: <name>``.
         """
         if isinstance(tool_name, dict):
             name = str(tool_name.get("name", ""))
@@ -214,7 +235,7 @@ class ToolCallRuntime:
         return tool
 
     def marshal(self, tool: Tool, raw_input: Any) -> Any:
-        """Check and shape the JSON input (§1.8) and validate it against the input schema.
+        """Check and shape the JSON input as Codex does and validate it against the input schema.
 
         Function tools: ``None`` -> ``{}``; objects pass; anything else raises
         ``tool `<name>` expects a JSON object for arguments``. Freeform tools need a string
@@ -229,10 +250,20 @@ class ToolCallRuntime:
         if not isinstance(args, dict):
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
         validator = self._validator(tool)
-        if validator is not None:
+        if validator is None:
+            return args
+        try:
             error = best_match(validator.iter_errors(args))
-            if error is not None:
-                raise ToolCallError(_validation_message(tool, error))
+        except Exception as exc:  # noqa: BLE001 - a schema that cannot be applied (unresolvable $ref, ...)
+            logger.warning(
+                "tool %s has an input schema that cannot be applied (%s); arguments are not validated",
+                tool.raw_name,
+                exception_text(exc),
+            )
+            self._validators[id(tool)] = (tool, None)
+            return args
+        if error is not None:
+            raise ToolCallError(_validation_message(tool, error))
         return args
 
     def _validator(self, tool: Tool) -> Any:
@@ -248,9 +279,10 @@ class ToolCallRuntime:
                 cls = jsonschema.validators.validator_for(schema)
                 cls.check_schema(schema)
                 validator = cls(schema)
-            except jsonschema.SchemaError as exc:
+            except Exception as exc:  # noqa: BLE001 - SchemaError, or a schema jsonschema cannot read
+                reason = exc.message if isinstance(exc, jsonschema.SchemaError) else exception_text(exc)
                 logger.warning(
-                    "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, exc.message
+                    "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, reason
                 )
         self._validators[key] = (tool, validator)
         return validator
@@ -286,16 +318,19 @@ class ToolCallRuntime:
             label = f"{ns or ''}{tool_name.get('name', '')}"
         else:
             label = tool_name
-        call = _Call(cell_id, runtime_tool_call_id, label)
+        call = _Call(cell_id, runtime_tool_call_id, label, self._clock())
         self._emit(ToolCallEvent("started", cell_id, runtime_tool_call_id, label))
         try:
             tool = self.resolve(tool_name, tool_kind)
             call.tool_label = tool.js_name
             args = self.marshal(tool, raw_input)
-        except ToolCallError as exc:
+        except BaseException as exc:  # noqa: BLE001 - ToolCallError, or a registry or schema that failed
+            if _ends_the_task(exc, asyncio.current_task()):
+                raise
+            text = str(exc) if isinstance(exc, ToolCallError) else failure_text(label, exc)
             call.claim()
             self._record(call, "failed", False)
-            return ToolCallResult("failed", error=str(exc), success=False)
+            return ToolCallResult("failed", error=text, success=False)
 
         gate = self._gate(cell_id)
         exclusive = not tool.supports_parallel
@@ -309,21 +344,20 @@ class ToolCallRuntime:
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
 
         async def dispatch() -> ToolCallResult:
+            me = asyncio.current_task()
             await gate.acquire(exclusive)
             try:
-                call.execution_started = time.monotonic()
+                call.execution_started = self._clock()
                 try:
                     value = await tool.handler(args, ctx)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:  # noqa: BLE001 - a tool error rejects the promise
-                    message = str(exc) or type(exc).__name__
-                    if not isinstance(exc, ToolCallError):
-                        logger.debug("tool %s raised", tool.js_name, exc_info=True)
-                    result = ToolCallResult("failed", error=message, success=False)
-                    if not cancellation.cancelled and call.claim():
-                        self._record(call, "failed", False)
-                    return result
+                except BaseException as exc:  # noqa: BLE001 - tool code may raise anything
+                    if _ends_the_task(exc, me):
+                        raise
+                    return self._failed(call, tool, cancellation, failure_text(tool.raw_name, exc), exc)
+                problem = json_problem(value)
+                if problem is not None:
+                    text = f"tool `{tool.raw_name}` returned a value that is not JSON: {problem}."
+                    return self._failed(call, tool, cancellation, text, None)
                 success = not (isinstance(value, dict) and value.get("isError") is True)
                 result = ToolCallResult("completed", value=value, success=success)
                 # A handler that ends after the call was cancelled leaves the outcome to the
@@ -348,11 +382,21 @@ class ToolCallRuntime:
             return task.result()
         return await self._abort(call, tool, task)
 
+    def _failed(
+        self, call: _Call, tool: Tool, cancellation: CancellationToken, text: str, exc: BaseException | None
+    ) -> ToolCallResult:
+        """The handler failed with ``text``; the outcome is the call's unless it was cancelled."""
+        if exc is not None and not isinstance(exc, ToolCallError):
+            logger.debug("tool %s raised", tool.js_name, exc_info=exc)
+        if not cancellation.cancelled and call.claim():
+            self._record(call, "failed", False)
+        return ToolCallResult("failed", error=text, success=False)
+
     async def _abort(self, call: _Call, tool: Tool, task: asyncio.Future[ToolCallResult]) -> ToolCallResult:
-        """The cancellation path of Codex's ``handle_tool_call_with_source`` (§5)."""
+        """The cancellation path of Codex's ``handle_tool_call_with_source`` (``parallel.rs``)."""
         if call.claimed:
             return await task
-        elapsed = time.monotonic() - call.started
+        elapsed = self._clock() - call.started
         if task.done():
             # Finished, but only after the cancellation: the abort owns the outcome.
             call.claim()

@@ -1,0 +1,117 @@
+"""The process side of a stdio MCP server: finding its command, and reading its stderr.
+
+:func:`server_command` resolves the configured command and environment; :class:`StderrPipe`
+is the pipe given to the server as its stderr, logged line by line, whose last lines a
+start-up failure quotes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import shutil
+import sys
+from pathlib import Path
+
+
+def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Resolve a stdio server's command and environment.
+
+    A bare command name (no ``/``) is looked up first in the folder of the Python
+    interpreter running the kernel (a venv's ``bin``), then on ``PATH``, so
+    ``command = "mcp-server-time"`` finds the console script installed beside codemode
+    even when the venv is not activated. The server's environment is the MCP SDK's
+    default one plus ``extra_env``, with that folder at the front of ``PATH``.
+    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
+    command) when it cannot be found or is not executable, so the start-up error says so
+    rather than reporting a closed connection from the launcher.
+    """
+    from mcp.client.stdio import get_default_environment
+
+    bin_dir = str(Path(sys.executable).parent)
+    env = get_default_environment()
+    path = env.get("PATH", os.defpath)
+    if bin_dir not in path.split(os.pathsep):
+        env["PATH"] = bin_dir + os.pathsep + path
+    env.update(extra_env)
+    if command and os.sep not in command:
+        found = shutil.which(command, path=env["PATH"])
+        if found is None:
+            raise FileNotFoundError(f"the command `{command}` was not found on PATH")
+        command = found
+    elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
+        raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
+    return command, env
+
+
+STDERR_TAIL_LINES = 20
+"""How many of a server's last stderr lines a start-up failure quotes."""
+
+STDERR_TAIL_BYTES = 2048
+"""The most stderr text (UTF-8 bytes, from the end) a start-up failure quotes."""
+
+
+class StderrPipe:
+    """A pipe whose write end is the server's stderr; lines are logged at debug level and the
+    last :data:`STDERR_TAIL_LINES` kept for :meth:`tail` (a start-up failure quotes them)."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        read_fd, write_fd = os.pipe()
+        self.writer = os.fdopen(write_fd, "w")
+        self._read_fd = read_fd
+        self._last: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._task: asyncio.Task[None] | None = asyncio.ensure_future(self._pump())
+
+    async def _pump(self) -> None:
+        log = logging.getLogger(__name__ + ".stderr")
+        reader = asyncio.StreamReader(limit=2**20)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self._read_fd, "rb", buffering=0)
+        )
+        try:
+            while True:
+                try:
+                    raw = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as end:
+                    raw = end.partial
+                except asyncio.LimitOverrunError as over:
+                    raw = await reader.readexactly(over.consumed)  # an over-long line, in parts
+                if not raw:
+                    return
+                line = raw.decode("utf-8", "replace").rstrip()
+                self._last.append(line[-STDERR_TAIL_BYTES:])
+                log.debug("[mcp %s] %s", self.server, line)
+        finally:
+            transport.close()
+
+    def tail(self) -> str:
+        """The server's last stderr lines (at most :data:`STDERR_TAIL_LINES` lines and about
+        :data:`STDERR_TAIL_BYTES` bytes, whole lines from the end), joined by newlines; empty
+        when it wrote nothing."""
+        kept: list[str] = []
+        size = 0
+        for line in reversed(self._last):
+            size += len(line.encode("utf-8")) + 1
+            if kept and size > STDERR_TAIL_BYTES:
+                break
+            kept.append(line)
+        return "\n".join(reversed(kept)).strip("\n")
+
+    def close_writer(self) -> None:
+        """Drop our copy of the write end (the child keeps its own)."""
+        with contextlib.suppress(OSError):
+            self.writer.close()
+
+    async def aclose(self) -> None:
+        """Close our write end and wait (at most 1 s) until the server's stderr is read to its end."""
+        self.close_writer()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._task, 1.0)
+            self._task.cancel()
+            self._task = None
