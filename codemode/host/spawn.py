@@ -29,11 +29,12 @@ MAX_SPAWN_PATH_BYTES = 512
 
 
 def default_host_command() -> list[str]:
-    """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter."""
+    """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter, run
+    with ``-P`` so the working folder (a notebook's folder) is not on the host's import path."""
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
+    return [sys.executable, "-P", "-m", "codemode.runtime", "--listen", "stdio"]
 
 
 def _short_path(path: str) -> str:
