@@ -342,6 +342,23 @@ class CodeModeSession:
             return False
         return binding.connection.yield_wait(binding.session_id, host_id)
 
+    def answers_read(self, cell_id: str) -> int:
+        """How many answers about ``cell_id`` its host connection has read: the initial response
+        and the waits and terminates whose caller still waited (a connection failure counts as
+        their answer). In the first step of one of the cell's delegate calls (``on_notify``, the
+        dispatcher's ``started`` event) only those read before that call's request count. 0 for
+        an id of no known host. A caller counting the answers it has handled can so take the
+        cell's callbacks and answers in the order the host sent them (:mod:`codemode.host.answers`)."""
+        generation = self.generation_of(cell_id)
+        for binding in (self._binding, self._retired.get(generation)):
+            if binding is not None and binding.generation == generation:
+                try:
+                    host_id = self._host_cell_id(cell_id, generation)
+                except CodeModeError:
+                    return 0
+                return binding.connection.answers_read(binding.session_id, host_id)
+        return 0
+
     async def terminate(self, cell_id: str, *, max_output_tokens: int | None = None) -> WaitOutcome:
         """Stop ``cell_id`` (its tool calls are cancelled) and return its undelivered output
         (``Terminated``), or its ``Result`` when it had already completed."""

@@ -13,6 +13,7 @@ from typing import Any
 from .. import messages
 from ..errors import CodeModeError
 from ..responses import RuntimeResponse, WaitOutcome
+from .answers import delegate_answers
 from .driver import SHUTDOWN_TIMEOUT_S, ConnectionDriver, wait_deadline_s
 from .sessions import SessionDelegate, cell_sort_key
 
@@ -145,6 +146,12 @@ class HostConnection(ConnectionDriver):
             self._shutdowns[session_id] = task
             task.add_done_callback(lambda _t: self._shutdowns.pop(session_id, None))
         await asyncio.shield(task)
+
+    def answers_read(self, session_id: str, cell_id: str) -> int:
+        """How many answers about the cell have been read (:mod:`codemode.host.answers`): in the
+        first step of one of its delegate calls, those read before that call's request."""
+        stamped = delegate_answers(self._delegates, session_id, cell_id)
+        return stamped if stamped is not None else self.state.answers.get(session_id, cell_id)
 
     def live_cells(self, session_id: str) -> list[str]:
         """Host cell ids of the session's admitted, not yet closed cells."""

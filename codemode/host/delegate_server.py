@@ -16,6 +16,7 @@ from ..cancellation import CancellationToken
 from ..errors import CodeModeError, ToolCallError
 from ..messages import WireResult
 from ..protocol import FrameTooLarge, encode_frame
+from .answers import stamp_delegate
 from .effects import ServeDelegate
 
 logger = logging.getLogger("codemode.host")
@@ -37,9 +38,11 @@ class DelegateServer:
         self._calls: dict[int, tuple[CancellationToken, asyncio.Task[None]]] = {}
         self._revoked: set[asyncio.Task[None]] = set()
 
-    def serve(self, effect: ServeDelegate) -> None:
+    def serve(self, effect: ServeDelegate, answers: int = 0) -> None:
+        """Run the call; ``answers`` is how many answers about its cell had been read when its
+        request was (:func:`~codemode.host.answers.stamp_delegate`)."""
         token = CancellationToken()
-        task = asyncio.ensure_future(self._serve(effect, token))
+        task = asyncio.ensure_future(self._serve(effect, token, answers))
         self._calls[effect.delegate_id] = (token, task)
 
     def revoke(self, delegate_id: int) -> None:
@@ -52,7 +55,8 @@ class DelegateServer:
             self._revoked.add(task)
             task.add_done_callback(self._revoked.discard)
 
-    async def _serve(self, effect: ServeDelegate, token: CancellationToken) -> None:
+    async def _serve(self, effect: ServeDelegate, token: CancellationToken, answers: int) -> None:
+        stamp_delegate(self, effect.session.session_id, effect.cell_id, answers)
         delegate_id = effect.delegate_id
         try:
             result = await self._run(effect, token)

@@ -259,7 +259,7 @@ class ConnectionDriver:
             elif isinstance(effect, fx.TerminateAbandoned):
                 self._spawn(self._terminate_abandoned(effect.session_id, effect.cell_id))
             elif isinstance(effect, fx.ServeDelegate):
-                self._delegates.serve(effect)
+                self._delegates.serve(effect, self.state.answers.get(effect.session.session_id, effect.cell_id))
             elif isinstance(effect, fx.Revoke):
                 self._delegates.revoke(effect.delegate_id)
             elif isinstance(effect, fx.CellClosed):

@@ -31,6 +31,7 @@ from .. import messages
 from ..errors import CodeModeError
 from ..messages import DelegateRequest
 from . import incoming
+from .answers import AnswerCounts
 from .delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
 from .effects import (
     Admitted,
@@ -64,6 +65,8 @@ class ConnectionState:
         self.requests = RequestTracker()
         self.sessions = SessionRegistry()
         self.delegates = DelegateBook()
+        self.answers = AnswerCounts()
+        """Answers read per cell (:mod:`codemode.host.answers`)."""
         self.alive = True
         self.failure: str | None = None
         self.retiring: str | None = None
@@ -190,6 +193,7 @@ class ConnectionState:
         if pending is None:
             raise Violation(f"code-mode host answered unknown request ID {request_id!r}")
         effects.append(Settle(pending.request_id))
+        self._count_answer(pending)
         try:
             self._on_answer(pending, message.get("result"), effects)
         except Violation as exc:
@@ -249,6 +253,7 @@ class ConnectionState:
         if entry is None:
             raise Violation(f"code-mode host sent an initial response for unknown request ID {request_id!r}")
         rid = cast(int, request_id)
+        self.answers.count(*entry)
         try:
             response = incoming.parse_initial(message.get("result"))
             if isinstance(response, str):
@@ -333,6 +338,11 @@ class ConnectionState:
             effects += self._close_cell(session, cell_id)
         return effects
 
+    def _count_answer(self, pending: PendingRequest) -> None:
+        """Count the answer to a wait or terminate whose caller still waits for it."""
+        if pending.kind in ("wait", "terminate") and pending.cell_id is not None and not pending.abandoned:
+            self.answers.count(pending.session_id, pending.cell_id)
+
     @staticmethod
     def _resolve(pending: PendingRequest, value: Any) -> Effect:
         pending.answer = "ok"
@@ -355,9 +365,12 @@ class ConnectionState:
             return []
         self.alive = False
         self.failure = reason
+        for session_id, cell_id in self.requests.initial.values():
+            self.answers.count(session_id, cell_id)
         pending, initial = self.requests.clear()
         effects: list[Effect] = []
         for request in pending:
+            self._count_answer(request)
             request.answer = request.answer or "error"
             effects += [Reject(request.request_id, reason, connection_error=True), Settle(request.request_id)]
         effects += [InitialReject(request_id, reason, connection_error=True) for request_id in initial]
