@@ -52,7 +52,7 @@ Outcome = Literal["completed", "failed", "aborted"]
 @dataclass
 class ToolCallEvent:
     """A listener event. ``kind``: ``started`` (the call arrived), ``progress`` (``progress`` /
-    ``total`` / ``message`` from the tool), ``output`` (text the tool printed: ``name`` is
+    ``total`` / ``message`` from the tool), ``output`` (text the tool printed: ``stream`` is
     ``"stdout"`` or ``"stderr"``, ``text`` the text; between ``started`` and ``finished``, in
     the order written) or ``finished`` (``outcome`` set)."""
 
@@ -64,7 +64,7 @@ class ToolCallEvent:
     total: float | None = None
     message: str | None = None
     outcome: str | None = None
-    name: str | None = None
+    stream: str | None = None
     text: str | None = None
 
 
@@ -338,8 +338,8 @@ class ToolCallRuntime:
         def report_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
             self._emit(ToolCallEvent("progress", cell_id, runtime_tool_call_id, tool.js_name, progress, total, message))
 
-        def report_output(name: str, text: str) -> None:
-            self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, name=name, text=text))
+        def report_output(stream: str, text: str) -> None:
+            self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, stream=stream, text=text))
 
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
 

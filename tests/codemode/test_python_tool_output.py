@@ -57,7 +57,7 @@ def call(dispatcher, cell, call_id, name, args):
 
 def outputs(events, call_id, name):
     mine = [e for e in events if e.kind == "output" and e.runtime_tool_call_id == call_id]
-    return "".join(e.text for e in mine if e.name == name)
+    return "".join(e.text for e in mine if e.stream == name)
 
 
 async def test_concurrent_calls_each_get_their_own_output(dispatcher):
@@ -73,10 +73,10 @@ async def test_concurrent_calls_each_get_their_own_output(dispatcher):
     by_call = {(e.cell_id, e.runtime_tool_call_id) for e in events if e.kind == "output"}
     assert by_call == {("1", "tool-1"), ("2", "tool-1"), ("2", "tool-2")}
     cell1 = [e for e in events if e.cell_id == "1"]
-    assert "".join(e.text for e in cell1 if e.name == "stdout") == "alpha 0\nalpha 1\nalpha 2\n"
-    assert "".join(e.text for e in cell1 if e.name == "stderr") == "alpha warning\n"
+    assert "".join(e.text for e in cell1 if e.stream == "stdout") == "alpha 0\nalpha 1\nalpha 2\n"
+    assert "".join(e.text for e in cell1 if e.stream == "stderr") == "alpha warning\n"
     beta = [e for e in events if e.cell_id == "2" and e.runtime_tool_call_id == "tool-1"]
-    assert "".join(e.text for e in beta if e.kind == "output" and e.name == "stdout") == "beta 0\nbeta 1\nbeta 2\n"
+    assert "".join(e.text for e in beta if e.kind == "output" and e.stream == "stdout") == "beta 0\nbeta 1\nbeta 2\n"
     assert outputs(events, "tool-2", "stdout") == "gamma start\ngamma end"
     assert outputs(events, "tool-2", "stderr") == "gamma err\n"
     for cell, call_id in by_call:
