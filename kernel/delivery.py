@@ -20,7 +20,7 @@ from codemode.kernel import render
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.displays import StatusDisplays
-from codemode.kernel.observer import CellObserver
+from codemode.kernel.observer import CellObserver, wait_time_ms
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services
 from codemode.kernel.state import KernelState
@@ -57,6 +57,8 @@ class Delivery:
             services.code_mode,
             record,
             self.displays.on_observed,
+            order=self.state.order,
+            wait_ms=wait_time_ms(getattr(services.config.session, "max_yield_time_ms", None)),
             max_output_tokens=max_tokens,
             explain=services.losses.explain,
         )
@@ -78,6 +80,7 @@ class Delivery:
         script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None
         bounded = bound_delivery(items, script_error, max_tokens)
         await self.publisher.emit_items(request, bounded.items)
+        request.observing = False
         record.state = "closed"
         request.status = record.outcome()
         observer = self.state.observers.pop(record.cell_id, None)

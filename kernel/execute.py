@@ -8,25 +8,31 @@ text), start the cell, then wait for its first response:
   (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``;
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
 - the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`);
-- an interrupt (the request's task cancelled) terminates the cell and shows what it left; a
-  natural completion that won the race is shown as such (Codex's terminate answers with the
-  cell's result when it had already completed).
+- an interrupt (the request's task cancelled) terminates the cell and shows what it left,
+  within a second whatever the host does (:mod:`codemode.kernel.termination`); a natural
+  completion that won the race is shown as such (Codex's terminate answers with the cell's
+  result when it had already completed). An interrupt while the host admits the cell waits
+  for the admission within the same bound; past it the execute is abandoned (the client stops
+  a cell admitted later) and ends with ``CellTerminated`` without a cell id;
+- the cell's first answer is shown before anything the host sent after it
+  (:mod:`codemode.kernel.ordering`): after a ``Yielded``, notifications and tool calls go to
+  the status display.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.delivery import Delivery
-from codemode.kernel.observer import outcome_is_missing
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
+from codemode.kernel.termination import ANSWER_S, FAILED_S, PROBE_S, stop_cell
 
-from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse
 
 log = logging.getLogger(__name__)
@@ -68,7 +74,9 @@ class ForegroundExecutor:
         state = self.state
         yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
         max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
-        state.starting = True
+        # A cell whose terminate is still in flight may make its host exit: start after it.
+        await state.terminations.settle()
+        state.order.starting = True
         starting = asyncio.ensure_future(
             services.code_mode.execute(
                 source.source,
@@ -82,18 +90,22 @@ class ForegroundExecutor:
         except asyncio.CancelledError:
             request.interrupted = True
             try:
-                started = await starting
+                started = await self._started_despite_interrupt(services, starting)
+            except asyncio.CancelledError:
+                state.order.cell_started(None)
+                raise  # nothing started in time: CellTerminated without a cell
             except Exception as exc:
-                state.cell_started(None)
+                state.order.cell_started(None)
                 return self._not_started(services, request, exc)
         except Exception as exc:
-            state.cell_started(None)
+            state.order.cell_started(None)
             return self._not_started(services, request, exc)
 
         record = CellRecord(started.cell_id, request.parent, execution_count, max_output_tokens=max_tokens)
         state.cells[record.cell_id] = record
         request.cell_id = record.cell_id
-        state.cell_started(record.cell_id)
+        request.observing = True
+        state.order.cell_started(record.cell_id)
         if request.interrupted:
             return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
         try:
@@ -111,10 +123,30 @@ class ForegroundExecutor:
 
         if response.kind == "Yielded":
             await self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
+            if request.interrupted:  # the interrupt came while the output was being sent
+                return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
+            request.observing = False
             self.delivery.follow(services, record, request, max_tokens)
+            state.order.answered(record.cell_id)  # what came after the yield goes to the status display
             return self.publisher.ok_reply()
         record.finish(response)
         return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
+
+    async def _started_despite_interrupt(self, services: Services, starting: asyncio.Future[Any]) -> Any:
+        """Interrupted while the host admits the cell: the started cell (to be terminated) if
+        the host admits it within the interrupt's bound (:mod:`codemode.kernel.termination`).
+        Raises the execute's error (a host that failed the probe: ``HostConnectionError``), or
+        ``CancelledError`` when nothing was admitted in time (the execute is abandoned; the
+        client stops a cell the host admits later)."""
+        await asyncio.wait({starting}, timeout=ANSWER_S)
+        if not starting.done() and not await services.code_mode.probe_host(PROBE_S):
+            await asyncio.wait({starting}, timeout=FAILED_S)
+        if not starting.done():
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await starting
+            raise asyncio.CancelledError
+        return starting.result()
 
     def _not_started(self, services: Services, request: Request, exc: Exception) -> dict[str, Any]:
         """The cell could not be started: ``HostStopped`` when the host died under the execute,
@@ -132,24 +164,7 @@ class ForegroundExecutor:
         max_tokens: int | None,
         initial: asyncio.Future[RuntimeResponse],
     ) -> dict[str, Any]:
-        """Interrupted while the execute waited: terminate the cell and show what it left."""
-        try:
-            with services.losses.terminations.terminating(record.cell_id):
-                outcome = await services.code_mode.terminate(record.cell_id, max_output_tokens=max_tokens)
-            response = outcome.response
-        except HostConnectionError:
-            response = RuntimeResponse("Terminated", record.cell_id, [])  # gone with its host
-        except Exception as exc:
-            response = RuntimeResponse("Result", record.cell_id, [], error_text=str(exc))
-        items = list(response.content_items)
-        if initial.done() and not initial.cancelled() and initial.exception() is None:
-            first = initial.result()
-            if first.kind == "Terminated" and not items:
-                items = list(first.content_items)
-            elif first.kind == "Result" and response.kind != "Result":
-                response = first  # natural completion won the race
-                items = list(first.content_items)
-        if outcome_is_missing(response):
-            response = RuntimeResponse("Terminated", record.cell_id, [])
-        record.finish(RuntimeResponse(response.kind, record.cell_id, [], response.error_text))
+        """Interrupted while the execute waited: terminate the cell (within the interrupt's
+        bound) and show what it left."""
+        items = await stop_cell(self.state.terminations, services, record, max_tokens, initial=initial)
         return await self.delivery.deliver_final(request, record, items, max_tokens)

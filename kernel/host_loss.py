@@ -13,8 +13,10 @@ stopped by the host exiting right after it answered the terminate (``runtime/int
 termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
 generation G is attributed to cell N of G when the kernel's terminate of N was still in
 flight, or was answered at most :data:`RESTART_ATTRIBUTION_S` before and took at least
-:data:`SLOW_TERMINATE_S` (the host waits before it gives up on a cell). A host that dies for
-another reason in that window is misattributed; that is the documented limit.
+:data:`SLOW_TERMINATE_S` (the host waits before it gives up on a cell), unless the client
+itself declared the host dead (:data:`CLIENT_DECLARED`: a stopped host fails the probe an
+interrupt sends while its terminate is in flight). A host that dies for another reason in that
+window is misattributed; that is the documented limit.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ RESTART_ATTRIBUTION_S = 5.0
 """How long after a slow terminate was answered a host failure is attributed to it (seconds)."""
 SLOW_TERMINATE_S = 0.5
 """A terminate answered faster than this stopped its cell in-process (seconds)."""
+CLIENT_DECLARED = ("code-mode host stopped responding", "code-mode host timed out waiting")
+"""How the client's own verdicts on a silent host begin (its liveness probe, a request's
+deadline): such a host did not exit to stop a cell, whatever terminate was in flight."""
 
 
 @dataclass(frozen=True)
@@ -142,9 +147,10 @@ class HostLosses:
             failure = self.code_mode.host_failure(cell_id)
         if failure is None:
             return None
+        exited = not failure.reason.startswith(CLIENT_DECLARED)
         return HostLoss(
             failure.reason,
             failure.generation,
-            self.terminations.cause(failure.generation),
+            self.terminations.cause(failure.generation) if exited else None,
             self.code_mode.stored_values_kept,
         )

@@ -15,14 +15,25 @@ specification), in short:
 - a cell that yields gets its reply (status ok, metadata status ``running``) and a status
   display (``display_data`` with a ``display_id`` unique per cell and run), kept up to date
   by ``update_display_data`` while a :class:`~codemode.kernel.observer.CellObserver` follows
-  the cell; every background message names its request explicitly as parent;
+  the cell with one long ``session/wait`` at a time (no polling); every background message
+  names its request explicitly as parent;
+- a cell's events are handled in the order the host sent them, whatever route they take
+  through the session (:mod:`codemode.kernel.ordering`), so a cell renders the same way every
+  time. For ``text("hello"); yield_control(); text("world"); notify("x")``: the execute shows
+  ``hello`` (stream) and then the status display (running); the notification, sent after the
+  yield, updates the status display (``notify: x``), which then shows the cell finished;
+  ``world`` is shown by the next ``%wait``. A notification sent before the yield is a
+  ``display_data`` under the execute, before ``hello`` (notifications are delivered at once,
+  text with the cell's next answer);
 - ``notify()`` texts (:mod:`codemode.kernel.notify`): while the cell is being executed or
   waited on, a ``display_data`` (``text/plain``, metadata ``{"codemode": {"notify":
   cell_id}}``) under that request; for a background cell, the latest texts appear in its
   status display;
 - an interrupt (SIGINT, in "signal" mode from the client, or from ipykernel's own
   ``interrupt_request`` handler in "message" mode) while an execute or ``%wait`` runs
-  terminates that cell: its undelivered output is shown, then ``CellTerminated``. ipykernel
+  terminates that cell: its undelivered output is shown, then ``CellTerminated``, within a
+  second whatever the host does (a host that fails the probe then sent ends the cell with
+  ``HostStopped``; :mod:`codemode.kernel.termination`). ipykernel
   installs ``default_int_handler`` while a handler runs, whose ``KeyboardInterrupt`` would end
   the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
   request's task instead. An interrupt that finds no running cell ends the execute request
@@ -214,6 +225,7 @@ class CodeModeKernel(Kernel):
     async def _build_services(self) -> Services:
         callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
         services = await build_services(callbacks)
+        self._state.order.answers_read = services.code_mode.answers_read
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms
         if self._state.max_output_tokens is None:
@@ -223,7 +235,9 @@ class CodeModeKernel(Kernel):
     # ------------------------------------------------------------------ callbacks
 
     def _in_loop(self, fn: Any, *args: Any) -> None:
-        """Run ``fn(*args)`` on the kernel's loop (now, if already there)."""
+        """Run ``fn(*args)`` on the kernel's loop: now when called on it (a callback of the
+        session stamps its place in the cell's order there, :mod:`codemode.kernel.ordering`),
+        else as soon as the loop gets to it."""
         loop = self._loop
         if loop is None:
             return
@@ -240,7 +254,7 @@ class CodeModeKernel(Kernel):
         self._in_loop(self._notifications.on_notify, cell_id, text)
 
     def _on_cell_closed(self, cell_id: str) -> None:
-        self._in_loop(self._state.for_cell, cell_id, lambda: self._handle_cell_closed(cell_id))
+        self._in_loop(self._state.order.event, cell_id, lambda: self._handle_cell_closed(cell_id))
 
     def _handle_cell_closed(self, cell_id: str) -> None:
         log.debug("cell %s closed by the session", cell_id)
@@ -249,7 +263,7 @@ class CodeModeKernel(Kernel):
             record.in_flight.clear()
 
     def _on_tool_event(self, event: Any) -> None:
-        self._in_loop(self._state.for_cell, event.cell_id, lambda: self._tool_calls.handle(event))
+        self._in_loop(self._state.order.event, event.cell_id, lambda: self._tool_calls.handle(event))
 
     # ------------------------------------------------------------------ execute
 

@@ -3,10 +3,11 @@
 Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
 - ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (requests of 10 s or more get
-  1 s of grace, clamped to ``max_yield_time_ms``); an
-  interrupt while it waits terminates the waited cell;
+  1 s of grace, clamped to ``max_yield_time_ms``; :meth:`~codemode.kernel.observer.CellObserver.collect`);
+  an interrupt while it waits terminates the waited cell;
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
-  that came first is shown as such);
+  that came first is shown as such); like an interrupt it ends within a second, whatever the
+  host does (:mod:`codemode.kernel.termination`);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -22,6 +23,7 @@ from codemode.kernel.delivery import Delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
+from codemode.kernel.termination import stop_cell
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
@@ -105,25 +107,31 @@ class MagicHandlers:
                 "(their status display names them).",
             )
         request.cell_id = record.cell_id
+        request.observing = True
         observer = self.state.observers[record.cell_id]
         max_tokens = magic.max_tokens if magic.max_tokens is not None else self.state.max_output_tokens
         requested = (
             magic.yield_time_ms if magic.yield_time_ms is not None else self.state.yield_time_ms or DEFAULT_WAIT_MS
         )
         try:
-            items, final = await observer.collect(
-                effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
-            )
-        except asyncio.CancelledError:
-            with services.losses.terminations.terminating(record.cell_id):
-                items, final = await observer.terminate(max_tokens)
-        if final is not None:
-            return await self.delivery.deliver_final(request, record, items, max_tokens)
-        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
-        request.status = "running"
-        if not request.silent:
-            self.delivery.displays.open(record, request.parent)
-        return self.publisher.ok_reply()
+            try:
+                items, final = await observer.collect(
+                    effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
+                )
+            except asyncio.CancelledError:
+                items = await stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+                final = record.final
+            if final is not None:
+                return await self.delivery.deliver_final(request, record, items, max_tokens)
+            await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
+            request.status = "running"
+            request.observing = False
+            if not request.silent:
+                self.delivery.displays.open(record, request.parent)
+            return self.publisher.ok_reply()
+        finally:
+            request.observing = False
+            observer.release()  # what the host sent after this answer now goes to the status display
 
     async def _terminate(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         record = self._live_target(magic)
@@ -131,10 +139,12 @@ class MagicHandlers:
             return await self._no_target(services, magic, request, "There is no running cell to terminate.")
         request.cell_id = record.cell_id
         max_tokens = self.state.max_output_tokens
-        with services.losses.terminations.terminating(record.cell_id):
-            items, final = await self.state.observers[record.cell_id].terminate(max_tokens)
+        observer = self.state.observers[record.cell_id]
+        items = await stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+        final = record.final
+        assert final is not None
         if final.kind != "Terminated":
-            return await self.delivery.deliver_final(request, record, items, max_tokens)  # natural completion won
+            return await self.delivery.deliver_final(request, record, items, max_tokens)  # completed, or lost
         await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
         record.state = "closed"
         request.status = "terminated"

@@ -22,7 +22,10 @@ class Request:
     """The execute request being handled: its message, flags and the cell it touches.
 
     ``started`` is ``time.monotonic()`` seconds; ``status`` becomes the reply metadata's
-    ``running|completed|failed|terminated`` (None for magics that touch no cell).
+    ``running|completed|failed|terminated`` (None for magics that touch no cell);
+    ``observing`` is True while the request observes its cell (an execute until its cell's
+    first answer was shown, a ``%wait`` until its answer was): the cell's notifications and
+    tool output then go under this request.
     """
 
     parent: dict[str, Any]
@@ -31,6 +34,7 @@ class Request:
     cell_id: str | None = None
     status: str | None = None
     interrupted: bool = False
+    observing: bool = False
 
 
 class Publisher:

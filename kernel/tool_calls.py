@@ -39,7 +39,7 @@ class ToolCallTracker:
 
     def handle(self, event: Any) -> None:
         """Apply one ``ToolCallEvent`` (``kind``, ``cell_id``, ``runtime_tool_call_id``,
-        ``tool``, ``progress``, ``total``, ``message``; ``name`` and ``text`` for ``output``)."""
+        ``tool``, ``progress``, ``total``, ``message``; ``stream`` and ``text`` for ``output``)."""
         if event.kind == "output":
             self._publish_output(event)
             return
@@ -60,18 +60,18 @@ class ToolCallTracker:
 
     def _publish_output(self, event: Any) -> None:
         """Show text a tool printed as a ``stream`` message in the calling cell: under the
-        running request when it executes or waits on that cell (nothing for a silent one),
-        else under the request that started the cell (where its status display is)."""
-        if not event.text or event.name not in ("stdout", "stderr"):
+        request observing that cell (nothing for a silent one), else under the request that
+        started the cell (where its status display is); nothing once the cell's end was shown."""
+        if not event.text or event.stream not in ("stdout", "stderr"):
             return
-        request = self.state.request
+        request = self.state.foreground(event.cell_id)
         record = self.state.cells.get(event.cell_id)
-        if request is not None and request.cell_id == event.cell_id:
+        if request is not None:
             if not request.silent:
-                self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, request.parent)
+                self.displays.publisher.send("stream", {"name": event.stream, "text": event.text}, request.parent)
             return
-        if record is not None:
-            self.displays.publisher.send("stream", {"name": event.name, "text": event.text}, record.parent)
+        if record is not None and record.live:
+            self.displays.publisher.send("stream", {"name": event.stream, "text": event.text}, record.parent)
             return
         log.debug("output of tool %s for unknown cell %s dropped", event.tool, event.cell_id)
 

@@ -153,6 +153,22 @@ def execute(
     return collect(kc, send_execute(kc, code, **kwargs), timeout, others)
 
 
+def runtime_host(kernel: Kernel) -> Any:
+    """The kernel's one runtime host process (``python -m codemode.runtime``), a
+    ``psutil.Process`` (zombies left by an earlier host are skipped)."""
+    import psutil
+
+    hosts = []
+    for proc in psutil.Process(kernel.km.provisioner.pid).children(recursive=True):
+        try:
+            if "codemode.runtime" in " ".join(proc.cmdline()) and proc.status() != psutil.STATUS_ZOMBIE:
+                hosts.append(proc)
+        except psutil.NoSuchProcess:
+            continue
+    assert len(hosts) == 1, hosts
+    return hosts[0]
+
+
 class SlowSubscriber:
     """A second IOPub subscriber that reads slowly: a raw ZeroMQ SUB socket with a receive
     high-water mark of one message and a small socket buffer, sleeping ``delay_s`` after each

@@ -135,3 +135,22 @@ def test_status_display_updates_are_rate_bounded(kernel):
     waited = execute(kernel.kc, "%wait")
     assert waited.codemode["status"] == "completed"
     assert len(waited.codemode["tool_calls"]) == calls
+
+
+def test_yield_control_ends_a_wait_at_once(kernel):
+    # The cell yields every 200 ms; a %wait asking for 120 s returns at the next
+    # yield_control() (Codex's semantics for a wait), long before the client's 60 s timeout.
+    run = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 0}\nfor (let i = 0; ; i++) { await tools.sleep({ms: 200}); text(`tick ${i}`); yield_control(); }',
+    )
+    cell_id = run.codemode["cell_id"]
+    assert run.codemode["status"] == "running"
+    for _ in range(2):
+        waited = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 120000")
+        assert waited.codemode["status"] == "running"
+        ticks = waited.stdout.splitlines()
+        assert ticks and all(re.fullmatch(r"tick \d+", t) for t in ticks), ticks
+        numbers = [int(t.split()[1]) for t in ticks]
+        assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # in order, none lost
+    assert execute(kernel.kc, f"%terminate {cell_id}").codemode["status"] == "terminated"

@@ -14,25 +14,11 @@ import os
 import signal
 import time
 
-import psutil
 import pytest
-from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel
+from kernel_driver import collect, execute, runtime_host, send_execute, start_kernel, stop_kernel
 
 pytestmark = pytest.mark.timeout(180)
 BOUND_S = 30.0
-
-
-def _runtime_host(kernel) -> psutil.Process:
-    """The kernel's runtime host process (``python -m codemode.runtime``)."""
-    hosts = []
-    for proc in psutil.Process(kernel.km.provisioner.pid).children(recursive=True):
-        try:
-            if "codemode.runtime" in " ".join(proc.cmdline()) and proc.status() != psutil.STATUS_ZOMBIE:
-                hosts.append(proc)
-        except psutil.NoSuchProcess:
-            continue
-    assert len(hosts) == 1, hosts
-    return hosts[0]
 
 
 def _iopub_until(kc, predicate, seen: list[dict]) -> dict:
@@ -74,7 +60,7 @@ def test_killed_host_loses_running_cells_with_a_clear_message(kernel):
         lambda m: m["parent_header"].get("msg_id") == msg_id and m["msg_type"] == "display_data",
         seen,
     )
-    os.kill(_runtime_host(kernel).pid, signal.SIGKILL)
+    os.kill(runtime_host(kernel).pid, signal.SIGKILL)
 
     foreground = collect(kernel.kc, msg_id, others=seen)
     cell_id = foreground.codemode["cell_id"]

@@ -1,0 +1,175 @@
+"""Terminating cells within a second, whatever the runtime host does.
+
+An interrupt (or ``%terminate``) sends ``session/terminate``. A host answers within
+milliseconds for a cell it can interrupt, and after about a second for one it cannot (it then
+announces its exit, answers, and exits; the next cell starts on a new host). A host that was
+stopped (``kill -STOP``) or deadlocked never answers: the client would notice only after about
+11 s (its liveness probe) or 60 s (the terminate's deadline). So :meth:`Terminations.stop`
+waits :data:`ANSWER_S` for the answer, then probes the host (``CodeModeSession.probe_host``,
+at most :data:`PROBE_S`):
+
+- the probe is not answered: the connection has failed (the host's process group is killed,
+  every request pending on it fails at once), and with it the terminate. The cell was lost
+  with its host: the kernel shows ``HostStopped`` (:mod:`codemode.kernel.host_loss`); stored
+  values are kept and the next cell starts a new host;
+- the probe is answered but the terminate is not: the host is alive and has not stopped the
+  cell yet. The request ends now with ``CellTerminated`` while the terminate finishes in the
+  background. The cell's record is closed at once, so whatever the cell still produces
+  (output, notifications, tool output) is dropped, and the terminate's late answer too; its
+  tool calls were cancelled by the terminate. The next execute waits for such a terminate
+  (at most :data:`SETTLE_S`, :meth:`Terminations.settle`): if the host announces its exit to
+  stop the cell, that cell starts on the new host instead of one about to exit.
+
+Either way the request ends within ``ANSWER_S + PROBE_S`` (0.9 s) of the interrupt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from codemode.kernel.cells import CellRecord
+from codemode.kernel.observer import CellObserver
+from codemode.kernel.services import Services
+
+from codemode.responses import RuntimeResponse, WaitOutcome
+
+log = logging.getLogger(__name__)
+
+ANSWER_S = 0.5
+"""How long an interrupt waits for the terminate's answer before probing the host."""
+PROBE_S = 0.4
+"""How long the host may take to answer that probe before its connection fails."""
+FAILED_S = 0.1
+"""How long, after a failed probe, a terminate's caller may take to see the failure."""
+SETTLE_S = 2.0
+"""How long a new cell waits for a terminate still in flight (the host gives an unstoppable
+cell 1 s before it announces its exit)."""
+
+
+@dataclass
+class Stopped:
+    """How a terminate ended: the host's ``response`` (``Terminated``, or the ``Result`` of a
+    cell that completed first) with its ``items``; or the session's ``failure`` (a
+    :class:`~codemode.errors.HostConnectionError` when the host went away); or neither when
+    the answer did not come in time (``pending``)."""
+
+    response: RuntimeResponse | None = None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    failure: BaseException | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.response is None and self.failure is None
+
+
+class Terminations:
+    """Runs terminates with the bound of the module docstring and keeps those still in flight."""
+
+    def __init__(self) -> None:
+        self._unfinished: set[asyncio.Task[Any]] = set()
+
+    async def stop(
+        self,
+        terminate: Callable[[], Awaitable[WaitOutcome]],
+        probe: Callable[[float], Awaitable[bool]],
+    ) -> Stopped:
+        """Run ``terminate()`` (the session's terminate of one cell); if it has not answered
+        within :data:`ANSWER_S`, ``probe(PROBE_S)`` the host. Returns within about
+        ``ANSWER_S + PROBE_S`` seconds; a terminate still in flight then goes on in the
+        background (see the module docstring)."""
+        task = asyncio.ensure_future(terminate())
+        self._unfinished.add(task)
+        task.add_done_callback(self._finished)
+        await asyncio.wait({task}, timeout=ANSWER_S)
+        if not task.done():
+            if not await probe(PROBE_S):
+                # A failed probe has failed the connection's pending requests already; their
+                # callers wake within a few loop steps.
+                await asyncio.wait({task}, timeout=FAILED_S)
+        if not task.done():
+            log.info("terminate not answered within %.1f s; the host answers probes, so it goes on", ANSWER_S)
+            return Stopped()
+        exc = task.exception()
+        if exc is not None:
+            return Stopped(failure=exc)
+        outcome: WaitOutcome = task.result()
+        return Stopped(outcome.response, list(outcome.response.content_items))
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._unfinished.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.debug("terminate failed: %s", task.exception())
+
+    @property
+    def in_flight(self) -> int:
+        """Terminates not answered yet."""
+        return len(self._unfinished)
+
+    async def settle(self, timeout_s: float = SETTLE_S) -> None:
+        """Wait until every terminate in flight has ended, at most ``timeout_s`` seconds."""
+        if self._unfinished:
+            await asyncio.wait(set(self._unfinished), timeout=timeout_s)
+
+
+def outcome_is_missing(response: RuntimeResponse) -> bool:
+    """True for the ``exec cell <id> not found`` answer (the cell was already gone)."""
+    text = response.error_text or ""
+    return response.kind == "Result" and text.startswith("exec cell ") and text.endswith(" not found")
+
+
+async def stop_cell(
+    terminations: Terminations,
+    services: Services,
+    record: CellRecord,
+    max_tokens: int | None,
+    *,
+    observer: CellObserver | None = None,
+    initial: asyncio.Future[RuntimeResponse] | None = None,
+) -> list[dict[str, Any]]:
+    """Terminate ``record``'s cell (bounded, :meth:`Terminations.stop`) unless it already ended,
+    record how it ended and return the output not shown yet (within ``max_tokens`` per the host).
+
+    The end recorded: the host's ``Terminated``; the cell's ``Result`` when it completed first
+    (a finished ``initial`` response, or the ``observer``'s last answer; Codex's terminate
+    answers the same); a cell lost with its host (``record.lost``, shown as ``HostStopped``);
+    ``Terminated`` when the answer did not come in time or the cell was already gone; any other
+    session error as a failed ``Result``. ``observer`` (a yielded cell's) is closed.
+    """
+    cell_id = record.cell_id
+    if observer is not None:
+        observer.terminating = True
+        observer.release()
+    response: RuntimeResponse | None = None
+    items: list[dict[str, Any]] = []
+    if record.final is None:
+
+        async def terminate() -> WaitOutcome:
+            with services.losses.terminations.terminating(cell_id):
+                return await services.code_mode.terminate(cell_id, max_output_tokens=max_tokens)
+
+        stopped = await terminations.stop(terminate, services.code_mode.probe_host)
+        response, items = stopped.response, stopped.items
+        if stopped.failure is not None:
+            record.lost = services.losses.explain(cell_id, stopped.failure)
+            response = RuntimeResponse("Result", cell_id, [], error_text=str(stopped.failure))
+    if initial is not None and initial.done() and not initial.cancelled() and initial.exception() is None:
+        first = initial.result()
+        if first.kind == "Terminated" and not items:
+            items = list(first.content_items)
+        elif first.kind == "Result" and (response is None or response.kind != "Result"):
+            response, items = first, list(first.content_items)  # natural completion won the race
+    if observer is not None and not items:
+        items = observer.terminated_items
+    if response is None or outcome_is_missing(response):
+        response = RuntimeResponse("Terminated", cell_id, [])
+    if record.final is None:
+        record.buffer.extend(items)
+        record.finish(response)
+    if observer is not None:
+        await observer.aclose()
+    remaining, record.buffer = record.buffer, []
+    return remaining
