@@ -8,6 +8,8 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
   that came first is shown as such); like an interrupt it ends within a second, whatever the
   host does (:mod:`codemode.kernel.termination`);
+- ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
+  running, the threads of cancelled tool calls (``codemode.tools.threads``);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -25,10 +27,25 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 
+from codemode.tools import threads
+
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
 SETTABLE = ("yield_time_ms", "max_output_tokens")
 """The settings ``%config`` may change while the kernel runs."""
+
+
+def abandoned_threads_text(counts: dict[str, int], most: int) -> str | None:
+    """``%tools``' line about threads of cancelled tool calls still running (``counts`` by lane,
+    ``codemode.tools.threads.abandoned_threads``), or None when there are none."""
+    running = {lane: n for lane, n in counts.items() if n}
+    if not running:
+        return None
+    lanes = ", ".join(f"{n} in the {lane} lane" for lane, n in running.items())
+    return (
+        f"Threads of cancelled tool calls still running: {lanes}. They end when their functions "
+        f"return; a lane refuses new calls while it holds {most}."
+    )
 
 
 def effective_wait_ms(requested: int, max_yield_time_ms: int | None) -> int:
@@ -170,6 +187,9 @@ class MagicHandlers:
         problems = services.problems()
         if problems:
             blocks.append("Configuration problems:\n" + "\n".join(f"  {p}" for p in problems))
+        blocked = abandoned_threads_text(threads.abandoned_threads(), threads.MAX_ABANDONED_THREADS)
+        if blocked:
+            blocks.append(blocked)
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
         return self.publisher.ok_reply()
 

@@ -31,6 +31,15 @@ def gated(word: str, gate: str) -> str:
         time.sleep(0.02)
     print(f"gated says {word}")
     return word
+
+
+@codemode.tool
+def blocking(gate: str) -> str:
+    """Says that it waits, then waits until the file ``gate`` exists."""
+    print("blocking", flush=True)
+    while not Path(gate).exists():
+        time.sleep(0.02)
+    return "unblocked"
 '''
 
 
@@ -64,3 +73,23 @@ def test_a_yielded_cells_tool_output_goes_to_its_original_request(tool_kernel):
     waited = execute(tool_kernel.kc, "%wait --yield-time-ms 20000")
     assert waited.stdout == "cell says later\n"
     assert "gated says" not in waited.stdout  # shown once, in the cell that made the call
+
+
+def test_tools_magic_shows_threads_of_cancelled_calls_while_they_run(tool_kernel):
+    assert "Threads of cancelled tool calls" not in execute(tool_kernel.kc, "%tools").stdout
+    gate = tool_kernel.cwd / "gate-abandoned"
+    msg_id = send_execute(tool_kernel.kc, f"await tools.blocking({{gate: {str(gate)!r}}})")
+    seen = wait_for_iopub(tool_kernel.kc, msg_id, lambda m: m["msg_type"] == "stream")  # the thread runs
+    tool_kernel.km.interrupt_kernel()
+    assert collect(tool_kernel.kc, msg_id, earlier=seen).content["ename"] == "CellTerminated"
+    listing = execute(tool_kernel.kc, "%tools").stdout
+    assert listing.endswith(
+        "Threads of cancelled tool calls still running: 1 in the python-tools lane. They end when "
+        "their functions return; a lane refuses new calls while it holds 256.\n"
+    ), listing
+    gate.write_text("open")  # the thread's function returns; the count drops
+    for _ in range(200):
+        if "Threads of cancelled tool calls" not in execute(tool_kernel.kc, "%tools").stdout:
+            break
+    else:
+        raise AssertionError("the abandoned thread is still counted after its function returned")
