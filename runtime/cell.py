@@ -24,13 +24,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import quickjs
 
 from . import interrupt
 from .jserrors import compile_error_text, prepare_source
+from .prelude_source import prelude_source
 
 log = logging.getLogger(__name__)
 
@@ -42,16 +42,7 @@ THREAD_STACK_BYTES = 64 * 1024 * 1024
 """C stack of a cell thread; comfortably above :data:`JS_STACK_LIMIT_BYTES`."""
 EXIT_SENTINEL = "__codex_code_mode_exit__"
 
-_PRELUDE: str | None = None
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def prelude_source() -> str:
-    """The text of ``prelude.js`` (package data), read once."""
-    global _PRELUDE
-    if _PRELUDE is None:
-        _PRELUDE = resources.files(__package__).joinpath("prelude.js").read_text("utf-8")
-    return _PRELUDE
 
 
 def _scrub(value: Any) -> Any:

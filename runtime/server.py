@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
-import json
 import logging
 import os
 from typing import Any
@@ -34,19 +33,16 @@ from codemode.protocol import (
     read_frame,
 )
 
-from .session import LiveCell, ProtocolError, Session, missing_cell, runtime_response
-from .validate import validate_request
+from .delegates import DelegateTable
+from .errors import FatalConnectionError, ProtocolError
+from .session import HostSession, LiveCell, missing_cell, runtime_response
+from .validate import hello_problem, validate_delegate_response, validate_request
 
 log = logging.getLogger(__name__)
 
 MAX_IN_FLIGHT_REQUESTS = 256
 MAX_ACTIVE_CELLS = 128
-MAX_PENDING_DELEGATE_CALLS = 1024
 MAX_RECENT_IDS = 4096
-
-
-class FatalConnectionError(Exception):
-    """The connection must end; the message is the ``Caused by`` text."""
 
 
 class _Recent:
@@ -72,13 +68,12 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, HostSession] = {}
         self._recent_sessions = _Recent(MAX_RECENT_IDS)
         self._active_requests: dict[int, asyncio.Task[None]] = {}
         self._recent_requests = _Recent(MAX_RECENT_IDS)
         self.observing: dict[int, LiveCell] = {}
-        self._delegates: dict[int, tuple[LiveCell, str | None]] = {}
-        self._next_delegate = 0
+        self._delegates = DelegateTable(self.send)
         self._fallback_exit: asyncio.TimerHandle | None = None
         self._silent = False
 
@@ -117,99 +112,23 @@ class Connection:
                 }
             )
 
-    def cell_closed(self, session: Session, cell: LiveCell) -> None:
+    def cell_closed(self, session: HostSession, cell: LiveCell) -> None:
         """Send ``cell/closed`` for ``cell``."""
         self.send({"type": "cell/closed", "sessionId": session.session_id, "cellId": cell.cell_id})
 
-    # ---- delegates ---------------------------------------------------------------
-
-    def _delegate_id(self) -> int:
-        self._next_delegate += 1
-        return self._next_delegate
+    # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
     def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
         """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
-        assert cell.runtime is not None
-        if len(self._delegates) >= MAX_PENDING_DELEGATE_CALLS:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
-            return
-        delegate_id = self._delegate_id()
-        message = {
-            "type": "delegate/request",
-            "id": delegate_id,
-            "sessionId": cell.session.session_id,
-            "request": {
-                "type": "tool/invoke",
-                "invocation": {
-                    "cell_id": cell.cell_id,
-                    "runtime_tool_call_id": runtime_id,
-                    "tool_name": tool["tool_name"],
-                    "tool_kind": tool["kind"],
-                    "input": tool_input,
-                },
-            },
-        }
-        try:
-            self.send(message)
-        except FrameTooLarge as exc:
-            cell.runtime.deliver_tool_result(
-                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
-            )
-            return
-        self._delegates[delegate_id] = (cell, runtime_id)
-        cell.pending_tools[runtime_id] = delegate_id
+        self._delegates.tool(cell, runtime_id, tool, tool_input)
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""
-        delegate_id = self._delegate_id()
-        try:
-            self.send(
-                {
-                    "type": "delegate/request",
-                    "id": delegate_id,
-                    "sessionId": cell.session.session_id,
-                    "request": {
-                        "type": "notification/send",
-                        "callId": cell.tool_call_id,
-                        "cellId": cell.cell_id,
-                        "text": text,
-                    },
-                }
-            )
-        except FrameTooLarge as exc:
-            log.warning("failed to deliver code mode notification: %s", exc)
-            return
-        self._delegates[delegate_id] = (cell, None)
+        self._delegates.notify(cell, text)
 
     def cancel_delegate(self, delegate_id: int) -> None:
         """Send ``delegate/cancel``; a late answer is then ignored."""
-        if self._delegates.pop(delegate_id, None) is not None:
-            self.send({"type": "delegate/cancel", "id": delegate_id})
-
-    def _on_delegate_response(self, message: dict[str, Any]) -> None:
-        delegate_id = message.get("id")
-        entry = self._delegates.pop(delegate_id, None)  # type: ignore[arg-type]
-        if entry is None:
-            return
-        cell, runtime_id = entry
-        result = message.get("result")
-        if runtime_id is None:
-            if isinstance(result, dict) and result.get("status") == "error":
-                log.warning("failed to deliver code mode notification: %s", result.get("message"))
-            return
-        cell.pending_tools.pop(runtime_id, None)
-        if cell.runtime is None or cell.closed or cell.outcome is not None:
-            return
-        if isinstance(result, dict) and result.get("status") == "ok":
-            value = result.get("value")
-            if isinstance(value, dict) and value.get("type") == "tool/result":
-                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
-                return
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
-        elif isinstance(result, dict) and result.get("status") == "error":
-            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
-        else:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        self._delegates.cancel(delegate_id)
 
     # ---- fallback ------------------------------------------------------------------
 
@@ -249,7 +168,7 @@ class Connection:
         versions = hello.get("supportedVersions") or []
         required = hello.get("requiredCapabilities") or []
         optional = hello.get("optionalCapabilities") or []
-        problem = _hello_problem(versions, required, optional)
+        problem = hello_problem(versions, required, optional)
         if problem is not None:
             self.send({"type": "connection/rejected", "reason": {"type": "invalidHello", "message": problem}})
             return False
@@ -320,8 +239,8 @@ class Connection:
             task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
-            _validate_delegate_response(message)
-            self._on_delegate_response(message)
+            validate_delegate_response(message)
+            self._delegates.on_response(message)
         elif kind == "operation/yield":
             cell = self.observing.get(message.get("id"))  # type: ignore[arg-type]
             if cell is not None:
@@ -369,7 +288,7 @@ class Connection:
             self._recent_requests.add(request_id)
             await self._flush()
 
-    def _session(self, session_id: str) -> Session:
+    def _session(self, session_id: str) -> HostSession:
         session = self.sessions.get(session_id)
         if session is None:
             raise ProtocolError(f"unknown code-mode session {session_id}")
@@ -383,7 +302,7 @@ class Connection:
             if session_id in self._recent_sessions:
                 raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
             limits = request.get("cellExecutionLimits") or {}
-            self.sessions[session_id] = Session(
+            self.sessions[session_id] = HostSession(
                 self,
                 session_id,
                 max_yield_time_ms=limits.get("maxYieldTimeMs"),
@@ -438,54 +357,6 @@ class Connection:
             self._respond(request_id, ok({"type": "session/closed", "sessionId": session_id}))
         else:  # validate_request rejects unknown methods before this point
             raise ProtocolError(f"unknown code-mode method {method}")
-
-
-def _validate_delegate_response(message: dict[str, Any]) -> None:
-    """Schema of ``delegate/response`` (fatal when violated, like Codex's serde decoding)."""
-    prefix = "failed to decode code-mode IPC frame: "
-    delegate_id = message.get("id")
-    if not isinstance(delegate_id, int) or isinstance(delegate_id, bool):
-        raise FatalConnectionError(prefix + "invalid type: expected u64 `id`")
-    result = message.get("result")
-    if not isinstance(result, dict):
-        raise FatalConnectionError(prefix + "missing field `result`")
-    status = result.get("status")
-    if status == "error":
-        if not isinstance(result.get("message"), str):
-            raise FatalConnectionError(
-                prefix + f"invalid type: {type(result.get('message')).__name__} "
-                f"`{json.dumps(result.get('message'))}`, expected a string"
-            )
-    elif status == "ok":
-        if not isinstance(result.get("value"), dict):
-            raise FatalConnectionError(prefix + "missing field `value`")
-    else:
-        raise FatalConnectionError(prefix + f"unknown variant `{status}`, expected `ok` or `error`")
-
-
-def _hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
-    """Codex's hello validation texts (spec §4.2), or None when the hello is valid."""
-    if not isinstance(versions, list) or not versions:
-        return "at least one protocol version is required"
-    seen: set[Any] = set()
-    for version in versions:
-        if version in seen:
-            return f"duplicate protocol version {version}"
-        seen.add(version)
-    for group in (required, optional):
-        if not isinstance(group, list):
-            return "capabilities must be a list of strings"
-        names: set[str] = set()
-        for capability in group:
-            if not isinstance(capability, str) or not capability:
-                return "capability names must be non-empty strings"
-            if capability in names:
-                return f"duplicate capability `{capability}`"
-            names.add(capability)
-    for capability in required:
-        if capability in optional:
-            return f"capability `{capability}` cannot be both required and optional"
-    return None
 
 
 __all__ = ["Connection", "FatalConnectionError", "MAX_FRAME_BYTES", "FrameError", "runtime_response"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from codemode.runtime.session import effective_yield_ms
+from codemode.runtime.livecell import effective_yield_ms
 from rt_client import body_of, start_host, text_items
 
 

@@ -15,8 +15,8 @@ import json
 import struct
 
 import psutil
-from codemode.runtime.server import FatalConnectionError, _validate_delegate_response
-from codemode.runtime.validate import validate_request
+from codemode.runtime.errors import FatalConnectionError
+from codemode.runtime.validate import validate_delegate_response, validate_request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import frame_header, start_host, text_items
@@ -58,7 +58,7 @@ def test_message_parser_never_fails_uncleanly(method, fields):
 @given(st.dictionaries(st.sampled_from(["id", "result", "type"]), _json, max_size=3))
 def test_delegate_response_parser_never_fails_uncleanly(message):
     try:
-        _validate_delegate_response(message)
+        validate_delegate_response(message)
     except FatalConnectionError as exc:
         assert str(exc).startswith("failed to decode code-mode IPC frame: ")
 
