@@ -14,6 +14,7 @@ from __future__ import annotations
 from importlib import resources
 
 PARTS = (
+    "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
     "setup.js",  # the bridge and configuration from the cell thread; globals removed
     "stack.js",  # error.stack in V8's form, positions V8 reports
     "errors.js",  # V8's wording of QuickJS messages, the text of a thrown value

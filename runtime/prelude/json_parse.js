@@ -1,10 +1,12 @@
 // JSON.parse with V8's error messages.
 
-// ---- JSON.parse errors in V8's words --------------------------------------------
+const __cm_hex_digit_re = /^[0-9a-fA-F]$/;
+const __cm_json_words = ["true", "false", "null"];
 
 // V8's message for JSON text `src` that QuickJS refused (V8 json-parser wording).
 function __cm_json_parse_message(src) {
   const n = src.length;
+  const at = function __cm_at(k) { return __cm_char_at(src, k); };
   if (src === "undefined" || src === "NaN" || src === "Infinity" || src === "[object Object]") {
     return '"' + src + '" is not valid JSON';
   }
@@ -12,15 +14,15 @@ function __cm_json_parse_message(src) {
     let line = 1;
     let start = 0;
     for (let k = 0; k < p; k++) {
-      if (src[k] === "\n" || (src[k] === "\r" && src[k + 1] !== "\n")) { line++; start = k + 1; }
+      if (at(k) === "\n" || (at(k) === "\r" && at(k + 1) !== "\n")) { line++; start = k + 1; }
     }
     return "in JSON at position " + p + " (line " + line + " column " + (p - start + 1) + ")";
   };
-  const fail = function __cm_fail(text) { throw { jsonMessage: text }; };
+  const fail = function __cm_fail(text) { throw { __proto__: null, jsonMessage: text }; };
   const token = function __cm_token(p, specific) {
     if (specific) fail(specific + " " + where(p));
     if (p >= n) fail("Unexpected end of JSON input");
-    const c = src[p];
+    const c = at(p);
     if (c === '"') fail("Unexpected string " + where(p));
     if (c === "-" || (c >= "0" && c <= "9")) fail("Unexpected number " + where(p));
     let context;
@@ -28,91 +30,92 @@ function __cm_json_parse_message(src) {
     else {
       const start = p >= 10 ? p - 10 : 0;
       const end = p + 10 < n ? p + 10 : n;
-      context = (start > 0 ? "..." : "") + '"' + src.slice(start, end) + '"' + (end < n ? "..." : "");
+      context = (start > 0 ? "..." : "") + '"' + __cm_slice(src, start, end) + '"' + (end < n ? "..." : "");
     }
     fail("Unexpected token '" + c + "', " + context + " is not valid JSON");
   };
   let i = 0;
-  const skip = function __cm_skip() { while (i < n && " \t\n\r".includes(src[i])) i++; };
+  const skip = function __cm_skip() { while (i < n && __cm_index_of(" \t\n\r", at(i)) >= 0 && at(i) !== "") i++; };
   const string = function __cm_string() {
     i++;
     for (;;) {
       if (i >= n) fail("Unterminated string " + where(i));
-      const c = src[i];
+      const c = at(i);
       if (c === '"') { i++; return; }
       if (c < " ") fail("Bad control character in string literal " + where(i));
       if (c === "\\") {
         i++;
         if (i >= n) fail("Unterminated string " + where(i));
-        if (src[i] === "u") {
+        if (at(i) === "u") {
           for (let k = 1; k <= 4; k++) {
-            if (!/[0-9a-fA-F]/.test(src[i + k] || "")) fail("Bad Unicode escape " + where(i + k >= n ? n : i + k));
+            if (!__cm_test(__cm_hex_digit_re, at(i + k))) fail("Bad Unicode escape " + where(i + k >= n ? n : i + k));
           }
           i += 5;
           continue;
         }
-        if (!'"\\/bfnrt'.includes(src[i])) fail("Bad escaped character " + where(i));
+        if (at(i) === "" || __cm_index_of('"\\/bfnrt', at(i)) < 0) fail("Bad escaped character " + where(i));
       }
       i++;
     }
   };
   const number = function __cm_number() {
-    if (src[i] === "-") {
+    if (at(i) === "-") {
       i++;
-      if (!(src[i] >= "0" && src[i] <= "9")) fail("No number after minus sign " + where(i));
+      if (!(at(i) >= "0" && at(i) <= "9")) fail("No number after minus sign " + where(i));
     }
-    if (src[i] === "0") {
+    if (at(i) === "0") {
       i++;
-      if (src[i] >= "0" && src[i] <= "9") token(i);
-    } else while (src[i] >= "0" && src[i] <= "9") i++;
-    if (src[i] === ".") {
+      if (at(i) >= "0" && at(i) <= "9") token(i);
+    } else while (at(i) >= "0" && at(i) <= "9") i++;
+    if (at(i) === ".") {
       i++;
-      if (!(src[i] >= "0" && src[i] <= "9")) fail("Unterminated fractional number " + where(i));
-      while (src[i] >= "0" && src[i] <= "9") i++;
+      if (!(at(i) >= "0" && at(i) <= "9")) fail("Unterminated fractional number " + where(i));
+      while (at(i) >= "0" && at(i) <= "9") i++;
     }
-    if (src[i] === "e" || src[i] === "E") {
+    if (at(i) === "e" || at(i) === "E") {
       i++;
-      if (src[i] === "+" || src[i] === "-") i++;
-      if (!(src[i] >= "0" && src[i] <= "9")) fail("Exponent part is missing a number " + where(i));
-      while (src[i] >= "0" && src[i] <= "9") i++;
+      if (at(i) === "+" || at(i) === "-") i++;
+      if (!(at(i) >= "0" && at(i) <= "9")) fail("Exponent part is missing a number " + where(i));
+      while (at(i) >= "0" && at(i) <= "9") i++;
     }
   };
   const value = function __cm_value() {
     skip();
-    const c = src[i];
+    const c = at(i);
     if (c === "{") {
       i++; skip();
-      if (src[i] === "}") { i++; return; }
-      if (src[i] !== '"') token(i, "Expected property name or '}'");
+      if (at(i) === "}") { i++; return; }
+      if (at(i) !== '"') token(i, "Expected property name or '}'");
       for (;;) {
         string(); skip();
-        if (src[i] !== ":") token(i, "Expected ':' after property name");
+        if (at(i) !== ":") token(i, "Expected ':' after property name");
         i++;
         value(); skip();
-        if (src[i] === ",") {
+        if (at(i) === ",") {
           i++; skip();
-          if (src[i] !== '"') token(i, "Expected double-quoted property name");
+          if (at(i) !== '"') token(i, "Expected double-quoted property name");
           continue;
         }
-        if (src[i] === "}") { i++; return; }
+        if (at(i) === "}") { i++; return; }
         token(i, "Expected ',' or '}' after property value");
       }
     }
     if (c === "[") {
       i++; skip();
-      if (src[i] === "]") { i++; return; }
+      if (at(i) === "]") { i++; return; }
       for (;;) {
         value(); skip();
-        if (src[i] === ",") { i++; continue; }
-        if (src[i] === "]") { i++; return; }
+        if (at(i) === ",") { i++; continue; }
+        if (at(i) === "]") { i++; return; }
         token(i, "Expected ',' or ']' after array element");
       }
     }
     if (c === '"') { string(); return; }
     if (c === "-" || (c >= "0" && c <= "9")) { number(); return; }
-    for (const word of ["true", "false", "null"]) {
+    for (let w = 0; w < __cm_json_words.length; w++) {
+      const word = __cm_json_words[w];
       if (c === word[0]) {
-        for (let k = 0; k < word.length; k++) if (src[i + k] !== word[k]) token(i + k);
+        for (let k = 0; k < word.length; k++) if (at(i + k) !== word[k]) token(i + k);
         i += word.length;
         return;
       }
@@ -121,26 +124,26 @@ function __cm_json_parse_message(src) {
   };
   try {
     value(); skip();
-    if (i < n) fail("Unexpected non-whitespace character after JSON " + where(i).slice("in JSON ".length));
+    if (i < n) fail("Unexpected non-whitespace character after JSON " + __cm_slice(where(i), "in JSON ".length));
   } catch (e) {
-    if (e && typeof e.jsonMessage === "string") return e.jsonMessage;
+    if (e !== null && typeof e === "object" && __cm_get_prototype_of(e) === null) return e.jsonMessage;
     throw e;
   }
   return null;
 }
 
-const originalParse = JSON.parse;
 function __cm_json_parse(text, reviver) {
   try {
-    return originalParse.apply(JSON, arguments);
+    return __cm_apply(__cm_json_parse_intrinsic, undefined, arguments);
   } catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-    const message = __cm_json_parse_message(String(text));
+    __cm_end_if_out_of_memory(e);
+    if (!__cm_has_instance(__cm_SyntaxError, e)) throw e;
+    const message = __cm_json_parse_message(__cm_String(text));
     if (message === null) throw e;
-    throw new SyntaxError(message);
+    throw new __cm_SyntaxError(message);
   }
 }
-const boundParse = Function.prototype.bind.call(__cm_json_parse, JSON);
-Object.defineProperty(boundParse, "name", { value: "parse" });
-Object.defineProperty(boundParse, "length", { value: 2 });
-Object.defineProperty(JSON, "parse", { value: boundParse, writable: true, configurable: true, enumerable: false });
+const __cm_bound_parse = __cm_bind(__cm_json_parse, JSON);
+__cm_define_value(__cm_bound_parse, "name", "parse", false, false, true);
+__cm_define_value(__cm_bound_parse, "length", 2, false, false, true);
+__cm_define_value(JSON, "parse", __cm_bound_parse, true, false, true);

@@ -1,36 +1,38 @@
 // Tools: the tools object, ALL_TOOLS and settling tool calls.
 
-// ---- tools (spec §1.8, oracle tool_* cases) -------------------------------------
+const __cm_pending_calls = __cm_record();
 
-const pendingCalls = new Map();
-
-function __cm_tool(index) {
+function __cm_tool(index, value) {
   let input = "null";
-  if (arguments.length > 1 && arguments[1] !== undefined) {
-    const json = __cm_stringify_json(arguments[1]);
+  if (value !== undefined) {
+    const json = __cm_stringify_json(value);
     if (json !== undefined) input = json;
   }
   const id = __cm_call("tool", '{"index":' + index + ',"input":' + input + "}");
-  return new Promise(function __cm_pending(resolve, reject) {
-    pendingCalls.set(id, { resolve, reject });
+  return new __cm_Promise(function __cm_pending(resolve, reject) {
+    const call = __cm_record();
+    call.resolve = resolve;
+    call.reject = reject;
+    __cm_pending_calls[id] = call;
   });
 }
 
-function __cm_settle(payload) {
-  const { id, ok, value } = JSON.parse(payload);
-  const call = pendingCalls.get(id);
+// Settle tool call `id`: fulfil with `value` when `ok`, else reject with it (a string).
+function __cm_settle(id, ok, value) {
+  const call = __cm_pending_calls[id];
   if (call === undefined) return;
-  pendingCalls.delete(id);
+  delete __cm_pending_calls[id];
   if (ok) call.resolve(value);
   else call.reject(value);
 }
 
 const toolsObject = {};
 const allTools = [];
-__cm_config.tools.forEach(function __cm_add_tool(tool, index) {
-  const fn = Function.prototype.bind.call(__cm_tool, undefined, index);
-  Object.defineProperty(fn, "name", { value: "" });
-  Object.defineProperty(fn, "length", { value: 0 });
+for (let index = 0; index < __cm_config.tools.length; index++) {
+  const tool = __cm_config.tools[index];
+  const fn = __cm_bind(__cm_tool, undefined, index);
+  __cm_define_value(fn, "name", "", false, false, true);
+  __cm_define_value(fn, "length", 0, false, false, true);
   toolsObject[tool.name] = fn;
-  allTools.push({ name: tool.name, description: tool.description });
-});
+  allTools[allTools.length] = { name: tool.name, description: tool.description };
+}
