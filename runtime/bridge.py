@@ -6,9 +6,10 @@ argument and gets back ``None`` or a tagged string: ``"v" + JSON text`` (a value
 Replies carry JSON with ASCII escapes, so no string the binding cannot convert (a NUL, a
 lone surrogate) ever crosses back into JavaScript raw.
 
-Operations: ``emit`` (a content item, JSON), ``tool`` (``{"index", "input"}``), ``notify``
-(a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key), ``checkjson``
-(an MCP block's JSON), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
+Operations: ``emit`` (a content item, JSON), ``tool`` (``"<index>:<input JSON>"``),
+``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
+``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
+have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
 ``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
 ``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
 allocation failure: ``"error"``, or ``"null"`` for a thrown null that may be one; the
@@ -20,6 +21,8 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any, Protocol
+
+from .jsontext import lone_surrogate_error, scrub
 
 log = logging.getLogger(__name__)
 
@@ -80,18 +83,25 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
     if op == "emit":
         cell.emit_item(json.loads(arg))
     elif op == "tool":
-        call = json.loads(arg)
-        return value_reply(cell.call_tool(int(call["index"]), call["input"]))
+        index, _, input_json = arg.partition(":")
+        problem = lone_surrogate_error(input_json)
+        if problem is not None:
+            return error_reply(problem)
+        return value_reply(cell.call_tool(int(index), json.loads(input_json)))
     elif op == "notify":
         cell.notify(json.loads(arg))
     elif op == "store":
         key, value_json = json.loads(arg)
-        cell.store(key, value_json)
+        problem = lone_surrogate_error(value_json)
+        if problem is not None:
+            return error_reply(problem)
+        cell.store(scrub(key), value_json)
     elif op == "load":
-        stored = cell.load(json.loads(arg))
+        stored = cell.load(scrub(json.loads(arg)))
         return None if stored is None else "v" + stored
     elif op == "checkjson":
-        return None
+        problem = lone_surrogate_error(arg)
+        return None if problem is None else error_reply(problem)
     elif op == "yield":
         cell.yield_control()
     elif op == "timer":

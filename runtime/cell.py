@@ -19,7 +19,6 @@ import heapq
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from .heap import (
     out_of_memory_text,
 )
 from .jserrors import compile_error_text, prepare_source
+from .jsontext import scrub
 from .prelude_source import prelude_source
 
 log = logging.getLogger(__name__)
@@ -45,21 +45,6 @@ JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
 THREAD_STACK_BYTES = 64 * 1024 * 1024
 """C stack of a cell thread; comfortably above :data:`JS_STACK_LIMIT_BYTES`."""
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _scrub(value: Any) -> Any:
-    """Replace lone surrogates in strings by U+FFFD, as Codex's host does for text."""
-    if isinstance(value, str):
-        if _SURROGATE.search(value):
-            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return value
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items()}
-    return value
 
 
 @dataclass
@@ -323,7 +308,7 @@ class CellRuntime:
         return bridge.handle(self, op, arg)
 
     def emit_item(self, item: dict[str, Any]) -> None:
-        self._post(self._events.item, _scrub(item))
+        self._post(self._events.item, scrub(item))
 
     def call_tool(self, index: int, tool_input: Any) -> str:
         self._tool_seq += 1
@@ -333,7 +318,7 @@ class CellRuntime:
         return runtime_id
 
     def notify(self, text: str) -> None:
-        self._post(self._events.notify, _scrub(text))
+        self._post(self._events.notify, scrub(text))
 
     def yield_control(self) -> None:
         self._post(self._events.yield_control)
@@ -391,4 +376,4 @@ class CellRuntime:
         if text is None:
             self._failed_untold = True
         else:
-            self._outcome = CellOutcome("completed", _scrub(text))
+            self._outcome = CellOutcome("completed", scrub(text))

@@ -27,7 +27,6 @@ from codemode.protocol import (
     PROTOCOL_VERSION,
     FrameError,
     FrameTooLarge,
-    encode_frame,
     error,
     ok,
     read_frame,
@@ -35,6 +34,7 @@ from codemode.protocol import (
 
 from .delegates import DelegateTable
 from .errors import FatalConnectionError, ProtocolError
+from .jsontext import valid_frame
 from .session import HostSession, LiveCell, missing_cell, runtime_response
 from .validate import hello_problem, validate_delegate_response, validate_request
 
@@ -84,7 +84,7 @@ class Connection:
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
-        frame = encode_frame(message)
+        frame = valid_frame(message)
         if not self._silent:
             self._writer.write(frame)
 

@@ -2,13 +2,15 @@
 
 const __cm_pending_calls = __cm_record();
 
+// A tool call: the argument is serialised like Codex's host does (undefined is sent as
+// null; a value JSON cannot represent, or one holding a lone surrogate, throws).
 function __cm_tool(index, value) {
   let input = "null";
   if (value !== undefined) {
-    const json = __cm_stringify_json(value);
-    if (json !== undefined) input = json;
+    input = __cm_stringify_json(value);
+    if (input === undefined) throw "failed to serialize JavaScript value: expected value at line 1 column 1";
   }
-  const id = __cm_call("tool", '{"index":' + index + ',"input":' + input + "}");
+  const id = __cm_call("tool", index + ":" + input);
   return new __cm_Promise(function __cm_pending(resolve, reject) {
     const call = __cm_record();
     call.resolve = resolve;

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import struct
 import sys
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode.protocol import CAPABILITIES, encode_frame, read_frame
+from codemode.protocol import CAPABILITIES, read_frame
 
 ToolFn = Callable[[Any], Awaitable[Any]]
 
@@ -91,6 +92,7 @@ class HostClient:
     closed_cells: list[tuple[str, str]] = field(default_factory=list)
     stored_values: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    read_error: Exception | None = None
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
     _responses: dict[int, asyncio.Future] = field(default_factory=dict)
     _initial: dict[int, asyncio.Future] = field(default_factory=dict)
@@ -101,9 +103,10 @@ class HostClient:
     # ---- transport -------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
-        """Write one frame to the host."""
+        """Write one frame to the host (JSON with ASCII escapes, so any ``str`` makes a valid frame)."""
         assert self.process.stdin is not None
-        self.process.stdin.write(encode_frame(message))
+        payload = json.dumps(message, separators=(",", ":")).encode("ascii")
+        self.process.stdin.write(frame_header(len(payload)) + payload)
 
     def send_raw(self, data: bytes) -> None:
         """Write raw bytes (for malformed-frame tests)."""
@@ -137,7 +140,8 @@ class HostClient:
         while True:
             try:
                 message = await read_frame(self.process.stdout)
-            except Exception:  # noqa: BLE001 - the test sees the failure through futures
+            except Exception as exc:  # noqa: BLE001 - the test sees the failure through futures
+                self.read_error = exc
                 message = None
             if message is None:
                 for fut in list(self._responses.values()) + list(self._initial.values()):
