@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -91,13 +92,21 @@ def missing_cell(cell_id: str) -> dict[str, Any]:
 
 @dataclass
 class Observer:
-    """One pending observation: its future, yield timer and output budget."""
+    """One pending observation: its future, yield timer, output budget and responder.
+
+    ``respond`` writes the answer of the observing request the moment the observation
+    ends, in the same loop callback as the event that ended it, so the frames follow the
+    order in which the cell produced its events (a ``Yielded`` caused by
+    ``yield_control()`` goes out before a later ``notify()``). ``future`` then wakes the
+    request's task for its bookkeeping only.
+    """
 
     future: asyncio.Future[dict[str, Any]]
     max_output_tokens: int | None
     started_ns: int
     request_id: int | None
     timer: asyncio.TimerHandle | None = None
+    respond: Callable[[dict[str, Any]], None] | None = None
 
 
 @dataclass
@@ -182,8 +191,11 @@ class LiveCell:
             return
         if observer.timer is not None:
             observer.timer.cancel()
-        if not observer.future.done():
-            observer.future.set_result(response)
+        if observer.future.done():
+            return
+        if observer.respond is not None:
+            observer.respond(response)
+        observer.future.set_result(response)
 
     def yield_now(self) -> None:
         """End the current observation with ``Yielded`` and everything buffered."""
@@ -193,7 +205,11 @@ class LiveCell:
         self._resolve(runtime_response("Yielded", self.cell_id, items, None, self.observer.started_ns))
 
     def observe(
-        self, yield_ms: int, max_output_tokens: int | None, request_id: int | None
+        self,
+        yield_ms: int,
+        max_output_tokens: int | None,
+        request_id: int | None,
+        respond: Callable[[dict[str, Any]], None] | None = None,
     ) -> asyncio.Future[dict[str, Any]]:
         """Start an observation; the future gives the wire runtime response.
 
@@ -202,7 +218,7 @@ class LiveCell:
         loop = asyncio.get_running_loop()
         if self.observer is not None:
             raise ProtocolError(f"exec cell {self.cell_id} already has an active observer")
-        observer = Observer(loop.create_future(), max_output_tokens, time.monotonic_ns(), request_id)
+        observer = Observer(loop.create_future(), max_output_tokens, time.monotonic_ns(), request_id, respond=respond)
         self.observer = observer
         if self.outcome is not None:
             self._resolve(self._final_response(observer))

@@ -19,6 +19,7 @@ import collections
 import functools
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from codemode.protocol import (
@@ -76,6 +77,7 @@ class Connection:
         self._delegates = DelegateTable(self.send)
         self._fallback_exit: asyncio.TimerHandle | None = None
         self._silent = False
+        self._answered: set[int] = set()
 
     # ---- output ----------------------------------------------------------------
 
@@ -252,13 +254,37 @@ class Connection:
         else:
             raise FatalConnectionError(f"failed to decode code-mode IPC frame: unknown variant `{kind}`")
 
+    def _responder(
+        self, request_id: int, session: HostSession, cell: LiveCell, *, initial: bool
+    ) -> Callable[[dict[str, Any]], None]:
+        """What writes the answer of an execute (``initial``) or wait when its observation ends.
+
+        It runs in the loop callback that ended the observation, so the answer keeps its
+        place among the cell's frames; a final answer is followed by ``cell/closed``.
+        """
+
+        def respond(response: dict[str, Any]) -> None:
+            self.observing.pop(request_id, None)
+            self._answered.add(request_id)
+            if initial:
+                self._initial_response(request_id, response)
+            else:
+                self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
+            if "Yielded" not in response:
+                session.close_cell(cell)
+
+        return respond
+
     def _cancel_request(self, request_id: Any) -> None:
         """``operation/cancel``: a pending wait answers ``code-mode request cancelled``.
 
-        Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``).
+        Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``);
+        a wait whose answer is already written is not cancelled.
         """
         task = self._active_requests.get(request_id)
         if task is None or getattr(task, "codemode_method", None) != "session/wait":
+            return
+        if request_id in self._answered:
             return
         task.cancel()
 
@@ -266,7 +292,9 @@ class Connection:
         """Bookkeeping when a request task ends; a cancelled wait is answered here."""
         self._active_requests.pop(request_id, None)
         self._recent_requests.add(request_id)
-        if task.cancelled() and getattr(task, "codemode_method", None) == "session/wait":
+        answered = request_id in self._answered
+        self._answered.discard(request_id)
+        if task.cancelled() and not answered and getattr(task, "codemode_method", None) == "session/wait":
             try:
                 self._respond(request_id, error("code-mode request cancelled"))
             except (ConnectionError, RuntimeError):
@@ -321,13 +349,13 @@ class Connection:
             cell = session.new_cell(body)
             self._respond(request_id, ok({"type": "execution/started", "cellId": cell.cell_id}))
             await self._flush()
-            future = session.begin_observe(cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id)
+            respond = self._responder(request_id, session, cell, initial=True)
+            future = session.begin_observe(
+                cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond
+            )
             assert cell.runtime is not None
             cell.runtime.start()
-            response = await session.finish_observe(cell, future, request_id)
-            self._initial_response(request_id, response)
-            if "Yielded" not in response:
-                session.close_cell(cell)
+            await session.finish_observe(cell, future, request_id)
         elif method == "session/wait":
             session = self._session(request["sessionId"])
             body = request["request"]
@@ -336,13 +364,11 @@ class Connection:
             if waited is None or waited.closed:
                 self._respond(request_id, ok({"type": "wait/completed", "outcome": missing_cell(cell_id)}))
                 return
+            respond = self._responder(request_id, session, waited, initial=False)
             future = session.begin_observe(
-                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id
+                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id, respond
             )
-            response = await session.finish_observe(waited, future, request_id)
-            self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
-            if "Yielded" not in response:
-                session.close_cell(waited)
+            await session.finish_observe(waited, future, request_id)
         elif method == "session/terminate":
             session = self._session(request["sessionId"])
             outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))

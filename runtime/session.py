@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from codemode.tools.naming import normalize_identifier
@@ -116,10 +117,20 @@ class HostSession:
         self.connection.cell_closed(self, cell)
 
     def begin_observe(
-        self, cell: LiveCell, yield_time_ms: int | None, max_output_tokens: int | None, request_id: int | None
+        self,
+        cell: LiveCell,
+        yield_time_ms: int | None,
+        max_output_tokens: int | None,
+        request_id: int | None,
+        respond: Callable[[dict[str, Any]], None] | None = None,
     ) -> asyncio.Future[dict[str, Any]]:
-        """Start observing ``cell`` (synchronously, so no output can slip past)."""
-        future = cell.observe(effective_yield_ms(yield_time_ms, self.max_yield_time_ms), max_output_tokens, request_id)
+        """Start observing ``cell`` (synchronously, so no output can slip past).
+
+        ``respond`` writes the request's answer when the observation ends (see
+        :class:`~codemode.runtime.livecell.Observer`).
+        """
+        limit = self.max_yield_time_ms
+        future = cell.observe(effective_yield_ms(yield_time_ms, limit), max_output_tokens, request_id, respond)
         if request_id is not None:
             self.connection.observing[request_id] = cell
         return future
