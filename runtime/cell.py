@@ -28,6 +28,7 @@ from typing import Any
 import quickjs
 
 from . import bridge, interrupt
+from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
 from .heap import (
     DEFAULT_HEAP_LIMIT_BYTES,
     heap_nearly_full,
@@ -115,6 +116,11 @@ class CellRuntime:
         self._stop_requested = False
         self._interrupter: interrupt.Interrupter | None = None
         self._lock = threading.Lock()
+        self._flow = threading.Condition()
+        stopped = self._is_stopping
+        self._pipe = EventPipe(loop, stopped, self._flow)
+        self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
+        self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
         self._thread: threading.Thread | None = None
         self._context: Any = None
 
@@ -140,6 +146,8 @@ class CellRuntime:
             self._stop_requested = True
             if self._interrupter is not None:
                 self._interrupter.arm()
+        with self._flow:  # a helper waiting for room returns at once
+            self._flow.notify_all()
         self._queue.put(("stop", None))
 
     def is_alive(self) -> bool:
@@ -149,10 +157,18 @@ class CellRuntime:
     # ---- the thread --------------------------------------------------------------
 
     def _post(self, fn: Callable[..., None], *args: Any) -> None:
-        try:
-            self._loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:  # loop closed during shutdown
-            pass
+        self._pipe.post(fn, *args)
+
+    def _is_stopping(self) -> bool:
+        return self._stop_requested
+
+    def notification_done(self) -> None:
+        """A notification of this cell was answered (or will never be): one more may go. Any thread."""
+        self._notifications.release(1)
+
+    def output_taken(self, cost: int) -> None:
+        """Output of this cell (:func:`~codemode.runtime.events.item_cost`) left the buffer. Any thread."""
+        self._output.release(cost)
 
     def _run(self) -> None:
         try:
@@ -165,7 +181,7 @@ class CellRuntime:
         if self._stop_requested:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
-        self._post(self._events.finished, outcome)
+        self._pipe.post(self._events.finished, outcome, wait=False)
         # Free the context here, on its own thread, after the outcome went out.
         self._context = None
 
@@ -308,7 +324,9 @@ class CellRuntime:
         return bridge.handle(self, op, arg)
 
     def emit_item(self, item: dict[str, Any]) -> None:
-        self._post(self._events.item, scrub(item))
+        item = scrub(item)
+        self._output.acquire(item_cost(item))
+        self._post(self._events.item, item)
 
     def call_tool(self, index: int, tool_input: Any) -> str:
         self._tool_seq += 1
@@ -318,6 +336,7 @@ class CellRuntime:
         return runtime_id
 
     def notify(self, text: str) -> None:
+        self._notifications.acquire(1)
         self._post(self._events.notify, scrub(text))
 
     def yield_control(self) -> None:

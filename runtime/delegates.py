@@ -85,6 +85,8 @@ class DelegateTable:
             )
         except FrameTooLarge as exc:
             log.warning("failed to deliver code mode notification: %s", exc)
+            if cell.runtime is not None:
+                cell.runtime.notification_done()
             return
         self._pending[delegate_id] = (cell, None)
 
@@ -103,6 +105,8 @@ class DelegateTable:
         if runtime_id is None:
             if isinstance(result, dict) and result.get("status") == "error":
                 log.warning("failed to deliver code mode notification: %s", result.get("message"))
+            if cell.runtime is not None:
+                cell.runtime.notification_done()
             return
         cell.pending_tools.pop(runtime_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:

@@ -23,6 +23,7 @@ from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 
 from .cell import CellOutcome, CellRuntime
 from .errors import ProtocolError
+from .events import item_cost
 
 DEFAULT_YIELD_TIME_MS = 10_000
 """``DEFAULT_EXEC_YIELD_TIME_MS`` / ``DEFAULT_WAIT_YIELD_TIME_MS``."""
@@ -129,9 +130,11 @@ class LiveCell:
     # ---- events from the runtime thread ---------------------------------------------
 
     def on_item(self, item: dict[str, Any]) -> None:
-        """Buffer one content item."""
+        """Buffer one content item (an item of a closed cell is dropped)."""
         if not self.closed:
             self.buffer.append(item)
+        elif self.runtime is not None:
+            self.runtime.output_taken(item_cost(item))
 
     def on_yield_control(self) -> None:
         """``yield_control()``: a waiting observer gets ``Yielded`` now."""
@@ -147,6 +150,8 @@ class LiveCell:
     def on_notify(self, text: str) -> None:
         """Send a ``notification/send`` delegate request (not a content item)."""
         if self.closed or self.terminating:
+            if self.runtime is not None:
+                self.runtime.notification_done()
             return
         self.session.connection.delegate_notify(self, text)
 
@@ -172,6 +177,8 @@ class LiveCell:
     def take_items(self, observer: Observer, error_text: str | None = None) -> list[dict[str, Any]]:
         """Hand the buffer to ``observer``, truncated in server mode."""
         items, self.buffer = self.buffer, []
+        if self.runtime is not None and items:
+            self.runtime.output_taken(sum(item_cost(item) for item in items))
         if self.session.output_truncation == "server":
             if error_text is not None:
                 items = items + [{"type": "input_text", "text": f"Script error:\n{error_text}"}]

@@ -205,8 +205,10 @@ class Connection:
                 message = await read_frame(self._reader)
                 if message is None:
                     break
+                # No drain here: a client slow to read a cell's frames must not hold up its
+                # requests (a terminate); what a cell can put ahead of them is bounded
+                # (runtime/events.py), and each request's task drains after answering.
                 self._dispatch(message)
-                await self._flush()
         finally:
             # The client is gone or the connection failed: stop every cell quietly.
             self._silent = True

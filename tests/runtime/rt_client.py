@@ -86,6 +86,7 @@ class HostClient:
     process: asyncio.subprocess.Process
     tools: dict[str, ToolFn] = field(default_factory=lambda: dict(DEFAULT_TOOLS))
     notify_error: str | None = None
+    answer_notifications: bool = True
     handshake: dict[str, Any] | None = None
     calls: list[DelegateCall] = field(default_factory=list)
     notifications: list[str] = field(default_factory=list)
@@ -174,12 +175,19 @@ class HostClient:
             async with self._changed:
                 self._changed.notify_all()
 
+    def answer_notification(self, delegate_id: int) -> None:
+        """Answer one notification (for a client started with ``answer_notifications`` off)."""
+        result = {"status": "ok", "value": {"type": "notification/delivered"}}
+        self.send({"type": "delegate/response", "id": delegate_id, "result": result})
+
     def _on_delegate(self, message: dict[str, Any]) -> None:
         call = DelegateCall(message["id"], message["request"])
         self.calls.append(call)
         request = message["request"]
         if request["type"] == "notification/send":
             self.notifications.append(request["text"])
+            if not self.answer_notifications:
+                return
             if self.notify_error is not None:
                 result = {"status": "error", "message": self.notify_error}
             else:
