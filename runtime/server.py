@@ -24,6 +24,7 @@ from typing import Any
 
 from codemode.protocol import (
     CAPABILITIES,
+    EXIT_NOTICE_CAPABILITY,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     FrameError,
@@ -44,6 +45,10 @@ log = logging.getLogger(__name__)
 MAX_IN_FLIGHT_REQUESTS = 256
 MAX_ACTIVE_CELLS = 128
 MAX_RECENT_IDS = 4096
+FALLBACK_EXIT_STATUS = 3
+"""Exit status of a host that exited because a cell could not be stopped."""
+FALLBACK_FLUSH_TIMEOUT_S = 5.0
+"""How long an exiting host waits for the client to read its last frames."""
 
 
 class _Recent:
@@ -75,7 +80,8 @@ class Connection:
         self._recent_requests = _Recent(MAX_RECENT_IDS)
         self.observing: dict[int, LiveCell] = {}
         self._delegates = DelegateTable(self.send)
-        self._fallback_exit: asyncio.TimerHandle | None = None
+        self._exit_reason: str | None = None
+        self._granted: list[str] = []
         self._silent = False
         self._answered: set[int] = set()
 
@@ -135,22 +141,40 @@ class Connection:
     # ---- fallback ------------------------------------------------------------------
 
     def schedule_fallback_exit(self, reason: str) -> None:
-        """A cell cannot be stopped in-process: exit the host after answering.
+        """A cell could not be stopped in-process: the host exits once the terminate is answered.
 
-        The client sees the host exit, closes every live cell once and rebuilds
-        (design.md §3). The exit is delayed a little so the answers already queued
-        reach the client.
+        ``reason`` names the cell. The terminate that found the cell still running sends
+        ``host/exiting`` first (when the client was granted codemode's
+        ``codemode-host-exit-notice-v1``), then its answer, flushes and exits
+        (:meth:`_exit_after_answer`); the client closes every live cell once and starts a
+        new host.
         """
-        log.error("%s; exiting the host so the client can rebuild it", reason)
-        if self._fallback_exit is None:
-            loop = asyncio.get_running_loop()
-            self._fallback_exit = loop.call_later(0.2, self._exit_now)
+        log.error("%s; exiting the host so the client can start a new one", reason)
+        if self._exit_reason is None:
+            self._exit_reason = reason
 
-    def _exit_now(self) -> None:  # pragma: no cover - exercised only without interrupts
+    def _announce_exit(self) -> None:
+        """``host/exiting`` with the reason, for a client granted the exit notice."""
+        if self._exit_reason is None or EXIT_NOTICE_CAPABILITY not in self._granted:
+            return
+        self.send(
+            {
+                "type": "host/exiting",
+                "reason": f"{self._exit_reason}; the code-mode host is exiting so the client can start a new one",
+            }
+        )
+
+    async def _exit_after_answer(self) -> None:  # pragma: no cover - ends the process
+        """Write out everything queued (the terminate's answer last), then end the process."""
+        self._silent = True  # nothing after the answer
+        transport = self._writer.transport
         try:
-            self._writer.transport.close()
+            transport.set_write_buffer_limits(high=0)  # drain() now waits for an empty buffer
+            await asyncio.wait_for(self._writer.drain(), FALLBACK_FLUSH_TIMEOUT_S)
+        except (ConnectionError, BrokenPipeError, TimeoutError, RuntimeError):
+            pass
         finally:
-            os._exit(3)
+            os._exit(FALLBACK_EXIT_STATUS)
 
     # ---- main loop -------------------------------------------------------------
 
@@ -192,6 +216,7 @@ class Connection:
                 )
                 return False
         granted = [c for c in CAPABILITIES if c in required or c in optional]
+        self._granted = granted
         self.send({"type": "connection/ready", "selectedVersion": PROTOCOL_VERSION, "capabilities": granted})
         return True
 
@@ -374,9 +399,12 @@ class Connection:
         elif method == "session/terminate":
             session = self._session(request["sessionId"])
             outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
+            self._announce_exit()
             self._respond(request_id, ok({"type": "wait/completed", "outcome": outcome}))
             if stopped is not None:
                 session.close_cell(stopped)
+            if self._exit_reason is not None:
+                await self._exit_after_answer()
         elif method == "session/shutdown":
             session_id = request["sessionId"]
             session = self._session(session_id)

@@ -169,8 +169,8 @@ class HostSession:
             await asyncio.wait_for(cell.thread_done.wait(), TERMINATE_JOIN_TIMEOUT_S)
         except TimeoutError:
             self.connection.schedule_fallback_exit(
-                f"cell {cell_id} of session {self.session_id} did not stop after terminate"
-                + ("" if interrupt.AVAILABLE else " (no in-process interrupt available)")
+                f"cell {cell_id} of session {self.session_id} did not stop within {TERMINATE_JOIN_TIMEOUT_S:g} s "
+                "of session/terminate" + ("" if interrupt.AVAILABLE else " (no in-process interrupt is available)")
             )
         items = cell.take_items(observer)
         response = runtime_response("Terminated", cell_id, items, None, observer.started_ns)
