@@ -1,13 +1,13 @@
 """One code-mode cell: a fresh QuickJS context on its own thread.
 
-Follows ``design.md`` §2-§3 and ``spec/codex-code-mode.md`` §1: every cell gets a brand
+Every cell gets a brand
 new context (fresh globals) created and used only on the cell's thread; the source runs
 as an ES module (top-level await); the prelude (``prelude.js``) installs the globals.
 The thread owns an event queue (tool results, stop requests) and the cell's timers, and
 reports everything it observes to the asyncio side through :class:`CellEvents`
 callbacks scheduled with ``loop.call_soon_threadsafe``, in emission order.
 
-Stored values (``spec §1.6``): the cell starts from a snapshot of the session store
+Stored values: the cell starts from a snapshot of the session store
 (JSON texts by key); its writes are visible to its own ``load`` at once and are handed
 back in the ``finished`` event, for the session to merge when the cell completes.
 """

@@ -1,8 +1,9 @@
-"""The connection of ``codemode-host``: handshake, requests, delegates.
+"""The connection of ``codemode-host``: handshake, requests, delegates, the order of frames.
 
-Speaks the 0.171 form of Codex's code-mode host protocol (``oracle/README.md``, "The
-protocol"; ``spec/codex-code-mode.md`` §4) over two asyncio streams. Frames come from
-:mod:`codemode.protocol`. Host-side rules and limits (§4.5): request ids may not repeat
+Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
+two asyncio streams. Frames come from :mod:`codemode.protocol` and are always valid UTF-8
+(:func:`~codemode.runtime.jsontext.valid_frame`). Host-side rules and limits, as in
+Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
 reused, at most 256 requests in flight, 128 active cells and 1024 pending delegate
 calls (each answered with an error; the connection stays).

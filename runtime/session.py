@@ -155,7 +155,7 @@ class HostSession:
             return missing_cell(cell_id), None
         observer = Observer(asyncio.get_running_loop().create_future(), max_output_tokens, time.monotonic_ns(), None)
         if cell.outcome is not None:
-            # Natural completion wins (spec §3.4).
+            # Natural completion wins: the finished cell's Result answers the terminate.
             response = cell._final_response(observer)
             cell._resolve(response)
             return {"LiveCell": response}, cell

@@ -1,7 +1,7 @@
 """Schema checks for client requests, with serde-like messages.
 
 Codex's host sets ``deny_unknown_fields`` everywhere and ends the connection when a
-frame does not match its schema (``oracle/README.md``, "bad frames":
+frame does not match its schema (as recorded from Codex 0.171's host:
 ``failed to decode code-mode IPC frame: identifier must not be empty``,
 ``unknown field `cellId`, expected `sessionId` or `request` ``). :func:`validate_request`
 raises :class:`~codemode.runtime.errors.FatalConnectionError` with such a text.

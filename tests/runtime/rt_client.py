@@ -337,6 +337,12 @@ def text_items(response: dict[str, Any]) -> list[str]:
     return [item["text"] for item in body["content_items"] if item["type"] == "input_text"]
 
 
+def without_duration(response: dict[str, Any]) -> dict[str, Any]:
+    """An externally tagged response without ``code_mode_host_duration_ns`` (the one field that varies)."""
+    ((kind, body),) = response.items()
+    return {kind: {k: v for k, v in body.items() if k != "code_mode_host_duration_ns"}}
+
+
 def body_of(response: dict[str, Any]) -> dict[str, Any]:
     """The body of an externally tagged runtime response."""
     (body,) = response.values()

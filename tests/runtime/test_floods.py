@@ -15,7 +15,7 @@ import asyncio
 
 import pytest
 from codemode.runtime.events import MAX_NOTIFICATIONS_IN_FLIGHT
-from rt_client import text_items, tool_def
+from rt_client import text_items, tool_def, without_duration
 
 
 def _consecutive(texts: list[str], prefix: str) -> bool:
@@ -110,5 +110,7 @@ async def test_notify_blocks_while_its_window_is_full(host):
     await host.wait_for(lambda: len(host.notifications) == MAX_NOTIFICATIONS_IN_FLIGHT + 1)
     assert text_items(await host.run("text('again')", session_id="other")) == ["again"]
     assert len(host.notifications) == MAX_NOTIFICATIONS_IN_FLIGHT + 1
-    assert "Terminated" in (await host.terminate(cell_id))["LiveCell"]
+    assert without_duration((await host.terminate(cell_id))["LiveCell"]) == {
+        "Terminated": {"cell_id": cell_id, "content_items": []}
+    }
     assert _consecutive(host.notifications, "n")

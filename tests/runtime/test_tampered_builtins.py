@@ -8,7 +8,7 @@ replayed by ``test_codex_cases.py`` (``codex_cases/tamper_*.js``).
 
 from __future__ import annotations
 
-from rt_client import body_of, text_items
+from rt_client import body_of, text_items, without_duration
 
 
 async def test_prototype_tojson_is_honoured_for_cell_values_only(host):
@@ -61,5 +61,7 @@ async def test_promise_species_getter_that_throws_leaves_a_cell_that_terminates(
         yield_time_ms=300,
     )
     assert "Yielded" in first and text_items(first) == ["before"]
-    assert "Terminated" in (await host.terminate(cell_id))["LiveCell"]
+    assert without_duration((await host.terminate(cell_id))["LiveCell"]) == {
+        "Terminated": {"cell_id": cell_id, "content_items": []}
+    }
     assert text_items(await host.run("text(await tools.echo('next'));")) == ["next"]

@@ -8,7 +8,7 @@ from rt_client import body_of, text_items
 
 
 async def test_text_stringification(host):
-    """text(): strings verbatim, String() for primitives, JSON for objects (text_* rows)."""
+    """text(): strings verbatim, String() for primitives, JSON for objects (text_* cases)."""
     response = await host.run(
         'text("plain"); text(""); text(NaN); text(-0); text(1e21); text(true); text(new Number(7));'
         "text(undefined); text(); text(null); text(10n); text(() => 1); text(Symbol('s'));"
@@ -61,7 +61,7 @@ async def test_text_failures_throw_v8_strings(host):
 
 
 async def test_helpers_are_native_looking_and_removed_globals_absent(host):
-    """Helpers have name "" and length 0; console and friends are absent (globals rows)."""
+    """Helpers have name "" and length 0; console and friends are absent (globals_* cases)."""
     source = (
         "text(typeof text.name + ':' + text.name + ':' + text.length);\n"
         "text(['console', 'Atomics', 'SharedArrayBuffer', 'WebAssembly', 'queueMicrotask', 'structuredClone',"
