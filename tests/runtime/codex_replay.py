@@ -70,6 +70,25 @@ PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwACh
 
 # ---- the case file ------------------------------------------------------------------
 
+TAMPER = CASES / "tamper"
+"""The ``tamper_*`` cases: one exercise (``exercise.js``, ``{{TAMPER}}`` where the change goes) and a
+table of changes to the built-ins (``tampers.json``, name -> JavaScript)."""
+
+
+def case_names() -> list[str]:
+    """Every case: the ``.js`` files and ``tamper_<name>`` for each entry of the tamper table."""
+    tampers = json.loads((TAMPER / "tampers.json").read_text())
+    return sorted([p.stem for p in CASES.glob("*.js")] + [f"tamper_{name}" for name in tampers])
+
+
+def case_source(name: str) -> str:
+    """The text of case ``name`` (a tamper case is the exercise with its change put in)."""
+    path = CASES / f"{name}.js"
+    if path.exists():
+        return path.read_text()
+    tamper = json.loads((TAMPER / "tampers.json").read_text())[name.removeprefix("tamper_")]
+    return (TAMPER / "exercise.js").read_text().replace("{{TAMPER}}", tamper)
+
 
 def parse_case(text: str) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
     """Session options and the cells (source, options) of a case file; unknown options raise."""
@@ -466,9 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--program", required=True, help="the host program, e.g. Codex's codex-code-mode-host")
     parser.add_argument("names", nargs="*", help="case names (default: every case)")
     args = parser.parse_args(argv)
-    names = args.names or sorted(p.stem for p in CASES.glob("*.js"))
-    for name in names:
-        doc = asyncio.run(replay((CASES / f"{name}.js").read_text(), name, args.program))
+    for name in args.names or case_names():
+        doc = asyncio.run(replay(case_source(name), name, args.program))
         (CASES / f"{name}.expected.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         print(name, [r["kind"] for s in doc["steps"] for r in s["responses"]])
     return 0

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 from codex_compare import compare
-from codex_replay import CASES, parse_case, replay
+from codex_replay import CASES, case_names, case_source, parse_case, replay
 
 ACCEPT = Path(__file__).resolve().parent / "accept"
-NAMES = sorted(p.stem for p in CASES.glob("*.js"))
+NAMES = case_names()
 
 
 def _rules(name: str) -> list[dict]:
@@ -33,7 +33,7 @@ def test_every_case_has_its_recording():
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", NAMES)
 async def test_codex_case(name):
-    source = (CASES / f"{name}.js").read_text()
+    source = case_source(name)
     session, _ = parse_case(source)
     expected = json.loads((CASES / f"{name}.expected.json").read_text())
     actual = await replay(source, name)

@@ -2,7 +2,7 @@
 const T = text, N = notify, S = store, L = load, I = image, A = audio, C = content, G = generatedImage, ST = setTimeout, E = tools.echo, F = tools.fail, JP = JSON.parse, P0 = Promise;
 function D(e) { return typeof e === "string" ? "string " + e : typeof e; }
 function R(label, f) { try { const r = f(); T(label + " ok " + typeof r); } catch (e) { T(label + " threw " + D(e)); } }
-for (const k of ["error", "ok", "id", "resolve", "reject", "index", "status", "done", "type", "text", "image_url", "audio_url", "detail", "data", "mimeType", "mime_type", "_meta", "output_hint", "input"]) Object.defineProperty(Object.prototype, k, {get() { return "junk-" + k; }, set(v) { throw new Error("set " + k); }, configurable: true});
+{{TAMPER}}
 R("text obj", () => T({a: 1, b: [1, "x"]}));
 R("text str", () => T("s"));
 R("notify", () => N("n"));
@@ -22,10 +22,10 @@ R("timer", () => ST(() => T("timer fired"), 1));
 try { await new P0((r) => ST(r, 5)); T("slept"); } catch (e) { T("sleep threw " + D(e)); }
 T("end");
 // ---- cell ----
-for (const k of ["error", "ok", "id", "resolve", "reject", "index", "status", "done", "type", "text", "image_url", "audio_url", "detail", "data", "mimeType", "mime_type", "_meta", "output_hint", "input"]) Object.defineProperty(Object.prototype, k, {get() { return "junk-" + k; }, set(v) { throw new Error("set " + k); }, configurable: true});
+{{TAMPER}}
 throw new Error("uncaught after tampering");
 // ---- cell ----
-for (const k of ["error", "ok", "id", "resolve", "reject", "index", "status", "done", "type", "text", "image_url", "audio_url", "detail", "data", "mimeType", "mime_type", "_meta", "output_hint", "input"]) Object.defineProperty(Object.prototype, k, {get() { return "junk-" + k; }, set(v) { throw new Error("set " + k); }, configurable: true});
+{{TAMPER}}
 null.x;
 // ---- cell ----
 text("next cell");
