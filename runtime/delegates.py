@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from codemode import messages
 from codemode.protocol import FrameTooLarge
 
 from .livecell import LiveCell
@@ -25,7 +26,7 @@ MAX_PENDING_DELEGATE_CALLS = 1024
 class DelegateTable:
     """The delegate calls of one connection awaiting their answers."""
 
-    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, send: Callable[[messages.HostMessage], None]) -> None:
         self._send = send
         self._pending: dict[int, tuple[LiveCell, str | None]] = {}
         self._next_id = 0
@@ -41,21 +42,17 @@ class DelegateTable:
             cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
             return
         delegate_id = self._new_id()
-        message = {
-            "type": "delegate/request",
-            "id": delegate_id,
-            "sessionId": cell.session.session_id,
-            "request": {
-                "type": "tool/invoke",
-                "invocation": {
-                    "cell_id": cell.cell_id,
-                    "runtime_tool_call_id": runtime_id,
-                    "tool_name": tool["tool_name"],
-                    "tool_kind": tool["kind"],
-                    "input": tool_input,
-                },
+        message = messages.tool_invoke(
+            delegate_id,
+            cell.session.session_id,
+            {
+                "cell_id": cell.cell_id,
+                "runtime_tool_call_id": runtime_id,
+                "tool_name": tool["tool_name"],
+                "tool_kind": tool["kind"],
+                "input": tool_input,
             },
-        }
+        )
         try:
             self._send(message)
         except FrameTooLarge as exc:
@@ -71,17 +68,7 @@ class DelegateTable:
         delegate_id = self._new_id()
         try:
             self._send(
-                {
-                    "type": "delegate/request",
-                    "id": delegate_id,
-                    "sessionId": cell.session.session_id,
-                    "request": {
-                        "type": "notification/send",
-                        "callId": cell.tool_call_id,
-                        "cellId": cell.cell_id,
-                        "text": text,
-                    },
-                }
+                messages.notification_send(delegate_id, cell.session.session_id, cell.tool_call_id, cell.cell_id, text)
             )
         except FrameTooLarge as exc:
             log.warning("failed to deliver code mode notification: %s", exc)
@@ -93,7 +80,7 @@ class DelegateTable:
     def cancel(self, delegate_id: int) -> None:
         """Send ``delegate/cancel``; a late answer is then ignored."""
         if self._pending.pop(delegate_id, None) is not None:
-            self._send({"type": "delegate/cancel", "id": delegate_id})
+            self._send(messages.delegate_cancel(delegate_id))
 
     def on_response(self, message: dict[str, Any]) -> None:
         delegate_id = message.get("id")

@@ -13,17 +13,14 @@ string leaves the sandbox, and so does ours:
   ``store``/``load`` key) is converted lossily: each lone surrogate becomes U+FFFD
   (:func:`scrub`), so ``store("\\ud800", 1)`` and ``load("\\ufffd")`` meet.
 
-Whatever a string holds, every frame the host writes is valid UTF-8 (:func:`valid_frame`).
+Whatever a string holds, every frame the host writes is valid UTF-8:
+:func:`codemode.protocol.encode_frame` replaces what is left of lone surrogates with U+FFFD.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import struct
 from typing import Any
-
-from codemode.protocol import MAX_FRAME_BYTES, FrameTooLarge, encode_frame
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PREFIX = "failed to serialize JavaScript value: "
@@ -77,22 +74,3 @@ def lone_surrogate_error(text: str) -> str | None:
             end += 6
         i = text.find("\\", end)
     return None
-
-
-def valid_frame(message: dict[str, Any]) -> bytes:
-    """``message`` as a frame whose payload is valid UTF-8, whatever its strings hold.
-
-    :func:`codemode.protocol.encode_frame` writes the frame; should its payload not be
-    valid UTF-8 (a lone surrogate written raw), the message is written again with every
-    non-ASCII character as a JSON escape, which is valid JSON and ASCII. Raises
-    :class:`~codemode.protocol.FrameTooLarge` for a message over the frame limit.
-    """
-    frame = encode_frame(message)
-    try:
-        frame[4:].decode("utf-8")
-    except UnicodeDecodeError:
-        payload = json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-        if len(payload) > MAX_FRAME_BYTES:
-            raise FrameTooLarge(len(payload)) from None
-        frame = struct.pack("<I", len(payload)) + payload
-    return frame

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from codemode import messages
+from codemode.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 
 from .cell import CellOutcome, CellRuntime
@@ -34,7 +36,7 @@ YIELD_GRACE_MS = 1_000
 class ConnectionPort(Protocol):
     """What a cell asks of the connection: delegate calls and frames."""
 
-    def send(self, message: dict[str, Any]) -> None: ...
+    def send(self, message: messages.HostMessage) -> None: ...
 
     def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None: ...
 
@@ -73,19 +75,23 @@ def effective_yield_ms(requested: int | None, session_max: int | None) -> int:
 
 
 def runtime_response(
-    kind: str, cell_id: str, items: list[dict[str, Any]], error_text: str | None, started_ns: int
-) -> dict[str, Any]:
-    """The externally tagged wire form of a runtime response (``{"Result" | "Yielded" | "Terminated": body}``)."""
-    body: dict[str, Any] = {"cell_id": cell_id, "content_items": items}
+    kind: messages.ResponseKind, cell_id: str, items: list[dict[str, Any]], error_text: str | None, started_ns: int
+) -> WireRuntimeResponse:
+    """A runtime response with the host's timing fields, as Codex's host writes them:
+    ``code_mode_host_duration_ns`` (since ``started_ns``, a ``time.monotonic_ns()``) on every
+    kind, and ``result_buffered_for_ns`` (always 0 here) on a ``Result``."""
+    duration_ns = max(0, time.monotonic_ns() - started_ns)
     if kind == "Result":
-        body["error_text"] = error_text
-        body["result_buffered_for_ns"] = 0
-    body["code_mode_host_duration_ns"] = max(0, time.monotonic_ns() - started_ns)
-    return {kind: body}
+        return messages.result(
+            cell_id, items, error_text, result_buffered_for_ns=0, code_mode_host_duration_ns=duration_ns
+        )
+    if kind == "Yielded":
+        return messages.yielded(cell_id, items, code_mode_host_duration_ns=duration_ns)
+    return messages.terminated(cell_id, items, code_mode_host_duration_ns=duration_ns)
 
 
-def missing_cell(cell_id: str) -> dict[str, Any]:
-    """``MissingCell`` outcome for an unknown or closed cell ."""
+def missing_cell(cell_id: str) -> WireWaitOutcome:
+    """``MissingCell`` outcome for an unknown or closed cell (Codex's ``exec cell <id> not found``)."""
     return {
         "MissingCell": runtime_response("Result", cell_id, [], f"exec cell {cell_id} not found", time.monotonic_ns())
     }
@@ -102,12 +108,12 @@ class Observer:
     request's task for its bookkeeping only.
     """
 
-    future: asyncio.Future[dict[str, Any]]
+    future: asyncio.Future[WireRuntimeResponse]
     max_output_tokens: int | None
     started_ns: int
     request_id: int | None
     timer: asyncio.TimerHandle | None = None
-    respond: Callable[[dict[str, Any]], None] | None = None
+    respond: Callable[[WireRuntimeResponse], None] | None = None
 
 
 @dataclass
@@ -181,18 +187,18 @@ class LiveCell:
             self.runtime.output_taken(sum(item_cost(item) for item in items))
         if self.session.output_truncation == "server":
             if error_text is not None:
-                items = items + [{"type": "input_text", "text": f"Script error:\n{error_text}"}]
+                items = items + [dict(messages.input_text(f"Script error:\n{error_text}"))]
             budget = observer.max_output_tokens
             items = truncate_content_items(items, DEFAULT_MAX_OUTPUT_TOKENS if budget is None else budget)
         return items
 
-    def _final_response(self, observer: Observer) -> dict[str, Any]:
+    def _final_response(self, observer: Observer) -> WireRuntimeResponse:
         assert self.outcome is not None
         error_text = self.outcome.error_text
         items = self.take_items(observer, error_text)
         return runtime_response("Result", self.cell_id, items, error_text, observer.started_ns)
 
-    def _resolve(self, response: dict[str, Any]) -> None:
+    def _resolve(self, response: WireRuntimeResponse) -> None:
         observer, self.observer = self.observer, None
         if observer is None:
             return
@@ -216,8 +222,8 @@ class LiveCell:
         yield_ms: int,
         max_output_tokens: int | None,
         request_id: int | None,
-        respond: Callable[[dict[str, Any]], None] | None = None,
-    ) -> asyncio.Future[dict[str, Any]]:
+        respond: Callable[[WireRuntimeResponse], None] | None = None,
+    ) -> asyncio.Future[WireRuntimeResponse]:
         """Start an observation; the future gives the wire runtime response.
 
         Raises :class:`ProtocolError` ``exec cell <id> already has an active observer``.
@@ -233,7 +239,7 @@ class LiveCell:
             observer.timer = loop.call_later(yield_ms / 1000.0, self.yield_now)
         return observer.future
 
-    def detach(self, future: asyncio.Future[dict[str, Any]]) -> None:
+    def detach(self, future: asyncio.Future[WireRuntimeResponse]) -> None:
         """Drop an observer whose request was cancelled; its items stay buffered."""
         if self.observer is not None and self.observer.future is future:
             if self.observer.timer is not None:

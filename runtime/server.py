@@ -1,8 +1,9 @@
 """The connection of ``codemode-host``: handshake, requests, delegates, the order of frames.
 
 Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
-two asyncio streams. Frames come from :mod:`codemode.protocol` and are always valid UTF-8
-(:func:`~codemode.runtime.jsontext.valid_frame`). Host-side rules and limits, as in
+two asyncio streams. Every message is built by its constructor in :mod:`codemode.messages`
+(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame`,
+whose payload is valid UTF-8 whatever a string holds. Host-side rules and limits, as in
 Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
 reused, at most 256 requests in flight, 128 active cells and 1024 pending delegate
@@ -23,6 +24,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from codemode import messages
 from codemode.protocol import (
     CAPABILITIES,
     EXIT_NOTICE_CAPABILITY,
@@ -30,14 +32,12 @@ from codemode.protocol import (
     PROTOCOL_VERSION,
     FrameError,
     FrameTooLarge,
-    error,
-    ok,
+    encode_frame,
     read_frame,
 )
 
 from .delegates import DelegateTable
 from .errors import FatalConnectionError, ProtocolError
-from .jsontext import valid_frame
 from .session import HostSession, LiveCell, missing_cell, runtime_response
 from .validate import hello_problem, validate_delegate_response, validate_request
 
@@ -88,42 +88,32 @@ class Connection:
 
     # ---- output ----------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: messages.HostMessage) -> None:
         """Write one frame. Raises :class:`FrameTooLarge` for an oversized message.
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
-        frame = valid_frame(message)
+        frame = encode_frame(message)
         if not self._silent:
             self._writer.write(frame)
 
-    def _respond(self, request_id: int, result: dict[str, Any]) -> None:
+    def _respond(self, request_id: int, result: messages.WireResult) -> None:
         try:
-            self.send({"type": "operation/response", "id": request_id, "result": result})
+            self.send(messages.operation_response(request_id, result))
         except FrameTooLarge as exc:
-            self.send(
-                {
-                    "type": "operation/response",
-                    "id": request_id,
-                    "result": error(f"code-mode host response exceeds the IPC frame limit: {exc}"),
-                }
-            )
+            text = f"code-mode host response exceeds the IPC frame limit: {exc}"
+            self.send(messages.operation_response(request_id, messages.error(text)))
 
-    def _initial_response(self, request_id: int, response: dict[str, Any]) -> None:
+    def _initial_response(self, request_id: int, response: messages.WireRuntimeResponse) -> None:
         try:
-            self.send({"type": "execute/initialResponse", "id": request_id, "result": ok(response)})
+            self.send(messages.initial_response(request_id, messages.ok(response)))
         except FrameTooLarge as exc:
-            self.send(
-                {
-                    "type": "execute/initialResponse",
-                    "id": request_id,
-                    "result": error(f"code-mode initial response exceeds the IPC frame limit: {exc}"),
-                }
-            )
+            text = f"code-mode initial response exceeds the IPC frame limit: {exc}"
+            self.send(messages.initial_response(request_id, messages.error(text)))
 
     def cell_closed(self, session: HostSession, cell: LiveCell) -> None:
         """Send ``cell/closed`` for ``cell``."""
-        self.send({"type": "cell/closed", "sessionId": session.session_id, "cellId": cell.cell_id})
+        self.send(messages.cell_closed(session.session_id, cell.cell_id))
 
     # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
@@ -159,10 +149,9 @@ class Connection:
         if self._exit_reason is None or EXIT_NOTICE_CAPABILITY not in self._granted:
             return
         self.send(
-            {
-                "type": "host/exiting",
-                "reason": f"{self._exit_reason}; the code-mode host is exiting so the client can start a new one",
-            }
+            messages.host_exiting(
+                f"{self._exit_reason}; the code-mode host is exiting so the client can start a new one"
+            )
         )
 
     async def _exit_after_answer(self) -> None:  # pragma: no cover - ends the process
@@ -185,40 +174,25 @@ class Connection:
         if hello is None:
             return False
         if hello.get("type") != "connection/hello":
-            self.send(
-                {
-                    "type": "connection/rejected",
-                    "reason": {"type": "invalidHello", "message": "first message must be connection/hello"},
-                }
-            )
+            self.send(messages.rejected({"type": "invalidHello", "message": "first message must be connection/hello"}))
             return False
         versions = hello.get("supportedVersions") or []
         required = hello.get("requiredCapabilities") or []
         optional = hello.get("optionalCapabilities") or []
         problem = hello_problem(versions, required, optional)
         if problem is not None:
-            self.send({"type": "connection/rejected", "reason": {"type": "invalidHello", "message": problem}})
+            self.send(messages.rejected({"type": "invalidHello", "message": problem}))
             return False
         if PROTOCOL_VERSION not in versions:
-            self.send(
-                {
-                    "type": "connection/rejected",
-                    "reason": {"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]},
-                }
-            )
+            self.send(messages.rejected({"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}))
             return False
         for capability in required:
             if capability not in CAPABILITIES:
-                self.send(
-                    {
-                        "type": "connection/rejected",
-                        "reason": {"type": "missingRequiredCapability", "capability": capability},
-                    }
-                )
+                self.send(messages.rejected({"type": "missingRequiredCapability", "capability": capability}))
                 return False
         granted = [c for c in CAPABILITIES if c in required or c in optional]
         self._granted = granted
-        self.send({"type": "connection/ready", "selectedVersion": PROTOCOL_VERSION, "capabilities": granted})
+        self.send(messages.ready(PROTOCOL_VERSION, granted))
         return True
 
     async def serve(self) -> None:
@@ -261,7 +235,7 @@ class Connection:
             if request_id in self._active_requests or request_id in self._recent_requests:
                 raise FatalConnectionError(f"duplicate code-mode request ID {request_id}")
             if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
-                self._respond(request_id, error("code-mode host has too many in-flight requests"))
+                self._respond(request_id, messages.error("code-mode host has too many in-flight requests"))
                 self._recent_requests.add(request_id)
                 return
             task = asyncio.create_task(self._run_request(request_id, request))
@@ -284,20 +258,20 @@ class Connection:
 
     def _responder(
         self, request_id: int, session: HostSession, cell: LiveCell, *, initial: bool
-    ) -> Callable[[dict[str, Any]], None]:
+    ) -> Callable[[messages.WireRuntimeResponse], None]:
         """What writes the answer of an execute (``initial``) or wait when its observation ends.
 
         It runs in the loop callback that ended the observation, so the answer keeps its
         place among the cell's frames; a final answer is followed by ``cell/closed``.
         """
 
-        def respond(response: dict[str, Any]) -> None:
+        def respond(response: messages.WireRuntimeResponse) -> None:
             self.observing.pop(request_id, None)
             self._answered.add(request_id)
             if initial:
                 self._initial_response(request_id, response)
             else:
-                self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
+                self._respond(request_id, messages.ok(messages.wait_completed(messages.live_cell(response))))
             if "Yielded" not in response:
                 session.close_cell(cell)
 
@@ -324,7 +298,7 @@ class Connection:
         self._answered.discard(request_id)
         if task.cancelled() and not answered and getattr(task, "codemode_method", None) == "session/wait":
             try:
-                self._respond(request_id, error("code-mode request cancelled"))
+                self._respond(request_id, messages.error("code-mode request cancelled"))
             except (ConnectionError, RuntimeError):
                 pass
 
@@ -333,12 +307,12 @@ class Connection:
         try:
             await self._handle(request_id, method, request)
         except ProtocolError as exc:
-            self._respond(request_id, error(str(exc)))
+            self._respond(request_id, messages.error(str(exc)))
         except FatalConnectionError:
             raise
         except Exception as exc:  # noqa: BLE001 - one request must not end the host
             log.exception("request %s (%s) failed", request_id, method)
-            self._respond(request_id, error(f"code-mode host request failed: {exc}"))
+            self._respond(request_id, messages.error(f"code-mode host request failed: {exc}"))
         finally:
             self._active_requests.pop(request_id, None)
             self._recent_requests.add(request_id)
@@ -367,7 +341,7 @@ class Connection:
                 stored_values=request.get("storedValues"),
             )
             self._recent_sessions.add(session_id)
-            self._respond(request_id, ok({"type": "session/ready", "sessionId": session_id}))
+            self._respond(request_id, messages.ok(messages.session_ready(session_id)))
         elif method == "session/execute":
             session = self._session(request["sessionId"])
             body = request["request"]
@@ -375,7 +349,7 @@ class Connection:
             if active >= MAX_ACTIVE_CELLS:
                 raise ProtocolError("code-mode host has too many active cells")
             cell = session.new_cell(body)
-            self._respond(request_id, ok({"type": "execution/started", "cellId": cell.cell_id}))
+            self._respond(request_id, messages.ok(messages.execution_started(cell.cell_id)))
             await self._flush()
             respond = self._responder(request_id, session, cell, initial=True)
             future = session.begin_observe(
@@ -390,7 +364,7 @@ class Connection:
             cell_id = str(body["cell_id"])
             waited = session.cells.get(cell_id)
             if waited is None or waited.closed:
-                self._respond(request_id, ok({"type": "wait/completed", "outcome": missing_cell(cell_id)}))
+                self._respond(request_id, messages.ok(messages.wait_completed(missing_cell(cell_id))))
                 return
             respond = self._responder(request_id, session, waited, initial=False)
             future = session.begin_observe(
@@ -401,7 +375,7 @@ class Connection:
             session = self._session(request["sessionId"])
             outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
             self._announce_exit()
-            self._respond(request_id, ok({"type": "wait/completed", "outcome": outcome}))
+            self._respond(request_id, messages.ok(messages.wait_completed(outcome)))
             if stopped is not None:
                 session.close_cell(stopped)
             if self._exit_reason is not None:
@@ -411,7 +385,7 @@ class Connection:
             session = self._session(session_id)
             session.stop_all()
             del self.sessions[session_id]
-            self._respond(request_id, ok({"type": "session/closed", "sessionId": session_id}))
+            self._respond(request_id, messages.ok(messages.session_closed(session_id)))
         else:  # validate_request rejects unknown methods before this point
             raise ProtocolError(f"unknown code-mode method {method}")
 

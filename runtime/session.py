@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from codemode import messages
+from codemode.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.tools.naming import normalize_identifier
 
 from . import interrupt
@@ -70,7 +72,7 @@ class HostSession:
         self.store.update(writes)
         if self.report_stored_values:
             values = {k: json.loads(v) for k, v in writes.items()}
-            self.connection.send({"type": "session/storedValues", "sessionId": self.session_id, "values": values})
+            self.connection.send(messages.stored_values(self.session_id, values))
 
     # ---- requests --------------------------------------------------------------
 
@@ -122,8 +124,8 @@ class HostSession:
         yield_time_ms: int | None,
         max_output_tokens: int | None,
         request_id: int | None,
-        respond: Callable[[dict[str, Any]], None] | None = None,
-    ) -> asyncio.Future[dict[str, Any]]:
+        respond: Callable[[WireRuntimeResponse], None] | None = None,
+    ) -> asyncio.Future[WireRuntimeResponse]:
         """Start observing ``cell`` (synchronously, so no output can slip past).
 
         ``respond`` writes the request's answer when the observation ends (see
@@ -136,8 +138,8 @@ class HostSession:
         return future
 
     async def finish_observe(
-        self, cell: LiveCell, future: asyncio.Future[dict[str, Any]], request_id: int | None
-    ) -> dict[str, Any]:
+        self, cell: LiveCell, future: asyncio.Future[WireRuntimeResponse], request_id: int | None
+    ) -> WireRuntimeResponse:
         """Await an observation started by :meth:`begin_observe`."""
         try:
             return await asyncio.shield(future)
@@ -148,7 +150,7 @@ class HostSession:
             if request_id is not None:
                 self.connection.observing.pop(request_id, None)
 
-    async def terminate(self, cell_id: str, max_output_tokens: int | None) -> tuple[dict[str, Any], LiveCell | None]:
+    async def terminate(self, cell_id: str, max_output_tokens: int | None) -> tuple[WireWaitOutcome, LiveCell | None]:
         """``session/terminate``: the outcome and the cell to close after answering."""
         cell = self.cells.get(cell_id)
         if cell is None or cell.closed:
@@ -158,7 +160,7 @@ class HostSession:
             # Natural completion wins: the finished cell's Result answers the terminate.
             response = cell._final_response(observer)
             cell._resolve(response)
-            return {"LiveCell": response}, cell
+            return messages.live_cell(response), cell
         if cell.terminating:
             raise ProtocolError(f"exec cell {cell_id} is already terminating")
         cell.terminating = True
@@ -175,7 +177,7 @@ class HostSession:
         items = cell.take_items(observer)
         response = runtime_response("Terminated", cell_id, items, None, observer.started_ns)
         cell._resolve(response)
-        return {"LiveCell": response}, cell
+        return messages.live_cell(response), cell
 
     def stop_all(self) -> None:
         """Shutdown: stop every live cell without committing; cells are closed."""

@@ -134,9 +134,10 @@ async def test_a_tool_result_with_a_lone_surrogate_reaches_the_cell(host):
 
 
 async def test_client_strings_with_lone_surrogates_are_echoed_in_valid_frames(host):
-    """Ids the client sent with a lone surrogate come back escaped, never as invalid UTF-8."""
+    """Ids the client sent with a lone surrogate come back with U+FFFD in its place, never as
+    invalid UTF-8 (the frame encoder both sides share replaces what UTF-8 cannot hold)."""
     opened = await host.open("s\ud800")
-    assert opened == {"status": "ok", "value": {"type": "session/ready", "sessionId": "s\ud800"}}
+    assert opened == {"status": "ok", "value": {"type": "session/ready", "sessionId": "s\ufffd"}}
     waited = await host.wait("c\udc00", 10, session_id="s\ud800")
-    assert body_of(waited["MissingCell"])["error_text"] == "exec cell c\udc00 not found"
+    assert body_of(waited["MissingCell"])["error_text"] == "exec cell c\ufffd not found"
     assert host.read_error is None
