@@ -1,6 +1,6 @@
 """The runtime host against Codex's own host: cell and tool-call round trips, as ratios.
 
-    CODEMODE_REFERENCE_HOST=$(bash ../shared/oracle/setup.sh) python bench/host.py [--cells 300]
+    CODEMODE_REFERENCE_HOST=<codex-code-mode-host of @openai/codex@0.171.0> python bench/host.py [--cells 300]
 
 Both hosts are driven by the same client (``CodeModeSession``) in the same run, one after
 the other. Measured per host (median seconds over ``--cells`` cells, after a warm-up):

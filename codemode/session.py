@@ -39,7 +39,7 @@ from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
 from .messages import CellExecutionLimits, execute_request
 from .responses import RuntimeResponse, WaitOutcome
-from .session_delegate import SessionDelegateAdapter
+from .session_delegate import SessionDelegateAdapter, SessionHooks, generation_of, public_cell_id
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -124,6 +124,13 @@ class CodeModeSession:
         self._shutting_down = False
         self._call_counter = 0
         self._failures: dict[int, str] = {}
+        self._hooks = SessionHooks(
+            invoke=lambda cell_id, invocation, token: self.dispatcher.invoke(cell_id, invocation, token),
+            notify=self._notify,
+            cell_opened=self._cell_opened,
+            cell_closed=self._cell_closed,
+            merge_stored=self._merge_stored,
+        )
 
     # -- properties ----------------------------------------------------------------
     @property
@@ -174,19 +181,8 @@ class CodeModeSession:
                 self._remember_failure(binding)
 
     # -- id mapping ----------------------------------------------------------------
-    @staticmethod
-    def generation_of(public_id: str) -> int:
-        """The host generation a public cell id belongs to: N for ``gN:<id>``, else 1."""
-        if public_id.startswith("g") and ":" in public_id:
-            head = public_id[1:].split(":", 1)[0]
-            if head.isdigit():
-                return int(head)
-        return 1
-
-    @staticmethod
-    def public_cell_id(host_cell_id: str, generation: int) -> str:
-        """``host_cell_id`` in generation 1, else ``g<generation>:<host_cell_id>``."""
-        return host_cell_id if generation <= 1 else f"g{generation}:{host_cell_id}"
+    generation_of = staticmethod(generation_of)
+    public_cell_id = staticmethod(public_cell_id)
 
     def _host_cell_id(self, public_id: str, generation: int) -> str:
         stale = CodeModeError(f"cell {public_id} belongs to a stale code-mode host generation")
@@ -233,7 +229,7 @@ class CodeModeSession:
             session_id = self.provider.next_session_id()
             await connection.open_session(
                 session_id,
-                SessionDelegateAdapter(self, generation),
+                SessionDelegateAdapter(self._hooks, generation),
                 limits=self._limits(),
                 stored_values=dict(self._stored) if self._extension else None,
                 output_truncation=self.output_truncation,
@@ -421,3 +417,7 @@ class CodeModeSession:
 
     def _merge_stored(self, values: dict[str, Any]) -> None:
         self._stored.update(values)
+
+    def _notify(self, public_id: str, text: str) -> None:
+        if self.on_notify is not None:
+            self.on_notify(public_id, text)

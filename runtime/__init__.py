@@ -1,10 +1,14 @@
 """codemode.runtime: the code-mode runtime host (``codemode-host``).
 
-A process that speaks Codex's code-mode host protocol (``spec/codex-code-mode.md`` §4,
-0.171 form in ``oracle/README.md``) on stdin/stdout and runs every cell in its own
-QuickJS context on its own thread (``design.md`` §2-§3). Modules: ``server``
-(connection, requests, delegates), ``session`` (sessions, cell observation, store),
-``cell`` (the QuickJS thread), ``prelude.js`` (the globals), ``jserrors`` (V8-worded
-errors), ``truncation`` (server-side output truncation), ``interrupt`` (in-process
-termination), ``validate`` (request schemas), ``names`` (tool identifiers).
+A process that speaks Codex's code-mode host protocol (version 1, as Codex 0.171's
+``codex-code-mode-host`` speaks it) on stdin/stdout and runs every cell in its own
+QuickJS context on its own thread. Modules, from the wire inwards:
+
+- ``__main__``: the console script; ``server``: the connection (handshake, requests,
+  the order of frames); ``validate``: request and delegate-answer schemas;
+  ``delegates``: the host's calls into the client; ``errors``: the two failures.
+- ``session``: ``HostSession``, the host's record of a session opened by ``session/open``
+  (cells, stored values); ``livecell``: one cell's output buffer and observer.
+- ``cell``: the QuickJS thread of one cell; ``prelude_source`` and ``prelude/*.js``: the
+  globals; ``jserrors``: V8-worded compile errors; ``interrupt``: in-process termination.
 """

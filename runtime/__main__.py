@@ -1,12 +1,13 @@
 """``codemode-host`` / ``python -m codemode.runtime``: the code-mode runtime host.
 
-Usage: ``codemode-host [--listen stdio]``. Speaks Codex's code-mode host protocol
-(0.171 form, ``oracle/README.md``) on stdin/stdout; stdout carries only frames, logs go
-to stderr (level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
-skips the in-process interrupt (tests of the process-exit fallback). Exit status: 0 after a
-clean end (EOF, rejected handshake), 1 after a fatal protocol error, printed on stderr
-as ``Error: failed to read code-mode client message`` / ``Caused by: <reason>``
-(the reference host's wording).
+Usage: ``codemode-host [--listen stdio]``. Speaks Codex's code-mode host protocol (as
+Codex 0.171's host does) on stdin/stdout; stdout carries only frames, logs go to stderr
+(level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
+skips the in-process interrupt (tests of the process-exit fallback). SIGINT is ignored.
+Exit status: 0 after a clean end (EOF, rejected handshake), 1 after a fatal protocol
+error, printed on stderr as ``Error: failed to read code-mode client message`` /
+``Caused by: <reason>`` (Codex's host's wording), 3 after a cell could not be stopped
+(the host answered the terminate, announced ``host/exiting`` and exited).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 
 from codemode.protocol import FrameError
@@ -67,6 +69,11 @@ def main(argv: list[str] | None = None) -> None:
         level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # The host is a child of the kernel, in its process group: an interrupt that
+    # jupyter_client sends to the kernel's whole group must not kill the host (the
+    # interrupted cell and every other one would be lost). Cells are stopped by
+    # session/terminate; the host ends on EOF.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
         # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
         interrupt.AVAILABLE = False

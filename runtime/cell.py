@@ -1,13 +1,13 @@
 """One code-mode cell: a fresh QuickJS context on its own thread.
 
-Follows ``design.md`` §2-§3 and ``spec/codex-code-mode.md`` §1: every cell gets a brand
+Every cell gets a brand
 new context (fresh globals) created and used only on the cell's thread; the source runs
 as an ES module (top-level await); the prelude (``prelude.js``) installs the globals.
 The thread owns an event queue (tool results, stop requests) and the cell's timers, and
 reports everything it observes to the asyncio side through :class:`CellEvents`
 callbacks scheduled with ``loop.call_soon_threadsafe``, in emission order.
 
-Stored values (``spec §1.6``): the cell starts from a snapshot of the session store
+Stored values: the cell starts from a snapshot of the session store
 (JSON texts by key); its writes are visible to its own ``load`` at once and are handed
 back in the ``finished`` event, for the session to merge when the cell completes.
 """
@@ -19,52 +19,33 @@ import heapq
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 import quickjs
 
-from . import interrupt
+from . import bridge, interrupt
+from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
+from .heap import (
+    DEFAULT_HEAP_LIMIT_BYTES,
+    heap_nearly_full,
+    is_out_of_memory,
+    null_is_out_of_memory,
+    out_of_memory_text,
+)
 from .jserrors import compile_error_text, prepare_source
+from .jsontext import scrub
+from .prelude_source import prelude_source
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HEAP_LIMIT_BYTES = 256 * 1024 * 1024
-"""Per-cell QuickJS memory limit when the session sets none (our improvement on Codex)."""
 JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
 THREAD_STACK_BYTES = 64 * 1024 * 1024
 """C stack of a cell thread; comfortably above :data:`JS_STACK_LIMIT_BYTES`."""
-EXIT_SENTINEL = "__codex_code_mode_exit__"
-
-_PRELUDE: str | None = None
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def prelude_source() -> str:
-    """The text of ``prelude.js`` (package data), read once."""
-    global _PRELUDE
-    if _PRELUDE is None:
-        _PRELUDE = resources.files(__package__).joinpath("prelude.js").read_text("utf-8")
-    return _PRELUDE
-
-
-def _scrub(value: Any) -> Any:
-    """Replace lone surrogates in strings by U+FFFD, as Codex's host does for text."""
-    if isinstance(value, str):
-        if _SURROGATE.search(value):
-            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return value
-    if isinstance(value, list):
-        return [_scrub(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items()}
-    return value
 
 
 @dataclass
@@ -128,11 +109,18 @@ class CellRuntime:
         self._timers: list[tuple[float, int, int]] = []
         self._active_timers: set[int] = set()
         self._tool_seq = 0
+        self._outstanding_tools: set[str] = set()
         self._outcome: CellOutcome | None = None
         self._exit_requested = False
+        self._failed_untold = False
         self._stop_requested = False
         self._interrupter: interrupt.Interrupter | None = None
         self._lock = threading.Lock()
+        self._flow = threading.Condition()
+        stopped = self._is_stopping
+        self._pipe = EventPipe(loop, stopped, self._flow)
+        self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
+        self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
         self._thread: threading.Thread | None = None
         self._context: Any = None
 
@@ -150,7 +138,7 @@ class CellRuntime:
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self._queue.put(("settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})))
+        self._queue.put(("settle", (runtime_id, json.dumps({"id": runtime_id, "ok": ok, "value": value}))))
 
     def stop(self) -> None:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
@@ -158,6 +146,8 @@ class CellRuntime:
             self._stop_requested = True
             if self._interrupter is not None:
                 self._interrupter.arm()
+        with self._flow:  # a helper waiting for room returns at once
+            self._flow.notify_all()
         self._queue.put(("stop", None))
 
     def is_alive(self) -> bool:
@@ -167,21 +157,31 @@ class CellRuntime:
     # ---- the thread --------------------------------------------------------------
 
     def _post(self, fn: Callable[..., None], *args: Any) -> None:
-        try:
-            self._loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:  # loop closed during shutdown
-            pass
+        self._pipe.post(fn, *args)
+
+    def _is_stopping(self) -> bool:
+        return self._stop_requested
+
+    def notification_done(self) -> None:
+        """A notification of this cell was answered (or will never be): one more may go. Any thread."""
+        self._notifications.release(1)
+
+    def output_taken(self, cost: int) -> None:
+        """Output of this cell (:func:`~codemode.runtime.events.item_cost`) left the buffer. Any thread."""
+        self._output.release(cost)
 
     def _run(self) -> None:
         try:
             outcome = self._execute()
+        except MemoryError:
+            outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
         except Exception as exc:  # noqa: BLE001 - a cell must always report its end
             log.exception("cell %s failed inside the runtime", self.cell_id)
             outcome = CellOutcome("completed", f"code-mode runtime error: {exc}")
         if self._stop_requested:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
-        self._post(self._events.finished, outcome)
+        self._pipe.post(self._events.finished, outcome, wait=False)
         # Free the context here, on its own thread, after the outcome went out.
         self._context = None
 
@@ -207,7 +207,11 @@ class CellRuntime:
         ctx.add_callable("__codemode_host", self._host)
         config = {"tools": self._tools, "source": self._source}
         ctx.set("__codemode_config", json.dumps(config))
-        dispatch = ctx.eval(prelude_source())
+        try:
+            dispatch = ctx.eval(prelude_source())
+        except quickjs.JSException as exc:
+            # Only a heap too small for the prelude itself can fail here.
+            return self._out_of_memory(ctx, CellOutcome("completed", f"code-mode runtime error: {exc}"))
         try:
             promise = ctx.module(prepare_source(self._source))
         except quickjs.JSException as exc:
@@ -222,22 +226,13 @@ class CellRuntime:
         return self._out_of_memory(ctx, outcome)
 
     def _out_of_memory(self, ctx: Any, outcome: CellOutcome) -> CellOutcome:
-        """Give an exhausted heap a clear error text (QuickJS may throw a bare ``null``)."""
+        """Give an exhausted heap its clear error text (QuickJS may throw a bare ``null``)."""
         text = outcome.error_text
-        if text is None:
-            return outcome
-        oom = text.startswith("InternalError: out of memory")
-        if not oom and text == "null":
-            try:
-                usage = ctx.memory()
-                oom = usage["malloc_size"] >= 0.9 * self._heap_limit
-            except Exception:  # noqa: BLE001 - the check is best effort
-                oom = False
-        if oom:
-            outcome.error_text = (
-                f"RangeError: out of memory: the cell exceeded its heap limit of {self._heap_limit} bytes "
-                "(maxHeapSizeBytes)"
-            )
+        if text is not None and (
+            is_out_of_memory(text, self._source, ctx, self._heap_limit)
+            or text.startswith("code-mode runtime error: InternalError: out of memory")
+        ):
+            outcome.error_text = out_of_memory_text(self._heap_limit)
         return outcome
 
     def _js_failure(self, exc: Exception, *, compile_time: bool) -> CellOutcome:
@@ -253,9 +248,30 @@ class CellRuntime:
     def _drain(self, ctx: Any) -> None:
         while not self._finished() and ctx.execute_pending_job():
             pass
+        if self._failed_untold and self._outcome is None:
+            # The cell failed but formatting its error failed too (see install.js).
+            self._outcome = CellOutcome("completed", self._untold_failure_text(ctx))
+
+    def _untold_failure_text(self, ctx: Any) -> str:
+        """The error text of a failure whose own text could not be formatted."""
+        if heap_nearly_full(ctx, self._heap_limit):
+            return out_of_memory_text(self._heap_limit)
+        return "Error: the cell failed, and the text of its error could not be formatted"
 
     def _finished(self) -> bool:
         return self._outcome is not None or self._stop_requested or self._exit_requested
+
+    def _stalled_by_exhausted_heap(self, ctx: Any) -> bool:
+        """Nothing can wake the cell any more, and its heap is nearly full.
+
+        A promise job that QuickJS could not even enqueue (the module's rejection after
+        an allocation failure, say) is lost without a trace; what is left is a cell with
+        no timer, no tool call in flight and a full heap. Codex's host would have crashed
+        on such a heap; here the cell ends with the heap-limit error.
+        """
+        if self._outstanding_tools or self._active_timers or not self._queue.empty():
+            return False
+        return heap_nearly_full(ctx, self._heap_limit)
 
     def _loop_events(self, ctx: Any, dispatch: Any) -> CellOutcome:
         while True:
@@ -265,6 +281,9 @@ class CellRuntime:
             timeout = None
             if self._timers:
                 timeout = max(0.0, self._timers[0][0] - time.monotonic())
+            elif self._stalled_by_exhausted_heap(ctx):
+                self._outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
+                break
             try:
                 kind, payload = self._queue.get(timeout=timeout)
             except queue.Empty:
@@ -273,7 +292,9 @@ class CellRuntime:
                 if kind == "stop":
                     break
                 if kind == "settle":
-                    dispatch("settle", payload)
+                    runtime_id, settlement = payload
+                    self._outstanding_tools.discard(runtime_id)
+                    dispatch("settle", settlement)
                     self._drain(ctx)
                     if self._finished():
                         break
@@ -297,62 +318,81 @@ class CellRuntime:
         assert self._outcome is not None
         return self._outcome
 
-    # ---- the bridge called from JS (on this thread; must never raise) ---------------
+    # ---- what the prelude asks of this thread (runtime/bridge.py) -----------------
 
     def _host(self, op: str, arg: str) -> str | None:
-        try:
-            return self._handle(op, arg)
-        except Exception as exc:  # noqa: BLE001 - a raise would become a SystemError in JS
-            log.exception("host call %s failed", op)
-            return json.dumps({"error": f"code-mode runtime error: {exc}"})
+        return bridge.handle(self, op, arg)
 
-    def _handle(self, op: str, arg: str) -> str | None:
-        if op == "emit":
-            self._post(self._events.item, _scrub(json.loads(arg)))
+    def emit_item(self, item: dict[str, Any]) -> None:
+        item = scrub(item)
+        self._output.acquire(item_cost(item))
+        self._post(self._events.item, item)
+
+    def call_tool(self, index: int, tool_input: Any) -> str:
+        self._tool_seq += 1
+        runtime_id = f"tool-{self._tool_seq}"
+        self._outstanding_tools.add(runtime_id)
+        self._post(self._events.tool_call, runtime_id, index, tool_input)
+        return runtime_id
+
+    def notify(self, text: str) -> None:
+        self._notifications.acquire(1)
+        self._post(self._events.notify, scrub(text))
+
+    def yield_control(self) -> None:
+        self._post(self._events.yield_control)
+
+    def store(self, key: str, value_json: str) -> None:
+        self._writes[key] = value_json
+        self._view[key] = value_json
+
+    def load(self, key: str) -> str | None:
+        return self._view.get(key)
+
+    def add_timer(self, timer_id: int, delay_ms: float) -> None:
+        self._active_timers.add(timer_id)
+        heapq.heappush(self._timers, (time.monotonic() + delay_ms / 1000.0, timer_id, timer_id))
+
+    def clear_timer(self, timer_id: int) -> None:
+        self._active_timers.discard(timer_id)
+
+    def request_exit(self) -> bool:
+        """``exit()``: True when the context will be interrupted, False for the sentinel."""
+        self._exit_requested = True
+        with self._lock:
+            if self._interrupter is not None:
+                self._interrupter.arm()
+                return True
+        return False
+
+    def exited(self) -> None:
+        self._exit_requested = True
+
+    def module_done(self) -> None:
+        if self._outcome is None:
+            self._outcome = CellOutcome("completed")
+
+    def out_of_memory(self, kind: str) -> str | None:
+        """Runtime code met an allocation failure (``kind`` ``"error"``, or ``"null"`` that may be one).
+
+        Returns ``"ended"`` when the cell now ends with the heap-limit error and its
+        context is interrupted, None when a ``null`` is judged a plain thrown value.
+        """
+        if kind == "null" and not null_is_out_of_memory(self._source, self._context, self._heap_limit):
             return None
-        if op == "tool":
-            call = json.loads(arg)
-            self._tool_seq += 1
-            runtime_id = f"tool-{self._tool_seq}"
-            self._post(self._events.tool_call, runtime_id, call["index"], call["input"])
-            return json.dumps({"value": runtime_id})
-        if op == "notify":
-            self._post(self._events.notify, _scrub(json.loads(arg)))
-            return None
-        if op == "store":
-            key, value = json.loads(arg)
-            self._writes[key] = value
-            self._view[key] = value
-            return None
-        if op == "load":
-            return json.dumps({"value": self._view.get(json.loads(arg))})
-        if op == "yield":
-            self._post(self._events.yield_control)
-            return None
-        if op == "timer":
-            timer_id, delay_ms = json.loads(arg)
-            self._active_timers.add(timer_id)
-            heapq.heappush(self._timers, (time.monotonic() + delay_ms / 1000.0, timer_id, timer_id))
-            return None
-        if op == "cleartimer":
-            self._active_timers.discard(int(arg))
-            return None
-        if op == "exit":
-            self._exit_requested = True
-            with self._lock:
-                if self._interrupter is not None:
-                    self._interrupter.arm()
-                    return None
-            return json.dumps({"error": EXIT_SENTINEL})
-        if op == "exited":
-            self._exit_requested = True
-            return None
-        if op == "done":
-            if self._outcome is None:
-                self._outcome = CellOutcome("completed")
-            return None
-        if op == "fail":
-            if self._outcome is None:
-                self._outcome = CellOutcome("completed", _scrub(json.loads(arg)))
-            return None
-        return json.dumps({"error": f"unknown host operation {op}"})
+        if self._outcome is None:
+            self._outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
+        with self._lock:
+            if self._interrupter is not None:
+                self._interrupter.arm()
+                return "ended"
+        return None
+
+    def module_failed(self, text: str | None) -> None:
+        """The module (or a timer callback) failed; ``text`` is None when it could not be formatted."""
+        if self._outcome is not None:
+            return
+        if text is None:
+            self._failed_untold = True
+        else:
+            self._outcome = CellOutcome("completed", scrub(text))

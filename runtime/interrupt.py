@@ -1,10 +1,9 @@
 """In-process interruption of a running QuickJS context (terminate, ``exit()``).
 
-Codex interrupts its V8 isolate to stop even a CPU-bound ``while (true) {}``
-(``spec/codex-code-mode.md`` §1.1, §3.4). The ``quickjs-ng`` binding offers only a CPU
-time limit (``set_time_limit``), which is copied at the start of every call and forbids
-calls into Python, so it cannot stop a call that is already running
-(``design.md`` §3).
+Codex interrupts its V8 isolate to stop even a CPU-bound ``while (true) {}`` (a
+terminate, or ``exit()``, which is uncatchable there). The ``quickjs-ng`` binding offers
+only a CPU time limit (``set_time_limit``), which is copied at the start of every call
+and forbids calls into Python, so it cannot stop a call that is already running.
 
 This module installs QuickJS's own interrupt handler (``JS_SetInterruptHandler``,
 exported by the binding's shared library) through :mod:`ctypes`. The handler is
@@ -14,11 +13,13 @@ equals the runtime pointer. Arming the interrupt is therefore one call that swap
 GIL inside the engine and costs nothing while disarmed. QuickJS then raises the
 uncatchable ``InternalError: interrupted`` at its next interrupt poll (loops and calls).
 
-The mechanism depends on the binding's object layout, so :func:`probe` verifies it
-once at start-up by interrupting a real busy loop. When the probe fails,
+The mechanism depends on the binding's object layout (verified on quickjs-ng 0.17, the
+minor version ``pyproject.toml`` pins), so :func:`runtime_pointer` checks the object's
+type and size before it reads memory and :func:`probe` verifies the whole mechanism once
+at start-up by interrupting a real busy loop. When the probe fails,
 :data:`AVAILABLE` is false and the host falls back to Codex's catchable ``exit()``
 sentinel and, for a CPU-bound cell that will not stop, to exiting the host process
-(the client then rebuilds it; ``design.md`` §3).
+(the client then starts a new host).
 """
 
 from __future__ import annotations
@@ -60,18 +61,36 @@ def _load() -> bool:
         return False
 
 
+def _layout_fits(ctx: Any) -> bool:
+    """True when ``ctx`` is the binding's ``Context`` and its object holds the two pointers.
+
+    Checked before any raw memory is read, so a binding release with another type or a
+    smaller object makes the probe fail (and the host fall back) instead of crashing.
+    """
+    import _quickjs
+
+    kind = type(ctx)
+    if kind is not _quickjs.Context:
+        return False
+    return kind.__basicsize__ >= _HEAD_BYTES + 2 * ctypes.sizeof(ctypes.c_void_p)
+
+
+_HEAD_BYTES = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)
+"""``PyObject_HEAD``: the reference count and the type pointer."""
+
+
 def runtime_pointer(ctx: Any) -> int | None:
     """The ``JSRuntime*`` of a ``quickjs.Context``, checked against ``JS_GetRuntime``.
 
-    The binding's object starts with ``PyObject_HEAD`` followed by the runtime and the
-    context pointers. Returns None when the layout does not check out.
+    The binding's object (quickjs-ng 0.17) starts with ``PyObject_HEAD`` followed by the
+    runtime and the context pointers. Returns None when the object is not the binding's
+    ``Context``, is too small to hold them, or the pointers do not check out.
     """
-    if not _load():
+    if not _load() or not _layout_fits(ctx):
         return None
-    head = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)
     base = id(ctx)
-    rt = ctypes.c_void_p.from_address(base + head).value
-    cx = ctypes.c_void_p.from_address(base + head + ctypes.sizeof(ctypes.c_void_p)).value
+    rt = ctypes.c_void_p.from_address(base + _HEAD_BYTES).value
+    cx = ctypes.c_void_p.from_address(base + _HEAD_BYTES + ctypes.sizeof(ctypes.c_void_p)).value
     if not rt or not cx or _lib.JS_GetRuntime(cx) != rt:
         return None
     return rt

@@ -1,12 +1,12 @@
 """Source preparation and compile-time error texts in Codex's (V8's) words.
 
 QuickJS and V8 word syntax errors differently; Codex shows V8's bare message with no
-location (``oracle/README.md``, "syntax errors": ``SyntaxError: Unexpected token '='``,
+location (recorded from Codex 0.171's host: ``SyntaxError: Unexpected token '='``,
 ``SyntaxError: Illegal return statement``, ``SyntaxError: Unexpected end of input``).
 This module maps a QuickJS ``JSException`` text (``SyntaxError: <msg>\\n    at
 <input>:L:C``) onto V8's text by looking at the token at the reported position, and
 turns QuickJS's ``could not load module 'x'`` into Codex's
-``Unsupported import in exec: x`` (spec §1.1).
+``Unsupported import in exec: x``.
 """
 
 from __future__ import annotations

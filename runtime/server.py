@@ -1,8 +1,10 @@
-"""The connection of ``codemode-host``: handshake, requests, delegates.
+"""The connection of ``codemode-host``: handshake, requests, delegates, the order of frames.
 
-Speaks the 0.171 form of Codex's code-mode host protocol (``oracle/README.md``, "The
-protocol"; ``spec/codex-code-mode.md`` §4) over two asyncio streams. Frames come from
-:mod:`codemode.protocol`. Host-side rules and limits (§4.5): request ids may not repeat
+Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
+two asyncio streams. Every message is built by its constructor in :mod:`codemode.messages`
+(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame`,
+whose payload is valid UTF-8 whatever a string holds. Host-side rules and limits, as in
+Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
 reused, at most 256 requests in flight, 128 active cells and 1024 pending delegate
 calls (each answered with an error; the connection stays).
@@ -17,36 +19,37 @@ from __future__ import annotations
 import asyncio
 import collections
 import functools
-import json
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
+from codemode import messages
 from codemode.protocol import (
     CAPABILITIES,
+    EXIT_NOTICE_CAPABILITY,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     FrameError,
     FrameTooLarge,
     encode_frame,
-    error,
-    ok,
     read_frame,
 )
 
-from .session import LiveCell, ProtocolError, Session, missing_cell, runtime_response
-from .validate import validate_request
+from .delegates import DelegateTable
+from .errors import FatalConnectionError, ProtocolError
+from .session import HostSession, LiveCell, missing_cell, runtime_response
+from .validate import hello_problem, validate_delegate_response, validate_request
 
 log = logging.getLogger(__name__)
 
 MAX_IN_FLIGHT_REQUESTS = 256
 MAX_ACTIVE_CELLS = 128
-MAX_PENDING_DELEGATE_CALLS = 1024
 MAX_RECENT_IDS = 4096
-
-
-class FatalConnectionError(Exception):
-    """The connection must end; the message is the ``Caused by`` text."""
+FALLBACK_EXIT_STATUS = 3
+"""Exit status of a host that exited because a cell could not be stopped."""
+FALLBACK_FLUSH_TIMEOUT_S = 5.0
+"""How long an exiting host waits for the client to read its last frames."""
 
 
 class _Recent:
@@ -72,19 +75,20 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, HostSession] = {}
         self._recent_sessions = _Recent(MAX_RECENT_IDS)
         self._active_requests: dict[int, asyncio.Task[None]] = {}
         self._recent_requests = _Recent(MAX_RECENT_IDS)
         self.observing: dict[int, LiveCell] = {}
-        self._delegates: dict[int, tuple[LiveCell, str | None]] = {}
-        self._next_delegate = 0
-        self._fallback_exit: asyncio.TimerHandle | None = None
+        self._delegates = DelegateTable(self.send)
+        self._exit_reason: str | None = None
+        self._granted: list[str] = []
         self._silent = False
+        self._answered: set[int] = set()
 
     # ---- output ----------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: messages.HostMessage) -> None:
         """Write one frame. Raises :class:`FrameTooLarge` for an oversized message.
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
@@ -93,143 +97,74 @@ class Connection:
         if not self._silent:
             self._writer.write(frame)
 
-    def _respond(self, request_id: int, result: dict[str, Any]) -> None:
+    def _respond(self, request_id: int, result: messages.WireResult) -> None:
         try:
-            self.send({"type": "operation/response", "id": request_id, "result": result})
+            self.send(messages.operation_response(request_id, result))
         except FrameTooLarge as exc:
-            self.send(
-                {
-                    "type": "operation/response",
-                    "id": request_id,
-                    "result": error(f"code-mode host response exceeds the IPC frame limit: {exc}"),
-                }
-            )
+            text = f"code-mode host response exceeds the IPC frame limit: {exc}"
+            self.send(messages.operation_response(request_id, messages.error(text)))
 
-    def _initial_response(self, request_id: int, response: dict[str, Any]) -> None:
+    def _initial_response(self, request_id: int, response: messages.WireRuntimeResponse) -> None:
         try:
-            self.send({"type": "execute/initialResponse", "id": request_id, "result": ok(response)})
+            self.send(messages.initial_response(request_id, messages.ok(response)))
         except FrameTooLarge as exc:
-            self.send(
-                {
-                    "type": "execute/initialResponse",
-                    "id": request_id,
-                    "result": error(f"code-mode initial response exceeds the IPC frame limit: {exc}"),
-                }
-            )
+            text = f"code-mode initial response exceeds the IPC frame limit: {exc}"
+            self.send(messages.initial_response(request_id, messages.error(text)))
 
-    def cell_closed(self, session: Session, cell: LiveCell) -> None:
+    def cell_closed(self, session: HostSession, cell: LiveCell) -> None:
         """Send ``cell/closed`` for ``cell``."""
-        self.send({"type": "cell/closed", "sessionId": session.session_id, "cellId": cell.cell_id})
+        self.send(messages.cell_closed(session.session_id, cell.cell_id))
 
-    # ---- delegates ---------------------------------------------------------------
-
-    def _delegate_id(self) -> int:
-        self._next_delegate += 1
-        return self._next_delegate
+    # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
     def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
         """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
-        assert cell.runtime is not None
-        if len(self._delegates) >= MAX_PENDING_DELEGATE_CALLS:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
-            return
-        delegate_id = self._delegate_id()
-        message = {
-            "type": "delegate/request",
-            "id": delegate_id,
-            "sessionId": cell.session.session_id,
-            "request": {
-                "type": "tool/invoke",
-                "invocation": {
-                    "cell_id": cell.cell_id,
-                    "runtime_tool_call_id": runtime_id,
-                    "tool_name": tool["tool_name"],
-                    "tool_kind": tool["kind"],
-                    "input": tool_input,
-                },
-            },
-        }
-        try:
-            self.send(message)
-        except FrameTooLarge as exc:
-            cell.runtime.deliver_tool_result(
-                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
-            )
-            return
-        self._delegates[delegate_id] = (cell, runtime_id)
-        cell.pending_tools[runtime_id] = delegate_id
+        self._delegates.tool(cell, runtime_id, tool, tool_input)
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""
-        delegate_id = self._delegate_id()
-        try:
-            self.send(
-                {
-                    "type": "delegate/request",
-                    "id": delegate_id,
-                    "sessionId": cell.session.session_id,
-                    "request": {
-                        "type": "notification/send",
-                        "callId": cell.tool_call_id,
-                        "cellId": cell.cell_id,
-                        "text": text,
-                    },
-                }
-            )
-        except FrameTooLarge as exc:
-            log.warning("failed to deliver code mode notification: %s", exc)
-            return
-        self._delegates[delegate_id] = (cell, None)
+        self._delegates.notify(cell, text)
 
     def cancel_delegate(self, delegate_id: int) -> None:
         """Send ``delegate/cancel``; a late answer is then ignored."""
-        if self._delegates.pop(delegate_id, None) is not None:
-            self.send({"type": "delegate/cancel", "id": delegate_id})
-
-    def _on_delegate_response(self, message: dict[str, Any]) -> None:
-        delegate_id = message.get("id")
-        entry = self._delegates.pop(delegate_id, None)  # type: ignore[arg-type]
-        if entry is None:
-            return
-        cell, runtime_id = entry
-        result = message.get("result")
-        if runtime_id is None:
-            if isinstance(result, dict) and result.get("status") == "error":
-                log.warning("failed to deliver code mode notification: %s", result.get("message"))
-            return
-        cell.pending_tools.pop(runtime_id, None)
-        if cell.runtime is None or cell.closed or cell.outcome is not None:
-            return
-        if isinstance(result, dict) and result.get("status") == "ok":
-            value = result.get("value")
-            if isinstance(value, dict) and value.get("type") == "tool/result":
-                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
-                return
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
-        elif isinstance(result, dict) and result.get("status") == "error":
-            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
-        else:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        self._delegates.cancel(delegate_id)
 
     # ---- fallback ------------------------------------------------------------------
 
     def schedule_fallback_exit(self, reason: str) -> None:
-        """A cell cannot be stopped in-process: exit the host after answering.
+        """A cell could not be stopped in-process: the host exits once the terminate is answered.
 
-        The client sees the host exit, closes every live cell once and rebuilds
-        (design.md §3). The exit is delayed a little so the answers already queued
-        reach the client.
+        ``reason`` names the cell. The terminate that found the cell still running sends
+        ``host/exiting`` first (when the client was granted codemode's
+        ``codemode-host-exit-notice-v1``), then its answer, flushes and exits
+        (:meth:`_exit_after_answer`); the client closes every live cell once and starts a
+        new host.
         """
-        log.error("%s; exiting the host so the client can rebuild it", reason)
-        if self._fallback_exit is None:
-            loop = asyncio.get_running_loop()
-            self._fallback_exit = loop.call_later(0.2, self._exit_now)
+        log.error("%s; exiting the host so the client can start a new one", reason)
+        if self._exit_reason is None:
+            self._exit_reason = reason
 
-    def _exit_now(self) -> None:  # pragma: no cover - exercised only without interrupts
+    def _announce_exit(self) -> None:
+        """``host/exiting`` with the reason, for a client granted the exit notice."""
+        if self._exit_reason is None or EXIT_NOTICE_CAPABILITY not in self._granted:
+            return
+        self.send(
+            messages.host_exiting(
+                f"{self._exit_reason}; the code-mode host is exiting so the client can start a new one"
+            )
+        )
+
+    async def _exit_after_answer(self) -> None:  # pragma: no cover - ends the process
+        """Write out everything queued (the terminate's answer last), then end the process."""
+        self._silent = True  # nothing after the answer
+        transport = self._writer.transport
         try:
-            self._writer.transport.close()
+            transport.set_write_buffer_limits(high=0)  # drain() now waits for an empty buffer
+            await asyncio.wait_for(self._writer.drain(), FALLBACK_FLUSH_TIMEOUT_S)
+        except (ConnectionError, BrokenPipeError, TimeoutError, RuntimeError):
+            pass
         finally:
-            os._exit(3)
+            os._exit(FALLBACK_EXIT_STATUS)
 
     # ---- main loop -------------------------------------------------------------
 
@@ -239,39 +174,25 @@ class Connection:
         if hello is None:
             return False
         if hello.get("type") != "connection/hello":
-            self.send(
-                {
-                    "type": "connection/rejected",
-                    "reason": {"type": "invalidHello", "message": "first message must be connection/hello"},
-                }
-            )
+            self.send(messages.rejected({"type": "invalidHello", "message": "first message must be connection/hello"}))
             return False
         versions = hello.get("supportedVersions") or []
         required = hello.get("requiredCapabilities") or []
         optional = hello.get("optionalCapabilities") or []
-        problem = _hello_problem(versions, required, optional)
+        problem = hello_problem(versions, required, optional)
         if problem is not None:
-            self.send({"type": "connection/rejected", "reason": {"type": "invalidHello", "message": problem}})
+            self.send(messages.rejected({"type": "invalidHello", "message": problem}))
             return False
         if PROTOCOL_VERSION not in versions:
-            self.send(
-                {
-                    "type": "connection/rejected",
-                    "reason": {"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]},
-                }
-            )
+            self.send(messages.rejected({"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}))
             return False
         for capability in required:
             if capability not in CAPABILITIES:
-                self.send(
-                    {
-                        "type": "connection/rejected",
-                        "reason": {"type": "missingRequiredCapability", "capability": capability},
-                    }
-                )
+                self.send(messages.rejected({"type": "missingRequiredCapability", "capability": capability}))
                 return False
         granted = [c for c in CAPABILITIES if c in required or c in optional]
-        self.send({"type": "connection/ready", "selectedVersion": PROTOCOL_VERSION, "capabilities": granted})
+        self._granted = granted
+        self.send(messages.ready(PROTOCOL_VERSION, granted))
         return True
 
     async def serve(self) -> None:
@@ -284,8 +205,10 @@ class Connection:
                 message = await read_frame(self._reader)
                 if message is None:
                     break
+                # No drain here: a client slow to read a cell's frames must not hold up its
+                # requests (a terminate); what a cell can put ahead of them is bounded
+                # (runtime/events.py), and each request's task drains after answering.
                 self._dispatch(message)
-                await self._flush()
         finally:
             # The client is gone or the connection failed: stop every cell quietly.
             self._silent = True
@@ -312,7 +235,7 @@ class Connection:
             if request_id in self._active_requests or request_id in self._recent_requests:
                 raise FatalConnectionError(f"duplicate code-mode request ID {request_id}")
             if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
-                self._respond(request_id, error("code-mode host has too many in-flight requests"))
+                self._respond(request_id, messages.error("code-mode host has too many in-flight requests"))
                 self._recent_requests.add(request_id)
                 return
             task = asyncio.create_task(self._run_request(request_id, request))
@@ -320,8 +243,8 @@ class Connection:
             task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
-            _validate_delegate_response(message)
-            self._on_delegate_response(message)
+            validate_delegate_response(message)
+            self._delegates.on_response(message)
         elif kind == "operation/yield":
             cell = self.observing.get(message.get("id"))  # type: ignore[arg-type]
             if cell is not None:
@@ -333,13 +256,37 @@ class Connection:
         else:
             raise FatalConnectionError(f"failed to decode code-mode IPC frame: unknown variant `{kind}`")
 
+    def _responder(
+        self, request_id: int, session: HostSession, cell: LiveCell, *, initial: bool
+    ) -> Callable[[messages.WireRuntimeResponse], None]:
+        """What writes the answer of an execute (``initial``) or wait when its observation ends.
+
+        It runs in the loop callback that ended the observation, so the answer keeps its
+        place among the cell's frames; a final answer is followed by ``cell/closed``.
+        """
+
+        def respond(response: messages.WireRuntimeResponse) -> None:
+            self.observing.pop(request_id, None)
+            self._answered.add(request_id)
+            if initial:
+                self._initial_response(request_id, response)
+            else:
+                self._respond(request_id, messages.ok(messages.wait_completed(messages.live_cell(response))))
+            if "Yielded" not in response:
+                session.close_cell(cell)
+
+        return respond
+
     def _cancel_request(self, request_id: Any) -> None:
         """``operation/cancel``: a pending wait answers ``code-mode request cancelled``.
 
-        Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``).
+        Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``);
+        a wait whose answer is already written is not cancelled.
         """
         task = self._active_requests.get(request_id)
         if task is None or getattr(task, "codemode_method", None) != "session/wait":
+            return
+        if request_id in self._answered:
             return
         task.cancel()
 
@@ -347,9 +294,11 @@ class Connection:
         """Bookkeeping when a request task ends; a cancelled wait is answered here."""
         self._active_requests.pop(request_id, None)
         self._recent_requests.add(request_id)
-        if task.cancelled() and getattr(task, "codemode_method", None) == "session/wait":
+        answered = request_id in self._answered
+        self._answered.discard(request_id)
+        if task.cancelled() and not answered and getattr(task, "codemode_method", None) == "session/wait":
             try:
-                self._respond(request_id, error("code-mode request cancelled"))
+                self._respond(request_id, messages.error("code-mode request cancelled"))
             except (ConnectionError, RuntimeError):
                 pass
 
@@ -358,18 +307,18 @@ class Connection:
         try:
             await self._handle(request_id, method, request)
         except ProtocolError as exc:
-            self._respond(request_id, error(str(exc)))
+            self._respond(request_id, messages.error(str(exc)))
         except FatalConnectionError:
             raise
         except Exception as exc:  # noqa: BLE001 - one request must not end the host
             log.exception("request %s (%s) failed", request_id, method)
-            self._respond(request_id, error(f"code-mode host request failed: {exc}"))
+            self._respond(request_id, messages.error(f"code-mode host request failed: {exc}"))
         finally:
             self._active_requests.pop(request_id, None)
             self._recent_requests.add(request_id)
             await self._flush()
 
-    def _session(self, session_id: str) -> Session:
+    def _session(self, session_id: str) -> HostSession:
         session = self.sessions.get(session_id)
         if session is None:
             raise ProtocolError(f"unknown code-mode session {session_id}")
@@ -383,7 +332,7 @@ class Connection:
             if session_id in self._recent_sessions:
                 raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
             limits = request.get("cellExecutionLimits") or {}
-            self.sessions[session_id] = Session(
+            self.sessions[session_id] = HostSession(
                 self,
                 session_id,
                 max_yield_time_ms=limits.get("maxYieldTimeMs"),
@@ -392,7 +341,7 @@ class Connection:
                 stored_values=request.get("storedValues"),
             )
             self._recent_sessions.add(session_id)
-            self._respond(request_id, ok({"type": "session/ready", "sessionId": session_id}))
+            self._respond(request_id, messages.ok(messages.session_ready(session_id)))
         elif method == "session/execute":
             session = self._session(request["sessionId"])
             body = request["request"]
@@ -400,92 +349,45 @@ class Connection:
             if active >= MAX_ACTIVE_CELLS:
                 raise ProtocolError("code-mode host has too many active cells")
             cell = session.new_cell(body)
-            self._respond(request_id, ok({"type": "execution/started", "cellId": cell.cell_id}))
+            self._respond(request_id, messages.ok(messages.execution_started(cell.cell_id)))
             await self._flush()
-            future = session.begin_observe(cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id)
+            respond = self._responder(request_id, session, cell, initial=True)
+            future = session.begin_observe(
+                cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond
+            )
             assert cell.runtime is not None
             cell.runtime.start()
-            response = await session.finish_observe(cell, future, request_id)
-            self._initial_response(request_id, response)
-            if "Yielded" not in response:
-                session.close_cell(cell)
+            await session.finish_observe(cell, future, request_id)
         elif method == "session/wait":
             session = self._session(request["sessionId"])
             body = request["request"]
             cell_id = str(body["cell_id"])
             waited = session.cells.get(cell_id)
             if waited is None or waited.closed:
-                self._respond(request_id, ok({"type": "wait/completed", "outcome": missing_cell(cell_id)}))
+                self._respond(request_id, messages.ok(messages.wait_completed(missing_cell(cell_id))))
                 return
+            respond = self._responder(request_id, session, waited, initial=False)
             future = session.begin_observe(
-                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id
+                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id, respond
             )
-            response = await session.finish_observe(waited, future, request_id)
-            self._respond(request_id, ok({"type": "wait/completed", "outcome": {"LiveCell": response}}))
-            if "Yielded" not in response:
-                session.close_cell(waited)
+            await session.finish_observe(waited, future, request_id)
         elif method == "session/terminate":
             session = self._session(request["sessionId"])
             outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
-            self._respond(request_id, ok({"type": "wait/completed", "outcome": outcome}))
+            self._announce_exit()
+            self._respond(request_id, messages.ok(messages.wait_completed(outcome)))
             if stopped is not None:
                 session.close_cell(stopped)
+            if self._exit_reason is not None:
+                await self._exit_after_answer()
         elif method == "session/shutdown":
             session_id = request["sessionId"]
             session = self._session(session_id)
             session.stop_all()
             del self.sessions[session_id]
-            self._respond(request_id, ok({"type": "session/closed", "sessionId": session_id}))
+            self._respond(request_id, messages.ok(messages.session_closed(session_id)))
         else:  # validate_request rejects unknown methods before this point
             raise ProtocolError(f"unknown code-mode method {method}")
-
-
-def _validate_delegate_response(message: dict[str, Any]) -> None:
-    """Schema of ``delegate/response`` (fatal when violated, like Codex's serde decoding)."""
-    prefix = "failed to decode code-mode IPC frame: "
-    delegate_id = message.get("id")
-    if not isinstance(delegate_id, int) or isinstance(delegate_id, bool):
-        raise FatalConnectionError(prefix + "invalid type: expected u64 `id`")
-    result = message.get("result")
-    if not isinstance(result, dict):
-        raise FatalConnectionError(prefix + "missing field `result`")
-    status = result.get("status")
-    if status == "error":
-        if not isinstance(result.get("message"), str):
-            raise FatalConnectionError(
-                prefix + f"invalid type: {type(result.get('message')).__name__} "
-                f"`{json.dumps(result.get('message'))}`, expected a string"
-            )
-    elif status == "ok":
-        if not isinstance(result.get("value"), dict):
-            raise FatalConnectionError(prefix + "missing field `value`")
-    else:
-        raise FatalConnectionError(prefix + f"unknown variant `{status}`, expected `ok` or `error`")
-
-
-def _hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
-    """Codex's hello validation texts (spec §4.2), or None when the hello is valid."""
-    if not isinstance(versions, list) or not versions:
-        return "at least one protocol version is required"
-    seen: set[Any] = set()
-    for version in versions:
-        if version in seen:
-            return f"duplicate protocol version {version}"
-        seen.add(version)
-    for group in (required, optional):
-        if not isinstance(group, list):
-            return "capabilities must be a list of strings"
-        names: set[str] = set()
-        for capability in group:
-            if not isinstance(capability, str) or not capability:
-                return "capability names must be non-empty strings"
-            if capability in names:
-                return f"duplicate capability `{capability}`"
-            names.add(capability)
-    for capability in required:
-        if capability in optional:
-            return f"capability `{capability}` cannot be both required and optional"
-    return None
 
 
 __all__ = ["Connection", "FatalConnectionError", "MAX_FRAME_BYTES", "FrameError", "runtime_response"]

@@ -1,10 +1,10 @@
 """Schema checks for client requests, with serde-like messages.
 
 Codex's host sets ``deny_unknown_fields`` everywhere and ends the connection when a
-frame does not match its schema (``oracle/README.md``, "bad frames":
+frame does not match its schema (as recorded from Codex 0.171's host:
 ``failed to decode code-mode IPC frame: identifier must not be empty``,
 ``unknown field `cellId`, expected `sessionId` or `request` ``). :func:`validate_request`
-raises :class:`~codemode.runtime.server.FatalConnectionError` with such a text.
+raises :class:`~codemode.runtime.errors.FatalConnectionError` with such a text.
 
 ``session/open`` also accepts ``storedValues`` (the codemode protocol extension: an
 object of JSON values seeding the session store; Codex's host would reject it).
@@ -12,7 +12,10 @@ object of JSON values seeding the session store; Codex's host would reject it).
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from .errors import FatalConnectionError
 
 _PREFIX = "failed to decode code-mode IPC frame: "
 
@@ -30,8 +33,6 @@ _LIMITS = ((), ("maxYieldTimeMs", "maxHeapSizeBytes"))
 
 
 def _fatal(message: str) -> Exception:
-    from .server import FatalConnectionError
-
     return FatalConnectionError(_PREFIX + message)
 
 
@@ -111,3 +112,50 @@ def validate_request(request: Any) -> None:
         _uint(request.get("maxOutputTokens"), "maxOutputTokens")
     elif method == "session/terminate":
         _uint(request.get("maxOutputTokens"), "maxOutputTokens")
+
+
+def validate_delegate_response(message: dict[str, Any]) -> None:
+    """Schema of ``delegate/response`` (fatal when violated, like Codex's serde decoding)."""
+    delegate_id = message.get("id")
+    if not isinstance(delegate_id, int) or isinstance(delegate_id, bool):
+        raise _fatal("invalid type: expected u64 `id`")
+    result = message.get("result")
+    if not isinstance(result, dict):
+        raise _fatal("missing field `result`")
+    status = result.get("status")
+    if status == "error":
+        if not isinstance(result.get("message"), str):
+            raise _fatal(
+                f"invalid type: {type(result.get('message')).__name__} "
+                f"`{json.dumps(result.get('message'))}`, expected a string"
+            )
+    elif status == "ok":
+        if not isinstance(result.get("value"), dict):
+            raise _fatal("missing field `value`")
+    else:
+        raise _fatal(f"unknown variant `{status}`, expected `ok` or `error`")
+
+
+def hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
+    """Codex's hello validation texts (``connection/rejected`` ``invalidHello`` messages), or None when the hello is valid."""
+    if not isinstance(versions, list) or not versions:
+        return "at least one protocol version is required"
+    seen: set[Any] = set()
+    for version in versions:
+        if version in seen:
+            return f"duplicate protocol version {version}"
+        seen.add(version)
+    for group in (required, optional):
+        if not isinstance(group, list):
+            return "capabilities must be a list of strings"
+        names: set[str] = set()
+        for capability in group:
+            if not isinstance(capability, str) or not capability:
+                return "capability names must be non-empty strings"
+            if capability in names:
+                return f"duplicate capability `{capability}`"
+            names.add(capability)
+    for capability in required:
+        if capability in optional:
+            return f"capability `{capability}` cannot be both required and optional"
+    return None

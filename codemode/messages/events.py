@@ -182,3 +182,37 @@ HostMessage: TypeAlias = (
     | Ready
     | Rejected
 )
+
+__all__ = [
+    "CellClosed",
+    "DelegateCancel",
+    "DelegateRequest",
+    "ExecutionStarted",
+    "HostExiting",
+    "HostMessage",
+    "InitialResponse",
+    "NotificationDelivered",
+    "NotificationSend",
+    "OperationResponse",
+    "SessionClosed",
+    "SessionReady",
+    "StoredValues",
+    "ToolInvocation",
+    "ToolInvoke",
+    "ToolResultValue",
+    "WaitCompleted",
+    "cell_closed",
+    "delegate_cancel",
+    "execution_started",
+    "host_exiting",
+    "initial_response",
+    "notification_delivered",
+    "notification_send",
+    "operation_response",
+    "session_closed",
+    "session_ready",
+    "stored_values",
+    "tool_invoke",
+    "tool_result",
+    "wait_completed",
+]

@@ -42,3 +42,13 @@ def rejected(reason: dict[str, Any]) -> Rejected:
     """``reason``: ``{"type": "noCompatibleVersion", "supportedVersions": [1]}``,
     ``{"type": "missingRequiredCapability", "capability": …}`` or ``{"type": "invalidHello"}``."""
     return {"type": "connection/rejected", "reason": reason}
+
+
+__all__ = [
+    "Hello",
+    "Ready",
+    "Rejected",
+    "hello",
+    "ready",
+    "rejected",
+]

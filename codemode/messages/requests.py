@@ -167,3 +167,30 @@ def operation_cancel(request_id: int) -> OperationControl:
 
 def delegate_response(delegate_id: int, result: WireResult) -> DelegateResponse:
     return {"type": "delegate/response", "id": delegate_id, "result": result}
+
+
+__all__ = [
+    "CellExecutionLimits",
+    "DelegateResponse",
+    "ExecuteBody",
+    "ExecuteRequest",
+    "OpenBody",
+    "OperationControl",
+    "OperationRequest",
+    "RequestBody",
+    "ShutdownBody",
+    "TerminateBody",
+    "ToolDefinition",
+    "WaitBody",
+    "WaitRequest",
+    "delegate_response",
+    "execute_body",
+    "execute_request",
+    "open_body",
+    "operation_cancel",
+    "operation_request",
+    "operation_yield",
+    "shutdown_body",
+    "terminate_body",
+    "wait_body",
+]

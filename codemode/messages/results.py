@@ -164,3 +164,33 @@ def parse_wait_outcome(wire: Any) -> tuple[bool, tuple[ResponseKind, ResponseBod
     if tag not in ("LiveCell", "MissingCell"):
         raise MessageError(f"invalid wait outcome: {wire!r}")
     return tag == "LiveCell", parse_runtime_response(body)
+
+
+__all__ = [
+    "ContentItem",
+    "ErrorResult",
+    "InputAudio",
+    "InputImage",
+    "InputText",
+    "JsonValue",
+    "MessageError",
+    "OkResult",
+    "RESPONSE_KINDS",
+    "ResponseBody",
+    "ResponseKind",
+    "WireResult",
+    "WireRuntimeResponse",
+    "WireWaitOutcome",
+    "error",
+    "input_audio",
+    "input_image",
+    "input_text",
+    "live_cell",
+    "missing_cell",
+    "ok",
+    "parse_runtime_response",
+    "parse_wait_outcome",
+    "result",
+    "terminated",
+    "yielded",
+]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import struct
 import sys
@@ -18,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode.protocol import CAPABILITIES, encode_frame, read_frame
+from codemode.protocol import CAPABILITIES, read_frame
 
 ToolFn = Callable[[Any], Awaitable[Any]]
 
@@ -85,12 +86,14 @@ class HostClient:
     process: asyncio.subprocess.Process
     tools: dict[str, ToolFn] = field(default_factory=lambda: dict(DEFAULT_TOOLS))
     notify_error: str | None = None
+    answer_notifications: bool = True
     handshake: dict[str, Any] | None = None
     calls: list[DelegateCall] = field(default_factory=list)
     notifications: list[str] = field(default_factory=list)
     closed_cells: list[tuple[str, str]] = field(default_factory=list)
     stored_values: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    read_error: Exception | None = None
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
     _responses: dict[int, asyncio.Future] = field(default_factory=dict)
     _initial: dict[int, asyncio.Future] = field(default_factory=dict)
@@ -101,9 +104,10 @@ class HostClient:
     # ---- transport -------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
-        """Write one frame to the host."""
+        """Write one frame to the host (JSON with ASCII escapes, so any ``str`` makes a valid frame)."""
         assert self.process.stdin is not None
-        self.process.stdin.write(encode_frame(message))
+        payload = json.dumps(message, separators=(",", ":")).encode("ascii")
+        self.process.stdin.write(frame_header(len(payload)) + payload)
 
     def send_raw(self, data: bytes) -> None:
         """Write raw bytes (for malformed-frame tests)."""
@@ -137,7 +141,8 @@ class HostClient:
         while True:
             try:
                 message = await read_frame(self.process.stdout)
-            except Exception:  # noqa: BLE001 - the test sees the failure through futures
+            except Exception as exc:  # noqa: BLE001 - the test sees the failure through futures
+                self.read_error = exc
                 message = None
             if message is None:
                 for fut in list(self._responses.values()) + list(self._initial.values()):
@@ -170,12 +175,19 @@ class HostClient:
             async with self._changed:
                 self._changed.notify_all()
 
+    def answer_notification(self, delegate_id: int) -> None:
+        """Answer one notification (for a client started with ``answer_notifications`` off)."""
+        result = {"status": "ok", "value": {"type": "notification/delivered"}}
+        self.send({"type": "delegate/response", "id": delegate_id, "result": result})
+
     def _on_delegate(self, message: dict[str, Any]) -> None:
         call = DelegateCall(message["id"], message["request"])
         self.calls.append(call)
         request = message["request"]
         if request["type"] == "notification/send":
             self.notifications.append(request["text"])
+            if not self.answer_notifications:
+                return
             if self.notify_error is not None:
                 result = {"status": "error", "message": self.notify_error}
             else:
@@ -323,6 +335,12 @@ def text_items(response: dict[str, Any]) -> list[str]:
     """The texts of an unwrapped runtime response (``{"Result": {...}}``)."""
     (body,) = response.values()
     return [item["text"] for item in body["content_items"] if item["type"] == "input_text"]
+
+
+def without_duration(response: dict[str, Any]) -> dict[str, Any]:
+    """An externally tagged response without ``code_mode_host_duration_ns`` (the one field that varies)."""
+    ((kind, body),) = response.items()
+    return {kind: {k: v for k, v in body.items() if k != "code_mode_host_duration_ns"}}
 
 
 def body_of(response: dict[str, Any]) -> dict[str, Any]:

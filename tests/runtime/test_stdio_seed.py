@@ -1,4 +1,4 @@
-"""Python counterparts of Codex's host stdio tests (``seeds/003_6226b3089d0f93eb.txt``).
+"""Python counterparts of Codex's host stdio tests (``codex-rs/code-mode-host/tests/stdio.rs``).
 
 Each test keeps the name and the asserted behaviour of its Rust original, driven over the
 real protocol with the ``rt_client`` test client instead of Codex's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from rt_client import ToolFailure, body_of, start_host, text_items, tool_def
+from rt_client import ToolFailure, body_of, start_host, text_items, tool_def, without_duration
 
 from codemode.protocol import MAX_FRAME_BYTES, FrameTooLarge, encode_frame
 
@@ -33,7 +33,8 @@ async def test_session_execution_limits_are_isolated_on_a_shared_process_host(sh
     assert (cell_id, "Yielded" in response, body_of(response)["content_items"]) == ("1", True, [])
     waited = await asyncio.wait_for(host.wait("1", 60_000, session_id="limited"), 5)
     assert body_of(waited["LiveCell"])["content_items"] == [] and "Yielded" in waited["LiveCell"]
-    assert "Terminated" in (await host.terminate("1", session_id="limited"))["LiveCell"]
+    terminated = (await host.terminate("1", session_id="limited"))["LiveCell"]
+    assert without_duration(terminated) == {"Terminated": {"cell_id": "1", "content_items": []}}
     for session_id in ("limited", "other"):
         assert (await host.request({"method": "session/shutdown", "sessionId": session_id}))["status"] == "ok"
 

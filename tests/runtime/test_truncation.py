@@ -1,4 +1,4 @@
-"""Server-side output truncation with Codex's exact texts (spec §2.4, output_truncation_server*)."""
+"""Server-side output truncation with Codex's exact texts (recorded cases output_truncation_server*)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ IMAGE = {"type": "input_image", "image_url": "data:image/png;base64,AA", "detail
 
 
 def test_pinned_example_forty_digits_five_tokens():
-    """40 digits with max_output_tokens 5 (spec §2.4 pinned example)."""
+    """40 digits with max_output_tokens 5 (Codex's marker and header, recorded)."""
     digits = "0123456789" * 4
     assert truncate_items([_text(digits)], 5) == [
         _text(

@@ -1,0 +1,131 @@
+"""The Python side of ``__codemode_host(op, arg)``: what a cell's JavaScript asks of its thread.
+
+The prelude (``prelude/bridge.js``) calls ``__codemode_host(op, arg)`` with a string
+argument and gets back ``None`` or a tagged string: ``"v" + JSON text`` (a value) or
+``"e" + text`` (an error the helper throws as a plain string, as Codex's helpers do).
+Replies carry JSON with ASCII escapes, so no string the binding cannot convert (a NUL, a
+lone surrogate) ever crosses back into JavaScript raw.
+
+Operations: ``emit`` (a content item, JSON), ``tool`` (``"<index>:<input JSON>"``),
+``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
+``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
+have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
+``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
+``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
+allocation failure: ``"error"``, or ``"null"`` for a thrown null that may be one; the
+reply ``"ended"`` means the cell ends with the heap-limit error and JS is interrupted).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Protocol
+
+from .jsontext import lone_surrogate_error, scrub
+
+log = logging.getLogger(__name__)
+
+
+class CellThread(Protocol):
+    """What the bridge drives on the cell's thread (implemented by ``CellRuntime``)."""
+
+    def emit_item(self, item: dict[str, Any]) -> None: ...
+
+    def call_tool(self, index: int, tool_input: Any) -> str: ...
+
+    def notify(self, text: str) -> None: ...
+
+    def yield_control(self) -> None: ...
+
+    def store(self, key: str, value_json: str) -> None: ...
+
+    def load(self, key: str) -> str | None: ...
+
+    def add_timer(self, timer_id: int, delay_ms: float) -> None: ...
+
+    def clear_timer(self, timer_id: int) -> None: ...
+
+    def request_exit(self) -> bool: ...
+
+    def exited(self) -> None: ...
+
+    def module_done(self) -> None: ...
+
+    def module_failed(self, text: str | None) -> None: ...
+
+    def out_of_memory(self, kind: str) -> str | None: ...
+
+
+def value_reply(value: Any) -> str:
+    """``"v"`` + the value as ASCII JSON."""
+    return "v" + json.dumps(value)
+
+
+def error_reply(text: str) -> str:
+    """``"e"`` + a text the helper throws as a plain string."""
+    return "e" + text
+
+
+def handle(cell: CellThread, op: str, arg: str) -> str | None:
+    """Serve one call; never raises (a Python exception would surface in JS as a SystemError)."""
+    try:
+        return _handle(cell, op, arg)
+    except MemoryError:
+        # An allocation failure on this side ends the cell like one inside the heap.
+        return cell.out_of_memory("error") or error_reply("code-mode runtime error: out of memory")
+    except Exception as exc:  # noqa: BLE001 - reported to the calling helper
+        log.exception("host call %s failed", op)
+        return error_reply(f"code-mode runtime error: {exc}")
+
+
+def _handle(cell: CellThread, op: str, arg: str) -> str | None:
+    if op == "emit":
+        cell.emit_item(json.loads(arg))
+    elif op == "tool":
+        index, _, input_json = arg.partition(":")
+        problem = lone_surrogate_error(input_json)
+        if problem is not None:
+            return error_reply(problem)
+        return value_reply(cell.call_tool(int(index), json.loads(input_json)))
+    elif op == "notify":
+        cell.notify(json.loads(arg))
+    elif op == "store":
+        key, value_json = json.loads(arg)
+        problem = lone_surrogate_error(value_json)
+        if problem is not None:
+            return error_reply(problem)
+        cell.store(scrub(key), value_json)
+    elif op == "load":
+        stored = cell.load(scrub(json.loads(arg)))
+        return None if stored is None else "v" + stored
+    elif op == "checkjson":
+        problem = lone_surrogate_error(arg)
+        return None if problem is None else error_reply(problem)
+    elif op == "yield":
+        cell.yield_control()
+    elif op == "timer":
+        timer_id, delay_ms = json.loads(arg)
+        cell.add_timer(int(timer_id), float(delay_ms))
+    elif op == "cleartimer":
+        cell.clear_timer(int(arg))
+    elif op == "exit":
+        if not cell.request_exit():
+            return error_reply(EXIT_SENTINEL)
+    elif op == "exited":
+        cell.exited()
+    elif op == "done":
+        cell.module_done()
+    elif op == "failed":
+        cell.module_failed(None)
+    elif op == "fail":
+        cell.module_failed(json.loads(arg))
+    elif op == "oom":
+        return cell.out_of_memory(arg)
+    else:
+        return error_reply(f"code-mode runtime error: unknown host operation {op}")
+    return None
+
+
+EXIT_SENTINEL = "__codex_code_mode_exit__"
+"""What ``exit()`` throws when the context cannot be interrupted (Codex's sentinel)."""

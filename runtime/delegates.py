@@ -1,0 +1,110 @@
+"""Delegate requests: the host's calls into the client (tool calls and notifications).
+
+Each ``delegate/request`` gets a connection-wide id counting up from 1. A tool call's
+answer settles the JavaScript promise of that call; a notification's answer is only
+logged (Codex: ``failed to deliver code mode notification: <message>``). At most
+:data:`MAX_PENDING_DELEGATE_CALLS` calls wait for answers; past that a tool call is
+rejected with Codex's text and the connection goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from codemode import messages
+from codemode.protocol import FrameTooLarge
+
+from .livecell import LiveCell
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING_DELEGATE_CALLS = 1024
+
+
+class DelegateTable:
+    """The delegate calls of one connection awaiting their answers."""
+
+    def __init__(self, send: Callable[[messages.HostMessage], None]) -> None:
+        self._send = send
+        self._pending: dict[int, tuple[LiveCell, str | None]] = {}
+        self._next_id = 0
+
+    def _new_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
+        """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
+        assert cell.runtime is not None
+        if len(self._pending) >= MAX_PENDING_DELEGATE_CALLS:
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
+            return
+        delegate_id = self._new_id()
+        message = messages.tool_invoke(
+            delegate_id,
+            cell.session.session_id,
+            {
+                "cell_id": cell.cell_id,
+                "runtime_tool_call_id": runtime_id,
+                "tool_name": tool["tool_name"],
+                "tool_kind": tool["kind"],
+                "input": tool_input,
+            },
+        )
+        try:
+            self._send(message)
+        except FrameTooLarge as exc:
+            cell.runtime.deliver_tool_result(
+                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
+            )
+            return
+        self._pending[delegate_id] = (cell, runtime_id)
+        cell.pending_tools[runtime_id] = delegate_id
+
+    def notify(self, cell: LiveCell, text: str) -> None:
+        """Send a ``notification/send`` delegate request (its answer is only logged)."""
+        delegate_id = self._new_id()
+        try:
+            self._send(
+                messages.notification_send(delegate_id, cell.session.session_id, cell.tool_call_id, cell.cell_id, text)
+            )
+        except FrameTooLarge as exc:
+            log.warning("failed to deliver code mode notification: %s", exc)
+            if cell.runtime is not None:
+                cell.runtime.notification_done()
+            return
+        self._pending[delegate_id] = (cell, None)
+
+    def cancel(self, delegate_id: int) -> None:
+        """Send ``delegate/cancel``; a late answer is then ignored."""
+        if self._pending.pop(delegate_id, None) is not None:
+            self._send(messages.delegate_cancel(delegate_id))
+
+    def on_response(self, message: dict[str, Any]) -> None:
+        delegate_id = message.get("id")
+        entry = self._pending.pop(delegate_id, None)  # type: ignore[arg-type]
+        if entry is None:
+            return
+        cell, runtime_id = entry
+        result = message.get("result")
+        if runtime_id is None:
+            if isinstance(result, dict) and result.get("status") == "error":
+                log.warning("failed to deliver code mode notification: %s", result.get("message"))
+            if cell.runtime is not None:
+                cell.runtime.notification_done()
+            return
+        cell.pending_tools.pop(runtime_id, None)
+        if cell.runtime is None or cell.closed or cell.outcome is not None:
+            return
+        if isinstance(result, dict) and result.get("status") == "ok":
+            value = result.get("value")
+            if isinstance(value, dict) and value.get("type") == "tool/result":
+                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
+                return
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        elif isinstance(result, dict) and result.get("status") == "error":
+            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
+        else:
+            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")

@@ -1,0 +1,118 @@
+"""From a cell's thread to the asyncio loop: events in order, in batches, with backpressure.
+
+A cell thread can produce events far faster than the loop can write frames (``while
+(true) notify(...)``). Left unbounded, such a flood starves the loop: a terminate waits
+behind tens of megabytes of frames and answers. Three bounds keep the loop in charge:
+
+- :class:`EventPipe` hands events to the loop in emission order, scheduling one pump
+  callback per batch rather than one ``call_soon_threadsafe`` per event; the pump runs
+  at most :data:`PUMP_BATCH` events per loop iteration, so reading requests is never
+  starved, and the thread waits while :data:`MAX_QUEUED_EVENTS` events are not run yet.
+- :class:`Window` bounds what waits for the client: notifications whose delegate answer
+  has not arrived (:data:`MAX_NOTIFICATIONS_IN_FLIGHT`) and output no response has taken
+  yet (:data:`MAX_BUFFERED_OUTPUT`). The JavaScript call blocks until there is room.
+
+Every wait ends when the cell is stopped, so a terminate is never held up by a full pipe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+PUMP_BATCH = 256
+"""Events run per loop iteration; the loop polls its I/O between batches."""
+MAX_QUEUED_EVENTS = 4096
+"""Events the thread may have posted that the loop has not run yet."""
+MAX_NOTIFICATIONS_IN_FLIGHT = 64
+"""Notifications of one cell whose delegate answer is outstanding.
+
+Each ``notify()`` is a ``delegate/request`` the client answers at once; 64 in flight keep
+the pipe busy (a round trip is well under a millisecond, so thousands of notifications a
+second still flow) while bounding what a flood puts ahead of a terminate in both
+directions of the pipe to 64 small frames per cell, well inside the client's delegate
+capacity (4096, the ``delegate-capacity-4096`` capability)."""
+MAX_BUFFERED_OUTPUT = 64 * 1024 * 1024
+"""Output (see :func:`item_cost`) a cell may have emitted that no response has taken yet.
+
+64 MiB is the frame limit, the most one response can carry, so no response Codex's host
+could have written is cut short; past it ``text()`` and the other helpers wait for an
+observer (a yield, a wait, a terminate) to take the buffer."""
+_WAIT_SLICE_S = 0.5
+
+
+def item_cost(item: dict[str, Any]) -> int:
+    """What one content item counts against :data:`MAX_BUFFERED_OUTPUT`: its characters plus 256.
+
+    The fixed part stands for the item's own memory, so a flood of empty texts is bounded too.
+    """
+    return 256 + sum(len(value) for value in item.values() if isinstance(value, str))
+
+
+class Window:
+    """A count that a cell thread raises and the loop lowers; the thread waits while it is over a bound."""
+
+    def __init__(self, bound: int, stopped: Callable[[], bool], lock: threading.Condition) -> None:
+        self._bound = bound
+        self._stopped = stopped
+        self._cond = lock
+        self._used = 0
+
+    def acquire(self, amount: int) -> None:
+        """Add ``amount`` once the count is under the bound (or the cell is stopped). Cell thread."""
+        with self._cond:
+            while self._used > 0 and self._used + amount > self._bound and not self._stopped():
+                self._cond.wait(_WAIT_SLICE_S)
+            self._used += amount
+
+    def release(self, amount: int) -> None:
+        """Take ``amount`` off the count. Any thread."""
+        with self._cond:
+            self._used = max(0, self._used - amount)
+            self._cond.notify_all()
+
+
+class EventPipe:
+    """Callbacks posted by one thread, run on the loop in order, a batch per loop iteration."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stopped: Callable[[], bool], lock: threading.Condition) -> None:
+        self._loop = loop
+        self._stopped = stopped
+        self._cond = lock
+        self._queue: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
+        self._scheduled = False
+
+    def post(self, fn: Callable[..., None], *args: Any, wait: bool = True) -> None:
+        """Queue ``fn(*args)`` for the loop; with ``wait``, block while the queue is full. Cell thread."""
+        with self._cond:
+            if wait:
+                while len(self._queue) >= MAX_QUEUED_EVENTS and not self._stopped() and not self._loop.is_closed():
+                    self._cond.wait(_WAIT_SLICE_S)
+            self._queue.append((fn, args))
+            if self._scheduled:
+                return
+            self._scheduled = True
+        try:
+            self._loop.call_soon_threadsafe(self._pump)
+        except RuntimeError:  # the loop closed while the host exits
+            pass
+
+    def _pump(self) -> None:
+        with self._cond:
+            batch = [self._queue.popleft() for _ in range(min(PUMP_BATCH, len(self._queue)))]
+            more = bool(self._queue)
+            self._scheduled = more
+            self._cond.notify_all()
+        for fn, args in batch:
+            try:
+                fn(*args)
+            except Exception:  # noqa: BLE001 - one event must not lose the ones after it
+                log.exception("cell event %s failed", getattr(fn, "__name__", fn))
+        if more:
+            self._loop.call_soon(self._pump)

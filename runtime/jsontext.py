@@ -1,0 +1,76 @@
+"""Lone UTF-16 surrogates at the edge of the sandbox, treated as Codex's host treats them.
+
+A JavaScript string may hold an unpaired surrogate (``"ab😀".slice(0, 3)``); UTF-8 and
+so every frame cannot. Codex's host (0.171) does one of two things, depending on how the
+string leaves the sandbox, and so does ours:
+
+- A value serialised to JSON (a tool argument, a ``store()`` value, an MCP block given
+  to ``image``/``audio``/``content``) goes through V8's ``JSON.stringify``, which writes
+  a lone surrogate as a ``\\udXXX`` escape, and is then read by serde_json, which refuses
+  it: the call throws ``failed to serialize JavaScript value: <serde_json message> at line
+  1 column <byte>`` (:func:`lone_surrogate_error`), and nothing is sent.
+- A plain string (``text``, ``notify``, an error text, an image or audio URL, a
+  ``store``/``load`` key) is converted lossily: each lone surrogate becomes U+FFFD
+  (:func:`scrub`), so ``store("\\ud800", 1)`` and ``load("\\ufffd")`` meet.
+
+Whatever a string holds, every frame the host writes is valid UTF-8:
+:func:`codemode.protocol.encode_frame` replaces what is left of lone surrogates with U+FFFD.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_PREFIX = "failed to serialize JavaScript value: "
+
+
+def scrub(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k): scrub(v) for k, v in value.items()}
+    return value
+
+
+def _error(text: str, message: str, end: int, extra_bytes: int = 0) -> str:
+    column = len(text[:end].encode("utf-8")) + extra_bytes
+    return f"{_PREFIX}{message} at line 1 column {column}"
+
+
+def lone_surrogate_error(text: str) -> str | None:
+    """Codex's error for JSON ``text`` (as ``JSON.stringify`` writes it) holding a lone surrogate.
+
+    Follows serde_json's reading of ``\\u`` escapes: a trailing surrogate alone, or a
+    leading one followed by an escape that is no trailing surrogate, is ``lone leading
+    surrogate in hex escape``, reported after its four hex digits; a leading surrogate
+    followed by anything else is ``unexpected end of hex escape``, reported one byte past
+    it (serde discards that byte). Columns count UTF-8 bytes. None when ``text`` holds no
+    lone surrogate.
+    """
+    n = len(text)
+    i = text.find("\\")
+    while i != -1:
+        if text[i + 1] != "u":
+            i = text.find("\\", i + 2)
+            continue
+        code = int(text[i + 2 : i + 6], 16)
+        end = i + 6
+        if 0xDC00 <= code <= 0xDFFF:
+            return _error(text, "lone leading surrogate in hex escape", end)
+        if 0xD800 <= code <= 0xDBFF:
+            if end >= n or text[end] != "\\":
+                return _error(text, "unexpected end of hex escape", end, 1)
+            if end + 1 >= n or text[end + 1] != "u":
+                return _error(text, "unexpected end of hex escape", end, 2)
+            if not 0xDC00 <= int(text[end + 2 : end + 6], 16) <= 0xDFFF:
+                return _error(text, "lone leading surrogate in hex escape", end + 6)
+            end += 6
+        i = text.find("\\", end)
+    return None

@@ -1,0 +1,247 @@
+"""The asyncio side of one cell: its output buffer and its observer.
+
+A :class:`LiveCell` buffers the items its runtime emits and has at most one observer at
+a time (Codex: ``exec cell <id> already has an active observer``). An observer ends with
+the first of: its yield timer (``Yielded`` with everything buffered), ``yield_control()``
+or ``operation/yield`` (``Yielded`` at once), natural completion (``Result``) or
+termination (``Terminated``). A completion nobody observes stays buffered for the next
+wait or terminate. Pending tool calls get ``delegate/cancel`` when the cell ends.
+
+What a cell needs from its session and connection is named by the small protocols
+:class:`SessionPort` and :class:`ConnectionPort`, so this module imports neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from codemode import messages
+from codemode.messages import WireRuntimeResponse, WireWaitOutcome
+from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
+
+from .cell import CellOutcome, CellRuntime
+from .errors import ProtocolError
+from .events import item_cost
+
+DEFAULT_YIELD_TIME_MS = 10_000
+"""``DEFAULT_EXEC_YIELD_TIME_MS`` / ``DEFAULT_WAIT_YIELD_TIME_MS``."""
+MIN_YIELD_TIME_FOR_GRACE_MS = 10_000
+YIELD_GRACE_MS = 1_000
+
+
+class ConnectionPort(Protocol):
+    """What a cell asks of the connection: delegate calls and frames."""
+
+    def send(self, message: messages.HostMessage) -> None: ...
+
+    def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None: ...
+
+    def delegate_notify(self, cell: LiveCell, text: str) -> None: ...
+
+    def cancel_delegate(self, delegate_id: int) -> None: ...
+
+
+class SessionPort(Protocol):
+    """What a cell asks of its session."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def output_truncation(self) -> str: ...
+
+    @property
+    def connection(self) -> ConnectionPort: ...
+
+    def commit(self, cell: LiveCell, writes: dict[str, str]) -> None: ...
+
+
+def effective_yield_ms(requested: int | None, session_max: int | None) -> int:
+    """Observation timeout in ms (Codex's ``DEFAULT_EXEC_YIELD_TIME_MS`` rules).
+
+    ``None`` means 10 000; requests of 10 000 ms or more get 1 000 ms of grace; the
+    session's ``maxYieldTimeMs`` clamps the result.
+    """
+    value = DEFAULT_YIELD_TIME_MS if requested is None else int(requested)
+    if value >= MIN_YIELD_TIME_FOR_GRACE_MS:
+        value += YIELD_GRACE_MS
+    if session_max is not None:
+        value = min(value, int(session_max))
+    return max(0, value)
+
+
+def runtime_response(
+    kind: messages.ResponseKind, cell_id: str, items: list[dict[str, Any]], error_text: str | None, started_ns: int
+) -> WireRuntimeResponse:
+    """A runtime response with the host's timing fields, as Codex's host writes them:
+    ``code_mode_host_duration_ns`` (since ``started_ns``, a ``time.monotonic_ns()``) on every
+    kind, and ``result_buffered_for_ns`` (always 0 here) on a ``Result``."""
+    duration_ns = max(0, time.monotonic_ns() - started_ns)
+    if kind == "Result":
+        return messages.result(
+            cell_id, items, error_text, result_buffered_for_ns=0, code_mode_host_duration_ns=duration_ns
+        )
+    if kind == "Yielded":
+        return messages.yielded(cell_id, items, code_mode_host_duration_ns=duration_ns)
+    return messages.terminated(cell_id, items, code_mode_host_duration_ns=duration_ns)
+
+
+def missing_cell(cell_id: str) -> WireWaitOutcome:
+    """``MissingCell`` outcome for an unknown or closed cell (Codex's ``exec cell <id> not found``)."""
+    return {
+        "MissingCell": runtime_response("Result", cell_id, [], f"exec cell {cell_id} not found", time.monotonic_ns())
+    }
+
+
+@dataclass
+class Observer:
+    """One pending observation: its future, yield timer, output budget and responder.
+
+    ``respond`` writes the answer of the observing request the moment the observation
+    ends, in the same loop callback as the event that ended it, so the frames follow the
+    order in which the cell produced its events (a ``Yielded`` caused by
+    ``yield_control()`` goes out before a later ``notify()``). ``future`` then wakes the
+    request's task for its bookkeeping only.
+    """
+
+    future: asyncio.Future[WireRuntimeResponse]
+    max_output_tokens: int | None
+    started_ns: int
+    request_id: int | None
+    timer: asyncio.TimerHandle | None = None
+    respond: Callable[[WireRuntimeResponse], None] | None = None
+
+
+@dataclass
+class LiveCell:
+    """The asyncio-side state of a running or finished-but-unobserved cell."""
+
+    cell_id: str
+    session: SessionPort
+    tool_call_id: str
+    tools: list[dict[str, Any]]
+    runtime: CellRuntime | None = None
+    buffer: list[dict[str, Any]] = field(default_factory=list)
+    observer: Observer | None = None
+    outcome: CellOutcome | None = None
+    terminating: bool = False
+    closed: bool = False
+    thread_done: asyncio.Event = field(default_factory=asyncio.Event)
+    pending_tools: dict[str, int] = field(default_factory=dict)
+
+    # ---- events from the runtime thread ---------------------------------------------
+
+    def on_item(self, item: dict[str, Any]) -> None:
+        """Buffer one content item (an item of a closed cell is dropped)."""
+        if not self.closed:
+            self.buffer.append(item)
+        elif self.runtime is not None:
+            self.runtime.output_taken(item_cost(item))
+
+    def on_yield_control(self) -> None:
+        """``yield_control()``: a waiting observer gets ``Yielded`` now."""
+        self.yield_now()
+
+    def on_tool_call(self, runtime_id: str, index: int, tool_input: Any) -> None:
+        """Send a ``tool/invoke`` delegate request for this cell."""
+        if self.closed or self.terminating or self.outcome is not None:
+            return
+        tool = self.tools[index]
+        self.session.connection.delegate_tool(self, runtime_id, tool, tool_input)
+
+    def on_notify(self, text: str) -> None:
+        """Send a ``notification/send`` delegate request (not a content item)."""
+        if self.closed or self.terminating:
+            if self.runtime is not None:
+                self.runtime.notification_done()
+            return
+        self.session.connection.delegate_notify(self, text)
+
+    def on_finished(self, outcome: CellOutcome) -> None:
+        """The runtime thread ended: commit (unless terminated) and answer the observer."""
+        self.thread_done.set()
+        if self.terminating or outcome.kind != "completed":
+            return
+        self.cancel_pending_tools()
+        self.outcome = outcome
+        self.session.commit(self, outcome.writes)
+        if self.observer is not None:
+            self._resolve(self._final_response(self.observer))
+
+    # ---- observation -------------------------------------------------------------
+
+    def cancel_pending_tools(self) -> None:
+        """``delegate/cancel`` every tool call still unanswered."""
+        pending, self.pending_tools = self.pending_tools, {}
+        for delegate_id in pending.values():
+            self.session.connection.cancel_delegate(delegate_id)
+
+    def take_items(self, observer: Observer, error_text: str | None = None) -> list[dict[str, Any]]:
+        """Hand the buffer to ``observer``, truncated in server mode."""
+        items, self.buffer = self.buffer, []
+        if self.runtime is not None and items:
+            self.runtime.output_taken(sum(item_cost(item) for item in items))
+        if self.session.output_truncation == "server":
+            if error_text is not None:
+                items = items + [dict(messages.input_text(f"Script error:\n{error_text}"))]
+            budget = observer.max_output_tokens
+            items = truncate_content_items(items, DEFAULT_MAX_OUTPUT_TOKENS if budget is None else budget)
+        return items
+
+    def _final_response(self, observer: Observer) -> WireRuntimeResponse:
+        assert self.outcome is not None
+        error_text = self.outcome.error_text
+        items = self.take_items(observer, error_text)
+        return runtime_response("Result", self.cell_id, items, error_text, observer.started_ns)
+
+    def _resolve(self, response: WireRuntimeResponse) -> None:
+        observer, self.observer = self.observer, None
+        if observer is None:
+            return
+        if observer.timer is not None:
+            observer.timer.cancel()
+        if observer.future.done():
+            return
+        if observer.respond is not None:
+            observer.respond(response)
+        observer.future.set_result(response)
+
+    def yield_now(self) -> None:
+        """End the current observation with ``Yielded`` and everything buffered."""
+        if self.observer is None or self.outcome is not None:
+            return
+        items = self.take_items(self.observer)
+        self._resolve(runtime_response("Yielded", self.cell_id, items, None, self.observer.started_ns))
+
+    def observe(
+        self,
+        yield_ms: int,
+        max_output_tokens: int | None,
+        request_id: int | None,
+        respond: Callable[[WireRuntimeResponse], None] | None = None,
+    ) -> asyncio.Future[WireRuntimeResponse]:
+        """Start an observation; the future gives the wire runtime response.
+
+        Raises :class:`ProtocolError` ``exec cell <id> already has an active observer``.
+        """
+        loop = asyncio.get_running_loop()
+        if self.observer is not None:
+            raise ProtocolError(f"exec cell {self.cell_id} already has an active observer")
+        observer = Observer(loop.create_future(), max_output_tokens, time.monotonic_ns(), request_id, respond=respond)
+        self.observer = observer
+        if self.outcome is not None:
+            self._resolve(self._final_response(observer))
+        else:
+            observer.timer = loop.call_later(yield_ms / 1000.0, self.yield_now)
+        return observer.future
+
+    def detach(self, future: asyncio.Future[WireRuntimeResponse]) -> None:
+        """Drop an observer whose request was cancelled; its items stay buffered."""
+        if self.observer is not None and self.observer.future is future:
+            if self.observer.timer is not None:
+                self.observer.timer.cancel()
+            self.observer = None

@@ -1,0 +1,64 @@
+// The bridge to the cell thread and how helpers are installed; yield_control and exit.
+
+// One call into the cell thread. `arg` is a string the binding passes through C strlen:
+// plain strings that may hold a NUL or a lone surrogate (notify text, a load key, an
+// error text) cross as JSON string literals; the other operations send JSON text.
+// The reply is null, or a tagged string: "v" + JSON text of the value, or "e" + the text
+// of an error, thrown as a plain string (Codex's helpers throw strings).
+function __cm_call(op, arg) {
+  let tag;
+  let rest;
+  try {
+    // slice(0) flattens QuickJS rope strings, which the binding cannot convert.
+    const reply = __cm_host(op, arg === undefined ? "" : __cm_slice(arg, 0));
+    if (typeof reply !== "string" || reply === "") return undefined;
+    tag = reply[0];
+    rest = __cm_slice(reply, 1);
+    if (tag !== "e" && rest !== "") return __cm_json_parse_intrinsic(rest);
+  } catch (e) {
+    __cm_end_if_out_of_memory(e);
+    throw e;
+  }
+  if (tag === "e") throw rest;
+  return undefined;
+}
+
+// JSON string literal of a string (the intrinsic JSON.stringify never consults a
+// prototype for a primitive string).
+function __cm_quote(text) {
+  return __cm_json_stringify(text);
+}
+
+// Emit one content item: a record of string fields the runtime built, written as JSON
+// by hand (JSON.stringify of an object would reach what a cell put on the prototypes).
+function __cm_emit(item) {
+  const keys = __cm_object_keys(item);
+  let json = "{";
+  for (let i = 0; i < keys.length; i++) {
+    json += (i > 0 ? "," : "") + __cm_quote(keys[i]) + ":" + __cm_quote(item[keys[i]]);
+  }
+  __cm_call("emit", json + "}");
+}
+
+// Helpers look native: no name, length 0 (as Codex's, e.g. `text.name === ""`).
+function __cm_native(fn) {
+  const bound = __cm_bind(fn, undefined);
+  __cm_define_value(bound, "name", "", false, false, true);
+  __cm_define_value(bound, "length", 0, false, false, true);
+  return bound;
+}
+
+function __cm_define(name, fn) {
+  __cm_define_value(globalThis, name, __cm_native(fn), true, false, true);
+}
+
+function __cm_yield_control() {
+  __cm_call("yield", "");
+}
+
+function __cm_exit() {
+  // The host interrupts the context (uncatchable, no finally blocks). Without an
+  // interrupt it falls back to Codex's sentinel string.
+  __cm_call("exit", "");
+  for (;;) { /* the interrupt lands here */ }
+}

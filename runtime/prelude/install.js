@@ -1,0 +1,67 @@
+// Installation of the globals and the dispatcher the cell thread calls.
+
+// Report that the cell failed with thrown value `e` (or ended by exit()). Formatting
+// the text may itself fail (an exhausted heap): the cell thread is told first, with no
+// text, so the cell still ends.
+function __cm_report_failure(e) {
+  __cm_end_if_out_of_memory(e);
+  try {
+    if (e === EXIT_SENTINEL) {
+      __cm_host("exited", "");
+      return;
+    }
+    __cm_host("failed", "");
+    const text = __cm_safe_error_text(e);
+    if (text !== null) __cm_host("fail", __cm_quote(text));
+  } catch (x) {
+    __cm_end_if_out_of_memory(x);
+    /* otherwise the cell thread already knows the cell failed */
+  }
+}
+
+function __cm_module_done() {
+  __cm_host("done", "");
+}
+
+function __cm_module_failed(e) {
+  __cm_report_failure(e);
+}
+
+__cm_define("text", __cm_text);
+__cm_define("image", __cm_image);
+__cm_define("audio", __cm_audio);
+__cm_define("generatedImage", __cm_generated_image);
+__cm_define("content", __cm_content);
+__cm_define("notify", __cm_notify);
+__cm_define("store", __cm_store);
+__cm_define("load", __cm_load);
+__cm_define("yield_control", __cm_yield_control);
+__cm_define("exit", __cm_exit);
+__cm_define("setTimeout", __cm_set_timeout);
+__cm_define("clearTimeout", __cm_clear_timeout);
+__cm_define("as_settled", __cm_as_settled);
+__cm_define("stream_settled", __cm_stream_settled);
+__cm_define_value(globalThis, "tools", toolsObject, true, false, true);
+__cm_define_value(globalThis, "ALL_TOOLS", allTools, true, false, true);
+
+// ---- dispatcher for the cell thread ------------------------------------------------
+// watch(promise): report the module's completion; fire(id): run timer `id`;
+// settle(json {id, ok, value}): settle a tool call.
+
+return function __cm_dispatch(op, arg) {
+  try {
+    if (op === "watch") {
+      __cm_watch_promise(arg, __cm_module_done, __cm_module_failed);
+    } else if (op === "fire") {
+      __cm_fire(__cm_Number(arg));
+    } else if (op === "settle") {
+      const payload = __cm_json_parse_intrinsic(arg);
+      __cm_settle(payload.id, payload.ok, payload.value);
+    } else {
+      return "unknown op " + op;
+    }
+  } catch (e) {
+    __cm_report_failure(e);
+  }
+  return "";
+};

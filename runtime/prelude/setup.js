@@ -1,0 +1,18 @@
+// Setup: the bridge and configuration handed in by the cell thread, the globals Codex's
+// host does not have, and the exit sentinel. Runs before cell code.
+
+const __cm_host = globalThis.__codemode_host;
+const __cm_config = JSON.parse(globalThis.__codemode_config);
+delete globalThis.__codemode_host;
+delete globalThis.__codemode_config;
+
+// Globals that Codex's host removes or never had (`console` is a ReferenceError there).
+const __cm_absent = ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "queueMicrotask",
+  "structuredClone", "setInterval", "atob", "btoa", "performance", "print", "navigator",
+  "DOMException", "TextEncoder", "TextDecoder", "URL", "fetch", "process"];
+for (let i = 0; i < __cm_absent.length; i++) delete globalThis[__cm_absent[i]];
+
+const EXIT_SENTINEL = "__codex_code_mode_exit__";
+const __cm_source_lines = __cm_split(__cm_String(__cm_config.source), "\n");
+const IDENT = /[A-Za-z0-9_$]/;
+const SPACE = /\s/;

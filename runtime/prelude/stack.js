@@ -1,0 +1,164 @@
+// Stack texts: error.stack in V8's form (`Name: message` then `    at exec_main.mjs:L:C`)
+// and the positions V8 reports.
+
+// V8 also lets scripts assign any value to `stack`; QuickJS's setter wants a string.
+const __cm_stack_descriptor = __cm_own_descriptor(Error.prototype, "stack");
+const __cm_stack_get = __cm_stack_descriptor ? __cm_stack_descriptor.get : undefined;
+const __cm_stack_set = __cm_stack_descriptor ? __cm_stack_descriptor.set : undefined;
+
+// QuickJS's own stack text of `e`, or undefined when `e` is no error object.
+function __cm_raw_stack(e) {
+  try {
+    if (typeof __cm_stack_get === "function") return __cm_invoke(__cm_stack_get, e);
+  } catch (x) { __cm_end_if_out_of_memory(x); }
+  return undefined;
+}
+
+if (typeof __cm_stack_get === "function" && typeof __cm_stack_set === "function") {
+  __cm_define_property(Error.prototype, "stack", {
+    __proto__: null,
+    get: function __cm_get_stack() {
+      const raw = __cm_invoke(__cm_stack_get, this);
+      // Parse errors keep QuickJS's location lines: the host reads them to word V8's message.
+      if (typeof raw !== "string" || __cm_has_instance(__cm_SyntaxError, this)) return raw;
+      return __cm_v8_stack(this, raw);
+    },
+    set: function __cm_set_stack(value) {
+      if (typeof value === "string") __cm_invoke(__cm_stack_set, this, value);
+      else __cm_define_value(this, "stack", value, true, false, true);
+    },
+    configurable: true,
+    enumerable: __cm_stack_descriptor.enumerable,
+  });
+}
+
+function __cm_is_ident(c) {
+  return c !== "" && __cm_test(IDENT, c);
+}
+
+function __cm_is_space(c) {
+  return c !== "" && __cm_test(SPACE, c);
+}
+
+// Move a QuickJS position to where V8 reports it: a call is reported at the callee's
+// name (the property for member calls), `new X(...)` at `new`.
+// Start (0-based) of the `new` keyword right before index `i`, or -1.
+function __cm_new_before(text, i) {
+  let j = i - 1;
+  while (j >= 0 && __cm_is_space(__cm_char_at(text, j))) j--;
+  if (j >= 2 && __cm_slice(text, j - 2, j + 1) === "new" && (j - 3 < 0 || !__cm_is_ident(__cm_char_at(text, j - 3)))) {
+    return j - 2;
+  }
+  return -1;
+}
+
+// Column (1-based) V8 reports for a callee name starting at index `start`.
+function __cm_callee_column(text, start) {
+  const n = __cm_new_before(text, start);
+  return (n >= 0 ? n : start) + 1;
+}
+
+// QuickJS reports a frame at the last positioned token before the call (the callee,
+// an argument, or an inner call inside the arguments); V8 reports the callee's name
+// (`new` for constructions). Prefer an enclosing `new X(...)`, then a call named at
+// the position itself, then the innermost enclosing call. Returns V8's column.
+function __cm_v8_column(line, col) {
+  if (line < 1 || line > __cm_source_lines.length) return col;
+  const text = __cm_source_lines[line - 1];
+  const i = col - 1;
+  let enclosing = -1;
+  let depth = 0;
+  for (let k = i - 1; k >= 0; k--) {
+    const c = __cm_char_at(text, k);
+    if (c === ")" || c === "]" || c === "}") depth++;
+    else if (c === "[" || c === "{") { if (depth > 0) depth--; }
+    else if (c === "(") {
+      if (depth > 0) { depth--; continue; }
+      let e = k - 1;
+      while (e >= 0 && __cm_is_space(__cm_char_at(text, e))) e--;
+      let s = e;
+      while (s >= 0 && __cm_is_ident(__cm_char_at(text, s))) s--;
+      if (s < e) enclosing = s + 1;
+      break;
+    }
+  }
+  if (enclosing >= 0 && __cm_new_before(text, enclosing) >= 0) return __cm_callee_column(text, enclosing);
+  if (__cm_is_ident(__cm_char_at(text, i))) {
+    let start = i;
+    while (start > 0 && __cm_is_ident(__cm_char_at(text, start - 1))) start--;
+    let end = i;
+    while (end < text.length && __cm_is_ident(__cm_char_at(text, end))) end++;
+    while (end < text.length && __cm_is_space(__cm_char_at(text, end))) end++;
+    if (__cm_char_at(text, end) === "(" || __cm_new_before(text, start) >= 0) return __cm_callee_column(text, start);
+  }
+  if (enclosing >= 0) return __cm_callee_column(text, enclosing);
+  return col;
+}
+
+const __cm_frame_re = /^\s*at (.*?) \((.*)\)$/;
+const __cm_input_position_re = /^<input>:(\d+):(\d+)$/;
+
+// The cell's own frames of a QuickJS stack, in V8's form (a list of lines).
+function __cm_frames(stack) {
+  const out = __cm_list();
+  if (typeof stack !== "string") return out;
+  const lines = __cm_split(stack, "\n");
+  for (let n = 0; n < lines.length; n++) {
+    const m = __cm_exec(__cm_frame_re, lines[n]);
+    if (m === null) continue;
+    const name = m[1];
+    const where = m[2];
+    if (__cm_starts_with(name, "__cm_") || where === "native") continue;
+    const pos = __cm_exec(__cm_input_position_re, where);
+    if (pos === null) continue;
+    const line = __cm_Number(pos[1]);
+    const loc = "exec_main.mjs:" + line + ":" + __cm_v8_column(line, __cm_Number(pos[2]));
+    __cm_push(out, name === "<anonymous>" || name === "<eval>" ? "    at " + loc : "    at " + name + " (" + loc + ")");
+  }
+  return out;
+}
+
+const __cm_first_input_re = /<input>:(\d+):(\d+)\)/;
+const __cm_chain_char_re = /[A-Za-z0-9_$.]/;
+const __cm_leading_digit_re = /^[0-9]/;
+
+// The dotted name (`tools.echo`) around index `k` of `text`, or null.
+function __cm_chain_at(text, k) {
+  let s = k;
+  while (s > 0 && __cm_test(__cm_chain_char_re, __cm_char_at(text, s - 1))) s--;
+  let e = k;
+  while (e < text.length && __cm_is_ident(__cm_char_at(text, e))) e++;
+  while (s < e && __cm_char_at(text, s) === ".") s++;
+  while (e > s && __cm_char_at(text, e - 1) === ".") e--;
+  const chain = __cm_slice(text, s, e);
+  return chain !== "" && !__cm_test(__cm_leading_digit_re, chain) ? chain : null;
+}
+
+// The callee expression (`tools.echo`, `f`) of the call that failed at the first
+// frame of QuickJS stack `stack`, or null.
+function __cm_callee_at(stack) {
+  const m = __cm_exec(__cm_first_input_re, __cm_String(stack));
+  if (m === null) return null;
+  const line = __cm_Number(m[1]);
+  if (line < 1 || line > __cm_source_lines.length) return null;
+  const text = __cm_source_lines[line - 1];
+  let i = __cm_Number(m[2]) - 1;
+  while (i < text.length && (__cm_is_space(__cm_char_at(text, i)) || __cm_char_at(text, i) === ".")) i++;
+  if (__cm_starts_with(text, "``", i)) return '""';
+  if (__cm_is_ident(__cm_char_at(text, i))) {
+    let e = i;
+    while (e < text.length && __cm_is_ident(__cm_char_at(text, e))) e++;
+    while (e < text.length && __cm_is_space(__cm_char_at(text, e))) e++;
+    if (__cm_char_at(text, e) === "(") return __cm_chain_at(text, i);
+  }
+  const callee = __cm_v8_column(line, i + 1);
+  if (callee - 1 !== i) {
+    let k = callee - 1;
+    if (__cm_starts_with(text, "new", k) && !__cm_is_ident(__cm_char_at(text, k + 3))) {
+      k += 3;
+      while (k < text.length && __cm_is_space(__cm_char_at(text, k))) k++;
+    }
+    return __cm_chain_at(text, k);
+  }
+  return null;
+}

@@ -1,0 +1,235 @@
+"""Error texts of a cell in V8's words: uncaught values, parse errors, runtime errors, JSON.parse.
+
+Each test names the recorded Codex cases whose behaviour it pins."""
+
+from __future__ import annotations
+
+import pytest
+from rt_client import body_of, text_items
+
+
+async def test_uncaught_error_texts(host):
+    """error_text: stack for Errors, V8 header, plain values converted (throw_* cases)."""
+    cases = {
+        'text("before"); throw new Error("boom");': "Error: boom\n    at exec_main.mjs:1:23",
+        'throw "plain";': "plain",
+        "throw null;": "null",
+        "throw undefined;": "undefined",
+        "throw 42;": "42",
+        "throw {a: 1};": "[object Object]",
+        "class MyError extends Error {}\nthrow new MyError('m');": "MyError: m\n    at exec_main.mjs:2:7",
+        'throw new Error("");': "Error\n    at exec_main.mjs:1:7",
+        "null.x;": "TypeError: Cannot read properties of null (reading 'x')\n    at exec_main.mjs:1:1",
+        "undefinedThing();": "ReferenceError: undefinedThing is not defined\n    at exec_main.mjs:1:1",
+    }
+    for source, expected in cases.items():
+        body = body_of(await host.run(source))
+        assert body["error_text"] == expected, source
+    body = body_of(await host.run('text("kept"); throw new Error("x");'))
+    assert [i["text"] for i in body["content_items"]] == ["kept"]
+
+
+async def test_syntax_errors_are_bare_v8_messages(host):
+    """Nothing runs; error_text is V8's message without location (syntax_errors)."""
+    cases = {
+        'text("x");\nconst = ;': "SyntaxError: Unexpected token '='",
+        'text("unterminated);': "SyntaxError: Invalid or unexpected token",
+        "function f( {": "SyntaxError: Unexpected end of input",
+        "return 5;": "SyntaxError: Illegal return statement",
+        "await;": "SyntaxError: Unexpected token ';'",
+        "let x = 1; let x = 2;": "SyntaxError: Identifier 'x' has already been declared",
+        '{"json": "object literal as source"}': "SyntaxError: Unexpected token ':'",
+    }
+    for source, expected in cases.items():
+        body = body_of(await host.run(source))
+        assert body["error_text"] == expected, source
+        assert body["content_items"] == []
+
+
+async def test_imports_are_refused(host):
+    """Static import fails the cell; dynamic import rejects with a string (imports)."""
+    body = body_of(await host.run('import fs from "fs";\ntext("never");'))
+    assert body["error_text"] == "Unsupported import in exec: fs"
+    texts = text_items(
+        await host.run('try { await import("fs"); } catch (e) { text(typeof e + " " + e); }\ntext("import(" + "x)");')
+    )
+    assert texts == ["string unsupported import in exec", "import(x)"]
+
+
+async def test_module_semantics_and_empty_sources(host):
+    """ES module: strict, this undefined, import.meta {}, TLA; empty source -> [] (top_level_await, empty_source)."""
+    texts = text_items(
+        await host.run(
+            "text(typeof this); text(JSON.stringify(import.meta));"
+            "text((function () { return this === undefined; })());"
+            "for await (const x of [Promise.resolve('a')]) text(x); 42;"
+        )
+    )
+    assert texts == ["undefined", "{}", "true", "a"]
+    for source in ["", "   \n  ", "// only a comment"]:
+        body = body_of(await host.run(source))
+        assert body["content_items"] == [] and body["error_text"] is None
+
+
+async def test_stack_overflow_fails_only_the_cell(host):
+    """Runaway recursion: RangeError, the session survives (deep_recursion)."""
+    body = body_of(await host.run("function down(n) { return down(n + 1) + 1; }\ndown(0);"))
+    # V8 keeps 10 frames of a stack overflow, and so do we.
+    assert (
+        body["error_text"] == "RangeError: Maximum call stack size exceeded" + "\n    at down (exec_main.mjs:1:27)" * 10
+    )
+    texts = text_items(
+        await host.run(
+            "let depth = 0; function m() { depth++; m(); }\ntry { m(); } catch (e) { text(e.constructor.name + ' ' + (depth > 1000)); }"
+        )
+    )
+    assert texts == ["RangeError true"]
+
+
+# Recorded from Codex's host 0.171 (a run over common model mistakes).
+SYNTAX_CASES = [
+    ("const x = {a: 1,, };", "SyntaxError: Unexpected token ','"),
+    ("text((1);", "SyntaxError: missing ) after argument list"),
+    ("let 1a = 2;", "SyntaxError: Unexpected strict mode reserved word"),
+    ('text("a" "b");', "SyntaxError: missing ) after argument list"),
+    ("const t = `unterminated;", "SyntaxError: Unexpected end of input"),
+    ("const r = /unterminated;", "SyntaxError: Invalid regular expression: missing /"),
+    ("text(1); }", "SyntaxError: Unexpected token '}'"),
+    ("else { text(1); }", "SyntaxError: Unexpected token 'else'"),
+    ("let class = 1;", "SyntaxError: Unexpected strict mode reserved word"),
+    ("const a = {}; a?.b = 1;", "SyntaxError: Invalid left-hand side in assignment"),
+    ("const x: number = 1;", "SyntaxError: Missing initializer in const declaration"),
+    ("interface Foo { a: string }", "SyntaxError: Unexpected strict mode reserved word"),
+    ("const f = (a: string) => a;", "SyntaxError: Unexpected token ':'"),
+    ("function f(a, a) { 'use strict'; }", "SyntaxError: Duplicate parameter name not allowed in this context"),
+    ("const y = 1; y++ ++;", "SyntaxError: Unexpected token '++'"),
+    ("for (let i = 0; i < 3; i++ { }", "SyntaxError: Unexpected token '{'"),
+    ("if (true) { text(1);", "SyntaxError: Unexpected end of input"),
+    ("const obj = { a: 1 b: 2 };", "SyntaxError: Unexpected identifier 'b'"),
+    ("await tools.echo({a: 1}", "SyntaxError: missing ) after argument list"),
+    ("const s = 'line\nbreak';", "SyntaxError: Invalid or unexpected token"),
+    ("text(1)\n)", "SyntaxError: Unexpected token ')'"),
+    ("var await = 1;", "SyntaxError: Unexpected reserved word"),
+    ("delete x;", "SyntaxError: Delete of an unqualified identifier in strict mode."),
+    ("with (Math) { text(PI); }", "SyntaxError: Strict mode code may not include a with statement"),
+    ("const {a, ...rest,} = {};", "SyntaxError: Rest element must be last element"),
+    ("new.target;", "SyntaxError: new.target expression is not allowed here"),
+    ("yield 5;", "SyntaxError: Unexpected strict mode reserved word"),
+    ("text(08);", "SyntaxError: Decimals with leading zeros are not allowed in strict mode."),
+    ("const x = 1; const x = 2;", "SyntaxError: Identifier 'x' has already been declared"),
+    ("function g() { let z; var z; }", "SyntaxError: Identifier 'z' has already been declared"),
+    ("label: label: 1;", "SyntaxError: Label 'label' has already been declared"),
+    ("break;", "SyntaxError: Illegal break statement"),
+    ("continue;", "SyntaxError: Illegal continue statement: no surrounding iteration statement"),
+    ("text('a' + );", "SyntaxError: Unexpected token ')'"),
+    ("@decorator class A {}", "SyntaxError: Invalid or unexpected token"),
+    ("x => { ", "SyntaxError: Unexpected end of input"),
+    ("text(1);\n#private;", "SyntaxError: Private field '#private' must be declared in an enclosing class"),
+    ("const enum E { A }", "SyntaxError: Unexpected reserved word"),
+    ("type T = string;", "SyntaxError: Unexpected identifier 'T'"),
+    ("text(1 +* 2);", "SyntaxError: Unexpected token '*'"),
+    ("import { a } from './x.js';", "Unsupported import in exec: ./x.js"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), SYNTAX_CASES)
+async def test_parse_errors_worded_like_v8(host, source, expected):
+    """Parse failures, static imports and strict-mode errors give V8's exact texts."""
+    body = body_of(await host.run(source))
+    assert body["error_text"] == expected
+    assert body["content_items"] == []
+
+
+# Recorded from Codex's host 0.171; the header line of error_text.
+RUNTIME_ERROR_CASES = [
+    ("const o = {}; o.foo();", "TypeError: o.foo is not a function"),
+    ("let u; u.foo;", "TypeError: Cannot read properties of undefined (reading 'foo')"),
+    ("const x = {y: undefined}; x.y.z;", "TypeError: Cannot read properties of undefined (reading 'z')"),
+    ("JSON.parse('bad');", "SyntaxError: Unexpected token 'b', \"bad\" is not valid JSON"),
+    ("JSON.parse('');", "SyntaxError: Unexpected end of JSON input"),
+    (
+        "JSON.parse('{\"a\": 1,}');",
+        "SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)",
+    ),
+    ("[].reduce((a, b) => a);", "TypeError: Reduce of empty array with no initial value"),
+    ("null[0];", "TypeError: Cannot read properties of null (reading '0')"),
+    ("Symbol() + '';", "TypeError: Cannot convert a Symbol value to a string"),
+    ("1n + 1;", "TypeError: Cannot mix BigInt and other types, use explicit conversions"),
+    ("let q = q;", "ReferenceError: Cannot access 'q' before initialization"),
+    ("const f = 5; f();", "TypeError: f is not a function"),
+    ("zz = 1;", "ReferenceError: zz is not defined"),
+    ("decodeURIComponent('%');", "URIError: URI malformed"),
+    (
+        "const o = Object.freeze({x: 1}); o.x = 2;",
+        "TypeError: Cannot assign to read only property 'x' of object '#<Object>'",
+    ),
+    ("undefined.x = 1;", "TypeError: Cannot set properties of undefined (setting 'x')"),
+    ("null.x = 1;", "TypeError: Cannot set properties of null (setting 'x')"),
+    ("class A { constructor() { this.x; } } A();", "TypeError: Class constructor A cannot be invoked without 'new'"),
+    ("const s = 'x'; s.foo.bar;", "TypeError: Cannot read properties of undefined (reading 'bar')"),
+    ("new Date(NaN).toISOString();", "RangeError: Invalid time value"),
+    ("const t = tools.missing; t();", "TypeError: t is not a function"),
+    ("const p = Promise.reject(new TypeError('tt')); await p;", "TypeError: tt"),
+    ("structuredClone({});", "ReferenceError: structuredClone is not defined"),
+    (
+        "let arr = [1,2,3]; arr.forEach(x => { x.y.z; });",
+        "TypeError: Cannot read properties of undefined (reading 'z')",
+    ),
+    ("const obj = {a: {b: null}}; obj.a.b.c;", "TypeError: Cannot read properties of null (reading 'c')"),
+    ("const fn = () => {}; new fn();", "TypeError: fn is not a constructor"),
+    ("throw new AggregateError([new Error('a')], 'agg');", "AggregateError: agg"),
+    ("async function f() { throw new Error('async inner'); }\nawait f();", "Error: async inner"),
+    ("await new Promise((_, rej) => setTimeout(() => rej(new Error('later')), 5));", "Error: later"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), RUNTIME_ERROR_CASES)
+async def test_runtime_errors_worded_like_v8(host, source, expected):
+    """Uncaught runtime errors: V8's ``Name: message`` header line."""
+    body = body_of(await host.run(source, tools=[]))
+    assert body["error_text"].split("\n")[0] == expected
+
+
+JSON_PARSE_SOURCE = 'const inputs = ["bad", "", "{\\"a\\": 1,}", "{bad", "[1,]", "[1 2]", "{\\"a\\" 1}", "{\\"a\\": 1", "\\"abc", "\\"a\\u0001b\\"", "\\"\\\\x\\"", "\\"\\\\u12G4\\"", "-", "1.", "1e", "01", "tru", "trux", "nul", "{", "[", "   ", "{\\"a\\": 1} x", "undefined", "[object Object]", "{\\"key\\": \\"value\\", \\"other\\": tru}", "this is a long invalid json text here", "{\\"a\\":1,\\n\\"b\\":}", "\\n\\n  x"];\nfor (const s of inputs) { try { JSON.parse(s); text("ok " + s); } catch (e) { text(e.constructor.name + ": " + e.message); } }\ntry { JSON.parse(undefined); } catch (e) { text(e.message); }\ntry { JSON.parse({}); } catch (e) { text(e.message); }\ntext(JSON.parse.name + " " + JSON.parse.length);\ntext(JSON.stringify(JSON.parse(\'{"a":[1,2,{"b":null}]}\', (k, v) => typeof v === "number" ? v * 2 : v)));\n'
+
+
+JSON_PARSE_EXPECTED = [
+    "SyntaxError: Unexpected token 'b', \"bad\" is not valid JSON",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Expected double-quoted property name in JSON at position 8 (line 1 column 9)",
+    "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected token ']', \"[1,]\" is not valid JSON",
+    "SyntaxError: Expected ',' or ']' after array element in JSON at position 3 (line 1 column 4)",
+    "SyntaxError: Expected ':' after property name in JSON at position 5 (line 1 column 6)",
+    "SyntaxError: Expected ',' or '}' after property value in JSON at position 7 (line 1 column 8)",
+    "SyntaxError: Unterminated string in JSON at position 4 (line 1 column 5)",
+    "SyntaxError: Bad control character in string literal in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Bad escaped character in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Bad Unicode escape in JSON at position 5 (line 1 column 6)",
+    "SyntaxError: No number after minus sign in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unterminated fractional number in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Exponent part is missing a number in JSON at position 2 (line 1 column 3)",
+    "SyntaxError: Unexpected number in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected token 'x', \"trux\" is not valid JSON",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected end of JSON input",
+    "SyntaxError: Unexpected non-whitespace character after JSON at position 9 (line 1 column 10)",
+    'SyntaxError: "undefined" is not valid JSON',
+    'SyntaxError: "[object Object]" is not valid JSON',
+    'SyntaxError: Unexpected token \'}\', ..."ther": tru}" is not valid JSON',
+    "SyntaxError: Unexpected token 'h', \"this is a l\"... is not valid JSON",
+    'SyntaxError: Unexpected token \'}\', "{"a":1,\n"b":}" is not valid JSON',
+    "SyntaxError: Unexpected token 'x', \"\n\n  x\" is not valid JSON",
+    '"undefined" is not valid JSON',
+    '"[object Object]" is not valid JSON',
+    "parse 2",
+    '{"a":[2,4,{"b":null}]}',
+]
+
+
+async def test_json_parse_errors_worded_like_v8(host):
+    """JSON.parse failures give V8's messages (positions, context snippets); JSON.parse still works."""
+    assert text_items(await host.run(JSON_PARSE_SOURCE)) == JSON_PARSE_EXPECTED

@@ -1,0 +1,75 @@
+"""The runtime package's shape: what ships, what imports what, and the interrupt's safety checks."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import tomllib
+from pathlib import Path
+
+import quickjs
+from codemode.runtime import interrupt
+from codemode.runtime.prelude_source import PARTS, prelude_source
+
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
+PYPROJECT = RUNTIME.parent / "pyproject.toml"
+
+
+def test_every_prelude_file_is_assembled_and_shipped():
+    """Each ``runtime/prelude/*.js`` is in the assembly order and matched by the package data."""
+    on_disk = sorted(p.name for p in (RUNTIME / "prelude").glob("*.js"))
+    assert sorted(PARTS) == on_disk
+    globs = tomllib.loads(PYPROJECT.read_text())["tool"]["setuptools"]["package-data"]["codemode.runtime"]
+    for name in on_disk:
+        assert any(fnmatch.fnmatch(f"prelude/{name}", glob) for glob in globs), name
+    source = prelude_source()
+    positions = [source.index(f"// ---- {name} ----\n") for name in PARTS]
+    assert positions == sorted(positions)
+
+
+def _local_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_runtime_modules_have_no_import_cycle_and_stay_small():
+    """No module of ``runtime/`` reaches itself through its relative imports (TYPE_CHECKING ones included)."""
+    modules = {p.stem: p for p in RUNTIME.glob("*.py")}
+    graph = {name: _local_imports(path) & set(modules) for name, path in modules.items()}
+
+    def reaches(start: str, target: str, seen: set[str]) -> bool:
+        for nxt in graph[start]:
+            if nxt == target or (nxt not in seen and reaches(nxt, target, seen | {nxt})):
+                return True
+        return False
+
+    assert [name for name in graph if reaches(name, name, set())] == []
+    assert {
+        name: len(path.read_text().splitlines())
+        for name, path in modules.items()
+        if len(path.read_text().splitlines()) > 500
+    } == {}
+    assert all("TYPE_CHECKING" not in path.read_text() for path in modules.values())
+
+
+def test_interrupt_reads_no_memory_of_a_foreign_object():
+    """``runtime_pointer`` checks the object's type and size before reading raw memory."""
+    assert interrupt.runtime_pointer(object()) is None
+    assert interrupt.runtime_pointer(b"short") is None
+    assert interrupt.runtime_pointer(quickjs.Context()) is not None
+
+
+def test_interrupt_refuses_a_context_type_that_is_too_small(monkeypatch):
+    """A binding whose object cannot hold the two pointers is refused, not read past its end."""
+
+    class Small:
+        __slots__ = ()
+
+    monkeypatch.setattr("_quickjs.Context", Small)
+    assert interrupt.runtime_pointer(Small()) is None
