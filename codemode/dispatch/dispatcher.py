@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 MAX_REMEMBERED_CELLS = 1024
 """How many cells' call records :meth:`ToolCallRuntime.calls_for` keeps (oldest dropped)."""
+MAX_RECORDS_PER_CELL = 1000
+"""How many call records one cell keeps (the first ones); later calls are only counted
+(:meth:`ToolCallRuntime.omitted_calls`), so a cell flooding calls does not grow memory."""
 
 SHELL_TOOLS = frozenset({"exec_command", "shell_command", "unified_exec"})
 """Tools whose abort text is ``Wall time: X.X seconds\\naborted by user`` (Codex's shell tools)."""
@@ -144,6 +147,7 @@ class ToolCallRuntime:
         self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._omitted: dict[str, int] = {}
         self._listeners: list[Callable[[ToolCallEvent], None]] = []
         self._validators: dict[int, Any] = {}
 
@@ -170,9 +174,14 @@ class ToolCallRuntime:
         (times in milliseconds, floats)."""
         return [dict(r) for r in self._records.get(cell_id, [])]
 
+    def omitted_calls(self, cell_id: str) -> int:
+        """Finished calls of ``cell_id`` beyond :data:`MAX_RECORDS_PER_CELL`, counted but not kept."""
+        return self._omitted.get(cell_id, 0)
+
     def forget(self, cell_id: str) -> None:
         """Drop the records of ``cell_id``."""
         self._records.pop(cell_id, None)
+        self._omitted.pop(cell_id, None)
 
     def cell_closed(self, cell_id: str) -> None:
         """The cell can issue no more calls: drop its gate (Codex does the same in ``cell_closed``)."""
@@ -197,19 +206,23 @@ class ToolCallRuntime:
         records = self._records.setdefault(call.cell_id, [])
         self._records.move_to_end(call.cell_id)
         while len(self._records) > MAX_REMEMBERED_CELLS:
-            self._records.popitem(last=False)
-        records.append(
-            {
-                "tool": call.tool_label,
-                "runtime_tool_call_id": call.runtime_tool_call_id,
-                "outcome": outcome,
-                "success": success,
-                "execution_started": call.execution_started is not None,
-                "dispatch_ms": round(dispatch, 3),
-                "handler_ms": round(handler, 3),
-                "total_ms": round(total, 3),
-            }
-        )
+            oldest, _ = self._records.popitem(last=False)
+            self._omitted.pop(oldest, None)
+        if len(records) >= MAX_RECORDS_PER_CELL:
+            self._omitted[call.cell_id] = self._omitted.get(call.cell_id, 0) + 1
+        else:
+            records.append(
+                {
+                    "tool": call.tool_label,
+                    "runtime_tool_call_id": call.runtime_tool_call_id,
+                    "outcome": outcome,
+                    "success": success,
+                    "execution_started": call.execution_started is not None,
+                    "dispatch_ms": round(dispatch, 3),
+                    "handler_ms": round(handler, 3),
+                    "total_ms": round(total, 3),
+                }
+            )
         self._emit(ToolCallEvent("finished", call.cell_id, call.runtime_tool_call_id, call.tool_label, outcome=outcome))
 
     # -- resolution and marshalling --------------------------------------------
