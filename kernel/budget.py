@@ -14,6 +14,10 @@ same way:
   (``codemode.output.truncate_content_items``: ``Warning: truncated output ...`` header and
   ``…N tokens truncated…`` marker), the error's text and message with its middle marker
   (``codemode.output.truncate_middle``). The error's name is kept whole.
+
+The output a terminated cell had not delivered yet is bounded by at most
+:data:`TERMINATED_MAX_TOKENS` (about 1 MB), so an interrupt's reply comes at once even after
+a flood of text with a raised budget.
 """
 
 from __future__ import annotations
@@ -24,6 +28,17 @@ from typing import Any
 from codemode.kernel.render import ErrorParts, parse_error_text
 
 from codemode import output
+
+TERMINATED_MAX_TOKENS = 250_000
+"""Budget (about 1 MB) of the output a terminated cell left undelivered, whatever its own
+budget: shown whole at once, it never holds the interrupt's reply back behind the pacing of
+a large delivery (:class:`~codemode.kernel.streams.Pacer`)."""
+
+
+def terminated_budget(max_tokens: int | None) -> int:
+    """The budget of a terminated cell's last delivery: its own, at most :data:`TERMINATED_MAX_TOKENS`."""
+    return TERMINATED_MAX_TOKENS if max_tokens is None else min(max_tokens, TERMINATED_MAX_TOKENS)
+
 
 SCRIPT_ERROR_PREFIX = "Script error:\n"
 """How Codex's host labels the error it appends to a failed cell's content items."""

@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 from codemode.kernel import render
-from codemode.kernel.budget import bound_delivery
+from codemode.kernel.budget import bound_delivery, terminated_budget
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.observer import CellObserver, wait_time_ms
@@ -77,6 +77,8 @@ class Delivery:
         """
         final = record.final
         assert final is not None
+        if final.kind == "Terminated":
+            max_tokens = terminated_budget(max_tokens)
         script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None
         bounded = bound_delivery(items, script_error, max_tokens)
         await self.publisher.emit_items(request, bounded.items)

@@ -48,7 +48,8 @@ specification), in short:
   "tool_calls"}`` (status ``running|completed|failed|terminated``; ``cell_id`` None for
   magics that touch no cell and for an execute interrupted before its cell existed); for a
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
-  cleaning up are awaited, bounded);
+  cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
+  then ``tool_calls_omitted``;
 - a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`).
 
 The class itself only wires the parts together, each in its own module:
@@ -319,6 +320,7 @@ class CodeModeKernel(Kernel):
         finally:
             self._foreground = None
             self._state.request = None
+        self._notifications.finish(request)
         await self._fill_reply_metadata(request)
         self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
@@ -328,6 +330,7 @@ class CodeModeKernel(Kernel):
         tool calls still being cleaned up are awaited first (bounded,
         :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
         calls: list[dict[str, Any]] = []
+        omitted = 0
         services = self._services.built()
         if request.cell_id is not None and services is not None:
             if request.status not in (None, "running"):
@@ -335,6 +338,7 @@ class CodeModeKernel(Kernel):
                 await self._tool_calls.settle(request.cell_id)
             try:
                 calls = list(services.dispatcher.calls_for(request.cell_id))
+                omitted = services.dispatcher.omitted_calls(request.cell_id)
             except Exception:
                 log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
         self._reply_codemode = {
@@ -343,6 +347,8 @@ class CodeModeKernel(Kernel):
             "wall_time_ms": round((time.monotonic() - request.started) * 1000),
             "tool_calls": calls,
         }
+        if omitted:
+            self._reply_codemode["tool_calls_omitted"] = omitted
 
     # ------------------------------------------------------------------ completion etc.
 

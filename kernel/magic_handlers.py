@@ -20,6 +20,7 @@ import asyncio
 from typing import Any
 
 from codemode.kernel import magics
+from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.publish import Publisher, Request
@@ -162,7 +163,7 @@ class MagicHandlers:
         assert final is not None
         if final.kind != "Terminated":
             return await self.delivery.deliver_final(request, record, items, max_tokens)  # completed, or lost
-        await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
+        await self.publisher.emit_items(request, self.delivery.truncate(items, terminated_budget(max_tokens)))
         record.state = "closed"
         request.status = "terminated"
         self.state.observers.pop(record.cell_id, None)

@@ -82,20 +82,23 @@ class Publisher:
     async def emit_items(self, request: Request, items: list[dict[str, Any]]) -> None:
         """Publish content items (:func:`codemode.kernel.render.item_messages`) in order: the
         text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
-        paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`), all sent
-        before this returns. An interrupt (cancellation) while it waits does not cut the
-        delivery short: the cell has ended, so the rest is sent at once."""
+        paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`). An interrupt
+        (cancellation) while it waits ends the delivery there: one ``stderr`` line says how
+        many messages were not shown, and this returns (the request goes on to its reply)."""
         if request.silent:
             return
         self.flush()
-        paced = True
-        for msg_type, content in _coalesced(render.item_messages(items)):
-            delay = self._pacer.delay(msg_type, content) if paced else 0.0
+        messages = list(_coalesced(render.item_messages(items)))
+        for index, (msg_type, content) in enumerate(messages):
+            delay = self._pacer.delay(msg_type, content)
             if delay > 0:
                 try:
                     await asyncio.sleep(delay)
                 except asyncio.CancelledError:
-                    paced = False
+                    left = len(messages) - index
+                    text = f"The interrupt stopped this output here; {left} more output message(s) were not shown.\n"
+                    self._send_now("stream", {"name": "stderr", "text": text}, request.parent)
+                    return
             self._send_now(msg_type, content, request.parent)
 
     def error_reply(self, request: Request, parts: render.ErrorParts) -> dict[str, Any]:
