@@ -23,8 +23,8 @@ events before ``execute`` returns, so they are held until the id is known
 
 from __future__ import annotations
 
+import bisect
 import logging
-from collections import deque
 from collections.abc import Callable
 
 log = logging.getLogger(__name__)
@@ -46,16 +46,21 @@ class CellOrder:
         self.starting = False
         """True while an execute waits for the host to admit its cell."""
         self._handled: dict[str, int] = {}
-        self._held: dict[str, deque[tuple[int, Event]]] = {}
+        self._held: dict[str, list[tuple[int, Event]]] = {}
 
     def event(self, cell_id: str, event: Event) -> None:
         """Run ``event`` (a callback about ``cell_id``) now, or hold it until its turn. Must be
         called from the callback itself, so that its stamp is the one of its host frame."""
         stamp = self.answers_read(cell_id)
-        if cell_id not in self._held and self._ready(cell_id, stamp):
+        held = self._held.get(cell_id)
+        if self._ready(cell_id, stamp) and (not held or held[0][0] > stamp):
             self._run(event)
             return
-        self._held.setdefault(cell_id, deque()).append((stamp, event))
+        if held is None:
+            held = self._held[cell_id] = []
+        # By stamp, then by arrival: ``cell/closed`` arrives at once, a notification sent before
+        # the cell's last answer one loop step later; their stamps tell the host's order.
+        held.insert(bisect.bisect_right(held, stamp, key=lambda entry: entry[0]), (stamp, event))
 
     def _ready(self, cell_id: str, stamp: int) -> bool:
         handled = self._handled.get(cell_id)
@@ -97,7 +102,7 @@ class CellOrder:
     def _drain(self, cell_id: str) -> None:
         held = self._held.get(cell_id)
         while held and self._ready(cell_id, held[0][0]):
-            _stamp, event = held.popleft()
+            _stamp, event = held.pop(0)
             self._run(event)
         if held is not None and not held:
             del self._held[cell_id]
