@@ -27,13 +27,16 @@ specification), in short:
   text with the cell's next answer);
 - ``notify()`` texts (:mod:`codemode.kernel.notify`): while the cell is being executed or
   waited on, a ``display_data`` (``text/plain``, metadata ``{"codemode": {"notify":
-  cell_id}}``) under that request; for a background cell, the latest texts appear in its
-  status display;
+  cell_id}}``) under that request, the first ten each on its own and the rest in one shared
+  display updated at most four times a second; for a background cell, the latest texts
+  appear in its status display;
 - an interrupt (SIGINT, in "signal" mode from the client, or from ipykernel's own
   ``interrupt_request`` handler in "message" mode) while an execute or ``%wait`` runs
-  terminates that cell: its undelivered output is shown, then ``CellTerminated``, within a
-  second whatever the host does (a host that fails the probe then sent ends the cell with
-  ``HostStopped``; :mod:`codemode.kernel.termination`). ipykernel
+  terminates that cell: its undelivered output is shown (at most about 1 MB), then
+  ``CellTerminated``, within a second whatever the host does (a host that fails the probe
+  then sent ends the cell with ``HostStopped``; one that answers the probe but has not stopped
+  the cell yet gets its terminate finished in the background;
+  :mod:`codemode.kernel.termination`). ipykernel
   installs ``default_int_handler`` while a handler runs, whose ``KeyboardInterrupt`` would end
   the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
   request's task instead. An interrupt that finds no running cell ends the execute request

@@ -158,7 +158,13 @@ class MagicHandlers:
         request.cell_id = record.cell_id
         max_tokens = self.state.max_output_tokens
         observer = self.state.observers[record.cell_id]
-        items = await stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+        stopping = asyncio.ensure_future(
+            stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+        )
+        try:
+            items = await asyncio.shield(stopping)
+        except asyncio.CancelledError:  # an interrupt asks for what %terminate does already
+            items = await stopping  # (which ends within a second)
         final = record.final
         assert final is not None
         if final.kind != "Terminated":
