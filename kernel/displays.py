@@ -2,8 +2,10 @@
 
 A cell that yields gets a ``display_data`` output with a ``display_id`` unique per cell and
 run (a later ``%wait`` that yields again opens another). Each is kept up to date with
-``update_display_data`` under the request it was opened for: running time (every
-:data:`STATUS_TICK_S`), tool calls in flight, ``notify()`` texts, and the end.
+``update_display_data`` under the request it was opened for: tool calls in flight,
+``notify()`` texts, the end, and the running time once the display has shown the same state
+for :data:`STATUS_TICK_S` (so a cell whose events all come within a second of each other
+always renders the same way).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from codemode.kernel.publish import Publisher
 from codemode.kernel.state import KernelState
 
 STATUS_TICK_S = 1.0
-"""How often the status displays of running cells are refreshed (running time)."""
+"""How old a running cell's display may get before it is refreshed (running time)."""
 MIN_UPDATE_INTERVAL_S = 0.25
 """Shortest time between two refreshes of one cell's status displays (see :meth:`StatusDisplays.update`)."""
 
@@ -31,12 +33,14 @@ class StatusDisplays:
         self.state = state
         self._ticker: asyncio.Task[None] | None = None
         self._last: dict[str, float] = {}
+        self._shown: dict[str, float] = {}
         self._pending: dict[str, asyncio.TimerHandle] = {}
 
     def open(self, record: CellRecord, parent: dict[str, Any]) -> None:
         """Show a new status display for ``record`` under the request ``parent``."""
         display = StatusDisplay(f"codemode-{record.cell_id}-{uuid.uuid4().hex[:12]}", parent)
         record.displays.append(display)
+        self._shown[record.cell_id] = time.monotonic()
         self.publisher.send(
             "display_data",
             {"data": status_bundle(record), "metadata": {}, "transient": {"display_id": display.display_id}},
@@ -71,9 +75,10 @@ class StatusDisplays:
 
     def _send_update(self, record: CellRecord) -> None:
         if record.live:
-            self._last[record.cell_id] = time.monotonic()
+            self._last[record.cell_id] = self._shown[record.cell_id] = time.monotonic()
         else:
             self._last.pop(record.cell_id, None)
+            self._shown.pop(record.cell_id, None)
         bundle = status_bundle(record)
         for display in record.displays:
             self.publisher.send(
@@ -88,14 +93,17 @@ class StatusDisplays:
             self.update(record, now=True)
 
     async def _tick(self) -> None:
-        """Refresh the running time of running cells' displays until none is left."""
+        """Refresh the running time of running cells' displays that have shown the same state
+        for :data:`STATUS_TICK_S`, until no running cell is left."""
         while True:
-            await asyncio.sleep(STATUS_TICK_S)
+            await asyncio.sleep(MIN_UPDATE_INTERVAL_S)
             running = [r for r in self.state.cells.values() if r.state == "running" and r.displays]
             if not running:
                 return
+            now = time.monotonic()
             for record in running:
-                self.update(record)
+                if now - self._shown.get(record.cell_id, now) >= STATUS_TICK_S:
+                    self.update(record)
 
     def stop(self) -> None:
         """Stop refreshing (kernel shutdown)."""

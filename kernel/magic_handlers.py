@@ -125,7 +125,6 @@ class MagicHandlers:
                 "(their status display names them).",
             )
         request.cell_id = record.cell_id
-        request.observing = True
         observer = self.state.observers[record.cell_id]
         max_tokens = magic.max_tokens if magic.max_tokens is not None else self.state.max_output_tokens
         requested = (
@@ -134,7 +133,8 @@ class MagicHandlers:
         try:
             try:
                 items, final = await observer.collect(
-                    effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
+                    effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None)),
+                    begin=lambda: setattr(request, "observing", True),
                 )
             except asyncio.CancelledError:
                 items = await stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)

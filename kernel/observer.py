@@ -23,7 +23,10 @@ answered by an event of the cell, never by a clock of the kernel:
 (:mod:`codemode.kernel.termination`). Answers are handled in the host's order with the cell's
 callbacks (:mod:`codemode.kernel.ordering`): an answer that ends a collecting ``%wait`` counts
 as handled only once that ``%wait`` has shown it (:meth:`CellObserver.release`), so a
-notification sent after it goes to the status display, not under the ``%wait``.
+notification sent after it goes to the status display, not under the ``%wait``. Where a
+``%wait`` begins is placed in the host's order too: it first yields the wait in flight, and
+observes from that answer on, so a notification the host sent before the ``%wait`` began goes
+to the status display however late the kernel handles it.
 
 Cost, measured with ``bench/background_cell.py`` (a yielded cell awaiting a timer, observed
 for 30 s, on the 2-core development machine; two runs each):
@@ -108,6 +111,7 @@ class CellObserver:
         self._yields = 0
         self._collecting = False
         self._handover: asyncio.Event | None = None
+        self._begin: Callable[[], None] | None = None
         self.terminating = False
         """Set by a terminate: the answers still coming are the terminate's business."""
         self.terminated_items: list[dict[str, Any]] = []
@@ -172,6 +176,8 @@ class CellObserver:
         if response.finished:
             record.finish(response)
             return True
+        if self._begin is not None:
+            return False  # the Yielded that marks where a %wait begins
         if time.monotonic() - started < self.wait_ms / 1000 - TIMER_SLACK_S:
             self._yields += 1
             return True
@@ -184,10 +190,17 @@ class CellObserver:
         handover = asyncio.Event() if ends_collect and self._collecting else None
         self._handover = handover
         self._signal()
+        self._began()
         if handover is None:
             self.order.answered(self.record.cell_id)
         else:
             await handover.wait()
+
+    def _began(self) -> None:
+        """A ``%wait`` that was waiting for the host to mark its beginning now observes."""
+        begin, self._begin = self._begin, None
+        if begin is not None:
+            begin()
 
     def release(self) -> None:
         """The ``%wait`` that collected the last answer has shown it (idempotent)."""
@@ -196,17 +209,27 @@ class CellObserver:
             handover.set()
             self.order.answered(self.record.cell_id)
 
-    async def collect(self, yield_time_ms: int) -> tuple[list[dict[str, Any]], RuntimeResponse | None]:
+    async def collect(
+        self, yield_time_ms: int, begin: Callable[[], None] | None = None
+    ) -> tuple[list[dict[str, Any]], RuntimeResponse | None]:
         """Wait like Codex's ``wait``: until the cell ends, ``yield_control()`` runs, or
         ``yield_time_ms`` passes (then the wait in flight is yielded, see the module
         docstring); then take the buffered items.
 
-        Returns ``(items, final)``; ``final`` is None while the cell still runs. The caller
-        must call :meth:`release` once it has shown them. Raises ``asyncio.CancelledError``
-        when cancelled (the buffer is left intact).
+        ``begin()`` is called where the ``%wait`` begins in the host's order of the cell's
+        events: the wait in flight is yielded first, and ``begin()`` runs as its answer is
+        handled (before the callbacks the host sent after it); at once when no wait is in
+        flight. Returns ``(items, final)``; ``final`` is None while the cell still runs. The
+        caller must call :meth:`release` once it has shown them. Raises
+        ``asyncio.CancelledError`` when cancelled (the buffer is left intact).
         """
         record = self.record
         deadline = time.monotonic() + yield_time_ms / 1000
+        if begin is not None:
+            self._begin = begin
+            if record.final is None and self.running:
+                await self._yield_now()
+            self._began()
         yields_before = self._yields
         self._collecting = True
         try:

@@ -2,7 +2,9 @@
 the same way on every run (``kernel/ordering.py``; the rendering is defined in the kernel's
 docstring, ``kernel/kernel.py``).
 
-Each cell runs 30 times in one kernel, followed by ``%wait``. A run's rendering is, per
+Each cell runs 30 times in one kernel, followed by ``%wait`` once the status display says the
+cell finished (a ``%wait`` sent earlier races the cell's last events: a notification the
+host sends after the ``%wait`` began belongs to the ``%wait``). A run's rendering is, per
 request, the sequence of its output messages (everything but ``status`` and
 ``execute_input``) with cell ids, display ids and running times replaced by placeholders.
 Status messages are left out on purpose: whether a status display's update is published
@@ -17,7 +19,7 @@ import json
 import re
 
 import pytest
-from kernel_driver import collect, send_execute
+from kernel_driver import collect, send_execute, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(600)
 RUNS = 30
@@ -60,11 +62,15 @@ def _normalized(text: str, cell_id: str) -> str:
 
 
 def _rendering(cell: str, kc) -> list[tuple[str, str, str]]:
-    """One run of ``cell`` and the ``%wait`` after it: (request, msg_type, content) in order."""
+    """One run of ``cell`` and the ``%wait`` sent once its status display says it finished:
+    (request, msg_type, content) in order."""
     others: list[dict] = []
-    first = collect(kc, send_execute(kc, cell), others=others)
+    execute_id = send_execute(kc, cell)
+    first = collect(kc, execute_id, others=others)
     cell_id = first.codemode["cell_id"]
     assert first.codemode["status"] == "running"
+    if not any("finished (completed)" in str(m["content"]) for m in first.messages):
+        others += wait_for_iopub(kc, execute_id, lambda m: "finished (completed)" in str(m["content"].get("data", {})))
     waited = collect(kc, send_execute(kc, f"%wait {cell_id}"), others=others)
     assert waited.codemode["status"] == "completed"
     execute_id = first.reply["parent_header"]["msg_id"]
