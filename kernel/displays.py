@@ -94,9 +94,9 @@ class StatusDisplays:
 
     async def _tick(self) -> None:
         """Refresh the running time of running cells' displays that have shown the same state
-        for :data:`STATUS_TICK_S`, until no running cell is left."""
+        for :data:`STATUS_TICK_S` (waking when the next one is due), until no running cell is
+        left."""
         while True:
-            await asyncio.sleep(MIN_UPDATE_INTERVAL_S)
             running = [r for r in self.state.cells.values() if r.state == "running" and r.displays]
             if not running:
                 return
@@ -104,6 +104,13 @@ class StatusDisplays:
             for record in running:
                 if now - self._shown.get(record.cell_id, now) >= STATUS_TICK_S:
                     self.update(record)
+            due = [
+                now + MIN_UPDATE_INTERVAL_S
+                if r.cell_id in self._pending
+                else self._shown.get(r.cell_id, now) + STATUS_TICK_S
+                for r in running
+            ]
+            await asyncio.sleep(max(MIN_UPDATE_INTERVAL_S, min(due) - now))
 
     def stop(self) -> None:
         """Stop refreshing (kernel shutdown)."""

@@ -29,13 +29,13 @@ observes from that answer on, so a notification the host sent before the ``%wait
 to the status display however late the kernel handles it.
 
 Cost, measured with ``bench/background_cell.py`` (a yielded cell awaiting a timer, observed
-for 30 s, on the 2-core development machine; two runs each):
+for 30 s, on the shared 2-core development machine; ranges over several runs):
 
 =====================  ================  =================
 measured               polling (500 ms)  one wait per cell
 =====================  ================  =================
-kernel CPU             0.16-0.17 s       0.11 s
-host CPU               0.04 s            0.00 s
+kernel CPU             0.16-0.17 s       0.11-0.14 s
+host CPU               0.04 s            0.00-0.01 s
 frames written / read  60-65 / 60-67     5 / 5
 =====================  ================  =================
 
