@@ -42,6 +42,20 @@ def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_wit
     return Kernel(km, kc, cwd)
 
 
+BLOCKING_TOOL = '''
+
+@codemode.tool
+def blocking(gate: str) -> str:
+    """Says that it blocks (prints ``blocking``), then blocks until the file ``gate`` exists."""
+    print("blocking", flush=True)
+    while not Path(gate).exists():
+        time.sleep(0.02)
+    return "unblocked"
+'''
+"""Source of a sync Python tool that blocks its thread (a tool module with ``time``, ``Path``
+and ``codemode`` imported appends it)."""
+
+
 def start_kernel_with_tools(folder: Path, module: str, source: str) -> Kernel:
     """Start a kernel in ``folder`` with the Python tool module ``module`` (its ``source``
     written beside a ``codemode.toml`` that names it)."""

@@ -23,11 +23,21 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kernel_driver import Execution, collect, execute, send_execute, start_kernel, stop_kernel, wait_for_iopub
+from kernel_driver import (
+    BLOCKING_TOOL,
+    Execution,
+    collect,
+    execute,
+    send_execute,
+    start_kernel,
+    stop_kernel,
+    wait_for_iopub,
+)
 
 pytestmark = pytest.mark.timeout(600)
 
-TOOLS = '''
+TOOLS = (
+    '''
 import time
 from pathlib import Path
 
@@ -38,16 +48,9 @@ import codemode
 def surrogate() -> str:
     """Returns a string holding a lone surrogate."""
     return "ab\\ud800cd"
-
-
-@codemode.tool
-def block(gate: str) -> str:
-    """Says that it blocks, then blocks until the file ``gate`` exists."""
-    print("blocking", flush=True)
-    while not Path(gate).exists():
-        time.sleep(0.02)
-    return "unblocked"
 '''
+    + BLOCKING_TOOL
+)
 HEAP_BYTES = 32 * 2**20
 STORED = {"nested": {"list": [1, 2, {"deep": "ünïcode"}], "none": None}, "emoji": "text with 😀 and ✓"}
 CONTROL_S = 2.0
@@ -135,7 +138,7 @@ def heap_exhausted(kernel, _: float) -> None:
 
 def blocked_tool_terminated(kernel, _: float) -> None:
     gate = kernel.cwd / "never-opened"
-    msg_id = send_execute(kernel.kc, f'// @exec: {{"yield_time_ms": 0}}\nawait tools.block({{gate: {str(gate)!r}}})')
+    msg_id = send_execute(kernel.kc, f'// @exec: {{"yield_time_ms": 0}}\nawait tools.blocking({{gate: {str(gate)!r}}})')
     run = collect(kernel.kc, msg_id)
     if not run.of_type("stream"):  # the tool's thread runs once it says so (maybe after the reply)
         wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "stream")

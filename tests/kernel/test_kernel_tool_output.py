@@ -4,11 +4,20 @@ running request for a foreground cell, under the cell's original request once it
 from __future__ import annotations
 
 import pytest
-from kernel_driver import collect, execute, send_execute, start_kernel_with_tools, stop_kernel, wait_for_iopub
+from kernel_driver import (
+    BLOCKING_TOOL,
+    collect,
+    execute,
+    send_execute,
+    start_kernel_with_tools,
+    stop_kernel,
+    wait_for_iopub,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
-TOOLS = '''
+TOOLS = (
+    '''
 import sys
 import time
 from pathlib import Path
@@ -31,16 +40,9 @@ def gated(word: str, gate: str) -> str:
         time.sleep(0.02)
     print(f"gated says {word}")
     return word
-
-
-@codemode.tool
-def blocking(gate: str) -> str:
-    """Says that it waits, then waits until the file ``gate`` exists."""
-    print("blocking", flush=True)
-    while not Path(gate).exists():
-        time.sleep(0.02)
-    return "unblocked"
 '''
+    + BLOCKING_TOOL
+)
 
 
 @pytest.fixture(scope="module")
