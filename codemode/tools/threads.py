@@ -24,7 +24,8 @@ threads without end. The function runs in a copy of the caller's context variabl
 ``asyncio.to_thread`` (so what a sync tool prints still reaches its call,
 :mod:`codemode.tools.tool_output`). Whatever it raises, ``BaseException`` included
 (``SystemExit`` from a thread), is re-raised in the awaiting coroutine, never in the thread.
-The counting and the hand-over of outcomes live in :mod:`codemode.tools.lanes`.
+The counting and the hand-over of outcomes are shared with the lane of async Python tools
+(:mod:`codemode.tools.lanes`, :mod:`codemode.tools.loops`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
+from .loops import ASYNC_PYTHON_TOOLS
 
 logger = logging.getLogger(__name__)
 
@@ -147,5 +149,7 @@ BUILTINS = ThreadLane("builtins")
 
 
 def abandoned_threads() -> dict[str, int]:
-    """Abandoned threads still running, by lane name: ``{"python-tools": 0, "builtins": 0}``."""
-    return {lane.name: lane.abandoned for lane in (PYTHON_TOOLS, BUILTINS)}
+    """Abandoned threads still running, by lane name: ``{"python-tools": 0, "builtins": 0,
+    "python-async-tools": 0}`` (the last counts the blocked event loops of async Python tools,
+    :mod:`codemode.tools.loops`)."""
+    return {lane.name: lane.abandoned for lane in (PYTHON_TOOLS, BUILTINS, ASYNC_PYTHON_TOOLS)}
