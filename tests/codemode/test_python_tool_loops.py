@@ -55,13 +55,12 @@ async def happened(event: threading.Event) -> bool:
 
 
 @pytest.fixture
-async def lane(monkeypatch):
-    """The lane of async Python tools with a short stall time; at the end the blocking tools
-    are released, the lane is shut down, and no thread of it may be left (async, so it runs
-    before the test's event loop closes)."""
+async def lane():
+    """The lane of async Python tools; at the end the blocking tools are released, the lane is
+    shut down, and no thread of it may be left (async, so it runs before the test's event loop
+    closes)."""
     module = fixtures()
     module.reset()
-    monkeypatch.setattr(ASYNC_PYTHON_TOOLS, "stall_after", STALL_AFTER_S)
     yield ASYNC_PYTHON_TOOLS
     module.release_all()
     await asyncio.to_thread(ASYNC_PYTHON_TOOLS.shutdown)
@@ -71,6 +70,14 @@ async def lane(monkeypatch):
     assert ASYNC_PYTHON_TOOLS.abandoned == 0
     module.CLIENT.clear()
     module.reset()
+
+
+@pytest.fixture
+def quick_stall(lane, monkeypatch):
+    """The lane with a stall time of :data:`STALL_AFTER_S`, for the tests that block its loop
+    (the others keep the default, so that a loaded machine cannot make them move loops)."""
+    monkeypatch.setattr(lane, "stall_after", STALL_AFTER_S)
+    return lane
 
 
 @pytest.fixture
@@ -101,8 +108,9 @@ def printed(dispatcher, call_id):
 
 @pytest.mark.parametrize(("blocker", "running"), [("spin", "SPINNING"), ("nap", "NAPPING")])
 async def test_a_blocked_tool_loop_never_blocks_the_kernel_and_cancelling_abandons_it(
-    dispatcher, lane, caplog, blocker, running
+    dispatcher, quick_stall, caplog, blocker, running
 ):
+    lane = quick_stall
     caplog.set_level(logging.WARNING, logger="codemode.tools.loops")
     module = fixtures()
     token = CancellationToken()
@@ -184,7 +192,8 @@ def finished_queue(h: HostSession) -> asyncio.Queue:
 
 
 @pytest.mark.parametrize(("blocker", "running"), [("spin", "SPINNING"), ("nap", "NAPPING")])
-async def test_a_cell_blocked_in_an_async_tool_yields_on_time_and_terminates(lane, blocker, running):
+async def test_a_cell_blocked_in_an_async_tool_yields_on_time_and_terminates(quick_stall, blocker, running):
+    lane = quick_stall
     module = fixtures()
     async with HostSession(["cm_async_tools"]) as h:
         finished = finished_queue(h)
