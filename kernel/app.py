@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import zmq
+from codemode.kernel.packing import install_safe_packer
 from ipykernel.kernelapp import IPKernelApp
 
 IOPUB_HIGH_WATER_MARK = 100_000
@@ -25,6 +26,13 @@ IOPUB_HIGH_WATER_MARK = 100_000
 
 class CodeModeKernelApp(IPKernelApp):
     """``IPKernelApp`` whose IOPub socket never drops messages (see the module docstring)."""
+
+    def initialize(self, argv: list[str] | None = None) -> None:
+        """ipykernel's initialisation; then the session (shared by the kernel and the IOPub
+        thread, which look its packer up at every send) writes lone surrogates as U+FFFD
+        instead of failing the send (:mod:`codemode.kernel.packing`)."""
+        super().initialize(argv)
+        install_safe_packer(self.session)
 
     def init_iopub(self, context: zmq.Context[Any]) -> None:
         """Create and bind the IOPub socket as ipykernel does, with its high-water mark and

@@ -251,16 +251,17 @@ class ToolCallRuntime:
         """Check and shape the JSON input as Codex does and validate it against the input schema.
 
         Function tools: ``None`` -> ``{}``; objects pass; anything else raises
-        ``tool `<name>` expects a JSON object for arguments``. Freeform tools need a string
-        (``tool `<name>` expects a string input``). Schema violations raise a message naming
-        the field and the rule.
+        ``tool `<name>` expects a JSON object for arguments``. Function tools with
+        ``any_input`` take the value as it is (``None`` stays ``None``). Freeform tools need a
+        string (``tool `<name>` expects a string input``). Schema violations raise a message
+        naming the field and the rule.
         """
         if tool.kind == "freeform":
             if not isinstance(raw_input, str):
                 raise ToolCallError(f"tool `{tool.raw_name}` expects a string input")
             return raw_input
-        args = {} if raw_input is None else raw_input
-        if not isinstance(args, dict):
+        args = {} if raw_input is None and not tool.any_input else raw_input
+        if not isinstance(args, dict) and not tool.any_input:
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
         validator = self._validator(tool)
         if validator is None:

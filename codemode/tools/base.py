@@ -1,7 +1,8 @@
 """The shape of a tool: :class:`Tool`, the handler contract and the per-call context.
 
 A handler is ``async def handler(args, ctx) -> JSON``. ``args`` is the validated JSON object
-(function tools) or string (freeform tools); ``ctx`` is a :class:`ToolContext`. It raises
+(function tools), any JSON value (function tools with ``any_input``: ``None`` when the cell
+passed none) or string (freeform tools); ``ctx`` is a :class:`ToolContext`. It raises
 :class:`~codemode.errors.ToolCallError` (or any exception) to reject the JS promise with the
 message. Cancellation: ``ctx.cancellation`` is cancelled first; tools with
 ``waits_for_cancellation`` are then awaited so they can clean up, the others are cancelled at
@@ -61,7 +62,9 @@ class Tool:
     "mcp__srv__"}``); ``raw_name``: the code-mode name (``code_mode_name``); ``js_name``: the
     identifier on ``tools`` (:func:`~codemode.tools.naming.normalize_identifier`). ``kind`` is
     ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
-    calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup.
+    calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup;
+    ``any_input`` lets a function tool take any JSON value as its argument, not only an object
+    (checked against ``input_schema`` all the same).
     ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`);
     ``origin`` says where the tool comes from (``builtin``, ``python:<module>``,
     ``mcp:<server>``).
@@ -77,6 +80,7 @@ class Tool:
     kind: ToolKind = "function"
     supports_parallel: bool = True
     waits_for_cancellation: bool = False
+    any_input: bool = False
     origin: str = "builtin"
     raw_name: str = ""
     js_name: str = ""

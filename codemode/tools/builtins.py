@@ -1,6 +1,7 @@
 """Built-in tools, available with no configuration.
 
-- ``echo(args)`` -> the same object;
+- ``echo(value)`` -> the same JSON value, of any type (``null`` when the cell passes none or
+  ``undefined``, which the host sends as ``null``);
 - ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
 - ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?})`` ->
   ``{exit_code, output, wall_time_seconds, original_token_count?}`` (the shape of Codex's
@@ -253,10 +254,11 @@ def builtin_tools() -> list[Tool]:
     return [
         Tool(
             name="echo",
-            description="Returns its arguments unchanged.",
+            description="Returns its argument unchanged: any JSON value (null when none is given).",
             handler=_echo,
-            input_schema={"type": "object", "additionalProperties": True},
-            output_schema={"type": "object", "additionalProperties": True},
+            input_schema={},
+            output_schema={},
+            any_input=True,
         ),
         Tool(
             name="sleep",

@@ -56,8 +56,11 @@ def failure_text(tool: str, exc: BaseException) -> str:
     A :class:`~codemode.errors.ToolCallError` is the tool's own sentence and is returned as it
     is; any other exception gives ``tool `<tool>` raised <Type>: <message>`` (``.`` instead of
     ``: <message>`` when the message is empty). A ``CancelledError`` here is one the tool
-    raised while its call was not cancelled, and says so.
+    raised while its call was not cancelled, and says so. A ``StopIteration`` that left a
+    coroutine, which Python turned into ``RuntimeError: coroutine raised StopIteration``
+    (PEP 479), is reported as the ``StopIteration`` the tool raised.
     """
+    exc = _raised(exc)
     detail = exception_text(exc)
     if isinstance(exc, ToolCallError) and detail:
         return detail
@@ -65,6 +68,16 @@ def failure_text(tool: str, exc: BaseException) -> str:
     if isinstance(exc, asyncio.CancelledError):
         return f"tool `{tool}` raised CancelledError although its call was not cancelled."
     return f"tool `{tool}` raised {kind}: {detail}" if detail else f"tool `{tool}` raised {kind}."
+
+
+def _raised(exc: BaseException) -> BaseException:
+    """The exception tool code raised behind ``exc``: the ``StopIteration`` that PEP 479 turned
+    into ``RuntimeError`` when it left a coroutine or generator, otherwise ``exc`` itself."""
+    cause = exc.__cause__
+    if type(exc) is RuntimeError and isinstance(cause, StopIteration):
+        if exception_text(exc) in ("coroutine raised StopIteration", "generator raised StopIteration"):
+            return cause
+    return exc
 
 
 _SCALARS = (str, int, type(None))

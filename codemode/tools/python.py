@@ -5,8 +5,10 @@ becomes a tool named after the function. Its input JSON Schema is built by pydan
 type hints (parameters without a hint accept any JSON), with parameter descriptions taken from
 a Google-style ``Args:`` section of the docstring; the docstring's first paragraph is the
 description. Sync functions run in a thread of their own (:data:`codemode.tools.threads.PYTHON_TOOLS`:
-a call that blocks for ever and is cancelled never holds up other calls), async ones on the
-event loop. Any exception, ``BaseException`` included, rejects only that call's JS promise,
+a call that blocks for ever and is cancelled never holds up other calls), async ones on an
+event loop shared by the async tools in a thread of its own, never the kernel's
+(:data:`codemode.tools.loops.ASYNC_PYTHON_TOOLS`: one that blocks its loop instead of awaiting
+is abandoned with that loop, and the next calls get a fresh one). Any exception, ``BaseException`` included, rejects only that call's JS promise,
 with ``tool `<name>` raised <Type>: <message>`` (:func:`codemode.tools.failures.failure_text`);
 a result that pydantic cannot turn into JSON rejects it with a sentence too. What a call prints
 to ``sys.stdout`` / ``sys.stderr`` goes to ``ctx.report_output`` (the dispatcher's ``output``
@@ -28,6 +30,7 @@ from pydantic_core import to_jsonable_python
 from ..errors import ToolCallError
 from .base import Tool, ToolContext
 from .failures import exception_text
+from .loops import ASYNC_PYTHON_TOOLS
 from .threads import PYTHON_TOOLS
 from .tool_output import route_output
 
@@ -108,7 +111,7 @@ def python_tool(func: Callable[..., Any], origin: str = "python") -> Tool:
         kwargs = {name: getattr(validated, name) for name in fields}
         with route_output(ctx.report_output):
             if is_async:
-                result = await func(**kwargs)
+                result = await ASYNC_PYTHON_TOOLS.run(tool_name, func, **kwargs)
             else:
                 result = await PYTHON_TOOLS.run(tool_name, func, **kwargs)
         try:

@@ -24,12 +24,13 @@ threads without end. The function runs in a copy of the caller's context variabl
 ``asyncio.to_thread`` (so what a sync tool prints still reaches its call,
 :mod:`codemode.tools.tool_output`). Whatever it raises, ``BaseException`` included
 (``SystemExit`` from a thread), is re-raised in the awaiting coroutine, never in the thread.
+The counting and the hand-over of outcomes are shared with the lane of async Python tools
+(:mod:`codemode.tools.lanes`, :mod:`codemode.tools.loops`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import logging
 import threading
@@ -37,14 +38,12 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..errors import ToolCallError
+from .lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
+from .loops import ASYNC_PYTHON_TOOLS
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-MAX_ABANDONED_THREADS = 256
-"""Most threads of cancelled calls that a lane keeps running before it refuses new calls."""
 
 
 class _Run:
@@ -56,57 +55,44 @@ class _Run:
         self.started = time.monotonic()
 
 
-class ThreadLane:
+class ThreadLane(AbandonedThreads):
     """Runs blocking functions, one new thread per call (see the module docstring).
 
-    ``name`` names the lane in thread names and log lines.
+    ``name`` names the lane in thread names and log lines; ``max_abandoned`` bounds its
+    abandoned threads (:class:`~codemode.tools.lanes.AbandonedThreads`).
     """
 
     def __init__(self, name: str, max_abandoned: int = MAX_ABANDONED_THREADS) -> None:
-        self.name = name
-        self.max_abandoned = max_abandoned
-        self._lock = threading.Lock()
+        super().__init__(name, "threads of cancelled calls", max_abandoned)
         self._running = 0
-        self._abandoned = 0
 
     @property
     def running(self) -> int:
         """Threads of this lane still running: live calls' and abandoned ones."""
         return self._running
 
-    @property
-    def abandoned(self) -> int:
-        """Threads whose call was cancelled and that still run."""
-        return self._abandoned
-
     async def run(self, label: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Call ``fn(*args, **kwargs)`` in a new thread and return its result.
 
         ``label`` names the work (the tool) in the thread's name and the log. Raises what
-        ``fn`` raised (any ``BaseException``); :class:`~codemode.errors.ToolCallError` when
-        the lane already holds :attr:`max_abandoned` abandoned threads. When the awaiting
-        task is cancelled, ``CancelledError`` propagates at once and the thread is abandoned.
+        ``fn`` raised (any ``BaseException``; a ``StopIteration`` as ``RuntimeError``, as in a
+        coroutine); :class:`~codemode.errors.ToolCallError` when the lane already holds
+        :attr:`max_abandoned` abandoned threads. When the awaiting task is cancelled,
+        ``CancelledError`` propagates at once and the thread is abandoned.
         """
-        if self._abandoned >= self.max_abandoned:
-            raise ToolCallError(
-                f"`{label}` was not started: {self._abandoned} threads of cancelled calls in the "
-                f"{self.name} lane are still blocked (the most kept is {self.max_abandoned}); "
-                "restart the kernel to end them."
-            )
+        self.check_room(label)
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
+        future: asyncio.Future[Outcome] = loop.create_future()
         context = contextvars.copy_context()
         run = _Run()
 
         def target() -> None:
             try:
-                value = context.run(fn, *args, **kwargs)
+                outcome: Outcome = (None, context.run(fn, *args, **kwargs))
             except BaseException as exc:  # noqa: BLE001 - re-raised in the awaiting coroutine
-                self._finished(run, label)  # counted as ended before its call can see the outcome
-                self._deliver(loop, future, exc, None)
-            else:
-                self._finished(run, label)
-                self._deliver(loop, future, None, value)
+                outcome = (exc, None)
+            self._finished(run, label)  # counted as ended before its call can see the outcome
+            deliver(loop, future, outcome)
 
         thread = threading.Thread(target=target, name=f"codemode-{self.name}:{label}", daemon=True)
         with self._lock:
@@ -118,33 +104,18 @@ class ThreadLane:
                 self._running -= 1
             raise
         try:
-            return await future
+            outcome = await future
         except asyncio.CancelledError:
             self._abandon(run, label)
             raise
-
-    @staticmethod
-    def _deliver(
-        loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], exc: BaseException | None, value: Any
-    ) -> None:
-        def settle() -> None:
-            if future.done():
-                return  # the call was cancelled meanwhile: the outcome is dropped
-            if exc is not None:
-                future.set_exception(exc)
-            else:
-                future.set_result(value)
-
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more
-            loop.call_soon_threadsafe(settle)
+        return unwrap(outcome)
 
     def _abandon(self, run: _Run, label: str) -> None:
         with self._lock:
             if run.finished:
                 return
             run.abandoned = True
-            self._abandoned += 1
-            count = self._abandoned
+            count = self.add()
         logger.warning(
             "the call to `%s` was cancelled while its thread was still running; %d abandoned thread(s) "
             "of the %s lane are still running (a Python thread cannot be stopped; each ends when its "
@@ -160,8 +131,7 @@ class ThreadLane:
             self._running -= 1
             if not run.abandoned:
                 return
-            self._abandoned -= 1
-            count = self._abandoned
+            count = self.remove()
         logger.info(
             "the abandoned thread of `%s` returned after %.1f s; %d abandoned thread(s) of the %s lane still running",
             label,
@@ -179,5 +149,7 @@ BUILTINS = ThreadLane("builtins")
 
 
 def abandoned_threads() -> dict[str, int]:
-    """Abandoned threads still running, by lane name: ``{"python-tools": 0, "builtins": 0}``."""
-    return {lane.name: lane.abandoned for lane in (PYTHON_TOOLS, BUILTINS)}
+    """Abandoned threads still running, by lane name: ``{"python-tools": 0, "builtins": 0,
+    "python-async-tools": 0}`` (the last counts the blocked event loops of async Python tools,
+    :mod:`codemode.tools.loops`)."""
+    return {lane.name: lane.abandoned for lane in (PYTHON_TOOLS, BUILTINS, ASYNC_PYTHON_TOOLS)}

@@ -5,8 +5,9 @@ header of whatever request it last saw - for a tool running under a background c
 worker thread, usually none - so a tool's ``print()`` showed up in no cell. Here each Python
 tool call runs inside :func:`route_output`: while any call runs, ``sys.stdout`` and
 ``sys.stderr`` are :class:`RoutingStream` proxies that send a write to the call it was made
-from - found through a context variable, which asyncio copies into the call's task, the
-tasks it starts and the thread of a sync tool (:mod:`codemode.tools.threads`) - and to the
+from - found through a context variable, which is copied into the call's task, the tasks it
+starts, the task of an async tool on its own event loop (:mod:`codemode.tools.loops`) and the
+thread of a sync tool (:mod:`codemode.tools.threads`) - and to the
 original stream otherwise (other code, threads the tool started itself, or after the call).
 
 A call's text is delivered as ``deliver(name, text)`` (``name`` is ``"stdout"`` or

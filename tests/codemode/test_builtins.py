@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 import time
@@ -17,7 +18,9 @@ from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "pytools"))
 from dispatch_helpers import assert_abort_elapsed  # noqa: E402
+from host_harness import HostSession, texts  # noqa: E402
 
 
 @pytest.fixture
@@ -66,6 +69,40 @@ async def test_disabled_tools_are_hidden():
 async def test_echo_and_sleep(dispatcher):
     assert (await call(dispatcher, "echo", {"a": [1, None]})).value == {"a": [1, None]}
     assert (await call(dispatcher, "sleep", {"ms": 5})).value == {"slept_ms": 5}
+
+
+ECHOED = ["fast", "", 42, -1.5, 0, True, False, None, [1, 2], [], {}, {"a": [1, None], "b": {"c": "é"}}]
+"""A value of every JSON type (the input of Codex's recorded case ``parallel_tools`` first)."""
+
+
+@pytest.mark.parametrize("value", ECHOED, ids=json.dumps)
+async def test_echo_returns_any_json_value_unchanged(dispatcher, value):
+    result = await call(dispatcher, "echo", value)
+    assert (result.outcome, result.success) == ("completed", True)
+    assert (type(result.value), json.dumps(result.value)) == (type(value), json.dumps(value))
+
+
+async def test_echo_declares_that_it_takes_and_returns_any_value():
+    echo = (await ToolRegistry.create()).get("echo")
+    assert echo.input_schema == {} and echo.output_schema == {}
+    assert echo.declaration == "declare const tools: { echo(args: unknown): Promise<unknown>; };"
+
+
+async def test_cells_echo_values_of_every_type():
+    source = (
+        'const raced = await Promise.race([tools.sleep({ms: 200}).then(() => "slow"), tools.echo("fast")]);\n'
+        "text(raced);\n"
+        'const values = [await tools.echo(42), await tools.echo([1, 2]), await tools.echo(""), '
+        "await tools.echo(false), await tools.echo(null), await tools.echo({a: {b: [1, 'x']}})];\n"
+        "text(JSON.stringify(values));\n"
+        "text(JSON.stringify([await tools.echo() === null, await tools.echo(undefined) === null]));"
+    )
+    async with HostSession([]) as h:
+        _, response = await asyncio.wait_for(h.run(source), 60)
+    assert (response.kind, texts(response)) == (
+        "Result",
+        ["fast", '[42,[1,2],"",false,null,{"a":{"b":[1,"x"]}}]', "[true,true]"],
+    )
 
 
 async def test_sleep_ends_at_once_when_cancelled(dispatcher):

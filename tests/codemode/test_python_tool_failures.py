@@ -30,6 +30,8 @@ FAILURES = {
     "interrupt_async": "tool `interrupt_async` raised KeyboardInterrupt: stop",
     "generator_exit": "tool `generator_exit` raised GeneratorExit.",
     "cancelled_itself": "tool `cancelled_itself` raised CancelledError although its call was not cancelled.",
+    "stop_sync": "tool `stop_sync` raised StopIteration: no more",
+    "stop_async": "tool `stop_async` raised StopIteration.",
     "unprintable": "tool `unprintable` raised Unprintable: (its message cannot be shown: str() raised RuntimeError)",
     "opaque": "tool `opaque` returned a value that is not JSON: Unable to serialize unknown type: <class 'object'>.",
     "not_a_number": "tool `not_a_number` returned a value that is not JSON: `values[1]` is NaN.",

@@ -88,18 +88,19 @@ async def test_concurrent_calls_each_get_their_own_output(dispatcher):
 
 async def test_printing_outside_a_call_goes_to_the_original_stream(capsys):
     events = []
-    started = asyncio.Event()
-    release = asyncio.Event()
+    started = threading.Event()
+    release = threading.Event()
 
     async def bystander():
-        await started.wait()
+        await asyncio.to_thread(started.wait, 10)
         print("not from a tool")  # the proxy is installed now, but this is no call's context
         release.set()
 
     async def waiting_tool() -> str:
+        """Runs on the async tools' own loop: waits for the bystander in a thread."""
         print("from the tool")
         started.set()
-        await release.wait()
+        await asyncio.to_thread(release.wait, 10)
         return "done"
 
     dispatcher = await make_dispatcher(waiting_tool)

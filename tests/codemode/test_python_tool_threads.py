@@ -53,7 +53,7 @@ async def release_blockers():
     for thread in blocker_threads():
         thread.join(ANSWER_BOUND_S)
     assert blocker_threads() == []
-    assert threads.abandoned_threads() == {"python-tools": 0, "builtins": 0}
+    assert threads.abandoned_threads() == {"python-tools": 0, "builtins": 0, "python-async-tools": 0}
     fixtures().GATES.clear()
     fixtures().ENTERED.clear()
 
@@ -90,7 +90,7 @@ async def test_cancelled_blocked_calls_leave_builtins_and_sync_tools_answering(t
             result = await task
             assert result.outcome == "aborted"
         assert threads.PYTHON_TOOLS.abandoned == BLOCKED
-        assert threads.abandoned_threads() == {"python-tools": BLOCKED, "builtins": 0}
+        assert threads.abandoned_threads() == {"python-tools": BLOCKED, "builtins": 0, "python-async-tools": 0}
         assert len(blocker_threads()) == BLOCKED
         assert caplog.records[-1].getMessage() == (
             f"the call to `blocker` was cancelled while its thread was still running; {BLOCKED} abandoned "

@@ -135,6 +135,27 @@ async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
     ).value == "patch"
 
 
+async def test_a_tool_with_any_input_takes_any_value_checked_by_its_schema():
+    async def echo(args, ctx):
+        return args
+
+    scalar = Tool(
+        name="scalar", description="", handler=echo, any_input=True, input_schema={"type": ["string", "null"]}
+    )
+    dispatcher = ToolCallRuntime(FakeRegistry(scalar))
+
+    def send(raw):
+        return dispatcher.handle_tool_call("1", "t", wire("scalar"), "function", raw, CancellationToken())
+
+    assert [(await send(raw)).value for raw in ("x", None)] == ["x", None]
+    refused = await send([1])
+    assert (refused.outcome, refused.error) == (
+        "failed",
+        "tool `scalar` received invalid arguments at the top level: [1] is not of type 'string', 'null' "
+        "(schema rule `type`).",
+    )
+
+
 async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler():
     ran = []
 

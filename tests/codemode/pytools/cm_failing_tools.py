@@ -72,6 +72,19 @@ async def cancelled_itself() -> None:
     raise asyncio.CancelledError
 
 
+@codemode.tool
+def stop_sync() -> None:
+    """Raises StopIteration in its thread (which a Future refuses as an exception)."""
+    raise StopIteration("no more")
+
+
+@codemode.tool
+async def stop_async() -> None:
+    """Raises StopIteration in its coroutine (which Python turns into RuntimeError)."""
+    await asyncio.sleep(0)
+    raise StopIteration
+
+
 class Unprintable(Exception):
     def __str__(self) -> str:
         raise RuntimeError("no text for you")

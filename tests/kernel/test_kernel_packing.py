@@ -1,0 +1,64 @@
+"""Strings holding lone UTF-16 surrogates, from tool code the kernel does not control, never
+break a Jupyter message: they arrive as U+FFFD, the request gets its reply and the cell keeps
+its output (``codemode.kernel.packing``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from codemode.kernel.packing import safe_packer
+from jupyter_client.session import json_packer
+from kernel_driver import execute, start_kernel_with_tools, stop_kernel
+
+pytestmark = pytest.mark.timeout(120)
+
+TOOLS = '''
+import sys
+
+import codemode
+
+
+@codemode.tool
+def print_surrogate() -> str:
+    """Prints lines holding lone surrogates on stdout and stderr, then returns ok."""
+    print("printed \\udfff here", flush=True)
+    print("warned \\ud800 here", file=sys.stderr, flush=True)
+    return "ok"
+
+
+@codemode.tool
+def doc_surrogate() -> str:
+    """Docstring with a lone surrogate \\udfff in it."""
+    return "ok"
+'''
+
+
+@pytest.fixture(scope="module")
+def kernel(codemode_kernelspec, tmp_path_factory):
+    started = start_kernel_with_tools(tmp_path_factory.mktemp("packing"), "cm_surrogate_print_tools", TOOLS)
+    yield started
+    stop_kernel(started)
+
+
+def test_a_tool_printing_lone_surrogates_keeps_the_cell_and_its_output(kernel):
+    run = execute(kernel.kc, 'text("first");\ntext(await tools.print_surrogate());\ntext("last");')
+    assert run.content["status"] == "ok", run.content
+    assert run.codemode["status"] == "completed"
+    assert run.stdout == "printed \ufffd here\nfirst\nok\nlast\n"
+    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == ["warned \ufffd here\n"]
+    assert execute(kernel.kc, 'text("next")').stdout == "next\n"
+
+
+def test_a_tool_description_with_a_lone_surrogate_shows_in_tools(kernel):
+    run = execute(kernel.kc, "%tools doc_surrogate")
+    assert run.content["status"] == "ok", run.content
+    assert "doc_surrogate: Docstring with a lone surrogate \ufffd in it." in run.stdout
+
+
+def test_the_packer_replaces_lone_surrogates_and_leaves_other_messages_alone():
+    pack = safe_packer(json_packer)
+    plain = {"text": "caf\u00e9 \U0001f600", "n": 1}
+    assert pack(plain) == json_packer(plain)
+    packed = pack({"text": "a\udfffb\ud800", "key\udc00": ["\ud83d\ude00"]})
+    assert json.loads(packed.decode("utf-8")) == {"text": "a\ufffdb\ufffd", "key\ufffd": ["\U0001f600"]}
