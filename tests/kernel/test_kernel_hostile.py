@@ -1,5 +1,5 @@
 """A randomized "hostile cell" test: hypothesis draws sequences of cells that misbehave (lone
-surrogates, tampered built-ins, floods, heap exhaustion, a blocked Python tool, an endless
+surrogates in tool arguments, stored values, tool results and tool output, tampered built-ins, floods, heap exhaustion, a blocked Python tool, an endless
 loop, interrupts at random moments, yielded cells left running) and runs each sequence in one
 fresh kernel. After every step:
 
@@ -7,8 +7,8 @@ fresh kernel. After every step:
 - ``load()`` returns the values stored at the start, intact;
 - a control cell printing 1 000 numbered lines delivers all of them, in order.
 
-Each step also checks its own outcome (the error a user sees, or the output). Few examples of
-few steps keep this within about 90 s; under ``CI`` the examples are derandomized (the same
+Each step also checks its own outcome (the error a user sees, or the output). One explicit
+example runs every kind once; a few drawn examples of a few steps mix them, within about 90 s; under ``CI`` the examples are derandomized (the same
 random mix on every run). ``HOSTILE_EXAMPLES=30`` runs more examples (about 3 minutes).
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from kernel_driver import (
     BLOCKING_TOOL,
@@ -48,6 +48,13 @@ import codemode
 def surrogate() -> str:
     """Returns a string holding a lone surrogate."""
     return "ab\\ud800cd"
+
+
+@codemode.tool
+def print_surrogate() -> str:
+    """Prints a line holding a lone surrogate, then returns ok."""
+    print("printed \\udfff here", flush=True)
+    return "ok"
 '''
     + BLOCKING_TOOL
 )
@@ -91,6 +98,10 @@ def surrogate_stored(kernel, _: float) -> None:
 
 def surrogate_from_python(kernel, _: float) -> None:
     assert execute(kernel.kc, "text(await tools.surrogate())").stdout == "ab\ufffdcd\n"
+
+
+def surrogate_printed_by_python(kernel, _: float) -> None:
+    assert execute(kernel.kc, "text(await tools.print_surrogate())").stdout == "printed \ufffd here\nok\n"
 
 
 def tampered_to_json(kernel, _: float) -> None:
@@ -174,6 +185,7 @@ STEPS = {
         surrogate_argument,
         surrogate_stored,
         surrogate_from_python,
+        surrogate_printed_by_python,
         tampered_to_json,
         replaced_stringify,
         tampered_arrays,
@@ -220,6 +232,7 @@ STEP = st.tuples(st.sampled_from(sorted(STEPS)), st.floats(min_value=0.0, max_va
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(steps=st.lists(STEP, min_size=4, max_size=6))
+@example(steps=[(name, 0.25) for name in STEPS])  # every kind at least once, whatever is drawn
 def test_hostile_cells_leave_the_kernel_responsive_and_stored_values_intact(
     codemode_kernelspec, tmp_path_factory, steps
 ):
