@@ -123,8 +123,8 @@ class ForegroundExecutor:
 
         if response.kind == "Yielded":
             await self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
-            if request.interrupted:  # the interrupt came while the output was being sent
-                return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
+            if request.interrupted:  # the interrupt came while the output was being sent (shown)
+                return await self._terminate_now(services, record, request, max_tokens, None)
             request.observing = False
             self.delivery.follow(services, record, request, max_tokens)
             state.order.answered(record.cell_id)  # what came after the yield goes to the status display
@@ -162,9 +162,10 @@ class ForegroundExecutor:
         record: CellRecord,
         request: Request,
         max_tokens: int | None,
-        initial: asyncio.Future[RuntimeResponse],
+        initial: asyncio.Future[RuntimeResponse] | None,
     ) -> dict[str, Any]:
         """Interrupted while the execute waited: terminate the cell (within the interrupt's
-        bound) and show what it left."""
+        bound) and show what it left. ``initial`` is the cell's first answer when none of it
+        was shown yet (an answer that came just before the interrupt is shown first)."""
         items = await stop_cell(self.state.terminations, services, record, max_tokens, initial=initial)
         return await self.delivery.deliver_final(request, record, items, max_tokens)

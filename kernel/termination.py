@@ -137,7 +137,8 @@ async def stop_cell(
     (a finished ``initial`` response, or the ``observer``'s last answer; Codex's terminate
     answers the same); a cell lost with its host (``record.lost``, shown as ``HostStopped``);
     ``Terminated`` when the answer did not come in time or the cell was already gone; any other
-    session error as a failed ``Result``. ``observer`` (a yielded cell's) is closed.
+    session error as a failed ``Result``. ``observer`` (a yielded cell's) is closed. An
+    ``initial`` ``Yielded`` answer is one not shown yet: its output comes first.
     """
     cell_id = record.cell_id
     if observer is not None:
@@ -158,9 +159,13 @@ async def stop_cell(
             response = RuntimeResponse("Result", cell_id, [], error_text=str(stopped.failure))
     if initial is not None and initial.done() and not initial.cancelled() and initial.exception() is None:
         first = initial.result()
-        if first.kind == "Terminated" and not items:
+        if first.kind == "Yielded":
+            # The cell yielded just before the interrupt and its output was not shown yet: it
+            # comes before whatever the cell printed after yielding.
+            items = list(first.content_items) + items
+        elif first.kind == "Terminated" and not items:
             items = list(first.content_items)
-        elif first.kind == "Result" and (response is None or response.kind != "Result"):
+        elif first.kind == "Result" and (response is None or response.kind != "Result" or outcome_is_missing(response)):
             response, items = first, list(first.content_items)  # natural completion won the race
     if observer is not None and not items:
         items = observer.terminated_items

@@ -1,0 +1,91 @@
+"""Unit tests of :func:`codemode.kernel.termination.stop_cell`: which output an interrupted
+cell leaves, whichever of its answers the interrupt raced.
+
+The session here is a small in-process double of ``CodeModeSession``'s terminate and probe (the
+kernel-level tests drive the same paths with a real host, where the races below are timing
+dependent and cannot be ordered by events)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+from codemode.kernel.cells import CellRecord
+from codemode.kernel.termination import Terminations, stop_cell
+from codemode.responses import RuntimeResponse, WaitOutcome
+
+
+def _text(value: str) -> dict[str, Any]:
+    return {"type": "input_text", "text": value}
+
+
+class _Session:
+    """Answers a terminate with ``answer`` (a ``Terminated`` or ``Result``)."""
+
+    def __init__(self, answer: RuntimeResponse) -> None:
+        self.answer = answer
+        self.terminated: list[str] = []
+
+    async def terminate(self, cell_id: str, max_output_tokens: int | None = None) -> WaitOutcome:
+        self.terminated.append(cell_id)
+        return WaitOutcome(live=True, response=self.answer)
+
+    async def probe_host(self, timeout_s: float) -> bool:
+        return True
+
+
+class _Log:
+    @contextlib.contextmanager
+    def terminating(self, cell_id: str) -> Iterator[None]:
+        yield
+
+
+def _services(session: _Session) -> Any:
+    return SimpleNamespace(code_mode=session, losses=SimpleNamespace(terminations=_Log(), explain=lambda *a: None))
+
+
+def _answered(response: RuntimeResponse) -> asyncio.Future[RuntimeResponse]:
+    future: asyncio.Future[RuntimeResponse] = asyncio.get_running_loop().create_future()
+    future.set_result(response)
+    return future
+
+
+async def test_a_yield_not_shown_yet_comes_before_the_terminated_output():
+    # The interrupt lands after the cell's Yielded answer arrived but before the execute read
+    # it: "before" was never shown and must not be lost.
+    session = _Session(RuntimeResponse("Terminated", "7", [_text("after")]))
+    record = CellRecord("7", {}, 1)
+    initial = _answered(RuntimeResponse("Yielded", "7", [_text("before")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    assert items == [_text("before"), _text("after")]
+    assert session.terminated == ["7"]
+    assert record.final is not None and record.final.kind == "Terminated"
+
+
+async def test_a_yield_with_nothing_after_it_is_still_shown():
+    session = _Session(RuntimeResponse("Terminated", "8", []))
+    record = CellRecord("8", {}, 1)
+    initial = _answered(RuntimeResponse("Yielded", "8", [_text("a"), _text("b")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    assert items == [_text("a"), _text("b")]
+
+
+async def test_a_yield_already_shown_is_not_shown_again():
+    # The execute passes no initial answer once it has shown the Yielded output.
+    session = _Session(RuntimeResponse("Terminated", "9", [_text("after")]))
+    record = CellRecord("9", {}, 1)
+    items = await stop_cell(Terminations(), _services(session), record, None, initial=None)
+    assert items == [_text("after")]
+
+
+async def test_a_result_that_won_the_race_is_the_outcome():
+    # Codex's terminate answers with the cell's result when it had completed already.
+    session = _Session(RuntimeResponse("Result", "10", [], error_text="exec cell 10 not found"))
+    record = CellRecord("10", {}, 1)
+    initial = _answered(RuntimeResponse("Result", "10", [_text("done")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    assert items == [_text("done")]
+    assert record.final is not None and record.final.kind == "Result" and record.final.error_text is None
