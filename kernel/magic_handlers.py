@@ -86,7 +86,7 @@ class MagicHandlers:
             self.publisher.stdout(request, cells_table(list(self.state.cells.values())) + "\n")
             return self.publisher.ok_reply()
         if magic.name == "tools":
-            return self._tools(services, magic, request)
+            return await self._tools(services, magic, request)
         return self._config(services, magic, request)
 
     def _live_target(self, magic: magics.Magic) -> CellRecord | None:
@@ -178,11 +178,14 @@ class MagicHandlers:
         self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.\n")
         return self.publisher.ok_reply()
 
-    def _tools(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    async def _tools(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
+        # MCP servers start in the background when the services are built: wait for them (each
+        # bounded by its startup_timeout_sec) so a first-cell %tools lists their tools or problems.
+        ready = await services.registry.ready_tools()
         needle = (magic.filter or "").lower()
         tools = [
             t
-            for t in services.registry.tools
+            for t in ready
             if not needle or needle in t.js_name.lower() or needle in (t.description or "").lower()
         ]
         blocks = []

@@ -72,3 +72,21 @@ def test_progress_shows_in_status_display_and_server_stops_at_shutdown(codemode_
     while any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in servers):
         assert time.monotonic() < deadline, "the MCP server outlived the kernel"
         time.sleep(0.1)
+
+
+def test_tools_as_the_first_cell_lists_mcp_tools_and_start_problems(codemode_kernelspec, tmp_path):
+    # %tools waits for the MCP servers to start (each within its startup_timeout_sec), so the
+    # first cell of a kernel already lists their tools, and a server that could not start is
+    # named under the configuration problems.
+    (tmp_path / "codemode.toml").write_text(
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\nstartup_timeout_sec = 30\n'
+        '[mcp_servers.broken]\ncommand = "node"\nargs = ["-e", "process.exit(3)"]\nstartup_timeout_sec = 30\n'
+    )
+    kernel = start_kernel(tmp_path)
+    try:
+        listing = execute(kernel.kc, "%tools", timeout=60).stdout
+        assert "\nmcp__everything__echo: " in "\n" + listing, listing
+        problems = listing.split("Configuration problems:\n", 1)[1]
+        assert "broken" in problems, listing
+    finally:
+        stop_kernel(kernel)
