@@ -6,7 +6,9 @@ in a shutdown request) makes the handler fail or log "Got bad msg" and send no r
 client waits forever. :func:`install` wraps every handler of the message types below: a
 request whose content does not match its schema gets an error reply of the right type
 (``<name>_reply`` with ``status: "error"``, ``ename`` :data:`INVALID_REQUEST_ENAME`, and an
-``evalue`` naming the field and the type it must have), and the kernel goes on.
+``evalue`` naming the field and the type it must have), and the kernel goes on. A malformed
+execute request runs nothing: its reply keeps the kernel's execution count (the last cell's)
+and carries ``metadata.codemode`` with no cell (:func:`reply_metadata`).
 
 Field types follow the Jupyter messaging specification ("Messages on the shell (ROUTER/DEALER)
 channel" and "Messages on the control channel"). Fields the specification does not define are
@@ -197,6 +199,15 @@ def error_reply(msg_type: str, evalue: str, execution_count: int) -> dict[str, A
     return content
 
 
+def reply_metadata(msg_type: str) -> dict[str, Any]:
+    """The metadata of the error reply to a malformed ``msg_type`` request: an execute_reply
+    carries ``metadata.codemode`` like every other (no cell ran: ``cell_id`` and ``status``
+    null, ``wall_time_ms`` 0, no tool calls)."""
+    if msg_type != "execute_request":
+        return {}
+    return {"codemode": {"cell_id": None, "status": None, "wall_time_ms": 0, "tool_calls": []}}
+
+
 Handler = Callable[[Any, Any, dict[str, Any]], Awaitable[None]]
 
 
@@ -221,6 +232,7 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
         log.warning("malformed %s: %s", msg_type, problem)
         if kernel.session is not None:
             content = error_reply(msg_type, problem, kernel.execution_count)
-            kernel.session.send(stream, reply_type, content, parent, ident=ident)
+            metadata = reply_metadata(msg_type)
+            kernel.session.send(stream, reply_type, content, parent, metadata=metadata, ident=ident)
 
     return checked

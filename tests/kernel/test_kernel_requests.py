@@ -133,6 +133,17 @@ def test_malformed_request_gets_an_error_reply_naming_the_field(kernel, channel,
     _assert_alive(kernel.kc)
 
 
+def test_malformed_execute_runs_nothing_and_its_reply_says_so(kernel):
+    # The reply keeps the last cell's execution count and carries metadata.codemode with no cell,
+    # like every execute_reply; the next cell is counted as if the malformed one never came.
+    before = execute(kernel.kc, 'text("counted")').reply["content"]["execution_count"]
+    reply = _send(kernel.kc, "shell", "execute_request", {"code": ["text(1)"]})
+    assert reply["content"]["execution_count"] == before
+    assert reply["metadata"]["codemode"] == {"cell_id": None, "status": None, "wall_time_ms": 0, "tool_calls": []}
+    after = execute(kernel.kc, 'text("counted")').reply["content"]["execution_count"]
+    assert after == before + 1
+
+
 def test_execute_request_with_metadata_that_is_not_an_object(kernel):
     reply = _send(kernel.kc, "shell", "execute_request", {"code": 'text("x")'}, metadata=[1])
     assert reply["msg_type"] == "execute_reply"
