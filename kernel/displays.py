@@ -6,6 +6,13 @@ run (a later ``%wait`` that yields again opens another). Each is kept up to date
 ``notify()`` texts, the end, and the running time once the display has shown the same state
 for :data:`STATUS_TICK_S` (so a cell whose events all come within a second of each other
 always renders the same way).
+
+Notebook runners (nbclient, hence papermill and ``jupyter nbconvert --execute``) read only the
+IOPub messages of the request they are running, and apply an ``update_display_data`` to every
+output with its ``display_id``, whichever cell holds it. So every update of a display after its
+cell ended (finished, awaiting ``%wait``; then completed, failed or terminated) is also sent
+under the request running then, or else under the next request the kernel handles: a saved
+notebook never keeps a stale "running" display.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ class StatusDisplays:
         self._last: dict[str, float] = {}
         self._shown: dict[str, float] = {}
         self._pending: dict[str, asyncio.TimerHandle] = {}
+        self._ended_unseen: dict[str, CellRecord] = {}
 
     def open(self, record: CellRecord, parent: dict[str, Any]) -> None:
         """Show a new status display for ``record`` under the request ``parent``."""
@@ -81,11 +89,36 @@ class StatusDisplays:
             self._shown.pop(record.cell_id, None)
         bundle = status_bundle(record)
         for display in record.displays:
-            self.publisher.send(
-                "update_display_data",
-                {"data": bundle, "metadata": {}, "transient": {"display_id": display.display_id}},
-                display.parent,
-            )
+            self._send_bundle(display, bundle, display.parent)
+        if record.state != "running":
+            self._show_end_to_runners(record, bundle)
+
+    def _send_bundle(self, display: StatusDisplay, bundle: dict[str, Any], parent: dict[str, Any]) -> None:
+        self.publisher.send(
+            "update_display_data",
+            {"data": bundle, "metadata": {}, "transient": {"display_id": display.display_id}},
+            parent,
+        )
+
+    def _show_end_to_runners(self, record: CellRecord, bundle: dict[str, Any]) -> None:
+        """Send ``record``'s final ``bundle`` under the running request too (module docstring);
+        with none running, under the next one (:meth:`request_started`)."""
+        request = self.state.request
+        if request is None or request.silent:
+            self._ended_unseen[record.cell_id] = record
+            return
+        self._ended_unseen.pop(record.cell_id, None)
+        msg_id = request.parent.get("header", {}).get("msg_id")
+        for display in record.displays:
+            if display.parent.get("header", {}).get("msg_id") != msg_id:
+                self._send_bundle(display, bundle, request.parent)
+
+    def request_started(self) -> None:
+        """A request that shows output began (``state.request``): the cells that ended while
+        none ran show their final status under it too (module docstring)."""
+        ended, self._ended_unseen = self._ended_unseen, {}
+        for record in ended.values():
+            self._show_end_to_runners(record, status_bundle(record))
 
     def on_observed(self, record: CellRecord) -> None:
         """An observer saw new output or the end of ``record``'s cell: show the end at once."""

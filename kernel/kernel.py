@@ -300,6 +300,7 @@ class CodeModeKernel(Kernel):
         arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
         request = Request(parent=parent, silent=silent)
         self._state.request = request
+        self._displays.request_started()
         if magics.is_magic(code):
             work = self._magics.run(code, request)
         else:
