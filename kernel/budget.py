@@ -15,6 +15,10 @@ same way:
   ``…N tokens truncated…`` marker), the error's text and message with its middle marker
   (``codemode.output.truncate_middle``). The error's name is kept whole.
 
+What a cell's Python tools print (shown as ``stream`` output while they run; not part of
+Codex's model, where tools do not print) shares the cell's budget too, across all its calls:
+:func:`tool_output_part` shows the first ``max_output_tokens`` worth and then one notice.
+
 The output a terminated cell had not delivered yet is bounded by at most
 :data:`TERMINATED_MAX_TOKENS` (about 1 MB), so an interrupt's reply comes at once even after
 a flood of text with a raised budget.
@@ -84,3 +88,28 @@ def bound_delivery(items: list[dict[str, Any]], error_text: str | None, max_toke
         output.truncate_content_items(items, budget - error_budget),
         bound_error(error_text, error_budget),
     )
+
+
+def tool_output_notice(max_tokens: int) -> str:
+    """The ``stderr`` line shown once when a cell's tools printed more than its budget."""
+    return (
+        f"\n[The tools of this cell printed more than its max_output_tokens ({max_tokens} tokens, "
+        f"{max_tokens * output.BYTES_PER_TOKEN} bytes); the rest of what they print is not shown.]\n"
+    )
+
+
+def tool_output_part(text: str, shown_bytes: int, max_tokens: int | None) -> tuple[str, int, bool]:
+    """What may be shown of ``text`` (printed by a tool) when the cell's tools have shown
+    ``shown_bytes`` UTF-8 bytes so far, within ``max_tokens`` (None: no budget).
+
+    Returns ``(part, shown_bytes, exhausted)``: the part to show (a prefix, cut at a character
+    boundary), the bytes shown counting it, and True when ``text`` did not fit whole (the
+    caller then shows :func:`tool_output_notice` once and nothing more for the cell)."""
+    if max_tokens is None:
+        return text, shown_bytes, False
+    data = text.encode("utf-8", "surrogatepass")
+    room = max(0, max_tokens) * output.BYTES_PER_TOKEN - shown_bytes
+    if len(data) <= room:
+        return text, shown_bytes + len(data), False
+    part = data[: max(0, room)].decode("utf-8", "ignore")
+    return part, shown_bytes + len(part.encode("utf-8", "surrogatepass")), True

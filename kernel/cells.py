@@ -57,7 +57,9 @@ class CellRecord:
     from the session but not yet shown; ``final`` is the cell's last response (``Result`` or
     ``Terminated``) once known; ``lost`` says why, when the cell ended because the runtime
     host stopped (:mod:`codemode.kernel.host_loss`); ``max_output_tokens`` is the cell's
-    output budget (its pragma's or the kernel's default when it started).
+    output budget (its pragma's or the kernel's default when it started), which what its tools
+    print shares (``tool_output_bytes`` shown so far; ``tool_output_cut`` once it ran out,
+    :func:`codemode.kernel.budget.tool_output_part`).
     """
 
     cell_id: str
@@ -73,6 +75,8 @@ class CellRecord:
     displays: list[StatusDisplay] = field(default_factory=list)
     lost: HostLoss | None = None
     max_output_tokens: int | None = None
+    tool_output_bytes: int = 0
+    tool_output_cut: bool = False
 
     def notify(self, text: str) -> None:
         """Keep a ``notify()`` text for the status display (only the latest few are kept)."""

@@ -184,9 +184,7 @@ class MagicHandlers:
         ready = await services.registry.ready_tools()
         needle = (magic.filter or "").lower()
         tools = [
-            t
-            for t in ready
-            if not needle or needle in t.js_name.lower() or needle in (t.description or "").lower()
+            t for t in ready if not needle or needle in t.js_name.lower() or needle in (t.description or "").lower()
         ]
         blocks = []
         for tool in tools:

@@ -4,7 +4,8 @@ The dispatcher (:class:`codemode.dispatch.ToolCallRuntime`) reports ``started``,
 ``progress``, ``output`` and ``finished`` events. This module keeps, per cell, the calls in
 flight with their progress (what the status display and ``%cells`` show) and refreshes the
 cell's status displays. What a tool printed (``output``) is shown as a ``stream`` message
-parented to the calling cell's request (:meth:`ToolCallTracker._publish_output`).
+parented to the calling cell's request (:meth:`ToolCallTracker._publish_output`), within the
+cell's ``max_output_tokens`` (:func:`codemode.kernel.budget.tool_output_part`).
 
 It also knows which calls have not finished yet, so the execute_reply metadata of a cell that
 ended can list every call with its outcome: the dispatcher records an aborted call only after
@@ -18,6 +19,7 @@ import asyncio
 import logging
 from typing import Any
 
+from codemode.kernel.budget import tool_output_notice, tool_output_part
 from codemode.kernel.cells import ToolProgress
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.state import KernelState
@@ -67,13 +69,28 @@ class ToolCallTracker:
         request = self.state.foreground(event.cell_id)
         record = self.state.cells.get(event.cell_id)
         if request is not None:
-            if not request.silent:
-                self.displays.publisher.send("stream", {"name": event.stream, "text": event.text}, request.parent)
+            parent = None if request.silent else request.parent
+        elif record is not None and record.live:
+            parent = record.parent
+        else:
+            log.debug("output of tool %s for unknown cell %s dropped", event.tool, event.cell_id)
             return
-        if record is not None and record.live:
-            self.displays.publisher.send("stream", {"name": event.stream, "text": event.text}, record.parent)
+        if parent is None:
             return
-        log.debug("output of tool %s for unknown cell %s dropped", event.tool, event.cell_id)
+        text, cut = event.text, False
+        if record is not None:  # the cell's budget (max_output_tokens) bounds what its tools print
+            if record.tool_output_cut:
+                return
+            text, record.tool_output_bytes, cut = tool_output_part(
+                text, record.tool_output_bytes, record.max_output_tokens
+            )
+            if cut:
+                record.tool_output_cut = True
+        publisher = self.displays.publisher
+        if text:
+            publisher.send("stream", {"name": event.stream, "text": text}, parent)
+        if cut and record is not None and record.max_output_tokens is not None:
+            publisher.send("stream", {"name": "stderr", "text": tool_output_notice(record.max_output_tokens)}, parent)
 
     def _track(self, event: Any) -> None:
         cell_id, call_id = event.cell_id, event.runtime_tool_call_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemode.kernel import budget
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.render import ErrorParts
 
@@ -41,3 +42,11 @@ def test_the_error_takes_what_the_output_leaves():
     # The output costs 2 tokens, so the error may use 48 (192 bytes).
     assert bounded.error is not None
     assert bounded.error.evalue == "e" * 96 + "\u202652 tokens truncated\u2026" + "e" * 96
+
+
+def test_tool_output_is_cut_at_a_character_boundary_within_the_budget():
+    # 2 tokens are 8 bytes; "é" is 2 bytes and "😀" 4, so the cut falls before the emoji.
+    assert budget.tool_output_part("ééé😀x", 0, 2) == ("ééé", 6, True)
+    assert budget.tool_output_part("abcd", 4, 2) == ("abcd", 8, False)  # exactly fills it
+    assert budget.tool_output_part("a", 8, 2) == ("", 8, True)
+    assert budget.tool_output_part("x" * 10**6, 0, None) == ("x" * 10**6, 0, False)

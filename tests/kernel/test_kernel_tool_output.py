@@ -40,6 +40,14 @@ def gated(word: str, gate: str) -> str:
         time.sleep(0.02)
     print(f"gated says {word}")
     return word
+
+
+@codemode.tool
+def chatty(n: int) -> str:
+    """Prints ``n`` numbered lines, then returns "done"."""
+    for i in range(n):
+        print(f"line {i}", flush=True)
+    return "done"
 '''
     + BLOCKING_TOOL
 )
@@ -95,3 +103,27 @@ def test_tools_magic_shows_threads_of_cancelled_calls_while_they_run(tool_kernel
             break
     else:
         raise AssertionError("the abandoned thread is still counted after its function returned")
+
+
+LINES = "".join(f"line {i}\n" for i in range(1000))
+
+
+def test_what_tools_print_shares_the_cells_max_output_tokens(tool_kernel):
+    # 10 tokens are 40 bytes for everything the cell's tools print, across its calls; then one
+    # notice on stderr, and nothing more from its tools. The cell's own output has its budget.
+    run = execute(
+        tool_kernel.kc,
+        '// @exec: {"max_output_tokens": 10}\ntext(await tools.chatty({n: 1000})); text(await tools.chatty({n: 1000}))',
+    )
+    assert run.content["status"] == "ok", run.content
+    assert run.stdout == LINES[:40] + "done\ndone\n"
+    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == [
+        "\n[The tools of this cell printed more than its max_output_tokens (10 tokens, 40 bytes); "
+        "the rest of what they print is not shown.]\n"
+    ]
+
+
+def test_tool_output_within_the_budget_is_shown_whole(tool_kernel):
+    run = execute(tool_kernel.kc, "text(await tools.chatty({n: 1000}))")
+    assert run.stdout == LINES + "done\n"
+    assert not [c for c in run.of_type("stream") if c["name"] == "stderr"]

@@ -15,6 +15,7 @@ from typing import Any
 
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
+
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 
