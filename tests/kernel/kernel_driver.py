@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,12 +57,17 @@ def blocking(gate: str) -> str:
 and ``codemode`` imported appends it)."""
 
 
-def start_kernel_with_tools(folder: Path, module: str, source: str) -> Kernel:
-    """Start a kernel in ``folder`` with the Python tool module ``module`` (its ``source``
-    written beside a ``codemode.toml`` that names it)."""
+@contextlib.contextmanager
+def kernel_with_tools(folder: Path, module: str, source: str) -> Iterator[Kernel]:
+    """A kernel started in ``folder`` with the Python tool module ``module`` (its ``source``
+    written beside a ``codemode.toml`` that names it); shut down on leaving."""
     (folder / f"{module}.py").write_text(source)
     (folder / "codemode.toml").write_text(f'[python_tools]\nmodules = ["{module}"]\n')
-    return start_kernel(folder)
+    kernel = start_kernel(folder)
+    try:
+        yield kernel
+    finally:
+        stop_kernel(kernel)
 
 
 def stop_kernel(kernel: Kernel) -> None:
@@ -91,6 +97,11 @@ class Execution:
     @property
     def stdout(self) -> str:
         return "".join(c["text"] for c in self.of_type("stream") if c["name"] == "stdout")
+
+    @property
+    def stderr_messages(self) -> list[str]:
+        """The texts of the ``stderr`` stream messages, one per message."""
+        return [c["text"] for c in self.of_type("stream") if c["name"] == "stderr"]
 
     @property
     def errors(self) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from codemode.kernel.__main__ import drop_working_folder
-from kernel_driver import execute, start_kernel, start_kernel_with_tools, stop_kernel
+from kernel_driver import execute, kernel_with_tools, start_kernel, stop_kernel
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,9 +34,8 @@ def shadowed_kernel(codemode_kernelspec, tmp_path_factory):
         (folder / f"{name}.py").write_text(
             f'raise ImportError("the shadow {name}.py in the notebook folder was imported")\n'
         )
-    kernel = start_kernel_with_tools(folder, "nb_beside_tools", TOOLS)
-    yield kernel
-    stop_kernel(kernel)
+    with kernel_with_tools(folder, "nb_beside_tools", TOOLS) as kernel:
+        yield kernel
 
 
 def test_cells_tools_and_host_run_beside_shadowing_files(shadowed_kernel):

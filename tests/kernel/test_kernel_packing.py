@@ -9,7 +9,7 @@ import json
 import pytest
 from codemode.kernel.packing import safe_packer
 from jupyter_client.session import json_packer
-from kernel_driver import execute, start_kernel_with_tools, stop_kernel
+from kernel_driver import execute, kernel_with_tools
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,9 +36,8 @@ def doc_surrogate() -> str:
 
 @pytest.fixture(scope="module")
 def kernel(codemode_kernelspec, tmp_path_factory):
-    started = start_kernel_with_tools(tmp_path_factory.mktemp("packing"), "cm_surrogate_print_tools", TOOLS)
-    yield started
-    stop_kernel(started)
+    with kernel_with_tools(tmp_path_factory.mktemp("packing"), "cm_surrogate_print_tools", TOOLS) as started:
+        yield started
 
 
 def test_a_tool_printing_lone_surrogates_keeps_the_cell_and_its_output(kernel):
@@ -46,7 +45,7 @@ def test_a_tool_printing_lone_surrogates_keeps_the_cell_and_its_output(kernel):
     assert run.content["status"] == "ok", run.content
     assert run.codemode["status"] == "completed"
     assert run.stdout == "printed \ufffd here\nfirst\nok\nlast\n"
-    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == ["warned \ufffd here\n"]
+    assert run.stderr_messages == ["warned \ufffd here\n"]
     assert execute(kernel.kc, 'text("next")').stdout == "next\n"
 
 

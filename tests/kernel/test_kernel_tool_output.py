@@ -8,9 +8,8 @@ from kernel_driver import (
     BLOCKING_TOOL,
     collect,
     execute,
+    kernel_with_tools,
     send_execute,
-    start_kernel_with_tools,
-    stop_kernel,
     wait_for_iopub,
 )
 
@@ -55,16 +54,15 @@ def chatty(n: int) -> str:
 
 @pytest.fixture(scope="module")
 def tool_kernel(codemode_kernelspec, tmp_path_factory):
-    kernel = start_kernel_with_tools(tmp_path_factory.mktemp("tool-output"), "cm_kernel_print_tools", TOOLS)
-    yield kernel
-    stop_kernel(kernel)
+    with kernel_with_tools(tmp_path_factory.mktemp("tool-output"), "cm_kernel_print_tools", TOOLS) as kernel:
+        yield kernel
 
 
 def test_a_foreground_cells_tool_output_is_shown_in_that_cell(tool_kernel):
     run = execute(tool_kernel.kc, 'const r = await tools.noisy({word: "hi"});\ntext(r);')
     assert run.content["status"] == "ok", run.content
     assert run.stdout == "noisy says hi\nhi\n"
-    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == ["noisy warns hi\n"]
+    assert run.stderr_messages == ["noisy warns hi\n"]
 
 
 def test_a_yielded_cells_tool_output_goes_to_its_original_request(tool_kernel):
@@ -117,7 +115,7 @@ def test_what_tools_print_shares_the_cells_max_output_tokens(tool_kernel):
     )
     assert run.content["status"] == "ok", run.content
     assert run.stdout == LINES[:40] + "done\ndone\n"
-    assert [c["text"] for c in run.of_type("stream") if c["name"] == "stderr"] == [
+    assert run.stderr_messages == [
         "\n[The tools of this cell printed more than its max_output_tokens (10 tokens, 40 bytes); "
         "the rest of what they print is not shown.]\n"
     ]
@@ -126,4 +124,4 @@ def test_what_tools_print_shares_the_cells_max_output_tokens(tool_kernel):
 def test_tool_output_within_the_budget_is_shown_whole(tool_kernel):
     run = execute(tool_kernel.kc, "text(await tools.chatty({n: 1000}))")
     assert run.stdout == LINES + "done\n"
-    assert not [c for c in run.of_type("stream") if c["name"] == "stderr"]
+    assert run.stderr_messages == []
