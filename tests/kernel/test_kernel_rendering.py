@@ -44,8 +44,16 @@ YIELD_THEN_NOTIFY = [
         "update_display_data",
         "Cell <cell> finished (completed) after <t> s - run %wait <cell> to see its output.\nnotify: x",
     ),
+    # The cell ended while the kernel was idle: the %wait carries the display's state first, and
+    # its final state too, for notebook runners that read only the running request's messages.
+    (
+        "wait",
+        "update_display_data",
+        "Cell <cell> finished (completed) after <t> s - run %wait <cell> to see its output.\nnotify: x",
+    ),
     ("wait", "stream", {"name": "stdout", "text": "world\n"}),
     ("execute", "update_display_data", "Cell <cell> completed after <t> s; its output was shown.\nnotify: x"),
+    ("wait", "update_display_data", "Cell <cell> completed after <t> s; its output was shown.\nnotify: x"),
 ]
 
 
