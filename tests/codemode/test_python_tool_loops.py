@@ -210,7 +210,7 @@ async def test_a_cell_blocked_in_an_async_tool_yields_on_time_and_terminates(qui
             HANG_GUARD_S,
         )
         assert (response.kind, texts(response)) == ("Result", ['{"n":1}', "hello eve"])
-        output = [(e.name, e.text) for e in h.events if e.kind == "output" and e.cell_id == cell]
+        output = [(e.stream, e.text) for e in h.events if e.kind == "output" and e.cell_id == cell]
         assert output == [("stdout", "greeting eve\n")]
         assert lane.abandoned == 1
 
