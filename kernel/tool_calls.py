@@ -20,7 +20,7 @@ import logging
 from typing import Any
 
 from codemode.kernel.budget import tool_output_notice, tool_output_part
-from codemode.kernel.cells import ToolProgress
+from codemode.kernel.cells import CellRecord, ToolProgress
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.state import KernelState
 
@@ -77,20 +77,11 @@ class ToolCallTracker:
             return
         if parent is None:
             return
-        text, cut = event.text, False
-        if record is not None:  # the cell's budget (max_output_tokens) bounds what its tools print
-            if record.tool_output_cut:
-                return
-            text, record.tool_output_bytes, cut = tool_output_part(
-                text, record.tool_output_bytes, record.max_output_tokens
-            )
-            if cut:
-                record.tool_output_cut = True
-        publisher = self.displays.publisher
+        text, notice = (event.text, None) if record is None else _within_budget(record, event.text)
         if text:
-            publisher.send("stream", {"name": event.stream, "text": text}, parent)
-        if cut and record is not None and record.max_output_tokens is not None:
-            publisher.send("stream", {"name": "stderr", "text": tool_output_notice(record.max_output_tokens)}, parent)
+            self.displays.publisher.send("stream", {"name": event.stream, "text": text}, parent)
+        if notice:
+            self.displays.publisher.send("stream", {"name": "stderr", "text": notice}, parent)
 
     def _track(self, event: Any) -> None:
         cell_id, call_id = event.cell_id, event.runtime_tool_call_id
@@ -127,3 +118,15 @@ class ToolCallTracker:
             )
             return False
         return True
+
+
+def _within_budget(record: CellRecord, text: str) -> tuple[str, str | None]:
+    """What ``record``'s cell may still show of ``text`` printed by one of its tools, and the
+    notice to show once when its budget ran out (:func:`codemode.kernel.budget.tool_output_part`)."""
+    if record.tool_output_cut:
+        return "", None
+    text, record.tool_output_bytes, cut = tool_output_part(text, record.tool_output_bytes, record.max_output_tokens)
+    if not cut or record.max_output_tokens is None:
+        return text, None
+    record.tool_output_cut = True
+    return text, tool_output_notice(record.max_output_tokens)
