@@ -37,11 +37,22 @@ def _stop_host(kernel) -> psutil.Process:
     return host
 
 
-def _gone(host: psutil.Process) -> bool:
+def _ended(host: psutil.Process) -> bool:
     try:
         return host.status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
+
+
+def _gone(host: psutil.Process, within_s: float = 5.0) -> bool:
+    """True once ``host`` has ended (or is a zombie): the kernel kills a failed host's process
+    group when the connection fails, and the process may still be dying when the reply comes."""
+    deadline = time.monotonic() + within_s
+    while not _ended(host):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _output(run) -> list[tuple[str, str]]:
