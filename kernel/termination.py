@@ -1,8 +1,9 @@
 """Terminating cells within a second, whatever the runtime host does.
 
 An interrupt (or ``%terminate``) sends ``session/terminate``. A host answers within
-milliseconds for a cell it can interrupt, and after about a second for one it cannot (it then
-announces its exit, answers, and exits; the next cell starts on a new host). A host that was
+milliseconds for a cell it can interrupt, and after half a second for one it cannot (it then
+announces its exit, answers with the output the cell produced before, and exits; the next
+cell starts on a new host). A host that was
 stopped (``kill -STOP``) or deadlocked never answers: the client would notice only after about
 11 s (its liveness probe) or 60 s (the terminate's deadline). So :meth:`Terminations.stop`
 waits :data:`ANSWER_S` for the answer, then probes the host (``CodeModeSession.probe_host``,
@@ -12,9 +13,11 @@ at most :data:`PROBE_S`):
   every request pending on it fails at once), and with it the terminate. The cell was lost
   with its host: the kernel shows ``HostStopped`` (:mod:`codemode.kernel.host_loss`); stored
   values are kept and the next cell starts a new host;
-- the probe is answered but the terminate is not: the host is alive and has not stopped the
-  cell yet. The request ends now with ``CellTerminated`` while the terminate finishes in the
-  background. The cell's record is closed at once, so whatever the cell still produces
+- the probe is answered: the host is alive, and the terminate's answer is awaited until
+  ``ANSWER_S + PROBE_S`` after the interrupt (a host that must exit to stop the cell answers
+  in that time, with the cell's output);
+- the answer still has not come: the request ends with ``CellTerminated`` while the terminate
+  finishes in the background. The cell's record is closed at once, so whatever the cell still produces
   (output, notifications, tool output) is dropped, and the terminate's late answer too; its
   tool calls were cancelled by the terminate. The next execute waits for such a terminate
   (at most :data:`SETTLE_S`, :meth:`Terminations.settle`): if the host announces its exit to
@@ -47,7 +50,7 @@ FAILED_S = 0.1
 """How long, after a failed probe, a terminate's caller may take to see the failure."""
 SETTLE_S = 2.0
 """How long a new cell waits for a terminate still in flight (the host gives an unstoppable
-cell 1 s before it announces its exit)."""
+cell half a second before it announces its exit)."""
 
 
 @dataclass
@@ -78,9 +81,12 @@ class Terminations:
         probe: Callable[[float], Awaitable[bool]],
     ) -> Stopped:
         """Run ``terminate()`` (the session's terminate of one cell); if it has not answered
-        within :data:`ANSWER_S`, ``probe(PROBE_S)`` the host. Returns within about
+        within :data:`ANSWER_S`, ``probe(PROBE_S)`` the host, and wait for the answer until
+        ``ANSWER_S + PROBE_S`` when the probe is answered. Returns within about
         ``ANSWER_S + PROBE_S`` seconds; a terminate still in flight then goes on in the
         background (see the module docstring)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ANSWER_S + PROBE_S
         task = asyncio.ensure_future(terminate())
         self._unfinished.add(task)
         task.add_done_callback(self._finished)
@@ -90,6 +96,8 @@ class Terminations:
                 # A failed probe has failed the connection's pending requests already; their
                 # callers wake within a few loop steps.
                 await asyncio.wait({task}, timeout=FAILED_S)
+            elif not task.done():
+                await asyncio.wait({task}, timeout=max(0.0, deadline - loop.time()))
         if not task.done():
             log.info("terminate not answered within %.1f s; the host answers probes, so it goes on", ANSWER_S)
             return Stopped()

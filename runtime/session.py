@@ -26,8 +26,12 @@ from .livecell import ConnectionPort, LiveCell, Observer, effective_yield_ms, mi
 
 log = logging.getLogger(__name__)
 
-TERMINATE_JOIN_TIMEOUT_S = 1.0
-"""How long a terminate waits for the cell thread before the process-exit fallback."""
+TERMINATE_JOIN_TIMEOUT_S = 0.5
+"""How long a terminate waits for the cell thread before the process-exit fallback. The
+in-process interrupt stops JavaScript within milliseconds; only one long engine call (a join
+of a huge array, a catastrophic regex) outlasts it. Short enough that the answer, with the
+output the cell produced before, reaches a client that gives an interrupt one second
+(``codemode.kernel.termination``)."""
 
 
 class HostPort(ConnectionPort, Protocol):

@@ -1,9 +1,11 @@
 """The cell after an interrupt runs, also when stopping the interrupted cell restarts the host.
 
 ``new Array(1e9) + ""`` spends its time in one native call the runtime host cannot interrupt:
-on terminate the host gives the cell a second, announces its exit (``host/exiting``), answers,
-and exits. The kernel replies ``CellTerminated`` within a second (the host answers the probe
-that follows an unanswered terminate, ``kernel/termination.py``); the next cell, sent the
+on terminate the host gives the cell half a second, announces its exit (``host/exiting``),
+answers with the output the cell produced before, and exits. The kernel replies
+``CellTerminated`` within a second, showing that output (the host answers the probe that
+follows an unanswered terminate, and the kernel waits for the answer within that second,
+``kernel/termination.py``); the next cell, sent the
 moment that reply arrives, waits for the terminate and starts on a new host (the client retires
 the announcing one), with the stored values. The interrupt comes from jupyter_client's
 ``interrupt_kernel``, which signals the kernel's whole process group: the host ignores SIGINT.
@@ -19,7 +21,7 @@ import pytest
 from kernel_driver import collect, display_update, execute, send_execute, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(300)
-UNSTOPPABLE = 'notify("allocating"); new Array(1e9) + ""; text("never")'
+UNSTOPPABLE = 'text("before"); notify("allocating"); new Array(1e9) + ""; text("never")'
 
 
 def _interrupt_unstoppable(kernel, others: list | None = None) -> dict:
@@ -33,7 +35,7 @@ def _interrupt_unstoppable(kernel, others: list | None = None) -> dict:
     evalue = f"Cell {cell_id} was terminated; output it produced before that is shown above."
     assert (run.content["ename"], run.content["evalue"]) == ("CellTerminated", evalue)
     assert run.codemode["status"] == "terminated"
-    assert run.stdout == ""
+    assert run.stdout == "before\n"
     return run.codemode
 
 

@@ -90,3 +90,41 @@ async def test_a_result_that_won_the_race_is_the_outcome():
     items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
     assert items == [_text("done")]
     assert record.final is not None and record.final.kind == "Result" and record.final.error_text is None
+
+
+class _SlowSession(_Session):
+    """A live host that answers the terminate only after ``delay_s`` (a host stopping a cell it
+    cannot interrupt answers after half a second)."""
+
+    def __init__(self, answer: RuntimeResponse, delay_s: float) -> None:
+        super().__init__(answer)
+        self.delay_s = delay_s
+        self.probes = 0
+
+    async def terminate(self, cell_id: str, max_output_tokens: int | None = None) -> WaitOutcome:
+        await asyncio.sleep(self.delay_s)
+        return await super().terminate(cell_id, max_output_tokens)
+
+    async def probe_host(self, timeout_s: float) -> bool:
+        self.probes += 1
+        return True
+
+
+async def test_a_live_hosts_answer_within_the_bound_keeps_the_cells_output():
+    session = _SlowSession(RuntimeResponse("Terminated", "11", [_text("before")]), delay_s=0.7)
+    record = CellRecord("11", {}, 1)
+    items = await stop_cell(Terminations(), _services(session), record, None)
+    assert session.probes == 1
+    assert items == [_text("before")]
+
+
+async def test_an_answer_past_the_bound_is_not_waited_for():
+    session = _SlowSession(RuntimeResponse("Terminated", "12", [_text("late")]), delay_s=3.0)
+    record = CellRecord("12", {}, 1)
+    terminations = Terminations()
+    items = await stop_cell(terminations, _services(session), record, None)
+    assert items == []
+    assert record.final is not None and record.final.kind == "Terminated"
+    assert terminations.in_flight == 1  # it finishes in the background
+    await terminations.settle(5.0)
+    assert terminations.in_flight == 0

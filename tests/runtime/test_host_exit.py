@@ -1,6 +1,6 @@
 """A host that must exit on its own says so first, answers, flushes, and exits.
 
-When a cell does not stop within a second of ``session/terminate`` (no in-process
+When a cell does not stop within half a second of ``session/terminate`` (no in-process
 interrupt, or JavaScript stuck in one long engine call such as ``new Array(1e9) + ""``),
 the host cannot go on. A client granted codemode's ``codemode-host-exit-notice-v1`` gets
 ``{"type": "host/exiting", "reason": ...}`` before the terminate's answer, so it starts
@@ -19,7 +19,7 @@ from rt_client import start_host, text_items, without_duration
 from codemode.protocol import CAPABILITIES, EXIT_NOTICE_CAPABILITY
 
 REASON = (
-    "cell 1 of session s1 did not stop within 1 s of session/terminate (no in-process interrupt is available); "
+    "cell 1 of session s1 did not stop within 0.5 s of session/terminate (no in-process interrupt is available); "
     "the code-mode host is exiting so the client can start a new one"
 )
 

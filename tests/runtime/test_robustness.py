@@ -217,7 +217,7 @@ async def test_without_interrupt_a_spinning_cell_exits_the_host():
         assert without_duration(outcome["LiveCell"]) == {"Terminated": {"cell_id": cell_id, "content_items": []}}
         assert await asyncio.wait_for(host.process.wait(), 10) == 3
         assert (
-            "cell 2 of session s1 did not stop within 1 s of session/terminate (no in-process interrupt is available)"
+            "cell 2 of session s1 did not stop within 0.5 s of session/terminate (no in-process interrupt is available)"
             in (await host.process.stderr.read()).decode()
         )
     finally:
