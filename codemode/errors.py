@@ -12,6 +12,12 @@ class CodeModeError(Exception):
     to show (Codex hands the model such errors as plain text)."""
 
 
+class StaleCellError(CodeModeError):
+    """A wait or terminate named a cell id of another host generation than the current one
+    (``cell <id> belongs to a stale code-mode host generation``, Codex's text): no live cell
+    has that id."""
+
+
 class HostConnectionError(CodeModeError):
     """The connection to the runtime host died (the host exited or was killed, closed its
     stdout, broke the protocol, timed out, or was closed by the client).

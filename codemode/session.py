@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import SessionDefaults
-from .errors import CodeModeError, HostConnectionError
+from .errors import CodeModeError, HostConnectionError, StaleCellError
 from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
 from .messages import CellExecutionLimits, execute_request
@@ -185,7 +185,7 @@ class CodeModeSession:
     public_cell_id = staticmethod(public_cell_id)
 
     def _host_cell_id(self, public_id: str, generation: int) -> str:
-        stale = CodeModeError(f"cell {public_id} belongs to a stale code-mode host generation")
+        stale = StaleCellError(f"cell {public_id} belongs to a stale code-mode host generation")
         if generation <= 1:
             if public_id.startswith("g") and ":" in public_id:
                 raise stale

@@ -28,6 +28,7 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 
+from codemode.errors import StaleCellError
 from codemode.tools import threads
 
 DEFAULT_WAIT_MS = 10_000
@@ -100,6 +101,8 @@ class MagicHandlers:
         """Ask the session about an id the kernel has no live record of (gives Codex's texts)."""
         try:
             outcome = await services.code_mode.wait(cell_id, yield_time_ms=0)
+        except StaleCellError as exc:  # an id of an earlier host (Codex's text)
+            return self.publisher.plain_error_reply(request, "CellNotFound", str(exc))
         except Exception as exc:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
         text = outcome.response.error_text or f"exec cell {cell_id} not found"
@@ -112,7 +115,8 @@ class MagicHandlers:
         record = self.state.target(magic.cell_id)
         if record is None and magic.cell_id is None:
             return self.publisher.plain_error_reply(request, "CellNotFound", nothing)
-        return await self._missing_cell(services, magic.cell_id or record.cell_id, request)
+        cell_id = magic.cell_id if magic.cell_id is not None else record.cell_id if record is not None else ""
+        return await self._missing_cell(services, cell_id, request)
 
     async def _wait(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         record = self._live_target(magic)

@@ -75,6 +75,16 @@ def non_negative(option: str, value: str) -> int:
     return number
 
 
+def _cell_id(name: str, arg: str) -> str:
+    """``arg`` as the cell id of ``%name``; raises :class:`MagicError` for an empty one."""
+    if not arg.strip():
+        raise MagicError(
+            f"A cell id cannot be empty; %{name} takes an id as the status display or %cells shows it, "
+            f"for example %{name} 3."
+        )
+    return arg
+
+
 def _parse_wait(args: list[str]) -> Magic:
     magic = Magic("wait")
     it = iter(args)
@@ -91,7 +101,7 @@ def _parse_wait(args: list[str]) -> Magic:
         elif arg.startswith("--"):
             raise MagicError(f"%wait does not know the option {arg}; usage: {MAGICS['wait'].split(':')[0]}.")
         elif magic.cell_id is None:
-            magic.cell_id = arg
+            magic.cell_id = _cell_id("wait", arg)
         else:
             raise MagicError(f"%wait takes at most one cell id; got {magic.cell_id!r} and {arg!r}.")
     return magic
@@ -123,7 +133,7 @@ def parse_magic(code: str) -> Magic:
     if name == "terminate":
         if len(args) > 1:
             raise MagicError("%terminate takes at most one cell id.")
-        return Magic("terminate", cell_id=args[0] if args else None)
+        return Magic("terminate", cell_id=_cell_id("terminate", args[0]) if args else None)
     if name == "cells":
         if args:
             raise MagicError("%cells takes no arguments.")

@@ -30,6 +30,7 @@ from typing import Any, cast
 from .. import messages
 from ..errors import CodeModeError
 from ..messages import DelegateRequest
+from ..protocol import well_formed
 from . import incoming
 from .answers import AnswerCounts
 from .delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
@@ -217,7 +218,8 @@ class ConnectionState:
             self._on_started(pending, value, effects)
         elif pending.kind in ("wait", "terminate"):
             outcome = incoming.parse_wait_completed(value, pending.kind)
-            if outcome.response.cell_id != pending.cell_id:
+            # The request's id went out as every frame does (lone surrogates as U+FFFD).
+            if outcome.response.cell_id != well_formed(pending.cell_id or ""):
                 raise Violation(
                     f"code-mode host returned cell {outcome.response.cell_id} for request targeting {pending.cell_id}"
                 )
