@@ -27,11 +27,12 @@ import logging
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
+from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
-from codemode.kernel.termination import ANSWER_S, FAILED_S, PROBE_S, stop_cell
+from codemode.kernel.termination import stop_cell
 
 from codemode.responses import RuntimeResponse
 

@@ -53,6 +53,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from codemode.kernel.cells import CellRecord
+from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
 from codemode.kernel.host_loss import HostLoss
 from codemode.kernel.ordering import CellOrder
 
@@ -70,8 +71,9 @@ TIMER_SLACK_S = 0.05
 """A ``Yielded`` answered this close to the wait's own time ran out (not a ``yield_control()``
 or ``operation/yield``)."""
 YIELD_ANSWER_S = 5.0
-"""How long ``%wait`` waits for the answer to its ``operation/yield`` (the host answers in
-milliseconds; a host that stopped is noticed by the client's liveness probe)."""
+"""How long ``%wait`` waits for the answer to its ``operation/yield`` from a host that answers
+probes (it answers in milliseconds; one that does not answer within
+:data:`~codemode.kernel.deadlines.ANSWER_S` is probed, and a stopped host fails the probe)."""
 
 
 def wait_time_ms(max_yield_time_ms: int | None) -> int:
@@ -249,9 +251,21 @@ class CellObserver:
         answers = self._answers
         if not self.code_mode.yield_wait(self.record.cell_id):
             return
-        deadline = time.monotonic() + YIELD_ANSWER_S
-        while self._answers == answers and self.running and (remaining := deadline - time.monotonic()) > 0:
-            await self._next_change(remaining)
+        start = time.monotonic()
+        probed = False
+        while self._answers == answers and self.running:
+            elapsed = time.monotonic() - start
+            if not probed and elapsed >= ANSWER_S:
+                # A stopped host fails the probe: the wait in flight fails at once with it, and
+                # the cell ends as lost with its host (HostStopped) instead of "still running".
+                probed = True
+                if not await self.code_mode.probe_host(PROBE_S):
+                    await self._next_change(FAILED_S)
+                continue
+            limit = ANSWER_S if not probed else YIELD_ANSWER_S
+            if elapsed >= limit:
+                return
+            await self._next_change(limit - elapsed)
 
     async def _next_change(self, timeout_s: float) -> None:
         """Return at the next answer or end applied, or after ``timeout_s`` seconds."""

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
+from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.services import Services
 
@@ -42,12 +43,6 @@ from codemode.responses import RuntimeResponse, WaitOutcome
 
 log = logging.getLogger(__name__)
 
-ANSWER_S = 0.5
-"""How long an interrupt waits for the terminate's answer before probing the host."""
-PROBE_S = 0.4
-"""How long the host may take to answer that probe before its connection fails."""
-FAILED_S = 0.1
-"""How long, after a failed probe, a terminate's caller may take to see the failure."""
 SETTLE_S = 2.0
 """How long a new cell waits for a terminate still in flight (the host gives an unstoppable
 cell half a second before it announces its exit)."""

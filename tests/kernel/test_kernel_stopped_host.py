@@ -5,6 +5,8 @@
   answered, the host fails the probe that follows, and the reply is ``HostStopped`` (the cell
   was lost with its host) long before any 60 s deadline; the next cell starts a new host with
   the stored values.
+- A ``%wait`` on a stopped host, with no interrupt: the yield it sends is not answered, the
+  host fails the probe that follows, and the reply is ``HostStopped`` within about a second.
 - A host stopped while the kernel is idle: the next cell gets ``HostStopped`` from the
   client's liveness probe (it was not started), and the cell after it runs.
 
@@ -113,6 +115,21 @@ def test_interrupting_a_wait_on_a_stopped_host_replies_host_stopped_at_once(kern
     assert waited.codemode["cell_id"] == cell_id
     assert _gone(host)
     after = execute(kernel.kc, "text(load('waited'))")
+    assert after.stdout == "yes\n"
+
+
+def test_a_wait_on_a_stopped_host_replies_host_stopped_without_an_interrupt(kernel):
+    # The %wait yields the observer's wait in flight; a host that does not answer within half a
+    # second is probed, fails the probe, and the waited cell is shown lost with it.
+    assert execute(kernel.kc, 'store("waited2", "yes")').content["status"] == "ok"
+    background = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nawait tools.sleep({ms: 60000})')
+    cell_id = background.codemode["cell_id"]
+    host = _stop_host(kernel)
+    waited = execute(kernel.kc, f"%wait {cell_id} --yield-time-ms 5000", timeout=60)
+    assert (waited.content["ename"], waited.content["evalue"]) == ("HostStopped", LOST.format(cell=cell_id))
+    assert waited.codemode["status"] == "failed"
+    assert _gone(host)
+    after = execute(kernel.kc, "text(load('waited2'))")
     assert after.stdout == "yes\n"
 
 
