@@ -188,7 +188,38 @@ class CodeModeKernel(Kernel):
         """Handle a shell request once every interrupt so far knows which requests were
         queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`)."""
         await self._interrupts.settled()
+        if self.session is not None and not (len(msg) == 1 and msg[0].buffer == b"stop aborting"):
+            idents, frames = self.session.feed_identities(msg, copy=False)
+            unanswered = requests.unanswered_problem(self.session, frames, self.shell_handlers)
+            if unanswered is not None:
+                self._reply_invalid(idents, *unanswered)
+                return
         await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
+
+    def _reply_invalid(self, idents: Any, parent: dict[str, Any], problem: str) -> None:
+        """Answer a shell request ipykernel would drop (:func:`requests.unanswered_problem`)
+        with an ``InvalidRequest`` error reply, between busy and idle like any request."""
+        msg_type = str(parent["header"]["msg_type"])
+        log.warning("unanswerable %s: %s", msg_type, problem)
+        assert self.session is not None  # checked by the caller
+        self._publish_status("busy", "shell", parent)
+        content = requests.error_reply(msg_type, problem, self.execution_count)
+        metadata = requests.reply_metadata(msg_type)
+        reply_type = msg_type.replace("_request", "_reply")
+        self.session.send(self.shell_stream, reply_type, content, parent, metadata=metadata, ident=idents)
+        self._publish_status_and_flush("idle", "shell", self.shell_stream, parent)
+
+    async def do_debug_request(self, msg: Any) -> dict[str, Any]:
+        """No debugger (``kernel_info`` says ``debugger: false``): a failed Debug Adapter
+        Protocol response, so a client that asks anyway gets an answer."""
+        request = msg if isinstance(msg, dict) else {}
+        return {
+            "type": "response",
+            "request_seq": request.get("seq", 0),
+            "success": False,
+            "command": request.get("command", ""),
+            "message": "The codemode kernel has no debugger.",
+        }
 
     def pre_handler_hook(self) -> None:
         """Keep our SIGINT handler while a shell handler runs (ipykernel would install

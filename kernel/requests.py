@@ -10,6 +10,12 @@ request whose content does not match its schema gets an error reply of the right
 execute request runs nothing: its reply keeps the kernel's execution count (the last cell's)
 and carries ``metadata.codemode`` with no cell (:func:`reply_metadata`).
 
+Two kinds of signed request ipykernel would also drop without a reply are answered in the same
+way by :func:`unanswered_problem` (the kernel calls it before ipykernel's dispatch): a request
+whose content is not JSON at all, and a ``*_request`` type the kernel does not handle on the
+channel it came on (``usage_request`` is a control request). A message that is unsigned or
+wrongly signed, or whose header cannot be read, is still dropped, as ipykernel does.
+
 Field types follow the Jupyter messaging specification ("Messages on the shell (ROUTER/DEALER)
 channel" and "Messages on the control channel"). Fields the specification does not define are
 ignored (clients may send newer fields), and so is the content of requests that define no
@@ -236,3 +242,28 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
             kernel.session.send(stream, reply_type, content, parent, metadata=metadata, ident=ident)
 
     return checked
+
+
+def unanswered_problem(session: Any, frames: list[Any], handlers: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """For a shell message (``frames`` after the identities) that ipykernel would drop without a
+    reply although it is a correctly signed request: ``(message, sentence)``, where ``message``
+    has its header read (content left packed) and ``sentence`` says what is wrong. None for
+    every other message (ipykernel handles it, or drops it as it should)."""
+    try:
+        peek = session.deserialize(frames, content=False, copy=False)  # checks the signature
+    except Exception:
+        return None
+    msg_type = str(peek["header"].get("msg_type", ""))
+    if not msg_type.endswith("_request"):
+        return None
+    if msg_type not in handlers:
+        return peek, (
+            f"The kernel does not handle {msg_type} on the shell channel; see the Jupyter messaging "
+            "specification for the requests of each channel."
+        )
+    try:
+        content = session.unpack(bytes(peek["content"]))
+    except Exception as exc:
+        return peek, f"The {msg_type}'s content is not valid JSON ({exc}); send a JSON object."
+    del content
+    return None

@@ -218,3 +218,54 @@ def test_the_kernel_answers_after_the_generated_requests(kernel):
     _assert_alive(kernel.kc)
     reply = _send(kernel.kc, "control", "kernel_info_request", {})
     assert reply["content"]["implementation"] == "codemode"
+
+
+def _send_raw(kc: Any, channel: str, msg_type: str, content: bytes) -> dict[str, Any]:
+    """Send a signed ``msg_type`` whose content frame is ``content`` as it is (not packed)."""
+    msg = kc.session.msg(msg_type, content={})
+    msg["content"] = content
+    (kc.shell_channel if channel == "shell" else kc.control_channel).send(msg)
+    get = kc.get_shell_msg if channel == "shell" else kc.get_control_msg
+    while True:
+        reply = get(timeout=TIMEOUT_S)
+        if reply["parent_header"].get("msg_id") == msg["header"]["msg_id"]:
+            return reply
+
+
+def test_a_request_whose_content_is_not_json_gets_an_error_reply(kernel):
+    reply = _send_raw(kernel.kc, "shell", "execute_request", b'{"code": "text(1)"')
+    assert reply["msg_type"] == "execute_reply"
+    assert reply["content"]["ename"] == "InvalidRequest"
+    assert reply["content"]["evalue"].startswith("The execute_request's content is not valid JSON (")
+    assert reply["content"]["evalue"].endswith("); send a JSON object.")
+    assert reply["metadata"]["codemode"]["cell_id"] is None
+    _assert_alive(kernel.kc)
+
+
+def test_a_request_type_the_shell_does_not_handle_gets_an_error_reply(kernel):
+    reply = _send_raw(kernel.kc, "shell", "usage_request", b"{}")
+    assert reply["msg_type"] == "usage_reply"
+    assert reply["content"] == {
+        "status": "error",
+        "ename": "InvalidRequest",
+        "evalue": "The kernel does not handle usage_request on the shell channel; see the Jupyter messaging "
+        "specification for the requests of each channel.",
+        "traceback": [
+            "InvalidRequest: The kernel does not handle usage_request on the shell channel; see the Jupyter "
+            "messaging specification for the requests of each channel."
+        ],
+    }
+    _assert_alive(kernel.kc)
+
+
+def test_a_debug_request_is_answered_without_a_debugger(kernel):
+    reply = _send(kernel.kc, "control", "debug_request", {"type": "request", "seq": 7, "command": "initialize"})
+    assert reply["msg_type"] == "debug_reply"
+    assert reply["content"] == {
+        "type": "response",
+        "request_seq": 7,
+        "success": False,
+        "command": "initialize",
+        "message": "The codemode kernel has no debugger.",
+    }
+    _assert_alive(kernel.kc)
