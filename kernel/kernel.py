@@ -192,22 +192,34 @@ class CodeModeKernel(Kernel):
             idents, frames = self.session.feed_identities(msg, copy=False)
             unanswered = requests.unanswered_problem(self.session, frames, self.shell_handlers)
             if unanswered is not None:
-                self._reply_invalid(idents, *unanswered)
+                self._reply_invalid("shell", idents, *unanswered)
                 return
         await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
 
-    def _reply_invalid(self, idents: Any, parent: dict[str, Any], problem: str) -> None:
-        """Answer a shell request ipykernel would drop (:func:`requests.unanswered_problem`)
-        with an ``InvalidRequest`` error reply, between busy and idle like any request."""
+    async def process_control(self, msg: Any) -> None:
+        """Answer a control request ipykernel would drop (:func:`requests.unanswered_problem`),
+        else handle it as ipykernel does."""
+        if self.session is not None:
+            idents, frames = self.session.feed_identities(msg, copy=False)
+            unanswered = requests.unanswered_problem(self.session, frames, self.control_handlers, "control")
+            if unanswered is not None:
+                self._reply_invalid("control", idents, *unanswered)
+                return
+        await super().process_control(msg)
+
+    def _reply_invalid(self, channel: str, idents: Any, parent: dict[str, Any], problem: str) -> None:
+        """Answer a request of ``channel`` that ipykernel would drop with an ``InvalidRequest``
+        error reply, between busy and idle like any request."""
         msg_type = str(parent["header"]["msg_type"])
         log.warning("unanswerable %s: %s", msg_type, problem)
         assert self.session is not None  # checked by the caller
-        self._publish_status("busy", "shell", parent)
+        stream = self.shell_stream if channel == "shell" else self.control_stream
+        self._publish_status("busy", channel, parent)
         content = requests.error_reply(msg_type, problem, self.execution_count)
         metadata = requests.reply_metadata(msg_type)
         reply_type = msg_type.replace("_request", "_reply")
-        self.session.send(self.shell_stream, reply_type, content, parent, metadata=metadata, ident=idents)
-        self._publish_status_and_flush("idle", "shell", self.shell_stream, parent)
+        self.session.send(stream, reply_type, content, parent, metadata=metadata, ident=idents)
+        self._publish_status_and_flush("idle", channel, stream, parent)
 
     async def do_debug_request(self, msg: Any) -> dict[str, Any]:
         """No debugger (``kernel_info`` says ``debugger: false``): a failed Debug Adapter

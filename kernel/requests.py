@@ -11,7 +11,8 @@ execute request runs nothing: its reply keeps the kernel's execution count (the 
 and carries ``metadata.codemode`` with no cell (:func:`reply_metadata`).
 
 Two kinds of signed request ipykernel would also drop without a reply are answered in the same
-way by :func:`unanswered_problem` (the kernel calls it before ipykernel's dispatch): a request
+way by :func:`unanswered_problem` (the kernel calls it before ipykernel's dispatch of shell and
+control messages): a request
 whose content is not JSON at all, and a ``*_request`` type the kernel does not handle on the
 channel it came on (``usage_request`` is a control request). A message that is unsigned or
 wrongly signed, or whose header cannot be read, is still dropped, as ipykernel does.
@@ -244,11 +245,14 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
     return checked
 
 
-def unanswered_problem(session: Any, frames: list[Any], handlers: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
-    """For a shell message (``frames`` after the identities) that ipykernel would drop without a
-    reply although it is a correctly signed request: ``(message, sentence)``, where ``message``
-    has its header read (content left packed) and ``sentence`` says what is wrong. None for
-    every other message (ipykernel handles it, or drops it as it should)."""
+def unanswered_problem(
+    session: Any, frames: list[Any], handlers: dict[str, Any], channel: str = "shell"
+) -> tuple[dict[str, Any], str] | None:
+    """For a message of ``channel`` (``frames`` after the identities; ``handlers`` are the
+    channel's) that ipykernel would drop without a reply although it is a correctly signed
+    request: ``(message, sentence)``, where ``message`` has its header read (content left
+    packed) and ``sentence`` says what is wrong. None for every other message (ipykernel
+    handles it, or drops it as it should)."""
     try:
         peek = session.deserialize(frames, content=False, copy=False)  # checks the signature
     except Exception:
@@ -258,7 +262,7 @@ def unanswered_problem(session: Any, frames: list[Any], handlers: dict[str, Any]
         return None
     if msg_type not in handlers:
         return peek, (
-            f"The kernel does not handle {msg_type} on the shell channel; see the Jupyter messaging "
+            f"The kernel does not handle {msg_type} on the {channel} channel; see the Jupyter messaging "
             "specification for the requests of each channel."
         )
     try:

@@ -232,7 +232,19 @@ def _send_raw(kc: Any, channel: str, msg_type: str, content: bytes) -> dict[str,
             return reply
 
 
-def test_a_request_whose_content_is_not_json_gets_an_error_reply(kernel):
+@pytest.mark.parametrize(
+    ("channel", "msg_type"),
+    [("shell", "execute_request"), ("control", "kernel_info_request"), ("control", "shutdown_request")],
+)
+def test_a_request_whose_content_is_not_json_gets_an_error_reply(kernel, channel, msg_type):
+    reply = _send_raw(kernel.kc, channel, msg_type, b'{"code": "text(1)"')
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    assert reply["content"]["ename"] == "InvalidRequest"
+    assert reply["content"]["evalue"].startswith(f"The {msg_type}'s content is not valid JSON (")
+    _assert_alive(kernel.kc)
+
+
+def test_a_malformed_execute_requests_reply_says_no_cell_ran(kernel):
     reply = _send_raw(kernel.kc, "shell", "execute_request", b'{"code": "text(1)"')
     assert reply["msg_type"] == "execute_reply"
     assert reply["content"]["ename"] == "InvalidRequest"
