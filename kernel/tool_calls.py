@@ -129,4 +129,6 @@ def _within_budget(record: CellRecord, text: str) -> tuple[str, str | None]:
     if not cut or record.max_output_tokens is None:
         return text, None
     record.tool_output_cut = True
+    if text and not text.endswith("\n"):
+        text += "\n"  # the cell's own output that follows starts on a line of its own
     return text, tool_output_notice(record.max_output_tokens)

@@ -114,7 +114,7 @@ def test_what_tools_print_shares_the_cells_max_output_tokens(tool_kernel):
         '// @exec: {"max_output_tokens": 10}\ntext(await tools.chatty({n: 1000})); text(await tools.chatty({n: 1000}))',
     )
     assert run.content["status"] == "ok", run.content
-    assert run.stdout == LINES[:40] + "done\ndone\n"
+    assert run.stdout == LINES[:40] + "\ndone\ndone\n"  # the cut line ends there
     assert run.stderr_messages == [
         "\n[The tools of this cell printed more than its max_output_tokens (10 tokens, 40 bytes); "
         "the rest of what they print is not shown.]\n"
