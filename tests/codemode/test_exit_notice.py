@@ -16,12 +16,9 @@ from pathlib import Path
 
 import pytest
 from driver.driver_harness import FRAME_TIMEOUT_S, SESSION, DriverHarness, RecordingDelegate, terminated
+from session_harness import SessionHarness
 
-from codemode.config import SessionDefaults
-from codemode.dispatch import ToolCallRuntime
 from codemode.errors import CodeModeError, HostConnectionError
-from codemode.session import CodeModeSession
-from codemode.tools.registry import ToolRegistry
 
 pytestmark = pytest.mark.timeout(60)
 SCRIPTED_HOST = [sys.executable, str(Path(__file__).parent / "fakehost" / "scripted_host.py")]
@@ -47,29 +44,8 @@ async def test_the_answer_after_the_notice_is_delivered_and_no_new_cell_starts()
         assert (await asyncio.wait_for(waiting, FRAME_TIMEOUT_S)).live is False
 
 
-class Harness:
-    def __init__(self) -> None:
-        self.closed: list[str] = []
-
-    async def __aenter__(self) -> Harness:
-        self.registry = await ToolRegistry.create()
-        self.session = CodeModeSession(
-            registry=self.registry,
-            dispatcher=ToolCallRuntime(self.registry),
-            defaults=SessionDefaults(),
-            host_command=[*SCRIPTED_HOST, "exit-notice"],
-            on_cell_closed=self.closed.append,
-            stored_values_extension=True,
-        )
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.session.shutdown()
-        await self.registry.aclose()
-
-
 async def test_after_the_notice_the_next_cell_starts_on_a_new_host_at_once():
-    async with Harness() as h:
+    async with SessionHarness([*SCRIPTED_HOST, "exit-notice"], stored_values_extension=True) as h:
         session = h.session
         first = await session.execute("await new Promise(() => {})")
         second = await session.execute("await new Promise(() => {})")

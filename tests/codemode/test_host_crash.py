@@ -17,36 +17,31 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 
 import pytest
+from session_harness import HOSTS, OUR_HOST, SessionHarness, texts
 
-from codemode.config import SessionDefaults
-from codemode.dispatch import ToolCallRuntime
 from codemode.errors import CodeModeError, ToolCallError
-from codemode.session import CodeModeSession, HostProvider
+from codemode.session import HostProvider
 from codemode.tools.base import Tool
-from codemode.tools.registry import ToolRegistry
-
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
-HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
-if os.environ.get("CODEMODE_REFERENCE_HOST"):
-    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
 
 pytestmark = pytest.mark.timeout(120)
 BOUND_S = 10.0
 
 
-class Side:
+class Side(SessionHarness):
     """One session on the shared provider, with a ``slow`` tool that reports its start and
     its cancellation."""
 
     def __init__(self, provider: HostProvider, stored_values_extension: bool | None) -> None:
-        self.provider = provider
-        self.extension = stored_values_extension
-        self.closed: list[str] = []
         self.tool_started = asyncio.Event()
         self.tool_cancelled = asyncio.Event()
+        tool = Tool(
+            name="slow", description="Blocks until cancelled.", handler=self.slow, input_schema={"type": "object"}
+        )
+        super().__init__(
+            provider.command, provider, extra_tools=[tool], stored_values_extension=stored_values_extension
+        )
 
     async def slow(self, args, ctx):
         self.tool_started.set()
@@ -54,33 +49,8 @@ class Side:
         self.tool_cancelled.set()
         raise ToolCallError("slow tool cancelled")
 
-    async def __aenter__(self) -> Side:
-        tool = Tool(
-            name="slow", description="Blocks until cancelled.", handler=self.slow, input_schema={"type": "object"}
-        )
-        self.registry = await ToolRegistry.create(extra_tools=[tool])
-        self.dispatcher = ToolCallRuntime(self.registry)
-        self.session = CodeModeSession(
-            registry=self.registry,
-            dispatcher=self.dispatcher,
-            defaults=SessionDefaults(),
-            provider=self.provider,
-            on_cell_closed=self.closed.append,
-            stored_values_extension=self.extension,
-        )
-        return self
-
-    async def __aexit__(self, *exc) -> None:
-        await self.session.shutdown()
-        await self.registry.aclose()
-
-    async def run(self, source: str, **kw):
-        started = await self.session.execute(source, **kw)
-        return started.cell_id, await asyncio.wait_for(started.initial_response, BOUND_S)
-
-
-def texts(response) -> list[str]:
-    return [item["text"] for item in response.content_items if item["type"] == "input_text"]
+    async def run(self, source: str, timeout_s: float | None = BOUND_S, **kw: int):
+        return await super().run(source, timeout_s, **kw)
 
 
 def _exists_unreaped(pid: int) -> bool:

@@ -17,17 +17,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from session_harness import OUR_HOST, SessionHarness
 
-from codemode.config import SessionDefaults
-from codemode.dispatch import ToolCallRuntime
 from codemode.errors import HostConnectionError
-from codemode.host import HostProvider, Liveness
-from codemode.session import CodeModeSession
-from codemode.tools.registry import ToolRegistry
+from codemode.host import Liveness
 
 pytestmark = pytest.mark.timeout(120)
 
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
 BLOCKING_HOST = [sys.executable, str(Path(__file__).parent / "fakehost" / "scripted_host.py"), "block-after-open"]
 LIVENESS = Liveness(silence_s=0.3, answer_s=0.5)
 STOPPED = "code-mode host stopped responding: no answer to a liveness probe within 0.5 s"
@@ -35,30 +31,12 @@ BOUND_S = 10.0
 """Far below the 60 s transport deadline: failing within it can only come from the probe."""
 
 
-class Harness:
+class Harness(SessionHarness):
     def __init__(self, command: list[str] = OUR_HOST, liveness: Liveness = LIVENESS) -> None:
-        self.provider = HostProvider(command, liveness=liveness)
-        self.closed: list[str] = []
+        super().__init__(command, liveness=liveness)
 
-    async def __aenter__(self) -> Harness:
-        self.registry = await ToolRegistry.create()
-        self.session = CodeModeSession(
-            registry=self.registry,
-            dispatcher=ToolCallRuntime(self.registry),
-            defaults=SessionDefaults(),
-            provider=self.provider,
-            on_cell_closed=self.closed.append,
-        )
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.session.shutdown()
-        await self.provider.aclose()
-        await self.registry.aclose()
-
-    async def run(self, source: str, **kw: int):
-        started = await self.session.execute(source, **kw)
-        return started.cell_id, await asyncio.wait_for(started.initial_response, BOUND_S)
+    async def run(self, source: str, timeout_s: float | None = BOUND_S, **kw: int):
+        return await super().run(source, timeout_s, **kw)
 
     async def stored_then_stopped(self):
         _, response = await self.run('store("kept", 42); text("stored")')

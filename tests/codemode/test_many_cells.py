@@ -14,21 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
-import sys
 
 import psutil
 import pytest
+from session_harness import HOSTS
 
 from codemode.config import SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.session import CodeModeSession
 from codemode.tools.registry import ToolRegistry
-
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
-HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
-if os.environ.get("CODEMODE_REFERENCE_HOST"):
-    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
 
 CELL_COUNT = 4097
 WARM_CELL = 100

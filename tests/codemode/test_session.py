@@ -10,58 +10,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sys
 
 import pytest
+from session_harness import HOSTS, OUR_HOST, texts
+from session_harness import SessionHarness as Harness
 
-from codemode.config import SessionDefaults
-from codemode.dispatch import ToolCallRuntime
 from codemode.errors import CodeModeError
-from codemode.session import CodeModeSession, HostProvider
-from codemode.tools.registry import ToolRegistry
-
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
-HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
-if os.environ.get("CODEMODE_REFERENCE_HOST"):
-    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
+from codemode.session import HostProvider
 
 pytestmark = pytest.mark.timeout(120)
-
-
-class Harness:
-    def __init__(self, command, provider=None):
-        self.command = command
-        self.closed: list[str] = []
-        self.notes: list[tuple[str, str]] = []
-        self.events = []
-        self.provider = provider
-
-    async def __aenter__(self):
-        self.registry = await ToolRegistry.create()
-        self.dispatcher = ToolCallRuntime(self.registry)
-        self.dispatcher.add_listener(self.events.append)
-        self.session = CodeModeSession(
-            registry=self.registry,
-            dispatcher=self.dispatcher,
-            defaults=SessionDefaults(),
-            host_command=self.command,
-            on_notify=lambda cell, text: self.notes.append((cell, text)),
-            on_cell_closed=self.closed.append,
-            provider=self.provider,
-        )
-        return self
-
-    async def __aexit__(self, *exc):
-        await self.session.shutdown()
-        await self.registry.aclose()
-
-    async def run(self, source, **kw):
-        started = await self.session.execute(source, **kw)
-        return started.cell_id, await started.initial_response
-
-
-def texts(response):
-    return [item["text"] for item in response.content_items if item["type"] == "input_text"]
 
 
 def is_reference(command):

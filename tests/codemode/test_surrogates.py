@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from session_harness import OUR_HOST
 
 from codemode.config import Config, SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.protocol import decode_frames, encode_frame, well_formed
 from codemode.session import CodeModeSession
 from codemode.tools.registry import ToolRegistry
-
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
 
 # Any code point, lone surrogates included (hypothesis' default text excludes them).
 any_text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=40)

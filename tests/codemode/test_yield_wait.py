@@ -6,20 +6,15 @@ Codex's 0.171 host and ours). Runs against our host, and Codex's when
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 
 import pytest
+from session_harness import HOSTS
 
 from codemode.config import SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.session import CodeModeSession
 from codemode.tools.registry import ToolRegistry
 
-OUR_HOST = [sys.executable, "-m", "codemode.runtime", "--listen", "stdio"]
-HOSTS = [pytest.param(OUR_HOST, id="codemode-host")]
-if os.environ.get("CODEMODE_REFERENCE_HOST"):
-    HOSTS.append(pytest.param([os.environ["CODEMODE_REFERENCE_HOST"], "--listen", "stdio"], id="reference-host"))
 BOUND_S = 10.0
 """Far below the wait's own 60 s: an answer within it can only come from the yield."""
 
