@@ -25,8 +25,6 @@ from codemode.host import (
 
 pytestmark = pytest.mark.timeout(60)
 
-SHORT_TRANSPORT_S = 0.2
-
 
 async def test_deferred_delegates_follow_cell_readiness_and_cancellation():
     async with DriverHarness() as h:

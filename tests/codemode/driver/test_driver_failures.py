@@ -23,8 +23,6 @@ from codemode.errors import CodeModeError
 
 pytestmark = pytest.mark.timeout(60)
 
-SHORT_TRANSPORT_S = 0.2
-
 
 async def test_mismatched_initial_response_fails_connection_and_closes_cell_once():
     async with DriverHarness() as h:
