@@ -245,6 +245,34 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
     return checked
 
 
+def _frame_bytes(frame: Any) -> bytes:
+    return bytes(frame.bytes) if hasattr(frame, "bytes") else bytes(frame)
+
+
+def _problem(session: Any, frames: list[Any], handlers: dict[str, Any], channel: str) -> str | None:
+    """What would make ipykernel drop a request (read from the raw frames, signature unchecked),
+    or None; also None for what is not a request or cannot be read at all."""
+    if len(frames) < 5:
+        return None
+    try:
+        header = session.unpack(_frame_bytes(frames[1]))
+        msg_type = str(header.get("msg_type", ""))
+    except Exception:
+        return None
+    if not msg_type.endswith("_request"):
+        return None
+    if msg_type not in handlers:
+        return (
+            f"The kernel does not handle {msg_type} on the {channel} channel; see the Jupyter messaging "
+            "specification for the requests of each channel."
+        )
+    try:
+        session.unpack(_frame_bytes(frames[4]))
+    except Exception as exc:
+        return f"The {msg_type}'s content is not valid JSON ({exc}); send a JSON object."
+    return None
+
+
 def unanswered_problem(
     session: Any, frames: list[Any], handlers: dict[str, Any], channel: str = "shell"
 ) -> tuple[dict[str, Any], str] | None:
@@ -252,22 +280,14 @@ def unanswered_problem(
     channel's) that ipykernel would drop without a reply although it is a correctly signed
     request: ``(message, sentence)``, where ``message`` has its header read (content left
     packed) and ``sentence`` says what is wrong. None for every other message (ipykernel
-    handles it, or drops it as it should)."""
+    handles it, or drops it as it should). Every message passes here: only the header's type
+    and the content's JSON are read, and the message is deserialized (its signature checked)
+    only when one of them is wrong."""
+    problem = _problem(session, frames, handlers, channel)
+    if problem is None:
+        return None
     try:
         peek = session.deserialize(frames, content=False, copy=False)  # checks the signature
     except Exception:
         return None
-    msg_type = str(peek["header"].get("msg_type", ""))
-    if not msg_type.endswith("_request"):
-        return None
-    if msg_type not in handlers:
-        return peek, (
-            f"The kernel does not handle {msg_type} on the {channel} channel; see the Jupyter messaging "
-            "specification for the requests of each channel."
-        )
-    try:
-        content = session.unpack(bytes(peek["content"]))
-    except Exception as exc:
-        return peek, f"The {msg_type}'s content is not valid JSON ({exc}); send a JSON object."
-    del content
-    return None
+    return peek, problem
