@@ -53,7 +53,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
+from codemode.kernel.deadlines import ANSWER_S, PROBE_S
 from codemode.kernel.host_loss import HostLoss
 from codemode.kernel.ordering import CellOrder
 
@@ -251,21 +251,23 @@ class CellObserver:
         answers = self._answers
         if not self.code_mode.yield_wait(self.record.cell_id):
             return
-        start = time.monotonic()
-        probed = False
+        if await self._answer_within(answers, ANSWER_S):
+            return
+        # A stopped host fails the probe: the wait in flight fails at once with it, and the cell
+        # ends as lost with its host (HostStopped) instead of "still running".
+        await self.code_mode.probe_host(PROBE_S)
+        await self._answer_within(answers, YIELD_ANSWER_S - ANSWER_S)
+
+    async def _answer_within(self, answers: int, timeout_s: float) -> bool:
+        """True once an answer after the first ``answers`` was applied (or the observation
+        ended) within ``timeout_s`` seconds, else False."""
+        deadline = time.monotonic() + timeout_s
         while self._answers == answers and self.running:
-            elapsed = time.monotonic() - start
-            if not probed and elapsed >= ANSWER_S:
-                # A stopped host fails the probe: the wait in flight fails at once with it, and
-                # the cell ends as lost with its host (HostStopped) instead of "still running".
-                probed = True
-                if not await self.code_mode.probe_host(PROBE_S):
-                    await self._next_change(FAILED_S)
-                continue
-            limit = ANSWER_S if not probed else YIELD_ANSWER_S
-            if elapsed >= limit:
-                return
-            await self._next_change(limit - elapsed)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await self._next_change(remaining)
+        return True
 
     async def _next_change(self, timeout_s: float) -> None:
         """Return at the next answer or end applied, or after ``timeout_s`` seconds."""
