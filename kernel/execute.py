@@ -27,7 +27,7 @@ import logging
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
+from codemode.kernel.deadlines import await_or_probe
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
@@ -139,9 +139,7 @@ class ForegroundExecutor:
         Raises the execute's error (a host that failed the probe: ``HostConnectionError``), or
         ``CancelledError`` when nothing was admitted in time (the execute is abandoned; the
         client stops a cell the host admits later)."""
-        await asyncio.wait({starting}, timeout=ANSWER_S)
-        if not starting.done() and not await services.code_mode.probe_host(PROBE_S):
-            await asyncio.wait({starting}, timeout=FAILED_S)
+        await await_or_probe(starting, services.code_mode.probe_host, wait_while_alive=False)
         if not starting.done():
             starting.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

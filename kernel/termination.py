@@ -7,7 +7,7 @@ cell starts on a new host). A host that was
 stopped (``kill -STOP``) or deadlocked never answers: the client would notice only after about
 11 s (its liveness probe) or 60 s (the terminate's deadline). So :meth:`Terminations.stop`
 waits :data:`ANSWER_S` for the answer, then probes the host (``CodeModeSession.probe_host``,
-at most :data:`PROBE_S`):
+at most :data:`~codemode.kernel.deadlines.PROBE_S`):
 
 - the probe is not answered: the connection has failed (the host's process group is killed,
   every request pending on it fails at once), and with it the terminate. The cell was lost
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel.cells import CellRecord
-from codemode.kernel.deadlines import ANSWER_S, FAILED_S, PROBE_S
+from codemode.kernel.deadlines import ANSWER_S, await_or_probe
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.services import Services
 
@@ -80,19 +80,10 @@ class Terminations:
         ``ANSWER_S + PROBE_S`` when the probe is answered. Returns within about
         ``ANSWER_S + PROBE_S`` seconds; a terminate still in flight then goes on in the
         background (see the module docstring)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + ANSWER_S + PROBE_S
         task = asyncio.ensure_future(terminate())
         self._unfinished.add(task)
         task.add_done_callback(self._finished)
-        await asyncio.wait({task}, timeout=ANSWER_S)
-        if not task.done():
-            if not await probe(PROBE_S):
-                # A failed probe has failed the connection's pending requests already; their
-                # callers wake within a few loop steps.
-                await asyncio.wait({task}, timeout=FAILED_S)
-            elif not task.done():
-                await asyncio.wait({task}, timeout=max(0.0, deadline - loop.time()))
+        await await_or_probe(task, probe, wait_while_alive=True)
         if not task.done():
             log.info("terminate not answered within %.1f s; the host answers probes, so it goes on", ANSWER_S)
             return Stopped()
