@@ -285,6 +285,13 @@ class ConnectionDriver:
                     pending.sent = True
                 await self._writer.drain()
             except (OSError, RuntimeError) as exc:
+                if self.state.retiring is not None:
+                    # The host announced its exit and is closing its pipes: its exit, which the
+                    # reader and the process watcher report (with its status), ends the
+                    # connection, not this write. Only this message is lost.
+                    raise CodeModeError(
+                        f"code-mode host is exiting ({self.state.retiring}); the message was not sent"
+                    ) from None
                 self.fail(f"failed to write code-mode host message: {exc}")
                 raise self._error("", True) from None
 
@@ -369,7 +376,14 @@ class ConnectionDriver:
         self._futures[request_id] = future
         self._settled[request_id] = asyncio.Event()
         try:
-            await self._send_frame(frame, pending)
+            try:
+                await self._send_frame(frame, pending)
+            except CodeModeError:
+                if self.alive:  # not sent to a host that is exiting: nothing will answer it
+                    self.state.requests.pending.pop(request_id, None)
+                    self._futures.pop(request_id, None)
+                    self._settled.pop(request_id, asyncio.Event()).set()
+                raise
             return await asyncio.shield(future)
         except asyncio.CancelledError:
             self._apply(self.state.abandon(pending))

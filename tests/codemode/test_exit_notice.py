@@ -44,6 +44,31 @@ async def test_the_answer_after_the_notice_is_delivered_and_no_new_cell_starts()
         assert (await asyncio.wait_for(waiting, FRAME_TIMEOUT_S)).live is False
 
 
+async def test_a_write_to_a_host_closing_after_its_notice_does_not_become_the_failure():
+    # After host/exiting the host closes its stdin and exits: a message written then (a probe,
+    # a wait) is lost, but the connection ends with the host's exit as the reason, as always.
+    async with DriverHarness() as h:
+        delegate = RecordingDelegate()
+        await h.open(delegate)
+        await h.start_cell(2, "1")
+        terminating = asyncio.ensure_future(h.connection.terminate(SESSION, "1"))
+        assert (await h.next_frame())["request"]["method"] == "session/terminate"
+        h.send({"type": "host/exiting", "reason": "cell 1 could not be stopped"})
+        h.wait_completed(3, "Terminated", "1")
+        await asyncio.wait_for(terminating, FRAME_TIMEOUT_S)  # read after the notice
+        assert h.connection.retiring == "cell 1 could not be stopped"
+        h.sink.close()
+        assert await h.connection.probe(1.0) is False
+        with pytest.raises(CodeModeError, match=r"^code-mode host is exiting \(cell 1 could not be stopped\); "):
+            await h.connection.wait(SESSION, "1", 10)
+        assert h.connection.alive
+        h.reader.feed_eof()
+        await delegate.until(lambda: delegate.closed_cells == ["1"])
+        assert not h.connection.alive
+        assert h.connection.failure == "code-mode host closed its stdout"
+        assert h.connection.state.requests.pending == {}
+
+
 async def test_after_the_notice_the_next_cell_starts_on_a_new_host_at_once():
     async with SessionHarness([*SCRIPTED_HOST, "exit-notice"], stored_values_extension=True) as h:
         session = h.session
