@@ -1,0 +1,147 @@
+"""The sandbox keys, spelled and defaulted as in Codex's ``config.toml``, so that a Codex user's
+settings mean the same here.
+
+Top-level keys: ``sandbox_mode`` (``"read-only"``, ``"workspace-write"``,
+``"danger-full-access"``; default ``"workspace-write"``) and ``approval_policy``
+(``"untrusted"``, ``"on-request"``, ``"on-failure"``, ``"never"``; default ``"on-request"``).
+Tables: ``[sandbox_workspace_write]`` (``writable_roots``, ``network_access``,
+``exclude_tmpdir_env_var``, ``exclude_slash_tmp``; read only in ``workspace-write`` mode, as
+in Codex) and ``[shell_environment_policy]`` (``inherit``, ``ignore_default_excludes``,
+``exclude``, ``include_only``, ``set``). What each value allows is enforced by
+:mod:`codemode.sandbox`; this module only reads and checks the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .checks import Reporter, described, string_list, string_table
+
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+"""Values of ``sandbox_mode``, from most to least restricted."""
+
+APPROVAL_POLICIES = ("untrusted", "on-request", "on-failure", "never")
+"""Values of ``approval_policy``."""
+
+ENVIRONMENT_INHERIT = ("all", "core", "none")
+"""Values of ``[shell_environment_policy] inherit``."""
+
+
+@dataclass
+class ShellEnvironmentPolicy:
+    """``[shell_environment_policy]``: which environment variables a command gets.
+
+    ``inherit``: start from all of the kernel's variables, the core ones (``HOME``, ``PATH``,
+    ...) or none; ``ignore_default_excludes``: keep names matching ``*KEY*``, ``*SECRET*``,
+    ``*TOKEN*`` (removed by default); ``exclude``: more name patterns to remove;
+    ``set``: variables to set (after the removals); ``include_only``: when not empty, keep only
+    names matching one of these patterns. Patterns are shell-style globs, matched without
+    regard to case.
+    """
+
+    inherit: str = "all"
+    ignore_default_excludes: bool = False
+    exclude: list[str] = field(default_factory=list)
+    include_only: list[str] = field(default_factory=list)
+    set: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SandboxSettings:
+    """What ``exec_command`` and the file built-ins may do, and when a person is asked.
+
+    ``writable_roots`` are absolute paths (relative entries were resolved against the config
+    file's folder); the workspace itself (the kernel's working directory) is always one in
+    ``workspace-write`` mode and is not listed here.
+    """
+
+    sandbox_mode: str = "workspace-write"
+    approval_policy: str = "on-request"
+    writable_roots: list[str] = field(default_factory=list)
+    network_access: bool = False
+    exclude_tmpdir_env_var: bool = False
+    exclude_slash_tmp: bool = False
+    shell_environment: ShellEnvironmentPolicy = field(default_factory=ShellEnvironmentPolicy)
+
+
+SANDBOX_KEYS = ("sandbox_mode", "approval_policy", "sandbox_workspace_write", "shell_environment_policy")
+"""The top-level keys this module reads."""
+
+
+def _choice(key: str, value: Any, allowed: tuple[str, ...], default: str, report: Reporter) -> str:
+    if value in allowed:
+        return str(value)
+    choices = ", ".join(f'"{a}"' for a in allowed)
+    report(key, f'must be one of {choices}, not {described(value)}; "{default}" is used.')
+    return default
+
+
+def _boolean(key: str, value: Any, default: bool, report: Reporter) -> bool:
+    if isinstance(value, bool):
+        return value
+    report(key, f"must be true or false, not {described(value)}; {str(default).lower()} is used.")
+    return default
+
+
+def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, report: Reporter) -> None:
+    section = "sandbox_workspace_write"
+    if not isinstance(table, dict):
+        report(section, f"must be a table, not {described(table)}; the defaults are used.")
+        return
+    for key, value in table.items():
+        name = f"{section}.{key}"
+        if key == "writable_roots":
+            if not string_list(value):
+                report(name, f"must be an array of paths (strings), not {described(value)}; it was ignored.")
+                continue
+            roots = []
+            for entry in value:
+                path = Path(entry).expanduser()
+                if not path.is_absolute():
+                    path = (base or Path.cwd()) / path
+                roots.append(str(path))
+            settings.writable_roots = roots
+        elif key in ("network_access", "exclude_tmpdir_env_var", "exclude_slash_tmp"):
+            setattr(settings, key, _boolean(name, value, getattr(settings, key), report))
+        else:
+            report(name, "is not a known setting and was ignored.")
+
+
+def _environment(table: Any, policy: ShellEnvironmentPolicy, report: Reporter) -> None:
+    section = "shell_environment_policy"
+    if not isinstance(table, dict):
+        report(section, f"must be a table, not {described(table)}; the defaults are used.")
+        return
+    for key, value in table.items():
+        name = f"{section}.{key}"
+        if key == "inherit":
+            policy.inherit = _choice(name, value, ENVIRONMENT_INHERIT, policy.inherit, report)
+        elif key == "ignore_default_excludes":
+            policy.ignore_default_excludes = _boolean(name, value, policy.ignore_default_excludes, report)
+        elif key in ("exclude", "include_only"):
+            if string_list(value):
+                setattr(policy, key, list(value))
+            else:
+                report(name, f"must be an array of name patterns (strings), not {described(value)}; it was ignored.")
+        elif key == "set":
+            if string_table(value):
+                policy.set = dict(value)
+            else:
+                report(name, f"must be a table of strings, not {described(value)}; it was ignored.")
+        else:
+            report(name, "is not a known setting and was ignored.")
+
+
+def load_sandbox_key(settings: SandboxSettings, key: str, value: Any, base: Path | None, report: Reporter) -> None:
+    """Apply one top-level ``key`` of :data:`SANDBOX_KEYS` to ``settings``; problems are
+    reported and leave the default in place. ``base`` is the config file's folder."""
+    if key == "sandbox_mode":
+        settings.sandbox_mode = _choice(key, value, SANDBOX_MODES, settings.sandbox_mode, report)
+    elif key == "approval_policy":
+        settings.approval_policy = _choice(key, value, APPROVAL_POLICIES, settings.approval_policy, report)
+    elif key == "sandbox_workspace_write":
+        _workspace_write(value, settings, base, report)
+    elif key == "shell_environment_policy":
+        _environment(value, settings.shell_environment, report)

@@ -1,0 +1,93 @@
+"""The ``[mcp_servers.NAME]`` tables, with the keys of Codex's ``config.toml``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .checks import Reporter, described, string_list, string_table
+
+DEFAULT_STARTUP_TIMEOUT_SEC = 10.0
+"""Codex's default MCP server start-up timeout, in seconds."""
+DEFAULT_TOOL_TIMEOUT_SEC = 60.0
+"""Codex's default MCP tool-call timeout, in seconds."""
+
+
+@dataclass
+class McpServerConfig:
+    """One ``[mcp_servers.NAME]`` table (Codex's keys).
+
+    Exactly one transport: ``command`` (+ ``args``, ``env``, ``cwd``) for stdio, or ``url``
+    (+ ``bearer_token_env_var``, ``http_headers``) for streamable HTTP. Timeouts in seconds.
+    ``enabled_tools`` is an optional allow-list; ``disabled_tools`` a deny-list (raw MCP names).
+    """
+
+    name: str
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    bearer_token_env_var: str | None = None
+    http_headers: dict[str, str] = field(default_factory=dict)
+    startup_timeout_sec: float = DEFAULT_STARTUP_TIMEOUT_SEC
+    tool_timeout_sec: float = DEFAULT_TOOL_TIMEOUT_SEC
+    enabled: bool = True
+    enabled_tools: list[str] | None = None
+    disabled_tools: list[str] = field(default_factory=list)
+
+    @property
+    def transport(self) -> str:
+        """``"stdio"`` or ``"http"``."""
+        return "http" if self.url else "stdio"
+
+
+_SERVER_KEYS = {
+    "command": "string",
+    "args": "string list",
+    "env": "string table",
+    "cwd": "string",
+    "url": "string",
+    "bearer_token_env_var": "string",
+    "http_headers": "string table",
+    "startup_timeout_sec": "seconds",
+    "tool_timeout_sec": "seconds",
+    "enabled": "boolean",
+    "enabled_tools": "string list",
+    "disabled_tools": "string list",
+}
+_CHECKS = {
+    "string": (lambda v: isinstance(v, str), "a string"),
+    "string list": (string_list, "an array of strings"),
+    "string table": (string_table, "a table of strings"),
+    "seconds": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
+        "a positive number of seconds",
+    ),
+    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+}
+
+
+def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | None:
+    prefix = f"mcp_servers.{name}"
+    if not isinstance(table, dict):
+        report(prefix, f"must be a table, not {described(table)}; the server was skipped.")
+        return None
+    server = McpServerConfig(name=name)
+    for key, value in table.items():
+        kind = _SERVER_KEYS.get(key)
+        if kind is None:
+            report(f"{prefix}.{key}", "is not a known MCP server setting and was ignored.")
+            continue
+        check, wanted = _CHECKS[kind]
+        if not check(value):
+            report(f"{prefix}.{key}", f"must be {wanted}, not {described(value)}; the setting was ignored.")
+            continue
+        setattr(server, key, float(value) if kind == "seconds" else value)
+    if server.command and server.url:
+        report(prefix, "sets both `command` and `url`; give exactly one transport. The server was skipped.")
+        return None
+    if not server.command and not server.url:
+        report(prefix, "needs `command` (stdio) or `url` (streamable HTTP). The server was skipped.")
+        return None
+    return server

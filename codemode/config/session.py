@@ -1,0 +1,51 @@
+"""The ``[session]`` table: defaults of every cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .checks import Reporter, described, non_negative_int
+
+
+@dataclass
+class SessionDefaults:
+    """The ``[session]`` table; Codex's defaults unless set (``DEFAULT_EXEC_YIELD_TIME_MS``,
+    ``DEFAULT_MAX_OUTPUT_TOKENS_PER_EXEC_CALL``).
+
+    ``yield_time_ms``: default exec yield; ``max_output_tokens``: default output budget;
+    ``max_yield_time_ms``: clamp for exec and wait yields (``None`` = no clamp);
+    ``max_heap_size_bytes``: per-cell JavaScript heap limit.
+    """
+
+    yield_time_ms: int = 10000
+    max_output_tokens: int = 10000
+    max_yield_time_ms: int | None = 600000
+    max_heap_size_bytes: int = 268435456
+
+
+MIN_HEAP_SIZE_BYTES = 1024 * 1024
+"""Smallest per-cell heap limit accepted from the config, in bytes (a cell's globals alone
+need a few hundred KiB)."""
+
+
+def load_session(table: Any, report: Reporter) -> SessionDefaults:
+    defaults = SessionDefaults()
+    if not isinstance(table, dict):
+        report("session", f"must be a table, not {described(table)}; the defaults are used.")
+        return defaults
+    for key, value in table.items():
+        name = f"session.{key}"
+        if key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
+            report(name, "is not a known setting and was ignored.")
+        elif not non_negative_int(value):
+            report(name, f"must be a non-negative integer, not {described(value)}; the default is used.")
+        elif key == "max_heap_size_bytes" and value < MIN_HEAP_SIZE_BYTES:
+            report(
+                name,
+                f"must be at least {MIN_HEAP_SIZE_BYTES} bytes (1 MiB), not {value}: a smaller heap "
+                "cannot even start a cell; the default is used.",
+            )
+        else:
+            setattr(defaults, key, value)
+    return defaults
