@@ -186,9 +186,24 @@ def _drop_stdio() -> None:
     os.close(null)
 
 
+def _initial_environment() -> dict[bytes, bytes]:
+    """The environment this process was started with, exactly: Python itself sets
+    ``LC_CTYPE=C.UTF-8`` at start-up under the C locale (PEP 538 locale coercion, which ``-I``
+    cannot turn off), and the tool must not see a variable its spawner did not give it.
+    ``/proc/self/environ`` keeps the block the kernel handed to ``exec``."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            block = f.read()
+    except OSError:
+        return dict(os.environb)
+    pairs = (entry.partition(b"=") for entry in block.split(b"\0") if b"=" in entry)
+    return {name: value for name, _, value in pairs}
+
+
 def _spawn(argv: list[str]) -> int:
-    """Fork and exec ``argv`` (``PATH`` lookup); the child dies with us (PDEATHSIG).
-    Raises ``OSError`` when the exec fails."""
+    """Fork and exec ``argv`` (``PATH`` lookup) with the launcher's initial environment; the
+    child dies with us (PDEATHSIG). Raises ``OSError`` when the exec fails."""
+    env = _initial_environment()
     err_r, err_w = os.pipe()
     launcher = os.getpid()
     pid = os.fork()
@@ -200,7 +215,7 @@ def _spawn(argv: list[str]) -> int:
                 os._exit(EXIT_NOT_STARTED)
             for sig in (*_FORWARDED, signal.SIGCHLD, *_PYTHON_IGNORED):
                 signal.signal(sig, signal.SIG_DFL)
-            os.execvpe(argv[0], argv, os.environ)
+            os.execvpe(argv[0], argv, env)
         except OSError as exc:
             os.write(err_w, str(exc.errno or 0).encode())
         finally:
