@@ -1,0 +1,57 @@
+"""The sandbox of the built-in tools, with Codex's configuration keys and meaning.
+
+Code-mode cells are written by models. The JavaScript sandbox gives a cell no file, network
+or process access of its own; the built-in tools ``exec_command`` and ``write_file`` do, and this
+package bounds them:
+
+- :mod:`~codemode.sandbox.policy`: where writes may go (``sandbox_mode``,
+  ``[sandbox_workspace_write]``) and whether commands reach the network;
+- :mod:`~codemode.sandbox.bwrap` and :mod:`~codemode.sandbox.seccomp`: the operating system
+  enforces that policy on ``exec_command`` (bubblewrap namespaces and mounts, a seccomp
+  filter); when it cannot, commands fail closed;
+- :mod:`~codemode.sandbox.files`: ``write_file`` checks the resolved path against the policy;
+- :mod:`~codemode.sandbox.environment`: the variables a command gets
+  (``[shell_environment_policy]``);
+- :mod:`~codemode.sandbox.approvals` and :mod:`~codemode.sandbox.safe_commands`: when a person
+  is asked first (``approval_policy``), as Codex decides it.
+
+:class:`Sandbox` bundles one kernel's settings with the approvals given for its session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import SandboxSettings, ShellEnvironmentPolicy
+from .approvals import SessionApprovals
+from .policy import SandboxPolicy
+
+
+@dataclass
+class Sandbox:
+    """One kernel's sandbox: the resolved ``policy``, the ``approval_policy`` value, the
+    ``environment`` policy for commands and the ``approvals`` given "for the session"."""
+
+    policy: SandboxPolicy
+    approval_policy: str = "on-request"
+    environment: ShellEnvironmentPolicy = field(default_factory=ShellEnvironmentPolicy)
+    approvals: SessionApprovals = field(default_factory=SessionApprovals)
+
+    @classmethod
+    def from_settings(cls, settings: SandboxSettings, workspace: Path | None = None) -> Sandbox:
+        """The sandbox ``settings`` describe, for ``workspace`` (default: the working directory)."""
+        policy = SandboxPolicy.from_settings(settings, workspace or Path.cwd())
+        return cls(policy, settings.approval_policy, settings.shell_environment)
+
+    def summary(self) -> list[str]:
+        """Lines describing the effective policy (``%config``)."""
+        lines = self.policy.summary()
+        lines.append(f'approval_policy = "{self.approval_policy}"')
+        env = self.environment
+        excludes = "kept" if env.ignore_default_excludes else "removed"
+        lines.append(f'shell_environment_policy: inherit = "{env.inherit}", *KEY*/*SECRET*/*TOKEN* {excludes}')
+        return lines
+
+
+__all__ = ["Sandbox", "SandboxPolicy"]
