@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install the non-Python tools that codemode's notebooks and tests use, idempotently:
 #   - the npm MCP servers, into .npm-tools/ at the repository root (git ignores it);
-#   - Debian packages the tests drive, when missing: tmux (jupyter console test) and
-#     chromium (JupyterLab test, driven by Playwright).
-# Usage: install-tools.sh [--npm-only]   (--npm-only: what the notebooks need, no Debian packages)
+#   - Debian packages, when missing: bubblewrap (the sandbox of the exec_command built-in; the
+#     notebooks need it too) and, for the tests, tmux (jupyter console test) and chromium
+#     (JupyterLab test, driven by Playwright).
+# Usage: install-tools.sh [--npm-only]   (--npm-only: what the notebooks need: no test-only packages)
 # Prints the npm folder's node_modules path on its last line. Safe to run repeatedly:
 # it does nothing when everything is already there.
 set -euo pipefail
@@ -33,6 +34,9 @@ if [[ $need_npm == 1 ]]; then
 fi
 
 missing_deb=()
+command -v bwrap >/dev/null || missing_deb+=(bubblewrap)
+# The sandbox's seccomp filter is built with libseccomp (the pyseccomp binding loads it).
+ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || missing_deb+=(libseccomp2)
 if (( ! npm_only )); then
   command -v tmux >/dev/null || missing_deb+=(tmux)
   # JupyterLab end-to-end tests drive Debian's Chromium through Playwright (no driver needed).

@@ -1,0 +1,86 @@
+"""The system-call filter loaded into a sandboxed command (bubblewrap's ``--seccomp FD``).
+
+Built with libseccomp (through the ``pyseccomp`` binding) as Codex's Linux sandbox builds its
+own (``codex-rs/linux-sandbox/src/landlock.rs``, ``install_network_seccomp_filter_on_current_thread``):
+every system call is allowed except
+
+- always: ``ptrace``, ``process_vm_readv``, ``process_vm_writev`` and the ``io_uring`` calls
+  (no reading or steering other processes, no side door around the filter);
+- without network: the calls that open or use network connections (``connect``, ``bind``,
+  ``listen``, ``accept``, ``sendto``, ...), and ``socket`` / ``socketpair`` for every family
+  but ``AF_UNIX``.
+
+A denied call fails with ``EPERM`` ("Operation not permitted"); the command itself goes on.
+The filter is defence in depth: without network the command also runs in a network namespace
+of its own, with only a loopback interface.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+import socket
+import tempfile
+
+ALWAYS_DENIED = (
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+)
+"""System calls a sandboxed command never gets (Codex's list)."""
+
+NETWORK_CALLS = ("connect", "accept", "accept4", "bind", "listen", "sendto", "sendmmsg", "recvmmsg")
+"""System calls denied when the command has no network: those that open a connection or send
+to an address (``sendto`` can reach a named Unix socket without ``connect``). Codex's list
+also denies ``getpeername``, ``getsockname``, ``getsockopt``, ``setsockopt`` and ``shutdown``;
+they only act on a socket the command already has, and denying ``getpeername`` makes bash take
+``/dev/null`` for a network connection and run ``~/.bashrc`` (its ``isnetconn`` check treats
+any error but ``ENOTSOCK`` as "a socket"), so they stay allowed here."""
+
+
+class SeccompUnavailable(RuntimeError):
+    """libseccomp (or its binding) cannot build the filter; the message says why."""
+
+
+@functools.cache
+def filter_program(network: bool) -> bytes:
+    """The compiled BPF program for a command with or without ``network``, as bubblewrap reads
+    it from ``--seccomp FD``. Raises :class:`SeccompUnavailable`."""
+    try:
+        import pyseccomp
+    except (ImportError, OSError) as exc:  # the binding loads libseccomp.so.2 at import
+        raise SeccompUnavailable(f"libseccomp cannot be loaded ({exc})") from None
+    try:
+        rules = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+        deny = pyseccomp.ERRNO(errno.EPERM)
+        for name in ALWAYS_DENIED:
+            rules.add_rule(deny, name)
+        if not network:
+            for name in NETWORK_CALLS:
+                rules.add_rule(deny, name)
+            for name in ("socket", "socketpair"):
+                rules.add_rule(deny, name, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+        with tempfile.TemporaryFile() as out:
+            rules.export_bpf(out)
+            out.seek(0)
+            return out.read()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise SeccompUnavailable(f"libseccomp could not build the filter ({exc})") from None
+
+
+def filter_fd(network: bool) -> int:
+    """A new file descriptor holding :func:`filter_program` from its start, for one command
+    (the caller closes it once the command started). Raises :class:`SeccompUnavailable`."""
+    program = filter_program(network)
+    fd = os.memfd_create("codemode-seccomp")  # close-on-exec; the spawn passes it on (pass_fds)
+    try:
+        os.write(fd, program)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
