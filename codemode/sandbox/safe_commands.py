@@ -1,0 +1,132 @@
+"""Which command lines are known to be safe, and which are dangerous, by Codex's rules.
+
+Known safe (``codex-rs/shell-command/src/command_safety/is_safe_command.rs``,
+``is_known_safe_command``): a script made only of plain commands joined by ``&&``, ``||``,
+``;`` or ``|``, each of which only reads: ``cat``, ``ls``, ``grep``, ``git status`` and the
+like, with the argument rules below. Anything else (a redirection, ``$VAR`` or ``$(...)``, a
+subshell, a background ``&``, a ``NAME=value`` prefix) makes the script not known-safe. Under
+``approval_policy = "untrusted"`` only known-safe scripts run without asking.
+
+Dangerous (``is_dangerous_command.rs``, ``command_might_be_dangerous``): ``rm -f`` and
+``rm -rf`` (also behind ``sudo``) anywhere in the script. They are asked about under every
+approval policy but ``never``, which refuses them while a sandbox is in force.
+
+The script is split with :mod:`shlex` (POSIX rules); where that split is not certain (quotes
+around an operator, characters the rules above exclude) the answer is "not known-safe", which
+only ever means asking.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+ALWAYS_SAFE = frozenset(
+    "cat cd cut echo expr false grep head id ls nl paste pwd rev seq stat tail tr true uname uniq wc "
+    "which whoami numfmt tac".split()
+)
+"""Commands that are safe with any arguments (Codex's list, with its Linux-only ``numfmt`` and ``tac``)."""
+
+OPERATORS = frozenset({"&&", "||", ";", "|"})
+"""What may join plain commands in a known-safe script."""
+
+_EXCLUDED_CHARACTERS = set("$`()<>\\\n\r{}#")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SED_PRINT = re.compile(r"^(\d+,)?\d+p$")
+_FIND_UNSAFE = frozenset("-exec -execdir -ok -okdir -delete -fls -fprint -fprint0 -fprintf".split())
+_RG_UNSAFE_FLAGS = frozenset({"--search-zip", "-z"})
+_RG_UNSAFE_OPTIONS = ("--pre", "--hostname-bin")
+_GIT_SAFE_SUBCOMMANDS = frozenset({"status", "log", "diff", "show", "branch"})
+_GIT_UNSAFE_ARGS = frozenset({"--output", "--ext-diff", "--textconv", "--exec", "--paginate"})
+_GIT_BRANCH_READ_ONLY = frozenset("--list -l --show-current -a --all -r --remotes -v -vv --verbose".split())
+_GIT_OPTIONS_WITH_VALUE = frozenset(
+    "-C -c --config-env --exec-path --git-dir --namespace --super-prefix --work-tree".split()
+)
+
+
+def plain_commands(script: str) -> list[list[str]] | None:
+    """The commands of ``script`` when it is only plain commands joined by
+    :data:`OPERATORS`, else None."""
+    if not script.strip() or _EXCLUDED_CHARACTERS & set(script):
+        return None
+    # Non-POSIX mode keeps a token's quotes, so a quoted "|" stays a word; each word is then
+    # unquoted on its own (a word that does not unquote to exactly one word is refused).
+    lexer = shlex.shlex(script, posix=False, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    commands: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token in OPERATORS:
+                commands.append([])
+                continue
+            if token and set(token) <= set("&;|"):
+                return None  # "&", ";;", "|&" ...
+            words = shlex.split(token)
+            if len(words) != 1:
+                return None
+            commands[-1].append(words[0])
+    except ValueError:  # an unclosed quote
+        return None
+    if any(not command or _ASSIGNMENT.match(command[0]) for command in commands):
+        return None
+    return commands
+
+
+def _git_is_safe(args: list[str]) -> bool:
+    if any(a in ("-c", "--config-env") or a.startswith(("--config-env=", "-c")) for a in args):
+        return False
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        index += 2 if args[index] in _GIT_OPTIONS_WITH_VALUE else 1
+    if index >= len(args) or args[index] not in _GIT_SAFE_SUBCOMMANDS:
+        return False
+    rest = args[index + 1 :]
+    if any(a in _GIT_UNSAFE_ARGS or a.startswith(("--output=", "--exec=")) for a in rest):
+        return False
+    if args[index] == "branch":
+        return all(a in _GIT_BRANCH_READ_ONLY or a.startswith("--format=") for a in rest)
+    return True
+
+
+def _is_safe(command: list[str]) -> bool:
+    name, args = os.path.basename(command[0]), command[1:]
+    if name in ALWAYS_SAFE:
+        return True
+    if name == "base64":
+        return not any(a in ("-o", "--output") or a.startswith(("--output=", "-o")) for a in args)
+    if name == "find":
+        return not any(a in _FIND_UNSAFE for a in args)
+    if name == "rg":
+        return not any(a in _RG_UNSAFE_FLAGS or a.split("=", 1)[0] in _RG_UNSAFE_OPTIONS for a in args)
+    if name == "git":
+        return _git_is_safe(args)
+    if name == "sed":
+        return len(command) <= 4 and len(args) >= 2 and args[0] == "-n" and bool(_SED_PRINT.match(args[1]))
+    return False
+
+
+def is_known_safe(script: str) -> bool:
+    """True when every command of ``script`` only reads, by Codex's list (module docstring)."""
+    commands = plain_commands(script)
+    return commands is not None and all(_is_safe(command) for command in commands)
+
+
+def _is_dangerous(command: list[str]) -> bool:
+    name = os.path.basename(command[0])
+    if name == "sudo" and len(command) > 1:
+        return _is_dangerous(command[1:])
+    return name == "rm" and len(command) > 1 and command[1] in ("-f", "-rf")
+
+
+def is_dangerous(script: str) -> bool:
+    """True when ``script`` runs ``rm -f`` or ``rm -rf`` (also behind ``sudo``), judged on its
+    plain commands, or on its words when it is not plain (a redirection does not hide it)."""
+    commands = plain_commands(script)
+    if commands is None:
+        try:
+            commands = [shlex.split(part) for part in re.split(r"&&|\|\||[;|&\n]", script)]
+        except ValueError:
+            return False
+    return any(command and _is_dangerous(command) for command in commands)
