@@ -33,7 +33,7 @@ from jsonschema.exceptions import best_match
 
 from ..cancellation import CancellationToken
 from ..errors import ToolCallError
-from ..tools.base import Tool, ToolContext
+from ..tools.base import ApprovalRequester, Tool, ToolContext
 from ..tools.failures import exception_text, failure_text, field_path, json_problem
 from .gate import SharedExclusiveGate
 
@@ -140,10 +140,13 @@ class ToolCallRuntime:
     ``registry`` needs ``find(name, namespace) -> Tool | None``. Listeners get every
     :class:`ToolCallEvent`; a listener that raises is logged and ignored. ``clock`` gives the
     times (seconds, monotonic) of the call records and of the elapsed time in abort texts.
+    ``approver`` asks a person for a tool that needs approval (``ToolContext.request_approval``;
+    the kernel sets it; by default no one can be asked).
     """
 
     def __init__(self, registry: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.registry = registry
+        self.approver: ApprovalRequester | None = None
         self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -356,6 +359,8 @@ class ToolCallRuntime:
             self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, stream=stream, text=text))
 
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
+        if self.approver is not None:
+            ctx.request_approval = self.approver
 
         async def dispatch() -> ToolCallResult:
             me = asyncio.current_task()

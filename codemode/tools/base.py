@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..cancellation import CancellationToken
+from ..sandbox.approvals import Answer, ApprovalRequest
 from .naming import code_mode_name, normalize_identifier
 from .typescript import augmented_description, render_declaration
 
 ToolKind = Literal["function", "freeform"]
 ProgressReporter = Callable[[float, "float | None", "str | None"], None]
 OutputReporter = Callable[[str, str], None]
+ApprovalRequester = Callable[[ApprovalRequest], Awaitable["Answer | None"]]
 
 
 def _no_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -33,6 +35,11 @@ def _no_output(name: str, text: str) -> None:
     """The default output reporter: printed text goes nowhere."""
 
 
+async def _no_one_to_ask(request: ApprovalRequest) -> Answer | None:
+    """The default approval requester: there is no one to ask (None)."""
+    return None
+
+
 @dataclass
 class ToolContext:
     """What a handler knows about its call.
@@ -41,7 +48,9 @@ class ToolContext:
     ``cancellation``: cancelled when the call is aborted; ``report_progress(progress, total,
     message)`` forwards progress to the dispatcher's listeners; ``report_output(name, text)``
     forwards text the tool printed (``name`` ``"stdout"`` or ``"stderr"``) to them, for the
-    calling cell to show. Both are called on the event loop.
+    calling cell to show. Both are called on the event loop. ``request_approval(request)`` asks
+    a person (:class:`~codemode.sandbox.approvals.ApprovalRequest`) and returns their
+    :data:`~codemode.sandbox.approvals.Answer`, or None when no one can be asked.
     """
 
     cell_id: str
@@ -49,6 +58,7 @@ class ToolContext:
     cancellation: CancellationToken = field(default_factory=CancellationToken)
     report_progress: ProgressReporter = field(default=_no_progress)
     report_output: OutputReporter = field(default=_no_output)
+    request_approval: ApprovalRequester = field(default=_no_one_to_ask)
 
 
 Handler = Callable[[Any, ToolContext], Awaitable[Any]]

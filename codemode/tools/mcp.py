@@ -250,6 +250,11 @@ class McpClient:
             )
         return out
 
+    @property
+    def settled(self) -> bool:
+        """True once the server started or gave up (its tools, if any, are known)."""
+        return self._started is not None and self._started.is_set()
+
     async def wait_started(self) -> bool:
         """Wait until the server runs or gave up; True when it runs.
 

@@ -4,7 +4,9 @@
 server in the background. Names follow Codex's code-mode rules: tools are sorted by raw name,
 and when two tools normalise to the same JavaScript name the first registered wins; the others
 are skipped with a warning (kept in :attr:`errors`).
-``[tools] disabled`` hides tools by JS or raw name.
+``[tools] disabled`` hides tools by JS or raw name; an entry that names no tool is reported as a
+configuration problem once every MCP server has started or given up (a typo must not leave a
+tool on that the user believes is off).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..config import Config
+from ..sandbox import Sandbox
 from .base import Tool
 from .builtins import builtin_tools
 
@@ -32,13 +35,14 @@ class ToolRegistry:
         self._mcp_clients: dict[str, McpClient] = {}
         self._errors: list[str] = list(self.config.errors)
         self._warned: set[str] = set()
+        self.sandbox = Sandbox.from_settings(self.config.sandbox)
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
         then MCP servers (started in the background; never raises for server problems)."""
         registry = cls(config)
-        registry._static.extend(builtin_tools())
+        registry._static.extend(builtin_tools(registry.sandbox))
         registry._static.extend(extra_tools or [])
         if registry.config.python_modules:
             from .python import load_python_tools
@@ -100,7 +104,24 @@ class ToolRegistry:
         errors = list(self._errors)
         for client in self._mcp_clients.values():
             errors.extend(client.errors)
+        errors.extend(self._unmatched_disabled())
         return errors
+
+    def _unmatched_disabled(self) -> list[str]:
+        """One problem per ``[tools] disabled`` entry that names no tool, once the MCP servers'
+        tools are known (entries under the namespace of a server that failed are not judged)."""
+        if not self.config.disabled_tools or any(not c.settled for c in self._mcp_clients.values()):
+            return []
+        names = {name for tool in self._all() for name in (tool.js_name, tool.raw_name)}
+        failed = [f"mcp__{name}__" for name, client in self._mcp_clients.items() if not client.tools]
+        source = self.config.source_path or "codemode.toml"
+        return [
+            f"{source}: tools.disabled: {entry!r} names no tool, so nothing was disabled by it. "
+            "Check the spelling against %tools (JavaScript or code-mode names, such as exec_command "
+            "or mcp__server__tool)."
+            for entry in self.config.disabled_tools
+            if entry not in names and not entry.startswith(tuple(failed))
+        ]
 
     def get(self, js_name: str) -> Tool | None:
         """The enabled tool whose JS name is ``js_name``."""

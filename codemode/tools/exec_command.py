@@ -1,0 +1,233 @@
+"""The ``exec_command`` built-in: a shell command, run in the sandbox unless a person allows otherwise.
+
+``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?, sandbox_permissions?,
+justification?})`` -> ``{exit_code, output, wall_time_seconds, original_token_count?}`` (the
+shape of Codex's nested ``exec_command`` result). ``bash -c cmd`` runs through
+:func:`codemode.tools.commands.run_command` (process group, budgeted output, timeout,
+cancellation), with the environment of ``[shell_environment_policy]``
+(:func:`codemode.sandbox.environment.command_environment`).
+
+Where it runs follows :func:`codemode.sandbox.approvals.plan_command`: in the sandbox
+(:mod:`codemode.sandbox.bwrap`) unless ``sandbox_mode`` is ``danger-full-access`` or a person
+approved running it outside. A person is asked through :attr:`ToolContext.request_approval`
+(the kernel sends a Jupyter ``input_request``); when no one can be asked, a command that needs
+approval is refused with a sentence naming ``approval_policy``. When the sandbox cannot be set
+up here, a sandboxed command is refused with the reason and the fix: it never runs unsandboxed
+instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolCallError
+from ..output import DEFAULT_MAX_OUTPUT_TOKENS
+from ..sandbox import Sandbox
+from ..sandbox.approvals import (
+    REJECTED_BY_USER,
+    RETRY_REASON,
+    ApprovalRequest,
+    likely_sandbox_denied,
+    plan_command,
+)
+from ..sandbox.bwrap import bwrap_argv, find_bwrap, sandbox_problem
+from ..sandbox.environment import command_environment
+from ..sandbox.seccomp import SeccompUnavailable, filter_fd
+from .base import Tool, ToolContext
+from .commands import CommandRun, run_command
+
+MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
+"""Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one
+frame of at most 64 MiB (the host protocol's frame limit) and JSON may spell one byte of text with six (``\\u0001``):
+8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
+transport instead of with a clear schema error."""
+
+NETWORK_DISABLED_VARIABLE = "CODEX_SANDBOX_NETWORK_DISABLED"
+"""Set to ``1`` for commands that have no network, as Codex sets it."""
+
+
+def _no_one_to_ask(sandbox: Sandbox) -> str:
+    return (
+        f'exec_command needs a person\'s approval here (approval_policy = "{sandbox.approval_policy}"), '
+        "but no one can be asked: only a cell run by a front end that allows input (stdin) can ask, "
+        "and nbclient, papermill, nbval and most harnesses do not, nor can a cell that runs in the "
+        "background. The command was not run. Run it inside the sandbox, or change approval_policy "
+        "or sandbox_mode in codemode.toml."
+    )
+
+
+async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest) -> None:
+    """Return when a person approved ``request`` (now or earlier for the session); raise
+    :class:`ToolCallError` otherwise."""
+    if sandbox.approvals.covers(request):
+        return
+    asking = asyncio.ensure_future(ctx.request_approval(request))
+    cancelled = asyncio.ensure_future(ctx.cancellation.wait())
+    try:
+        await asyncio.wait({asking, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        cancelled.cancel()
+        if not asking.done():
+            asking.cancel()
+    if not asking.done() or asking.cancelled():
+        raise ToolCallError("exec_command was cancelled while waiting for approval; the command was not run.")
+    answer = asking.result()
+    if answer is None:
+        raise ToolCallError(_no_one_to_ask(sandbox))
+    if answer == "denied":
+        raise ToolCallError(REJECTED_BY_USER)
+    if answer == "approved_for_session":
+        sandbox.approvals.remember(request)
+
+
+async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool) -> CommandRun:
+    shell = shutil.which("bash") or "/bin/sh"
+    command = [shell, "-c", args["cmd"]]
+    env = command_environment(sandbox.environment, os.environ)
+    policy = sandbox.policy
+    if not policy.network_access:
+        env[NETWORK_DISABLED_VARIABLE] = "1"
+    max_tokens = args.get("max_output_tokens")
+    budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
+    seccomp_fd = None
+    if sandboxed:
+        problem = await asyncio.to_thread(sandbox_problem, policy.workspace)
+        bwrap = find_bwrap(policy.workspace)
+        if problem is not None or bwrap is None:
+            raise ToolCallError(f"exec_command cannot run the command in the sandbox: {problem}")
+        try:
+            seccomp_fd = filter_fd(policy.network_access)
+        except SeccompUnavailable as exc:
+            raise ToolCallError(
+                f"exec_command cannot run the command in the sandbox: {exc}. Install libseccomp "
+                '(Debian/Ubuntu: libseccomp2), or set sandbox_mode = "danger-full-access".'
+            ) from None
+        command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command)
+    try:
+        return await run_command(
+            command,
+            cwd=str(cwd),
+            env=env,
+            max_output_tokens=budget,
+            timeout_ms=args.get("timeout_ms"),
+            cancellation=ctx.cancellation,
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+        )
+    except OSError as exc:
+        raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
+
+
+def _result(run: CommandRun) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "exit_code": run.exit_code,
+        "output": run.output,
+        "wall_time_seconds": run.wall_time_seconds,
+    }
+    if run.original_token_count is not None:
+        result["original_token_count"] = run.original_token_count
+    return result
+
+
+def _handler(sandbox: Sandbox):  # noqa: ANN202 - returns the handler coroutine function
+    async def exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        workdir = args.get("workdir")
+        cwd = Path.cwd() if workdir is None else (Path.cwd() / Path(workdir).expanduser()).resolve()
+        if not cwd.is_dir():
+            raise ToolCallError(f"exec_command: the working directory {workdir!r} does not exist.")
+        escalate = args.get("sandbox_permissions") == "require_escalated"
+        plan = plan_command(sandbox.approval_policy, sandbox.policy.unrestricted, args["cmd"], escalate)
+        if plan.forbidden:
+            raise ToolCallError(plan.reason)
+        request = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), plan.sandboxed, args.get("justification"))
+        if plan.ask:
+            await _approve(sandbox, ctx, request)
+        run = await _run(sandbox, ctx, args, cwd, plan.sandboxed)
+        if (
+            plan.sandboxed
+            and plan.retry_outside
+            and not run.cancelled
+            and likely_sandbox_denied(run.exit_code, run.output)
+        ):
+            if not plan.ask:
+                retry = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), False, request.justification, RETRY_REASON)
+                await _approve(sandbox, ctx, retry)
+            run = await _run(sandbox, ctx, args, cwd, sandboxed=False)
+        if run.cancelled:
+            raise ToolCallError("exec_command was cancelled; its process group was killed.")
+        return _result(run)
+
+    return exec_command
+
+
+def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def exec_command_tool(sandbox: Sandbox) -> Tool:
+    """The ``exec_command`` :class:`Tool`, bound to ``sandbox``."""
+    return Tool(
+        name="exec_command",
+        description=(
+            "Runs a shell command (bash -c) in its own process group, stdout and stderr merged, inside "
+            "the sandbox the kernel's configuration sets (sandbox_mode). Output over `max_output_tokens` "
+            "keeps its start and end, and `original_token_count` gives the size of the whole. "
+            "Terminating the cell kills the command's whole process group."
+        ),
+        handler=_handler(sandbox),
+        input_schema=_obj(
+            {
+                "cmd": {"type": "string", "description": "The shell command line to run."},
+                "workdir": {"type": "string", "description": "Working directory; default: the kernel's."},
+                "timeout_ms": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "Kill the command after this many milliseconds.",
+                },
+                "max_output_tokens": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_OUTPUT_TOKENS_LIMIT,
+                    "description": (
+                        f"Most tokens (4 bytes each) of `output`; default {DEFAULT_MAX_OUTPUT_TOKENS}. "
+                        "Longer output keeps its start and end around a `…N tokens truncated…` marker."
+                    ),
+                },
+                "sandbox_permissions": {
+                    "type": "string",
+                    "enum": ["use_default", "require_escalated"],
+                    "description": (
+                        '"require_escalated" asks the user to run this command outside the sandbox; '
+                        'the default, "use_default", runs it inside.'
+                    ),
+                },
+                "justification": {
+                    "type": "string",
+                    "description": (
+                        'With "require_escalated" only: a short question for the user that says why the '
+                        "command must leave the sandbox."
+                    ),
+                },
+            },
+            ["cmd"],
+        ),
+        output_schema=_obj(
+            {
+                "exit_code": {"type": ["integer", "null"]},
+                "output": {"type": "string"},
+                "wall_time_seconds": {"type": "number"},
+                "original_token_count": {
+                    "type": "integer",
+                    "description": "Present when `output` was truncated: the token count of the whole output.",
+                },
+            },
+            ["exit_code", "output", "wall_time_seconds"],
+        ),
+        waits_for_cancellation=True,
+    )
