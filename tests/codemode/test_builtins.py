@@ -216,21 +216,42 @@ async def test_exec_command_timeout_kills_the_command(dispatcher):
     assert (result["exit_code"], result["output"]) == (124, "start\n\ncommand timed out after 200 ms and was killed")
 
 
-async def test_exec_command_cancellation_kills_the_process_group_and_waits(dispatcher, tmp_path):
-    marker = tmp_path / "pid"
+def _sleepers(seconds: str) -> list[psutil.Process]:
+    """Live (not zombie) processes running ``sleep <seconds>``: found by their command line, so
+    also inside the sandbox's own PID namespace."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["cmdline"] == ["sleep", seconds] and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(process)
+    return found
+
+
+@pytest.fixture(params=["workspace-write", "danger-full-access"])
+async def either_dispatcher(request):
+    """A dispatcher whose commands run in the sandbox (the default) or without one."""
+    from codemode.config import Config, SandboxSettings
+
+    registry = await ToolRegistry.create(Config(sandbox=SandboxSettings(sandbox_mode=request.param)))
+    yield ToolCallRuntime(registry)
+    await registry.aclose()
+
+
+async def test_exec_command_cancellation_kills_the_process_group_and_waits(either_dispatcher, tmp_path):
+    dispatcher = either_dispatcher
+    marker = tmp_path / "started"
+    seconds = f"60.{os.getpid()}1"
     token = CancellationToken()
     seen_started: list[float] = []
     dispatcher.add_listener(lambda e: e.kind == "started" and seen_started.append(time.monotonic()))
     before = time.monotonic()
     task = asyncio.ensure_future(
-        call(dispatcher, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}; wait"}, token)
+        call(dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo yes > {marker}; wait"}, token)
     )
     for _ in range(200):
         if marker.exists() and marker.read_text().strip():
             break
         await asyncio.sleep(0.02)
-    child = int(marker.read_text())
-    assert psutil.pid_exists(child)
+    assert len(_sleepers(seconds)) == 1
     await asyncio.sleep(0.3)  # not to wait for anything: time passes, so a zeroed elapsed time fails
     cancelled_at = time.monotonic()
     token.cancel()
@@ -239,16 +260,18 @@ async def test_exec_command_cancellation_kills_the_process_group_and_waits(dispa
     assert_abort_elapsed(
         result.error, shell=True, at_least=cancelled_at - seen_started[0], at_most=time.monotonic() - before
     )
-    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+    assert _sleepers(seconds) == []
 
 
-async def test_exec_command_leaves_no_background_processes(dispatcher, tmp_path):
-    marker = tmp_path / "pid"
-    result = (await call(dispatcher, "exec_command", {"cmd": f"sleep 60 & echo $! > {marker}"})).value
-    assert result["exit_code"] == 0
-    child = int(marker.read_text())
-    await asyncio.sleep(0.05)
-    assert not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE
+async def test_exec_command_leaves_no_background_processes(either_dispatcher, tmp_path):
+    seconds = f"60.{os.getpid()}2"
+    result = (await call(either_dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo started"})).value
+    assert (result["exit_code"], result["output"]) == (0, "started\n")
+    for _ in range(100):  # the launcher kills what is left right after the command's exit
+        if not _sleepers(seconds):
+            break
+        await asyncio.sleep(0.02)
+    assert _sleepers(seconds) == []
 
 
 async def test_file_tools(dispatcher, tmp_path):
