@@ -42,12 +42,14 @@ class Delivery:
         return bound_delivery(items, None, max_tokens).items
 
     def show_new_problems(self, services: Services, request: Request) -> None:
-        """Show configuration problems not shown before (once each per kernel), on stderr."""
-        new = [p for p in services.problems() if p not in self.state.shown_errors]
+        """Show configuration problems and notices (an unrestricted sandbox) not shown before,
+        once each per kernel, on stderr."""
+        lines = [f"codemode configuration problem: {p}" for p in services.problems()]
+        lines += [f"codemode: {n}" for n in services.notices()]
+        new = [line for line in lines if line not in self.state.shown_errors]
         if new:
             self.state.shown_errors.update(new)
-            text = "".join(f"codemode configuration problem: {p}\n" for p in new)
-            self.publisher.emit(request, "stream", {"name": "stderr", "text": text})
+            self.publisher.emit(request, "stream", {"name": "stderr", "text": "".join(f"{line}\n" for line in new)})
 
     def follow(self, services: Services, record: CellRecord, request: Request, max_tokens: int | None) -> None:
         """``record``'s cell yielded under ``request``: observe it in the background and show

@@ -75,6 +75,7 @@ from importlib import metadata as importlib_metadata
 from typing import Any
 
 from codemode.kernel import completion, is_complete, magics, render, requests
+from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
@@ -133,6 +134,7 @@ class CodeModeKernel(Kernel):
         self._tool_calls = ToolCallTracker(self._state, self._displays)
         self._notifications = Notifications(self._publisher, self._state, self._displays)
         self._services = ServicesLoader(self._build_services)
+        self._approvals = StdinApprovals(self, self._state)
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
@@ -272,6 +274,7 @@ class CodeModeKernel(Kernel):
     async def _build_services(self) -> Services:
         callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
         services = await build_services(callbacks)
+        services.dispatcher.approver = self._approvals.ask
         self._state.order.answers_read = services.code_mode.answers_read
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms
@@ -341,7 +344,8 @@ class CodeModeKernel(Kernel):
         parent = self.get_parent("shell")
         await self._interrupts.settled()
         arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
-        request = Request(parent=parent, silent=silent)
+        ident = self._get_shell_context_var(self._shell_parent_ident)
+        request = Request(parent=parent, silent=silent, allow_stdin=allow_stdin, ident=ident)
         self._state.request = request
         self._displays.request_started()
         if magics.is_magic(code):

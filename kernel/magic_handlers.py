@@ -227,6 +227,7 @@ class MagicHandlers:
             f"max_output_tokens = {self.state.max_output_tokens}",
             f"max_yield_time_ms = {session.max_yield_time_ms}",
             f"max_heap_size_bytes = {session.max_heap_size_bytes}",
+            *services.registry.sandbox.summary(),
         ]
         self.publisher.stdout(request, "\n".join(lines) + "\n")
         return self.publisher.ok_reply()

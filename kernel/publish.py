@@ -25,11 +25,14 @@ class Request:
     ``running|completed|failed|terminated`` (None for magics that touch no cell);
     ``observing`` is True while the request observes its cell (an execute until its cell's
     first answer was shown, a ``%wait`` until its answer was): the cell's notifications and
-    tool output then go under this request.
+    tool output then go under this request. ``allow_stdin`` and ``ident`` (the routing identity
+    of the front end that sent it) let a tool's approval question go to that front end.
     """
 
     parent: dict[str, Any]
     silent: bool
+    allow_stdin: bool = False
+    ident: Any = None
     started: float = field(default_factory=time.monotonic)
     cell_id: str | None = None
     status: str | None = None

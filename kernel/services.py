@@ -39,6 +39,12 @@ if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thre
 
 log = logging.getLogger(__name__)
 
+DANGER_NOTICE = (
+    'sandbox_mode is "danger-full-access": exec_command runs commands without a sandbox (every file '
+    "the kernel's user can reach, the network, the kernel's environment) and write_file writes anywhere."
+)
+"""Shown once, with the first cell of a kernel whose sandbox is off."""
+
 
 @dataclass
 class Services:
@@ -60,6 +66,13 @@ class Services:
         registry's list repeats the config's)."""
         found = list(self.config.errors) + list(self.registry.errors)
         return list(dict.fromkeys(found))
+
+    def notices(self) -> list[str]:
+        """What the user must know once per kernel that is not a problem: a session without
+        a sandbox (``sandbox_mode = "danger-full-access"``)."""
+        if not self.registry.sandbox.policy.unrestricted:
+            return []
+        return [DANGER_NOTICE]
 
 
 @dataclass

@@ -1,0 +1,129 @@
+"""Approvals of ``exec_command`` through Jupyter's stdin channel, with a real kernel.
+
+The client answers the kernel's ``input_request`` as a front end would (``input_reply``);
+"outside" is a folder under the real home, which the sandbox does not let commands write, so a
+file appearing there proves the command ran outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dependencies import require
+from kernel_driver import TIMEOUT_S, collect, execute, send_execute
+from sandbox_cells import kernel_in, printed, shell
+
+pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
+
+
+@pytest.fixture(autouse=True)
+def _bubblewrap() -> None:
+    require(shutil.which("bwrap") is not None, "bubblewrap (`bwrap`) is not installed")
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    folder = Path.home() / f".codemode-approval-test-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def escalated(path: Path) -> str:
+    return shell(f"echo ok > {path}", sandbox_permissions="require_escalated", justification="May I write the report?")
+
+
+def ask_and_answer(kernel, code: str, answer: str):
+    """Run ``code`` allowing stdin, answer the one question with ``answer``; return the
+    question's content and the execution."""
+    msg_id = send_execute(kernel.kc, code, allow_stdin=True)
+    question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+    assert question["msg_type"] == "input_request"
+    assert question["parent_header"]["msg_id"] == msg_id
+    kernel.kc.input(answer)
+    return question["content"], collect(kernel.kc, msg_id)
+
+
+def test_escalation_asks_and_yes_runs_it_outside_the_sandbox(tmp_path, outside):
+    workspace = tmp_path / "nb"
+    with kernel_in(workspace) as kernel:
+        question, done = ask_and_answer(kernel, escalated(outside / "yes.txt"), "y")
+    assert question == {
+        "prompt": (
+            "Cell 1 asks to run a command outside the sandbox:\n"
+            f"  command: echo ok > {outside / 'yes.txt'}\n"
+            f"  cwd:     {workspace.resolve()}\n"
+            "  reason:  May I write the report?\n"
+            "Run it? [y]es / [n]o / [a]lways for this session: "
+        ),
+        "password": False,
+    }
+    assert json.loads(done.stdout)["exit_code"] == 0
+    assert (outside / "yes.txt").read_text() == "ok\n"
+
+
+def test_no_rejects_the_call_and_runs_nothing(tmp_path, outside):
+    with kernel_in(tmp_path / "nb") as kernel:
+        _, done = ask_and_answer(kernel, escalated(outside / "no.txt"), "n")
+        assert printed(done) == "ERROR exec command rejected by user"
+        # The kernel goes on: the next cell runs, in the sandbox.
+        assert json.loads(execute(kernel.kc, shell("echo still")).stdout)["output"] == "still\n"
+    assert list(outside.iterdir()) == []
+
+
+def test_always_approves_the_same_command_for_the_session(tmp_path, outside):
+    target = outside / "always.txt"
+    with kernel_in(tmp_path / "nb") as kernel:
+        ask_and_answer(kernel, escalated(target), "a")
+        target.unlink()
+        again = execute(kernel.kc, escalated(target), allow_stdin=True)  # not asked: no answer is sent
+        assert json.loads(again.stdout)["exit_code"] == 0
+    assert target.read_text() == "ok\n"
+
+
+def test_without_stdin_the_escalation_is_denied_naming_approval_policy(tmp_path, outside):
+    with kernel_in(tmp_path / "nb") as kernel:
+        done = execute(kernel.kc, escalated(outside / "x.txt"), allow_stdin=False)
+    assert printed(done) == (
+        'ERROR exec_command needs a person\'s approval here (approval_policy = "on-request"), but no one can be '
+        "asked: only a cell run by a front end that allows input (stdin) can ask, and nbclient, papermill, nbval "
+        "and most harnesses do not, nor can a cell that runs in the background. The command was not run. Run it "
+        "inside the sandbox, or change approval_policy or sandbox_mode in codemode.toml."
+    )
+    assert list(outside.iterdir()) == []
+
+
+def test_never_refuses_escalation_without_asking(tmp_path, outside):
+    with kernel_in(tmp_path / "nb", 'approval_policy = "never"\n') as kernel:
+        done = execute(kernel.kc, escalated(outside / "x.txt"), allow_stdin=True)
+    assert printed(done) == (
+        "ERROR approval policy is Never; reject command — you should not ask for escalated permissions if the "
+        "approval policy is Never"
+    )
+    assert list(outside.iterdir()) == []
+
+
+def test_untrusted_asks_before_commands_that_are_not_known_safe(tmp_path):
+    workspace = tmp_path / "nb"
+    with kernel_in(workspace, 'approval_policy = "untrusted"\n') as kernel:
+        safe = execute(kernel.kc, shell("ls -a && pwd"), allow_stdin=True)  # asks nothing
+        assert json.loads(safe.stdout)["output"] == f".\n..\ncodemode.toml\n{workspace.resolve()}\n"
+        question, done = ask_and_answer(kernel, shell("touch made.txt"), "y")
+    assert question["prompt"].startswith("Cell 2 asks to run a command in the sandbox:\n  command: touch made.txt\n")
+    assert json.loads(done.stdout)["exit_code"] == 0 and (workspace / "made.txt").exists()
+
+
+def test_on_failure_offers_to_retry_outside_after_a_sandbox_denial(tmp_path, outside):
+    with kernel_in(tmp_path / "nb", 'approval_policy = "on-failure"\n') as kernel:
+        question, done = ask_and_answer(kernel, shell(f"echo retried > {outside}/r.txt"), "y")
+    assert question["prompt"].endswith(
+        "  (command failed; retry without sandbox?)\nRun it? [y]es / [n]o / [a]lways for this session: "
+    )
+    assert question["prompt"].startswith("Cell 1 asks to run a command outside the sandbox:\n")
+    assert json.loads(done.stdout)["exit_code"] == 0
+    assert (outside / "r.txt").read_text() == "retried\n"

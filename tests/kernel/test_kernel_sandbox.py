@@ -1,0 +1,202 @@
+"""The sandbox of the built-in tools, through a real kernel and real bubblewrap.
+
+Each kernel runs in a fresh notebook folder (its workspace) under a ``codemode.toml`` that sets
+the policy. "Outside" is a folder under the real ``$HOME``, which is not under ``/tmp`` (a
+writable root by default), created and removed by the test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dependencies import require
+from kernel_driver import Kernel, execute
+from sandbox_cells import kernel_in, printed, shell, write
+
+pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
+
+
+@pytest.fixture(autouse=True)
+def _bubblewrap() -> None:
+    require(shutil.which("bwrap") is not None, "bubblewrap (`bwrap`) is not installed")
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder under the real home, outside every default writable root; removed afterwards."""
+    home = Path.home()
+    assert not home.resolve().is_relative_to("/tmp")
+    folder = home / f".codemode-sandbox-test-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(kernel: Kernel, code: str, **kwargs):
+    return execute(kernel.kc, code, **kwargs)
+
+
+def result(execution) -> dict:
+    return json.loads(execution.stdout)
+
+
+def test_default_mode_writes_the_workspace_only(tmp_path, outside):
+    workspace = tmp_path / "nb"
+    (workspace / ".git").mkdir(parents=True)
+    (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    target = outside / "from-shell.txt"
+    with kernel_in(workspace) as kernel:
+        inside = result(run(kernel, shell("echo hi > made.txt && cat made.txt")))
+        assert (inside["exit_code"], inside["output"]) == (0, "hi\n")
+        assert (workspace / "made.txt").read_text() == "hi\n"
+
+        home = result(run(kernel, shell(f"echo no > {target}")))
+        assert home["exit_code"] == 1
+        assert home["output"] == f"/usr/bin/bash: line 1: {target}: Read-only file system\n"
+        assert run(kernel, write(str(outside / "from-tool.txt"))).stdout.startswith(
+            f"ERROR write_file: {str(outside / 'from-tool.txt')!r} is outside the folders the sandbox lets cells write"
+        )
+        assert list(outside.iterdir()) == []
+
+        git = result(run(kernel, shell("echo x > .git/HEAD; mkdir .git/hooks")))
+        assert git["exit_code"] != 0 and "Read-only file system" in git["output"]
+        refused = run(kernel, write(".git/hooks/pre-commit")).stdout
+        assert refused.startswith(
+            f"ERROR write_file: {str(workspace / '.git' / 'hooks' / 'pre-commit')!r} cannot be written"
+        )
+        assert (workspace / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+        assert sorted(p.name for p in (workspace / ".git").iterdir()) == ["HEAD"]
+        assert printed(run(kernel, write("notes/a.txt", "é"))) == '{"bytes_written":2}'
+        assert (workspace / "notes" / "a.txt").read_text() == "é"
+
+
+def test_read_only_mode_writes_nowhere_but_reads(tmp_path):
+    workspace = tmp_path / "nb"
+    workspace.mkdir()
+    (workspace / "data.txt").write_text("kept\n")
+    with kernel_in(workspace, 'sandbox_mode = "read-only"\n') as kernel:
+        read = result(run(kernel, shell("cat data.txt; echo new > data.txt; echo more > /tmp/ro-test")))
+        assert read["output"].startswith("kept\n") and read["output"].count("Read-only file system") == 2
+        assert printed(run(kernel, write("data.txt", "changed"))) == (
+            f'ERROR write_file: {str(workspace / "data.txt")!r} cannot be written: sandbox_mode is "read-only", '
+            "which allows no writes."
+        )
+    assert (workspace / "data.txt").read_text() == "kept\n"
+    assert not Path("/tmp/ro-test").exists()
+
+
+def test_writable_roots_add_a_root(tmp_path, outside):
+    toml = f'[sandbox_workspace_write]\nwritable_roots = ["{outside}"]\n'
+    with kernel_in(tmp_path / "nb", toml) as kernel:
+        assert result(run(kernel, shell(f"echo a > {outside}/a.txt")))["exit_code"] == 0
+        assert printed(run(kernel, write(str(outside / "b.txt"), "b"))) == '{"bytes_written":1}'
+    assert sorted(p.name for p in outside.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_danger_full_access_writes_anywhere_and_says_so_once(tmp_path, outside):
+    with kernel_in(tmp_path / "nb", 'sandbox_mode = "danger-full-access"\n') as kernel:
+        first = run(kernel, shell(f"echo a > {outside}/a.txt"))
+        assert result(first)["exit_code"] == 0
+        notice = (
+            'codemode: sandbox_mode is "danger-full-access": exec_command runs commands without a sandbox '
+            "(every file the kernel's user can reach, the network, the kernel's environment) and write_file "
+            "writes anywhere.\n"
+        )
+        assert first.stderr_messages == [notice]
+        second = run(kernel, write(str(outside / "b.txt")))
+        assert (printed(second), second.stderr_messages) == ('{"bytes_written":1}', [])
+    assert sorted(p.name for p in outside.iterdir()) == ["a.txt", "b.txt"]
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP listener on loopback that the test process owns."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+    yield server
+    server.close()
+
+
+CONNECT = 'python3 -c \'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5); print("connected")\' {port}'
+
+
+def test_network_is_blocked_by_default(tmp_path, listener):
+    port = listener.getsockname()[1]
+    with kernel_in(tmp_path / "nb") as kernel:
+        blocked = result(run(kernel, shell(CONNECT.format(port=port))))
+    assert blocked["exit_code"] == 1
+    assert blocked["output"].endswith("PermissionError: [Errno 1] Operation not permitted\n")
+
+
+def test_network_access_true_reaches_the_listener(tmp_path, listener):
+    port = listener.getsockname()[1]
+    toml = "[sandbox_workspace_write]\nnetwork_access = true\n"
+    with kernel_in(tmp_path / "nb", toml) as kernel:
+        reached = result(run(kernel, shell(CONNECT.format(port=port))))
+        connection, _ = listener.accept()
+        connection.close()
+    assert (reached["exit_code"], reached["output"]) == (0, "connected\n")
+
+
+def test_environment_drops_credentials_by_default(tmp_path):
+    env = {"MY_API_KEY": "k", "GH_TOKEN": "t", "DB_SECRET": "s", "PLAIN_VALUE": "p"}
+    with kernel_in(tmp_path / "nb", env=env) as kernel:
+        lines = result(run(kernel, shell("env | sort")))["output"].splitlines()
+    assert "PLAIN_VALUE=p" in lines and "CODEX_SANDBOX_NETWORK_DISABLED=1" in lines
+    assert [line for line in lines if line.split("=")[0] in env and line != "PLAIN_VALUE=p"] == []
+
+
+BASH_OWN = ("PWD", "SHLVL", "_")
+"""Variables bash itself exports to ``env``, whatever it was given."""
+
+
+def test_environment_policy_keys_change_env(tmp_path):
+    toml = (
+        "[shell_environment_policy]\n"
+        'inherit = "core"\nignore_default_excludes = true\nexclude = ["user"]\n'
+        'set = { ADDED = "1", MY_API_KEY = "set" }\ninclude_only = ["PATH", "HOME", "MY_*", "ADDED", "USER"]\n'
+    )
+    env = {"MY_API_KEY": "k", "PLAIN_VALUE": "p", "USER": "someone"}
+    with kernel_in(tmp_path / "nb", toml, env=env) as kernel:
+        lines = result(run(kernel, shell("env | sort")))["output"].splitlines()
+    names = sorted(line.split("=")[0] for line in lines if line.split("=")[0] not in BASH_OWN)
+    # core keeps PATH/HOME/USER...; exclude drops USER; set adds ADDED and overrides MY_API_KEY
+    # (which core had dropped); include_only keeps the listed names; the runtime adds its flag.
+    assert names == ["ADDED", "CODEX_SANDBOX_NETWORK_DISABLED", "HOME", "MY_API_KEY", "PATH"]
+    assert "MY_API_KEY=set" in lines and "ADDED=1" in lines
+
+
+def test_typo_in_disabled_tools_is_a_configuration_problem(tmp_path):
+    with kernel_in(tmp_path / "nb", '[tools]\ndisabled = ["exec_comand", "sleep"]\n') as kernel:
+        first = run(kernel, 'text(typeof tools.sleep + " " + typeof tools.exec_command);')
+    source = tmp_path / "nb" / "codemode.toml"
+    assert printed(first) == "undefined function"
+    assert first.stderr_messages == [
+        f"codemode configuration problem: {source}: tools.disabled: 'exec_comand' names no tool, so nothing "
+        "was disabled by it. Check the spelling against %tools (JavaScript or code-mode names, such as "
+        "exec_command or mcp__server__tool).\n"
+    ]
+
+
+def test_config_magic_shows_the_effective_policy(tmp_path):
+    workspace = tmp_path / "nb"
+    (workspace / ".git").mkdir(parents=True)
+    with kernel_in(
+        workspace, 'approval_policy = "never"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\n'
+    ) as kernel:
+        shown = run(kernel, "%config").stdout.splitlines()
+    real = workspace.resolve()
+    assert shown[-6:] == [
+        'sandbox_mode = "workspace-write"',
+        f"  writable: {real}, /tmp",
+        f"  read-only inside them: {real / '.git'}",
+        "  network: blocked",
+        'approval_policy = "never"',
+        'shell_environment_policy: inherit = "all", *KEY*/*SECRET*/*TOKEN* removed',
+    ]
