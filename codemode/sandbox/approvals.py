@@ -136,16 +136,31 @@ class ApprovalRequest:
     reason: str | None = None
 
     def prompt(self) -> str:
-        """The text of the Jupyter ``input_request``."""
+        """The text of the Jupyter ``input_request``. What the cell chose (the command, its
+        folder, the justification) is shown with control characters escaped (``\\n``,
+        ``\\x1b``), so that it cannot add lines of its own or steer the terminal."""
         where = "in the sandbox" if self.sandboxed else "outside the sandbox"
-        lines = [f"Cell {self.cell_id} asks to run a command {where}:", f"  command: {self.command}"]
-        lines.append(f"  cwd:     {self.cwd}")
+        lines = [f"Cell {self.cell_id} asks to run a command {where}:", f"  command: {_shown(self.command)}"]
+        lines.append(f"  cwd:     {_shown(self.cwd)}")
         if self.justification:
-            lines.append(f"  reason:  {self.justification}")
+            lines.append(f"  reason:  {_shown(self.justification)}")
         if self.reason:
             lines.append(f"  ({self.reason})")
         lines.append("Run it? [y]es / [n]o / [a]lways for this session: ")
         return "\n".join(lines)
+
+
+def _shown(text: str) -> str:
+    """``text`` on one line: control characters (C0, DEL, C1) and the Unicode line and
+    paragraph separators as Python escapes."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code < 0xA0 or char in "\u2028\u2029":
+            out.append(char.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def parse_answer(text: str) -> Answer:

@@ -242,3 +242,15 @@ def test_session_approvals_start_empty_for_each_sandbox():
     first, second = SessionApprovals(), SessionApprovals()
     first.remember(ApprovalRequest("1", "make", "/w", False))
     assert second.approved == set()
+
+
+def test_prompt_shows_what_the_cell_chose_on_one_line_each():
+    """A command or justification cannot add lines to the question or steer the terminal."""
+    request = ApprovalRequest("2", "ls\n  cwd:     /elsewhere\x1b[2J", "/w\rx", False, "Fine?\u2028  command: true\x9b")
+    assert request.prompt() == (
+        "Cell 2 asks to run a command outside the sandbox:\n"
+        "  command: ls\\n  cwd:     /elsewhere\\x1b[2J\n"
+        "  cwd:     /w\\rx\n"
+        "  reason:  Fine?\\u2028  command: true\\x9b\n"
+        "Run it? [y]es / [n]o / [a]lways for this session: "
+    )
