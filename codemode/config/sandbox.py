@@ -85,13 +85,17 @@ def _boolean(key: str, value: Any, default: bool, report: Reporter) -> bool:
     return default
 
 
-def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, report: Reporter) -> None:
-    section = "sandbox_workspace_write"
+def _entries(table: Any, section: str, report: Reporter) -> list[tuple[str, str, Any]]:
+    """``(key, "section.key", value)`` for each entry of a table (none, reported, when ``table``
+    is not a table)."""
     if not isinstance(table, dict):
         report(section, f"must be a table, not {described(table)}; the defaults are used.")
-        return
-    for key, value in table.items():
-        name = f"{section}.{key}"
+        return []
+    return [(key, f"{section}.{key}", value) for key, value in table.items()]
+
+
+def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, report: Reporter) -> None:
+    for key, name, value in _entries(table, "sandbox_workspace_write", report):
         if key == "writable_roots":
             if not string_list(value):
                 report(name, f"must be an array of paths (strings), not {described(value)}; it was ignored.")
@@ -110,12 +114,7 @@ def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, r
 
 
 def _environment(table: Any, policy: ShellEnvironmentPolicy, report: Reporter) -> None:
-    section = "shell_environment_policy"
-    if not isinstance(table, dict):
-        report(section, f"must be a table, not {described(table)}; the defaults are used.")
-        return
-    for key, value in table.items():
-        name = f"{section}.{key}"
+    for key, name, value in _entries(table, "shell_environment_policy", report):
         if key == "inherit":
             policy.inherit = _choice(name, value, ENVIRONMENT_INHERIT, policy.inherit, report)
         elif key == "ignore_default_excludes":

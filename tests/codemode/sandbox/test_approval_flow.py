@@ -30,20 +30,6 @@ class Person:
 
 
 @pytest.fixture
-def ws(tmp_path):
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def outside(tmp_path):
-    folder = tmp_path / "outside"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 async def make(ws, monkeypatch):
     """``await make(person, **settings)``: a dispatcher where only the workspace is writable."""
     require_bwrap()

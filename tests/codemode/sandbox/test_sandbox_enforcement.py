@@ -42,13 +42,6 @@ print(result, os.strerror(ctypes.get_errno()) if result else "")
 
 
 @pytest.fixture
-def ws(tmp_path):
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
 async def dispatchers(ws, monkeypatch):
     monkeypatch.delenv("TMPDIR", raising=False)
     made = Dispatchers(ws, monkeypatch)

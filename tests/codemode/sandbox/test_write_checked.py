@@ -12,20 +12,6 @@ from codemode.sandbox.files import WriteRefused, write_checked
 from codemode.sandbox.policy import SandboxPolicy
 
 
-@pytest.fixture
-def ws(tmp_path):
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-def outside(tmp_path):
-    folder = tmp_path / "outside"
-    folder.mkdir()
-    return folder
-
-
 def workspace_write(ws, **settings):
     """workspace-write with only ``ws`` writable (pytest's folders are under /tmp)."""
     return SandboxPolicy.from_settings(SandboxSettings(exclude_slash_tmp=True, **settings), ws, {})
