@@ -4,7 +4,8 @@ This is the command in the kernelspec's ``argv`` (see ``kernel.json``), run with
 ``-P`` so that the notebook's folder (the kernel's working folder) is not put first on
 ``sys.path``: a file there named like a module the kernel or a library imports (``json.py``,
 ``regex.py``) must not be imported into the kernel. Started without ``-P`` (by hand, or from
-an older kernelspec), :func:`main` removes that entry itself before the kernel starts.
+an older kernelspec), or with an empty ``PYTHONPATH`` entry, :func:`main` removes those
+entries itself before the kernel starts.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import sys
 
 
 def drop_working_folder(path: list[str]) -> None:
-    """Remove the entry ``python -m`` puts first on ``path`` for the working folder (``""``
-    or its absolute path), unless Python already left it out (``-P``, ``PYTHONSAFEPATH``)."""
-    if sys.flags.safe_path or not path:
-        return
-    if os.path.abspath(path[0] or os.curdir) == os.path.abspath(os.getcwd()):
-        del path[0]
+    """Remove every entry of ``path`` that names the working folder (``""`` or its absolute
+    path): the one ``python -m`` puts first unless Python left it out (``-P``,
+    ``PYTHONSAFEPATH``), and those an empty ``PYTHONPATH`` entry adds (``PYTHONPATH=:/opt/x``,
+    as ``export PYTHONPATH=$PYTHONPATH:/opt/x`` makes it)."""
+    here = os.path.abspath(os.getcwd())
+    path[:] = [entry for entry in path if os.path.abspath(entry or os.curdir) != here]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,11 +30,13 @@ MAX_SPAWN_PATH_BYTES = 512
 
 def default_host_command() -> list[str]:
     """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter, run
-    with ``-P`` so the working folder (a notebook's folder) is not on the host's import path."""
+    isolated (``-I``): neither the working folder (a notebook's folder) nor ``PYTHONPATH``
+    (an empty entry in it means the working folder) nor the user's site-packages are on the
+    host's import path, so no file a cell could write there is imported into the host."""
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [sys.executable, "-P", "-m", "codemode.runtime", "--listen", "stdio"]
+    return [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio"]
 
 
 def _short_path(path: str) -> str:

@@ -53,15 +53,27 @@ def test_cells_tools_and_host_run_beside_shadowing_files(shadowed_kernel):
     assert echoed.stdout == '[0,"shell ok\\n"]\n', echoed.content
 
 
-def test_drop_working_folder_removes_only_the_working_folder_entry(tmp_path, monkeypatch):
+def test_drop_working_folder_removes_every_working_folder_entry(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for first in ("", str(tmp_path)):
         path = [first, "/usr/lib/python3"]
         drop_working_folder(path)
         assert path == ["/usr/lib/python3"]
-    other = ["/elsewhere", str(tmp_path)]
+    # An empty PYTHONPATH entry puts the folder later on the path, too.
+    other = ["/elsewhere", str(tmp_path), "/usr/lib/python3", ""]
     drop_working_folder(other)
-    assert other == ["/elsewhere", str(tmp_path)]
+    assert other == ["/elsewhere", "/usr/lib/python3"]
+
+
+def test_an_empty_pythonpath_entry_does_not_put_the_folder_on_the_path(codemode_kernelspec, tmp_path):
+    """``PYTHONPATH=:/opt/x`` (as ``export PYTHONPATH=$PYTHONPATH:/opt/x`` makes it) names the
+    working folder: neither the kernel nor a runtime host imports the shadow there."""
+    (tmp_path / "json.py").write_text('raise ImportError("the shadow json.py was imported")\n')
+    kernel = start_kernel(tmp_path, {"PYTHONPATH": ":/nonexistent-codemode-path"})
+    try:
+        assert execute(kernel.kc, "text(JSON.stringify({ok: 1}))").stdout == '{"ok":1}\n'
+    finally:
+        stop_kernel(kernel)
 
 
 def test_a_kernel_started_without_dash_p_drops_the_folder_too(codemode_kernelspec, tmp_path):
