@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .checks import Reporter, described, string_list_table
 from .sandbox import (
     APPROVAL_POLICIES,
+    FAIL_CLOSED,
     SANDBOX_KEYS,
     SANDBOX_MODES,
     SandboxSettings,
@@ -27,6 +28,9 @@ from .sandbox import (
 )
 from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server
 from .session import MIN_HEAP_SIZE_BYTES, SessionDefaults, load_session
+
+CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
+"""How the fallback sandbox of an unreadable file is named in its problem sentence."""
 
 CONFIG_ENV = "CODEMODE_CONFIG"
 """Environment variable naming the config file to use (it wins over every other place)."""
@@ -97,7 +101,7 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml", base: Path
             if modules is not None:
                 config.python_modules = modules
         else:
-            report(key, "is not a known section and was ignored.")
+            report(key, "is not a known setting or section and was ignored.")
     return config
 
 
@@ -115,16 +119,20 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: Path | None = Non
     try:
         raw = resolved.read_bytes()
     except OSError as exc:
-        config = Config(source_path=resolved)
+        config = Config(source_path=resolved, sandbox=replace(FAIL_CLOSED))
         config.errors.append(
-            f"{resolved}: (file): cannot be read ({exc.strerror or exc}); the built-in defaults are used."
+            f"{resolved}: (file): cannot be read ({exc.strerror or exc}); the built-in defaults are used, "
+            f"but with {CLOSED_SANDBOX} until the file is fixed."
         )
         return config
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        config = Config(source_path=resolved)
-        config.errors.append(f"{resolved}: (file): is not valid TOML ({exc}); the built-in defaults are used.")
+        config = Config(source_path=resolved, sandbox=replace(FAIL_CLOSED))
+        config.errors.append(
+            f"{resolved}: (file): is not valid TOML ({exc}); the built-in defaults are used, but with "
+            f"{CLOSED_SANDBOX} until the file is fixed."
+        )
         return config
     config = parse_config(data, str(resolved), resolved.parent)
     config.source_path = resolved

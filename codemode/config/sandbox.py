@@ -66,6 +66,11 @@ class SandboxSettings:
     shell_environment: ShellEnvironmentPolicy = field(default_factory=ShellEnvironmentPolicy)
 
 
+FAIL_CLOSED = SandboxSettings(sandbox_mode="read-only", approval_policy="never")
+"""What a ``sandbox_mode`` or ``approval_policy`` that cannot be read falls back to, and the whole
+sandbox when the config file cannot be read: the most restrictive values, not the defaults,
+since the user meant to set something (a typo of ``"read-only"`` must not allow writes)."""
+
 SANDBOX_KEYS = ("sandbox_mode", "approval_policy", "sandbox_workspace_write", "shell_environment_policy")
 """The top-level keys this module reads."""
 
@@ -97,8 +102,12 @@ def _entries(table: Any, section: str, report: Reporter) -> list[tuple[str, str,
 def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, report: Reporter) -> None:
     for key, name, value in _entries(table, "sandbox_workspace_write", report):
         if key == "writable_roots":
-            if not string_list(value):
+            if not isinstance(value, list):
                 report(name, f"must be an array of paths (strings), not {described(value)}; it was ignored.")
+                continue
+            if not string_list(value):
+                index, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
+                report(f"{name}[{index}]", f"must be a path (a string), not {described(bad)}; the setting was ignored.")
                 continue
             roots = []
             for entry in value:
@@ -122,11 +131,20 @@ def _environment(table: Any, policy: ShellEnvironmentPolicy, report: Reporter) -
         elif key in ("exclude", "include_only"):
             if string_list(value):
                 setattr(policy, key, list(value))
+            elif isinstance(value, list):
+                index, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
+                report(
+                    f"{name}[{index}]",
+                    f"must be a name pattern (a string), not {described(bad)}; the setting was ignored.",
+                )
             else:
                 report(name, f"must be an array of name patterns (strings), not {described(value)}; it was ignored.")
         elif key == "set":
             if string_table(value):
                 policy.set = dict(value)
+            elif isinstance(value, dict):
+                bad_key, bad = next((k, v) for k, v in value.items() if not isinstance(v, str))
+                report(f"{name}.{bad_key}", f"must be a string, not {described(bad)}; the setting was ignored.")
             else:
                 report(name, f"must be a table of strings, not {described(value)}; it was ignored.")
         else:
@@ -137,9 +155,9 @@ def load_sandbox_key(settings: SandboxSettings, key: str, value: Any, base: Path
     """Apply one top-level ``key`` of :data:`SANDBOX_KEYS` to ``settings``; problems are
     reported and leave the default in place. ``base`` is the config file's folder."""
     if key == "sandbox_mode":
-        settings.sandbox_mode = _choice(key, value, SANDBOX_MODES, settings.sandbox_mode, report)
+        settings.sandbox_mode = _choice(key, value, SANDBOX_MODES, FAIL_CLOSED.sandbox_mode, report)
     elif key == "approval_policy":
-        settings.approval_policy = _choice(key, value, APPROVAL_POLICIES, settings.approval_policy, report)
+        settings.approval_policy = _choice(key, value, APPROVAL_POLICIES, FAIL_CLOSED.approval_policy, report)
     elif key == "sandbox_workspace_write":
         _workspace_write(value, settings, base, report)
     elif key == "shell_environment_policy":

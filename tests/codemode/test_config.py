@@ -108,7 +108,7 @@ startup_timeout_sec = -1
         f"{path}: mcp_servers.bad: needs `command` (stdio) or `url` (streamable HTTP). The server was skipped.",
         f"{path}: mcp_servers.good.startup_timeout_sec: must be a positive number of seconds, not an integer (-1); "
         "the setting was ignored.",
-        f"{path}: weird: is not a known section and was ignored.",
+        f"{path}: weird: is not a known setting or section and was ignored.",
     ]
 
 
@@ -116,9 +116,12 @@ def test_invalid_toml_is_one_error(tmp_path):
     path = write(tmp_path, "[session\n")
     config = load_config(path)
     assert config.session == SessionDefaults()
+    # The file meant to set something: the sandbox is the most restrictive until it is fixed.
+    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "never")
     assert config.errors == [
         f"{path}: (file): is not valid TOML (Expected ']' at the end of a table declaration (at line 1, column 9)); "
-        "the built-in defaults are used."
+        'the built-in defaults are used, but with sandbox_mode = "read-only" and approval_policy = "never" '
+        "until the file is fixed."
     ]
 
 
