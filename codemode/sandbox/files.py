@@ -11,25 +11,30 @@ symlink in the last part: a path swapped for a symlink between the check and the
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .policy import SandboxPolicy
 
 
 class WriteRefused(PermissionError):
-    """The policy does not allow writing the path; the message says why and what to do."""
+    """The policy (or the kind of file) does not allow the operation; the message says why and
+    what to do."""
 
 
 def _refusal(policy: SandboxPolicy, path: Path) -> str:
     if policy.mode == "read-only":
         return f'{str(path)!r} cannot be written: sandbox_mode is "read-only", which allows no writes.'
-    for root in policy.writable_roots():
-        for protected in root.read_only:
-            if path.is_relative_to(protected):
-                return (
-                    f"{str(path)!r} cannot be written: {str(protected)!r} stays read-only inside the "
-                    "workspace (as in Codex, so that a cell cannot plant git hooks or change its own settings)."
-                )
+    for protected in [*(p for root in policy.writable_roots() for p in root.read_only), *policy.masked()]:
+        if path.is_relative_to(protected):
+            return (
+                f"{str(path)!r} cannot be written: {str(protected)!r} stays read-only for cells (as in "
+                "Codex: what runs by itself later, git hooks, the config file, the kernel's own code, "
+                "must not be something a cell wrote)."
+            )
+    for hidden in policy.hidden:
+        if path.is_relative_to(hidden):
+            return f"{str(path)!r} cannot be written: Jupyter's runtime files are out of cells' reach."
     roots = ", ".join(str(r.root) for r in policy.writable_roots()) or "none"
     return (
         f"{str(path)!r} is outside the folders the sandbox lets cells write (writable: {roots}). "
@@ -42,21 +47,83 @@ def _fd_path(fd: int) -> Path:
     return Path(os.readlink(f"/proc/self/fd/{fd}"))
 
 
+def _open_folder(policy: SandboxPolicy, target: Path) -> int:
+    """A descriptor of ``target``'s folder, made if missing, one part at a time relative to the
+    nearest existing ancestor and never through a symlink; checked against ``policy`` again
+    once open (the path may have changed since it was resolved)."""
+    existing, missing = target.parent, []
+    while not os.path.lexists(existing):
+        missing.append(existing.name)
+        existing = existing.parent
+    folder = os.open(existing, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        reached = _fd_path(folder).joinpath(*reversed(missing), target.name)
+        if not policy.unrestricted and not policy.can_write(reached):
+            raise WriteRefused(_refusal(policy, reached))
+        for name in reversed(missing):
+            try:
+                os.mkdir(name, 0o777, dir_fd=folder)
+            except FileExistsError:
+                pass
+            inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+    except BaseException:
+        os.close(folder)
+        raise
+    return folder
+
+
 def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` (relative paths are relative to the working directory),
     creating missing parent folders, if ``policy`` allows it; returns the path written.
-    Raises :class:`WriteRefused`, or ``OSError`` for the file system's own refusals."""
+    Only a regular file is written (never a pipe or a device). Raises :class:`WriteRefused`,
+    or ``OSError`` for the file system's own refusals."""
     target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
     if not policy.can_write(target):
         raise WriteRefused(_refusal(policy, target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    folder = _open_folder(policy, target)
     try:
         if not policy.unrestricted and not policy.can_write(_fd_path(folder) / target.name):
             raise WriteRefused(_refusal(policy, _fd_path(folder) / target.name))
-        fd = os.open(target.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666, dir_fd=folder)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(target.name, flags, 0o666, dir_fd=folder)
     finally:
         os.close(folder)
     with os.fdopen(fd, "wb") as out:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise WriteRefused(f"{str(target)!r} is not a regular file (a pipe, device or socket); it was not written.")
+        os.ftruncate(fd, 0)
         out.write(data)
     return target
+
+
+MAX_READ_BYTES = 8 * 1024 * 1024
+"""Largest file ``read_file`` returns: what a tool result may hold in the worst case (every
+byte written as a six-character JSON escape still fits one 64 MiB host protocol frame)."""
+
+
+def read_checked(policy: SandboxPolicy, path: Path) -> bytes:
+    """The bytes of the regular file ``path``, if ``policy`` lets cells read it (everything
+    but Jupyter's runtime files). Never blocks on a pipe and never reads more than
+    :data:`MAX_READ_BYTES`. Raises :class:`WriteRefused` (a refusal, whatever the operation)
+    or ``OSError``."""
+    target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
+    if any(target.is_relative_to(hidden) for hidden in policy.hidden):
+        raise WriteRefused(f"{str(target)!r} cannot be read: Jupyter's runtime files are out of cells' reach.")
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as source:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise WriteRefused(
+                f"{str(target)!r} is not a regular file (a pipe, device or socket); read it with exec_command."
+            )
+        data = source.read(MAX_READ_BYTES + 1)
+    if len(data) > MAX_READ_BYTES:
+        raise WriteRefused(
+            f"{str(target)!r} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB; read part of it with "
+            "exec_command (head, tail, sed -n)."
+        )
+    return data

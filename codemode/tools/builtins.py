@@ -26,7 +26,7 @@ from typing import Any
 from ..config import SandboxSettings
 from ..errors import ToolCallError
 from ..sandbox import Sandbox
-from ..sandbox.files import WriteRefused, write_checked
+from ..sandbox.files import WriteRefused, read_checked, write_checked
 from .base import Handler, Tool, ToolContext
 from .exec_command import exec_command_tool
 from .threads import BUILTINS
@@ -49,10 +49,18 @@ def _path(args: dict[str, Any]) -> Path:
     return Path(args["path"]).expanduser()
 
 
-async def _read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-    path = _path(args)
+def _read_file_handler(sandbox: Sandbox) -> Handler:
+    async def read_file(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        return await _read_file(sandbox, _path(args))
+
+    return read_file
+
+
+async def _read_file(sandbox: Sandbox, path: Path) -> dict[str, Any]:
     try:
-        data = await BUILTINS.run("read_file", path.read_bytes)
+        data = await BUILTINS.run("read_file", read_checked, sandbox.policy, path)
+    except WriteRefused as exc:
+        raise ToolCallError(f"read_file: {exc}") from None
     except FileNotFoundError:
         raise ToolCallError(f"read_file: {str(path)!r} does not exist.") from None
     except IsADirectoryError:
@@ -93,9 +101,20 @@ def _entry(entry: os.DirEntry[str]) -> dict[str, Any]:
     return {"name": entry.name, "type": kind, "size": None if kind == "dir" else info.st_size}
 
 
-async def _list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-    path = _path(args)
+def _list_dir_handler(sandbox: Sandbox) -> Handler:
+    async def list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        path = _path(args)
+        resolved = Path(os.path.realpath(Path.cwd() / path))
+        if any(resolved.is_relative_to(hidden) for hidden in sandbox.policy.hidden):
+            raise ToolCallError(
+                f"list_dir: {str(path)!r} cannot be listed: Jupyter's runtime files are out of cells' reach."
+            )
+        return await _list_dir(path)
 
+    return list_dir
+
+
+async def _list_dir(path: Path) -> dict[str, Any]:
     def scan() -> list[dict[str, Any]]:
         with os.scandir(path) as it:
             return sorted((_entry(e) for e in it), key=lambda e: e["name"])
@@ -144,7 +163,7 @@ def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool]:
         Tool(
             name="read_file",
             description="Reads a UTF-8 text file and returns `{content}`.",
-            handler=_read_file,
+            handler=_read_file_handler(sandbox),
             input_schema=_obj({"path": _PATH}, ["path"]),
             output_schema=_obj({"content": {"type": "string"}}, ["content"]),
         ),
@@ -162,7 +181,7 @@ def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool]:
         Tool(
             name="list_dir",
             description="Lists a folder: `{entries: [{name, type, size}]}` sorted by name; `type` is file, dir, symlink or other.",
-            handler=_list_dir,
+            handler=_list_dir_handler(sandbox),
             input_schema=_obj({"path": _PATH}, ["path"]),
             output_schema=_obj(
                 {
