@@ -9,8 +9,14 @@ ROUTER/DEALER channel") under the execute request that is following the calling 
 so other requests (interrupts included) are served meanwhile. One question at a time.
 
 There is no one to ask (the answer is None) when the cell runs in the background, when the
-request is silent or did not allow stdin (nbclient, papermill, nbval, most harnesses), or when
-the front end closed the channel.
+request is silent or did not allow stdin (nbclient, papermill, nbval, most harnesses). A
+question still open when its request stops following the cell (the cell yielded, the request
+ended) is withdrawn, with the same answer: no front end answers a question whose request is
+over.
+
+Only the front end that sent the request can answer: a reply is taken only from the routing
+identity the request came from, and only if it names no other question as its parent (front
+ends such as ``jupyter_client`` send ``input_reply`` without a parent).
 """
 
 from __future__ import annotations
@@ -61,16 +67,42 @@ class StdinApprovals:
             sent = kernel.session.send(
                 kernel.stdin_socket, "input_request", content, jupyter_request.parent, ident=jupyter_request.ident
             )
-            question_id = sent["header"]["msg_id"]
-            while True:
-                frames = await socket.recv_multipart()
-                try:
-                    _, message = kernel.session.feed_identities(frames)
-                    reply = kernel.session.deserialize(message)
-                except Exception:  # noqa: BLE001 - a malformed reply is logged and ignored
-                    log.warning("ignoring an invalid message on the stdin channel", exc_info=True)
-                    continue
-                if reply.get("parent_header", {}).get("msg_id") not in (question_id, None):
-                    continue
-                value = reply.get("content", {}).get("value", "")
-                return parse_answer(value if isinstance(value, str) and value != "\x04" else "")
+            reply = asyncio.ensure_future(self._reply(socket, jupyter_request.ident, sent["header"]["msg_id"]))
+            released = asyncio.ensure_future(jupyter_request.released())
+            try:
+                await asyncio.wait({reply, released}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                released.cancel()
+                if not reply.done():
+                    reply.cancel()
+            if reply.cancelled() or not reply.done():
+                log.info("approval question for cell %s withdrawn: its request no longer follows it", request.cell_id)
+                return None
+            return reply.result()
+
+    async def _reply(self, socket: zmq.asyncio.Socket, ident: Any, question_id: str) -> Answer:
+        """The answer in the first valid ``input_reply`` from ``ident`` to ``question_id``."""
+        session = self._kernel.session
+        expected = _identity(ident)
+        while True:
+            frames = await socket.recv_multipart()
+            try:
+                idents, message = session.feed_identities(frames)
+                reply = session.deserialize(message)
+            except Exception:  # noqa: BLE001 - a malformed reply is logged and ignored
+                log.warning("ignoring an invalid message on the stdin channel", exc_info=True)
+                continue
+            if _identity(idents) != expected:
+                log.warning("ignoring an input_reply from a peer that was not asked")
+                continue
+            if reply.get("parent_header", {}).get("msg_id") not in (question_id, None):
+                continue
+            value = reply.get("content", {}).get("value", "")
+            return parse_answer(value if isinstance(value, str) and value != "\x04" else "")
+
+
+def _identity(frames: Any) -> list[bytes]:
+    """A routing identity as bytes (ipykernel may keep it as ``zmq.Frame`` objects)."""
+    if not isinstance(frames, (list, tuple)):
+        frames = [frames]
+    return [bytes(frame.bytes if isinstance(frame, zmq.Frame) else frame) for frame in frames]

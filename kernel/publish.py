@@ -37,7 +37,28 @@ class Request:
     cell_id: str | None = None
     status: str | None = None
     interrupted: bool = False
-    observing: bool = False
+    _observing: bool = field(default=False, repr=False)
+    _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+
+    def __post_init__(self) -> None:
+        self._released.set()
+
+    @property
+    def observing(self) -> bool:
+        """True while the request observes its cell (see the class docstring)."""
+        return self._observing
+
+    @observing.setter
+    def observing(self, value: bool) -> None:
+        self._observing = value
+        if value:
+            self._released.clear()
+        else:
+            self._released.set()
+
+    async def released(self) -> None:
+        """Return once the request no longer observes its cell (at once when it does not)."""
+        await self._released.wait()
 
 
 class Publisher:

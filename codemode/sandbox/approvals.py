@@ -6,8 +6,8 @@ Codex decides in two steps (``codex-rs/core/src/exec_policy.rs``,
 
 =================  =========================================================================
 ``untrusted``      known-safe scripts run in the sandbox; any other asks first, then runs in
-                   the sandbox; if the sandbox refused it, it is run again outside (no second
-                   question)
+                   the sandbox; if the sandbox refused it, asks "command failed; retry without
+                   sandbox?" and runs it outside when allowed
 ``on-failure``     runs in the sandbox; if the sandbox refused it, asks "command failed; retry
                    without sandbox?" and runs it outside when allowed
 ``on-request``     runs in the sandbox without asking; a call with
@@ -73,8 +73,11 @@ def escalation_refusal(approval_policy: str) -> str:
 class Plan:
     """What to do with one command: ``forbidden`` (then ``reason`` is the call's error),
     else whether to ``ask`` first, whether the first run is ``sandboxed``, and whether a
-    sandbox refusal leads to a run outside it (``retry_outside``; asking first unless the
-    person already said yes)."""
+    sandbox refusal leads to the question of a run outside it (``retry_outside``).
+
+    One difference from Codex: after a refusal, Codex reruns a command approved under
+    ``untrusted`` outside the sandbox without asking again. Here the retry is always asked
+    about, since the first question was about a run inside the sandbox."""
 
     forbidden: bool = False
     reason: str = ""

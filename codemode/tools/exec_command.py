@@ -19,8 +19,8 @@ instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from ..sandbox.approvals import (
     likely_sandbox_denied,
     plan_command,
 )
-from ..sandbox.bwrap import bwrap_argv, find_bwrap, sandbox_problem
+from ..sandbox.bwrap import bwrap_argv, find_bwrap, find_program, masked_paths, sandbox_problem
 from ..sandbox.environment import command_environment
 from ..sandbox.seccomp import SeccompUnavailable, filter_fd
 from .base import Tool, ToolContext
@@ -85,20 +85,27 @@ async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest)
 
 
 async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool) -> CommandRun:
-    shell = shutil.which("bash") or "/bin/sh"
+    policy = sandbox.policy
+    shell = find_program("bash", policy.writable_folders()) or "/bin/sh"
     command = [shell, "-c", args["cmd"]]
     env = command_environment(sandbox.environment, os.environ)
-    policy = sandbox.policy
     if not policy.network_access:
         env[NETWORK_DISABLED_VARIABLE] = "1"
     max_tokens = args.get("max_output_tokens")
     budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
     seccomp_fd = None
     if sandboxed:
-        problem = await asyncio.to_thread(sandbox_problem, policy.workspace)
-        bwrap = find_bwrap(policy.workspace)
+        problem = await asyncio.to_thread(sandbox_problem, policy.writable_folders())
+        bwrap = find_bwrap(policy.writable_folders())
         if problem is not None or bwrap is None:
             raise ToolCallError(f"exec_command cannot run the command in the sandbox: {problem}")
+        unsafe = policy.unprotectable()
+        if unsafe:
+            raise ToolCallError(
+                f"exec_command cannot run the command in the sandbox: {str(unsafe[0])!r} must stay read-only, "
+                "but it is a symlink inside a writable folder, which a command could replace. Replace the "
+                'symlink with the folder or file itself, or set sandbox_mode to "read-only" or "danger-full-access".'
+            )
         try:
             seccomp_fd = filter_fd(policy.network_access)
         except SeccompUnavailable as exc:
@@ -108,15 +115,16 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
             ) from None
         command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command)
     try:
-        return await run_command(
-            command,
-            cwd=str(cwd),
-            env=env,
-            max_output_tokens=budget,
-            timeout_ms=args.get("timeout_ms"),
-            cancellation=ctx.cancellation,
-            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
-        )
+        with masked_paths(policy) if sandboxed else contextlib.nullcontext():
+            return await run_command(
+                command,
+                cwd=str(cwd),
+                env=env,
+                max_output_tokens=budget,
+                timeout_ms=args.get("timeout_ms"),
+                cancellation=ctx.cancellation,
+                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+            )
     except OSError as exc:
         raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
     finally:
@@ -155,9 +163,10 @@ def _handler(sandbox: Sandbox):  # noqa: ANN202 - returns the handler coroutine 
             and not run.cancelled
             and likely_sandbox_denied(run.exit_code, run.output)
         ):
-            if not plan.ask:
-                retry = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), False, request.justification, RETRY_REASON)
-                await _approve(sandbox, ctx, retry)
+            # Asked even when the first question was answered: that one was about a run inside
+            # the sandbox, and this one leaves it.
+            retry = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), False, request.justification, RETRY_REASON)
+            await _approve(sandbox, ctx, retry)
             run = await _run(sandbox, ctx, args, cwd, sandboxed=False)
         if run.cancelled:
             raise ToolCallError("exec_command was cancelled; its process group was killed.")
