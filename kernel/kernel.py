@@ -72,6 +72,7 @@ import signal
 import sys
 import time
 from importlib import metadata as importlib_metadata
+from pathlib import Path
 from typing import Any
 
 from codemode.kernel import completion, is_complete, magics, render, requests
@@ -275,6 +276,12 @@ class CodeModeKernel(Kernel):
         callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
         services = await build_services(callbacks)
         services.dispatcher.approver = self._approvals.ask
+        # The connection file holds the key that signs this kernel's messages: a command that
+        # read it could answer its own approval questions (it may live outside Jupyter's
+        # runtime folder, which the sandbox hides anyway).
+        connection_file = getattr(self.parent, "abs_connection_file", None)
+        if connection_file:
+            services.registry.sandbox.protect(hidden=[Path(connection_file)])
         self._state.order.answers_read = services.code_mode.answers_read
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms
@@ -371,6 +378,7 @@ class CodeModeKernel(Kernel):
         finally:
             self._foreground = None
             self._state.request = None
+            request.observing = False
         self._notifications.finish(request)
         await self._fill_reply_metadata(request)
         self._publisher.flush()  # every output of the request goes out before its idle status

@@ -20,6 +20,7 @@ package bounds them:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,12 +38,31 @@ class Sandbox:
     approval_policy: str = "on-request"
     environment: ShellEnvironmentPolicy = field(default_factory=ShellEnvironmentPolicy)
     approvals: SessionApprovals = field(default_factory=SessionApprovals)
+    configured_roots: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: SandboxSettings, workspace: Path | None = None) -> Sandbox:
         """The sandbox ``settings`` describe, for ``workspace`` (default: the working directory)."""
         policy = SandboxPolicy.from_settings(settings, workspace or Path.cwd())
-        return cls(policy, settings.approval_policy, settings.shell_environment)
+        roots = tuple(Path(p) for p in settings.writable_roots)
+        return cls(policy, settings.approval_policy, settings.shell_environment, configured_roots=roots)
+
+    def protect(self, protected: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> None:
+        """Keep ``protected`` read-only (where they lie in a writable root) and ``hidden``
+        unreadable for sandboxed commands, from now on."""
+        self.policy = self.policy.with_protection(tuple(protected), tuple(hidden))
+
+    def problems(self, source: str) -> list[str]:
+        """Configuration problems only the file system shows: writable roots that do not exist
+        (they are left out). ``source`` names the config file in the sentences."""
+        if self.policy.mode != "workspace-write":
+            return []
+        return [
+            f"{source}: sandbox_workspace_write.writable_roots: {str(root)!r} is not an existing folder, "
+            "so it was left out; create it and restart the kernel to make it writable."
+            for root in self.configured_roots
+            if not root.is_dir()
+        ]
 
     def summary(self) -> list[str]:
         """Lines describing the effective policy (``%config``)."""

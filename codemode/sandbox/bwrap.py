@@ -10,12 +10,18 @@ The command line (:func:`bwrap_argv`):
 
 - ``--new-session --die-with-parent``: no terminal to inject keystrokes into; the command dies
   with its supervisor;
-- ``--unshare-user --cap-drop ALL``: a user namespace with no capabilities, also when the kernel
-  runs as root (a root bwrap otherwise keeps every capability, and the command could simply
-  remount ``/`` writable);
+- ``--unshare-user --disable-userns --cap-drop ALL``: a user namespace with no capabilities,
+  also when the kernel runs as root (a root bwrap otherwise keeps every capability, and the
+  command could simply remount ``/`` writable), in which no further user namespace can be made;
 - ``--unshare-pid`` (and ``--unshare-net`` without network);
-- ``--ro-bind / /``, ``--dev /dev``, ``--proc /proc``: the whole file system, read-only;
-- ``--bind R R`` for each writable root, then ``--ro-bind P P`` for each protected path in it;
+- ``--ro-bind / /``, ``--dev /dev``, ``--proc /proc``: the whole file system, read-only; then
+  the writable parts of the new ``/proc`` (:data:`PROC_READ_ONLY`) bound read-only again: a
+  kernel running as root keeps uid 0 inside, and the kernel checks only the uid for a write to
+  ``/proc/sys`` (``kernel.core_pattern`` would run a program of the cell's as full root);
+- ``--bind R R`` for each writable root, then ``--ro-bind P P`` for each protected path in it,
+  ``--ro-bind /dev/null P`` over each protected path that must not be created
+  (:func:`masked_paths` removes the empty file bubblewrap leaves as mount point), and
+  ``--tmpfs`` or ``--ro-bind /dev/null`` over each hidden path (Jupyter's connection files);
 - ``--seccomp FD`` (:mod:`codemode.sandbox.seccomp`), ``--chdir`` the command's folder.
 
 :func:`sandbox_problem` checks once per process that this works here (bubblewrap installed,
@@ -24,10 +30,13 @@ namespaces allowed) and otherwise says why and what to do; commands then fail cl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 import subprocess
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .policy import SandboxPolicy
@@ -38,23 +47,36 @@ BWRAP_PACKAGE = "bubblewrap"
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bubblewrap works may take, in seconds."""
 
-_NAMESPACES = ["--unshare-user", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net"]
+_NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net"]
+
+PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
+"""Parts of ``/proc`` a sandboxed command may read but not write (as container runtimes keep them)."""
+
+_masks_lock = threading.Lock()
+_masks_in_use: dict[Path, int] = {}
 
 _probe_lock = threading.Lock()
 _probe_result: tuple[str | None, bool] | None = None
 
 
-def find_bwrap(workspace: Path | None = None) -> str | None:
-    """``bwrap`` on the ``PATH``, skipping relative ``PATH`` entries and folders inside
-    ``workspace`` (a cell must not be able to plant its own ``bwrap``, as Codex also refuses)."""
+def find_program(name: str, untrusted: Iterable[Path] = ()) -> str | None:
+    """``name`` on the ``PATH``, skipping relative (and empty) ``PATH`` entries and folders
+    inside ``untrusted`` ones: a cell must not be able to plant the ``bwrap`` or ``bash`` that
+    runs its commands (Codex refuses a ``bwrap`` found under the working directory too)."""
+    folders = [Path(os.path.realpath(folder)) for folder in untrusted]
     entries = []
     for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
         if not entry or not os.path.isabs(entry):
             continue
-        if workspace is not None and Path(entry).resolve().is_relative_to(workspace):
+        if any(Path(os.path.realpath(entry)).is_relative_to(folder) for folder in folders):
             continue
         entries.append(entry)
-    return shutil.which("bwrap", path=os.pathsep.join(entries))
+    return shutil.which(name, path=os.pathsep.join(entries))
+
+
+def find_bwrap(untrusted: Iterable[Path] = ()) -> str | None:
+    """``bwrap`` as :func:`find_program` finds it."""
+    return find_program("bwrap", untrusted)
 
 
 def _probe(bwrap: str, with_proc: bool) -> subprocess.CompletedProcess[str]:
@@ -93,13 +115,13 @@ def _check(bwrap: str | None) -> tuple[str | None, bool]:
     )
 
 
-def sandbox_problem(workspace: Path | None = None) -> str | None:
+def sandbox_problem(untrusted: Iterable[Path] = ()) -> str | None:
     """None when bubblewrap works on this machine, else a sentence saying why it does not and
     how to fix it. Checked once per process (about 10 ms), by running ``/bin/true`` inside."""
     global _probe_result
     with _probe_lock:
         if _probe_result is None:
-            _probe_result = _check(find_bwrap(workspace))
+            _probe_result = _check(find_bwrap(untrusted))
         return _probe_result[0]
 
 
@@ -110,12 +132,15 @@ def _mount_proc() -> bool:
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, command: list[str]) -> list[str]:
     """The ``bwrap`` command line running ``command`` in ``cwd`` under ``policy`` (not
     ``danger-full-access``), loading the filter from ``seccomp_fd``."""
-    argv = [bwrap, "--new-session", "--die-with-parent", *_NAMESPACES[:4]]
+    argv = [bwrap, "--new-session", "--die-with-parent", *_NAMESPACES[:5]]
     if not policy.network_access:
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev"]
     if _mount_proc():
         argv += ["--proc", "/proc"]
+        for path in PROC_READ_ONLY:
+            if os.path.exists(path):
+                argv += ["--ro-bind", path, path]
     roots = policy.writable_roots()
     for root in sorted(roots, key=lambda r: len(r.root.parts)):
         argv += ["--bind", str(root.root), str(root.root)]
@@ -123,5 +148,36 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
     for target in targets:
         if target.exists():
             argv += ["--ro-bind", str(target), str(target)]
+    for path in policy.masked():
+        argv += ["--ro-bind", "/dev/null", str(path)]
+    for path in policy.hidden:
+        if path.is_dir():
+            argv += ["--tmpfs", str(path)]
+        elif path.exists():
+            argv += ["--ro-bind", "/dev/null", str(path)]
     argv += ["--seccomp", str(seccomp_fd), "--chdir", str(cwd), "--", *command]
     return argv
+
+
+@contextlib.contextmanager
+def masked_paths(policy: SandboxPolicy) -> Iterator[None]:
+    """Around one sandboxed command: afterwards, remove the empty files bubblewrap created as
+    mount points for :meth:`SandboxPolicy.masked` paths, once no other command of this process
+    still masks them (only an empty regular file is removed: never something a person made)."""
+    paths = policy.masked()
+    with _masks_lock:
+        for path in paths:
+            _masks_in_use[path] = _masks_in_use.get(path, 0) + 1
+    try:
+        yield
+    finally:
+        with _masks_lock:
+            for path in paths:
+                _masks_in_use[path] -= 1
+                if _masks_in_use[path]:
+                    continue
+                del _masks_in_use[path]
+                with contextlib.suppress(OSError):
+                    info = path.lstat()
+                    if stat.S_ISREG(info.st_mode) and info.st_size == 0:
+                        path.unlink()

@@ -7,8 +7,13 @@
   that order, as in Codex's ``SandboxPolicy::get_writable_roots_with_cwd``
   (``codex-rs/protocol/src/protocol.rs``). Inside each writable root, the paths of
   :data:`PROTECTED_NAMES` that exist stay read-only; for a ``.git`` *file* (a worktree's
-  ``gitdir: PATH`` pointer) the git directory it points to is protected too. A root that does
-  not exist is left out.
+  ``gitdir: PATH`` pointer) the git directory it points to is protected too. So do the
+  ``extra_protected`` paths inside a root: what runs by itself when the kernel or its runtime
+  host starts (the config file, the Python tool modules, the kernel's own Python environment),
+  so that a cell cannot leave code behind for the next start. The workspace's
+  ``codemode.toml`` is protected even before it exists (:meth:`SandboxPolicy.masked`): a cell
+  must not create the file the next kernel start reads. A root that does not exist is left
+  out.
 - ``danger-full-access``: no restriction at all, and commands run outside any sandbox.
 
 Network: commands reach the network only under ``danger-full-access`` or with
@@ -19,13 +24,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..config import SandboxSettings
 
-PROTECTED_NAMES = (".git", ".codex", ".agents")
-"""Names kept read-only at the top of every writable root, when they exist (Codex's list)."""
+PROTECTED_NAMES = (".git", ".codex", ".agents", "codemode.toml")
+"""Names kept read-only at the top of every writable root, when they exist: Codex's list, and
+codemode's own config file."""
+
+CONFIG_NAME = "codemode.toml"
+"""The config file a kernel started in the workspace reads; protected there even when missing."""
 
 
 @dataclass(frozen=True)
@@ -79,12 +88,16 @@ def protected_paths(root: Path) -> tuple[Path, ...]:
 class SandboxPolicy:
     """The resolved policy for one kernel: ``mode`` (a ``sandbox_mode`` value), ``workspace``
     (absolute, resolved), the extra ``roots`` (resolved; ``/tmp`` and ``$TMPDIR`` included
-    unless excluded), and ``network_access``."""
+    unless excluded), ``network_access``, ``extra_protected`` (absolute paths kept read-only
+    where they lie in a writable root) and ``hidden`` (absolute paths a sandboxed command cannot
+    read at all: the Jupyter connection files, whose keys sign requests to kernels)."""
 
     mode: str
     workspace: Path
     roots: tuple[Path, ...] = ()
     network_access: bool = False
+    extra_protected: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(
@@ -119,8 +132,37 @@ class SandboxPolicy:
         roots: list[WritableRoot] = []
         for root in dict.fromkeys((self.workspace, *self.roots)):
             if root.is_dir():
-                roots.append(WritableRoot(root, protected_paths(root)))
+                extra = (p for p in self.extra_protected if p.is_relative_to(root) and os.path.lexists(p))
+                roots.append(WritableRoot(root, tuple(dict.fromkeys((*protected_paths(root), *extra)))))
         return roots
+
+    def writable_folders(self) -> list[Path]:
+        """The workspace and every configured root, whether or not the mode lets commands write
+        them now: no program is taken from them to run a command (:func:`~codemode.sandbox.bwrap.find_program`)."""
+        return [self.workspace, *self.roots]
+
+    def masked(self) -> list[Path]:
+        """Protected paths that do not exist yet and must not be created: the workspace's
+        ``codemode.toml`` (in ``workspace-write`` mode)."""
+        if self.mode != "workspace-write":
+            return []
+        config = self.workspace / CONFIG_NAME
+        return [] if os.path.lexists(config) else [config]
+
+    def unprotectable(self) -> list[Path]:
+        """Protected paths that are symlinks inside a writable root: a command could replace the
+        link itself, so the sandbox cannot keep them read-only (Codex refuses to run then too)."""
+        return [p for root in self.writable_roots() for p in root.read_only if p.is_symlink() and root.allows(p.parent)]
+
+    def with_protection(self, protected: tuple[Path, ...] = (), hidden: tuple[Path, ...] = ()) -> SandboxPolicy:
+        """This policy with more ``extra_protected`` and ``hidden`` paths (made absolute)."""
+        more = tuple(Path(os.path.abspath(p)) for p in protected)
+        unseen = tuple(Path(os.path.abspath(p)) for p in hidden)
+        return replace(
+            self,
+            extra_protected=tuple(dict.fromkeys((*self.extra_protected, *more))),
+            hidden=tuple(dict.fromkeys((*self.hidden, *unseen))),
+        )
 
     def can_write(self, path: Path) -> bool:
         """True when the policy lets a built-in write ``path`` (absolute and resolved: no
@@ -131,6 +173,8 @@ class SandboxPolicy:
         # A protected path of any root wins over a root that contains it (the workspace's .git
         # stays read-only when the workspace lies under /tmp), as the sandbox's mounts do.
         if any(path.is_relative_to(p) for root in roots for p in root.read_only):
+            return False
+        if path in self.masked() or any(path.is_relative_to(p) for p in self.hidden):
             return False
         return any(root.allows(path) for root in roots)
 
@@ -143,10 +187,14 @@ class SandboxPolicy:
         roots = self.writable_roots()
         if roots:
             lines.append("  writable: " + ", ".join(str(r.root) for r in roots))
-            protected = [str(p) for r in roots for p in r.read_only]
+            protected = list(
+                dict.fromkeys([str(p) for r in roots for p in r.read_only] + [str(p) for p in self.masked()])
+            )
             if protected:
                 lines.append("  read-only inside them: " + ", ".join(protected))
         else:
             lines.append("  writable: nothing")
+        if self.hidden:
+            lines.append("  hidden from commands: " + ", ".join(str(p) for p in self.hidden))
         lines.append("  network: " + ("allowed" if self.network_access else "blocked"))
         return lines

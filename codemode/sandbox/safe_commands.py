@@ -8,8 +8,9 @@ subshell, a background ``&``, a ``NAME=value`` prefix) makes the script not know
 ``approval_policy = "untrusted"`` only known-safe scripts run without asking.
 
 Dangerous (``is_dangerous_command.rs``, ``command_might_be_dangerous``): ``rm -f`` and
-``rm -rf`` (also behind ``sudo``) anywhere in the script. They are asked about under every
-approval policy but ``never``, which refuses them while a sandbox is in force.
+``rm -rf`` anywhere in the script, in any spelling (:func:`is_dangerous`). They are asked
+about under every approval policy but ``never``, which refuses them while a sandbox is in
+force.
 
 The script is split with :mod:`shlex` (POSIX rules); where that split is not certain (quotes
 around an operator, characters the rules above exclude) the answer is "not known-safe", which
@@ -23,10 +24,11 @@ import re
 import shlex
 
 ALWAYS_SAFE = frozenset(
-    "cat cd cut echo expr false grep head id ls nl paste pwd rev seq stat tail tr true uname uniq wc "
+    "cat cd cut echo expr false grep head id ls nl paste pwd rev seq stat tail tr true uname wc "
     "which whoami numfmt tac".split()
 )
-"""Commands that are safe with any arguments (Codex's list, with its Linux-only ``numfmt`` and ``tac``)."""
+"""Commands that are safe with any arguments (Codex's list, with its Linux-only ``numfmt`` and
+``tac``; ``uniq`` is safe only with at most one file, since ``uniq IN OUT`` writes OUT)."""
 
 OPERATORS = frozenset({"&&", "||", ";", "|"})
 """What may join plain commands in a known-safe script."""
@@ -94,6 +96,8 @@ def _is_safe(command: list[str]) -> bool:
     name, args = os.path.basename(command[0]), command[1:]
     if name in ALWAYS_SAFE:
         return True
+    if name == "uniq":  # ``uniq IN OUT`` writes OUT
+        return len([a for a in args if not a.startswith("-")]) <= 1
     if name == "base64":
         return not any(a in ("-o", "--output") or a.startswith(("--output=", "-o")) for a in args)
     if name == "find":
@@ -113,20 +117,50 @@ def is_known_safe(script: str) -> bool:
     return commands is not None and all(_is_safe(command) for command in commands)
 
 
+WRAPPERS = frozenset("sudo doas env command exec nice nohup time timeout stdbuf ionice xargs".split())
+"""Programs that run the command named in their arguments."""
+
+_WRAPPER_OPTIONS_WITH_VALUE = frozenset("-u -g -C -h -n -s -k -I -L -d -P -i -o -e -c -t".split())
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def _unwrapped(command: list[str]) -> list[str]:
+    """The command a chain of wrappers runs (``sudo -u x timeout 5 rm -rf y`` → ``rm -rf y``)."""
+    while command and os.path.basename(command[0].lstrip("(")) in WRAPPERS:
+        name, rest, index = os.path.basename(command[0].lstrip("(")), command[1:], 0
+        while index < len(rest) and (rest[index].startswith("-") or (name == "env" and "=" in rest[index])):
+            index += 2 if rest[index] in _WRAPPER_OPTIONS_WITH_VALUE else 1
+        if name == "timeout" and index < len(rest):
+            index += 1  # the duration
+        command = rest[index:]
+    return command
+
+
 def _is_dangerous(command: list[str]) -> bool:
-    name = os.path.basename(command[0])
-    if name == "sudo" and len(command) > 1:
-        return _is_dangerous(command[1:])
-    return name == "rm" and len(command) > 1 and command[1] in ("-f", "-rf")
+    command = _unwrapped(command)
+    if not command:
+        return False
+    name, args = os.path.basename(command[0].lstrip("(")), command[1:]
+    if name in _SHELLS:
+        for flag, script in zip(args, args[1:], strict=False):
+            if flag.startswith("-") and not flag.startswith("--") and "c" in flag:
+                return is_dangerous(script)
+        return False
+    if name != "rm":
+        return False
+    return any(a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a) for a in args)
 
 
 def is_dangerous(script: str) -> bool:
-    """True when ``script`` runs ``rm -f`` or ``rm -rf`` (also behind ``sudo``), judged on its
-    plain commands, or on its words when it is not plain (a redirection does not hide it)."""
+    """True when ``script`` runs ``rm`` with ``-f`` (``-f``, ``-rf``, ``-fr``, ``-Rf``, ``-r -f``,
+    ``--force``), also behind ``sudo``, ``env``, ``timeout`` and other wrappers or inside
+    ``bash -c``. Codex's rule names only ``rm -f`` and ``rm -rf``; spellings of the same
+    command are caught here too. Judged on the plain commands, or on the words of each part when
+    the script is not plain (a redirection or a subshell does not hide it)."""
     commands = plain_commands(script)
     if commands is None:
         try:
-            commands = [shlex.split(part) for part in re.split(r"&&|\|\||[;|&\n]", script)]
+            commands = [shlex.split(part) for part in re.split(r"&&|\|\||[;|&\n()`]|\$\(", script)]
         except ValueError:
             return False
     return any(command and _is_dangerous(command) for command in commands)

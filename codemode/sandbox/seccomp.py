@@ -7,8 +7,9 @@ every system call is allowed except
 - always: ``ptrace``, ``process_vm_readv``, ``process_vm_writev`` and the ``io_uring`` calls
   (no reading or steering other processes, no side door around the filter);
 - without network: the calls that open or use network connections (``connect``, ``bind``,
-  ``listen``, ``accept``, ``sendto``, ...), and ``socket`` / ``socketpair`` for every family
-  but ``AF_UNIX``.
+  ``listen``, ``accept``, ``sendto``, ...), ``socket`` / ``socketpair`` for every family
+  but ``AF_UNIX``, and ``socket`` for Unix datagram sockets (a pair of connected sockets,
+  ``socketpair``, still works, as pipes between processes use it).
 
 A denied call fails with ``EPERM`` ("Operation not permitted"); the command itself goes on.
 The filter is defence in depth: without network the command also runs in a network namespace
@@ -42,6 +43,11 @@ they only act on a socket the command already has, and denying ``getpeername`` m
 any error but ``ENOTSOCK`` as "a socket"), so they stay allowed here."""
 
 
+SOCKET_TYPE_MASK = 0xF
+"""The bits of ``socket()``'s type argument that hold the type (the rest are flags such as
+``SOCK_CLOEXEC``)."""
+
+
 class SeccompUnavailable(RuntimeError):
     """libseccomp (or its binding) cannot build the filter; the message says why."""
 
@@ -64,6 +70,14 @@ def filter_program(network: bool) -> bytes:
                 rules.add_rule(deny, name)
             for name in ("socket", "socketpair"):
                 rules.add_rule(deny, name, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+            # An unconnected Unix datagram socket reaches any named socket with sendmsg
+            # (/dev/log, the journal), which cannot be denied by its address: no such socket.
+            rules.add_rule(
+                deny,
+                "socket",
+                pyseccomp.Arg(0, pyseccomp.EQ, socket.AF_UNIX),
+                pyseccomp.Arg(1, pyseccomp.MASKED_EQ, SOCKET_TYPE_MASK, socket.SOCK_DGRAM),
+            )
         with tempfile.TemporaryFile() as out:
             rules.export_bpf(out)
             out.seek(0)

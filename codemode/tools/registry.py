@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..sandbox import Sandbox
+from ..sandbox.startup import jupyter_secrets, startup_code
 from .base import Tool
 from .builtins import builtin_tools
 
@@ -50,6 +51,9 @@ class ToolRegistry:
             tools, errors = load_python_tools(registry.config.python_modules)
             registry._static.extend(tools)
             registry._errors.extend(errors)
+        config_file = registry.config.source_path
+        registry.sandbox.protect(startup_code(config_file, registry.config.python_modules), jupyter_secrets())
+        registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from .mcp import McpClient
 

@@ -35,6 +35,13 @@ def write(path: str, content: str = "x") -> str:
     return f"try {{ text(JSON.stringify(await tools.write_file({args}))); }} catch (e) {{ text('ERROR ' + (e?.message ?? e)); }}"
 
 
+def read(path: str) -> str:
+    args = json.dumps({"path": path})
+    return (
+        f"try {{ text((await tools.read_file({args})).content); }} catch (e) {{ text('ERROR ' + (e?.message ?? e)); }}"
+    )
+
+
 def printed(execution) -> str:
     """What the cell printed, without the newline ``text()`` ends its line with."""
     return execution.stdout.removesuffix("\n")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from dependencies import require
+from jupyter_client.session import Session
 from kernel_driver import TIMEOUT_S, collect, execute, send_execute
 from sandbox_cells import kernel_in, printed, shell
 
@@ -127,3 +128,39 @@ def test_on_failure_offers_to_retry_outside_after_a_sandbox_denial(tmp_path, out
     assert question["prompt"].startswith("Cell 1 asks to run a command outside the sandbox:\n")
     assert json.loads(done.stdout)["exit_code"] == 0
     assert (outside / "r.txt").read_text() == "retried\n"
+
+
+def test_only_the_front_end_that_sent_the_request_can_answer(tmp_path, outside):
+    """A reply from another client (another routing identity, such as a command that read the
+    connection file and signs with its key) is ignored: the question stays open until the cell
+    yields, and the call is then refused."""
+    code = '// @exec: {"yield_time_ms": 2000}\n' + escalated(outside / "forged.txt")
+    with kernel_in(tmp_path / "nb") as kernel:
+        msg_id = send_execute(kernel.kc, code, allow_stdin=True)
+        kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        intruder = kernel.km.client(session=Session(key=kernel.km.session.key))
+        intruder.start_channels()
+        try:
+            intruder.input("a")
+            yielded = collect(kernel.kc, msg_id)
+        finally:
+            intruder.stop_channels()
+        waited = execute(kernel.kc, f"%wait {yielded.codemode['cell_id']}")
+    assert waited.stdout.startswith("ERROR exec_command needs a person's approval here")
+    assert list(outside.iterdir()) == []
+
+
+def test_a_question_open_when_the_cell_yields_is_withdrawn(tmp_path, outside):
+    """No front end answers once the request is over: the question is withdrawn at the yield,
+    the call refused as for a cell in the background, and the next question is asked."""
+    code = '// @exec: {"yield_time_ms": 300}\n' + escalated(outside / "late.txt")
+    with kernel_in(tmp_path / "nb") as kernel:
+        msg_id = send_execute(kernel.kc, code, allow_stdin=True)
+        kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)  # asked; never answered
+        yielded = collect(kernel.kc, msg_id)
+        assert yielded.codemode["status"] == "running"
+        waited = execute(kernel.kc, f"%wait {yielded.codemode['cell_id']}")
+        assert waited.stdout.startswith("ERROR exec_command needs a person's approval here")
+        _, done = ask_and_answer(kernel, escalated(outside / "next.txt"), "y")
+        assert json.loads(done.stdout)["exit_code"] == 0
+    assert sorted(p.name for p in outside.iterdir()) == ["next.txt"]

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 from dependencies import require
+from jupyter_core.paths import jupyter_runtime_dir
 from kernel_driver import Kernel, execute
-from sandbox_cells import kernel_in, printed, shell, write
+from sandbox_cells import kernel_in, printed, read, shell, write
 
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
 
@@ -187,16 +188,58 @@ def test_typo_in_disabled_tools_is_a_configuration_problem(tmp_path):
 def test_config_magic_shows_the_effective_policy(tmp_path):
     workspace = tmp_path / "nb"
     (workspace / ".git").mkdir(parents=True)
-    with kernel_in(
-        workspace, 'approval_policy = "never"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\n'
-    ) as kernel:
+    toml = 'approval_policy = "never"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\n'
+    with kernel_in(workspace, toml) as kernel:
         shown = run(kernel, "%config").stdout.splitlines()
+        connection_file = kernel.km.connection_file
     real = workspace.resolve()
-    assert shown[-6:] == [
+    assert shown[-7:] == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",
-        f"  read-only inside them: {real / '.git'}",
+        f"  read-only inside them: {real / '.git'}, {real / 'codemode.toml'}",
+        f"  hidden from commands: {jupyter_runtime_dir()}, {connection_file}",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "all", *KEY*/*SECRET*/*TOKEN* removed',
     ]
+
+
+def test_a_cell_cannot_create_or_change_the_notebooks_config(tmp_path):
+    """The next kernel start reads codemode.toml (MCP commands, the sandbox mode): a cell must
+    not be able to write it, nor create it where there was none."""
+    workspace = tmp_path / "nb"
+    with kernel_in(workspace) as kernel:
+        made = result(run(kernel, shell("echo 'sandbox_mode = \\\"danger-full-access\\\"' > codemode.toml")))
+        assert made["exit_code"] == 1 and "codemode.toml: Permission denied" in made["output"]
+        refused = printed(run(kernel, write("codemode.toml", 'sandbox_mode = "danger-full-access"')))
+        assert refused.startswith(f"ERROR write_file: {str(workspace.resolve() / 'codemode.toml')!r} cannot be written")
+        assert sorted(p.name for p in workspace.iterdir()) == []  # no mount point left behind
+    (workspace / "codemode.toml").write_text("[session]\nyield_time_ms = 5000\n")
+    with kernel_in(workspace) as kernel:
+        changed = result(run(kernel, shell("echo 'sandbox_mode = \\\"danger-full-access\\\"' >> codemode.toml")))
+        assert changed["exit_code"] == 1 and "Read-only file system" in changed["output"]
+    assert (workspace / "codemode.toml").read_text() == "[session]\nyield_time_ms = 5000\n"
+
+
+def test_commands_cannot_write_proc_sys_even_as_root(tmp_path):
+    """A kernel running as root keeps uid 0 in the sandbox, and Linux checks only the uid for
+    /proc/sys (kernel.core_pattern would run a program of the cell's as full root)."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        done = result(run(kernel, shell("echo 1 > /proc/sys/vm/drop_caches; unshare -U true")))
+    assert done["output"].splitlines() == [
+        "/usr/bin/bash: line 1: /proc/sys/vm/drop_caches: Read-only file system",
+        "unshare: unshare failed: No space left on device",
+    ]
+
+
+def test_the_kernels_connection_file_is_out_of_reach(tmp_path):
+    """Its key signs requests to the kernel: a command that read it could answer its own
+    approval questions."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        connection_file = kernel.km.connection_file
+        catted = result(run(kernel, shell(f"wc -c < {connection_file}")))
+        refused = printed(run(kernel, read(connection_file)))
+    assert catted["output"] == f"/usr/bin/bash: line 1: {connection_file}: Permission denied\n"
+    assert refused.startswith("ERROR read_file: ") and refused.endswith(
+        "cannot be read: Jupyter's runtime files are out of cells' reach."
+    )
