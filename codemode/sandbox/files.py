@@ -74,6 +74,9 @@ def _open_folder(policy: SandboxPolicy, target: Path) -> int:
     return folder
 
 
+_NOT_REGULAR = "{target!r} is not a regular file (a pipe, device or socket); it was not written."
+
+
 def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` (relative paths are relative to the working directory),
     creating missing parent folders, if ``policy`` allows it; returns the path written.
@@ -82,6 +85,8 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
     if not policy.can_write(target):
         raise WriteRefused(_refusal(policy, target))
+    if os.path.exists(target) and not os.path.isfile(target):
+        raise WriteRefused(_NOT_REGULAR.format(target=str(target)))
     folder = _open_folder(policy, target)
     try:
         if not policy.unrestricted and not policy.can_write(_fd_path(folder) / target.name):
@@ -92,7 +97,7 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
         os.close(folder)
     with os.fdopen(fd, "wb") as out:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise WriteRefused(f"{str(target)!r} is not a regular file (a pipe, device or socket); it was not written.")
+            raise WriteRefused(_NOT_REGULAR.format(target=str(target)))
         os.ftruncate(fd, 0)
         out.write(data)
     return target

@@ -98,6 +98,7 @@ class SandboxPolicy:
     network_access: bool = False
     extra_protected: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    listed_roots: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(
@@ -106,19 +107,18 @@ class SandboxPolicy:
         """The policy ``settings`` describe for ``workspace``; ``environ`` (default
         ``os.environ``) supplies ``TMPDIR``."""
         environ = os.environ if environ is None else environ
-        roots: list[Path] = []
-        if settings.sandbox_mode == "workspace-write":
-            candidates = [Path(p) for p in settings.writable_roots]
-            if not settings.exclude_slash_tmp:
-                candidates.append(Path("/tmp"))
-            tmpdir = environ.get("TMPDIR", "")
-            if not settings.exclude_tmpdir_env_var and tmpdir and os.path.isabs(tmpdir):
-                candidates.append(Path(tmpdir))
-            roots = [path.resolve() for path in candidates]
+        candidates = [Path(p) for p in settings.writable_roots]
+        if not settings.exclude_slash_tmp:
+            candidates.append(Path("/tmp"))
+        tmpdir = environ.get("TMPDIR", "")
+        if not settings.exclude_tmpdir_env_var and tmpdir and os.path.isabs(tmpdir):
+            candidates.append(Path(tmpdir))
+        listed = tuple(dict.fromkeys(path.resolve() for path in candidates))
+        roots = listed if settings.sandbox_mode == "workspace-write" else ()
         network = settings.sandbox_mode == "danger-full-access" or (
             settings.sandbox_mode == "workspace-write" and settings.network_access
         )
-        return cls(settings.sandbox_mode, workspace.resolve(), tuple(dict.fromkeys(roots)), network)
+        return cls(settings.sandbox_mode, workspace.resolve(), roots, network, listed_roots=listed)
 
     @property
     def unrestricted(self) -> bool:
@@ -137,9 +137,11 @@ class SandboxPolicy:
         return roots
 
     def writable_folders(self) -> list[Path]:
-        """The workspace and every configured root, whether or not the mode lets commands write
-        them now: no program is taken from them to run a command (:func:`~codemode.sandbox.bwrap.find_program`)."""
-        return [self.workspace, *self.roots]
+        """The workspace and every configured root (``/tmp`` and ``$TMPDIR`` included unless
+        excluded), whether or not the mode lets commands write them now (an earlier session's
+        may have): no program is taken from them to run a command
+        (:func:`~codemode.sandbox.bwrap.find_program`)."""
+        return [self.workspace, *self.listed_roots]
 
     def masked(self) -> list[Path]:
         """Protected paths that do not exist yet and must not be created: the workspace's

@@ -96,8 +96,8 @@ def _is_safe(command: list[str]) -> bool:
     name, args = os.path.basename(command[0]), command[1:]
     if name in ALWAYS_SAFE:
         return True
-    if name == "uniq":  # ``uniq IN OUT`` writes OUT
-        return len([a for a in args if not a.startswith("-")]) <= 1
+    if name == "uniq":  # ``uniq IN OUT`` writes OUT (``-`` names standard input, a file argument)
+        return len([a for a in args if a == "-" or not a.startswith("-")]) <= 1
     if name == "base64":
         return not any(a in ("-o", "--output") or a.startswith(("--output=", "-o")) for a in args)
     if name == "find":
@@ -117,19 +117,51 @@ def is_known_safe(script: str) -> bool:
     return commands is not None and all(_is_safe(command) for command in commands)
 
 
-WRAPPERS = frozenset("sudo doas env command exec nice nohup time timeout stdbuf ionice xargs".split())
-"""Programs that run the command named in their arguments."""
+WRAPPER_OPTIONS_WITH_VALUE = {
+    "sudo": frozenset(
+        "-u -g -C -h -p -r -t -T -U -D -R --user --group --close-from --host --prompt --role --type "
+        "--command-timeout --other-user --chdir --chroot".split()
+    ),
+    "doas": frozenset("-u -C".split()),
+    "env": frozenset("-u -C -S --unset --chdir --split-string".split()),
+    "nice": frozenset("-n --adjustment".split()),
+    "ionice": frozenset("-c -n -p -P -u --class --classdata --pid --pgid --uid".split()),
+    "timeout": frozenset("-s -k --signal --kill-after".split()),
+    "stdbuf": frozenset("-i -o -e --input --output --error".split()),
+    "xargs": frozenset(
+        "-a -d -E -e -I -i -L -l -n -P -s --arg-file --delimiter --eof --replace --max-lines "
+        "--max-args --max-procs --max-chars --process-slot-var".split()
+    ),
+    "command": frozenset(),
+    "exec": frozenset("-a".split()),
+    "nohup": frozenset(),
+    "time": frozenset("-f -o --format --output".split()),
+}
+"""Programs that run the command named in their arguments, with their options that take the next
+word as value (``sudo -u root rm`` runs ``rm``; ``sudo -i rm`` too: ``-i`` takes none)."""
 
-_WRAPPER_OPTIONS_WITH_VALUE = frozenset("-u -g -C -h -n -s -k -I -L -d -P -i -o -e -c -t".split())
+SHELL_KEYWORDS = frozenset("{ } ! if then else elif fi do done while until case esac time".split())
+"""Words before a command that are shell syntax, not the command (``if true; then rm -rf x; fi``)."""
+
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+_RM_LONG_FORCE = "--force"
 
 
 def _unwrapped(command: list[str]) -> list[str]:
-    """The command a chain of wrappers runs (``sudo -u x timeout 5 rm -rf y`` → ``rm -rf y``)."""
-    while command and os.path.basename(command[0].lstrip("(")) in WRAPPERS:
-        name, rest, index = os.path.basename(command[0].lstrip("(")), command[1:], 0
+    """The command a line really runs: past shell keywords, ``NAME=value`` assignments and
+    wrappers (``LC_ALL=C sudo -u x timeout 5 rm -rf y`` runs ``rm -rf y``)."""
+    while command:
+        word = command[0].lstrip("({")
+        if not word or word in SHELL_KEYWORDS or _ASSIGNMENT.match(word):
+            command = command[1:]
+            continue
+        name = os.path.basename(word)
+        takes_value = WRAPPER_OPTIONS_WITH_VALUE.get(name)
+        if takes_value is None:
+            return [word, *command[1:]]
+        rest, index = command[1:], 0
         while index < len(rest) and (rest[index].startswith("-") or (name == "env" and "=" in rest[index])):
-            index += 2 if rest[index] in _WRAPPER_OPTIONS_WITH_VALUE else 1
+            index += 2 if rest[index] in takes_value else 1
         if name == "timeout" and index < len(rest):
             index += 1  # the duration
         command = rest[index:]
@@ -146,9 +178,15 @@ def _is_dangerous(command: list[str]) -> bool:
             if flag.startswith("-") and not flag.startswith("--") and "c" in flag:
                 return is_dangerous(script)
         return False
+    if name == "eval":
+        return is_dangerous(" ".join(args))
     if name != "rm":
         return False
-    return any(a == "--force" or (a.startswith("-") and not a.startswith("--") and "f" in a) for a in args)
+    # GNU rm takes any unambiguous abbreviation of --force (--f, --fo, ...).
+    return any(
+        (len(a) >= 3 and _RM_LONG_FORCE.startswith(a)) or (a.startswith("-") and not a.startswith("--") and "f" in a)
+        for a in args
+    )
 
 
 def is_dangerous(script: str) -> bool:

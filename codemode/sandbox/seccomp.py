@@ -34,9 +34,11 @@ ALWAYS_DENIED = (
 )
 """System calls a sandboxed command never gets (Codex's list)."""
 
-NETWORK_CALLS = ("connect", "accept", "accept4", "bind", "listen", "sendto", "sendmmsg", "recvmmsg")
+NETWORK_CALLS = ("connect", "accept", "accept4", "bind", "listen", "sendmmsg", "recvmmsg")
 """System calls denied when the command has no network: those that open a connection or send
-to an address (``sendto`` can reach a named Unix socket without ``connect``). Codex's list
+to an address; ``sendto`` is denied only with an address (its fifth argument), since ``send()``
+on a connected socket is ``sendto`` without one (asyncio wakes its loop that way through a
+``socketpair``). Codex's list
 also denies ``getpeername``, ``getsockname``, ``getsockopt``, ``setsockopt`` and ``shutdown``;
 they only act on a socket the command already has, and denying ``getpeername`` makes bash take
 ``/dev/null`` for a network connection and run ``~/.bashrc`` (its ``isnetconn`` check treats
@@ -68,6 +70,7 @@ def filter_program(network: bool) -> bytes:
         if not network:
             for name in NETWORK_CALLS:
                 rules.add_rule(deny, name)
+            rules.add_rule(deny, "sendto", pyseccomp.Arg(4, pyseccomp.NE, 0))
             for name in ("socket", "socketpair"):
                 rules.add_rule(deny, name, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
             # An unconnected Unix datagram socket reaches any named socket with sendmsg
