@@ -24,7 +24,8 @@ def require_bwrap() -> None:
 
 class Dispatchers:
     """``await make(**settings)``: a :class:`ToolCallRuntime` whose sandbox has ``settings``
-    and whose workspace is ``workspace`` (entered before the registry is built)."""
+    and whose workspace is ``workspace`` (entered before the registry is built);
+    ``await make_from(config)`` for a whole :class:`Config`."""
 
     def __init__(self, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.workspace = workspace
@@ -32,8 +33,12 @@ class Dispatchers:
         self.registries: list[ToolRegistry] = []
 
     async def make(self, **settings) -> ToolCallRuntime:
+        return await self.make_from(Config(sandbox=SandboxSettings(**settings)))
+
+    async def make_from(self, config: Config) -> ToolCallRuntime:
+        """A dispatcher over the registry ``config`` gives, built in the workspace."""
         self.monkeypatch.chdir(self.workspace)
-        registry = await ToolRegistry.create(Config(sandbox=SandboxSettings(**settings)))
+        registry = await ToolRegistry.create(config)
         self.registries.append(registry)
         return ToolCallRuntime(registry)
 

@@ -94,13 +94,34 @@ async def test_when_no_one_can_be_asked_the_command_does_not_run(make, outside, 
     assert list(outside.iterdir()) == []
 
 
-async def test_untrusted_asks_once_and_retries_a_sandbox_refusal_outside(make, ws, outside):
-    person = Person("approved")
+async def test_untrusted_asks_to_run_then_again_to_retry_a_sandbox_refusal_outside(make, ws, outside):
+    # The first yes was for a run inside the sandbox; leaving it is a second question.
+    person = Person("approved", "approved")
     cmd = f"touch {outside}/f"
     result = await run(await make(person, approval_policy="untrusted"), cmd)
     assert (result["exit_code"], result["output"]) == (0, "")
     assert (outside / "f").exists()
-    assert person.asked == [ApprovalRequest("1", cmd, str(ws), True)]
+    assert person.asked == [
+        ApprovalRequest("1", cmd, str(ws), True),
+        ApprovalRequest("1", cmd, str(ws), False, None, RETRY),
+    ]
+
+
+async def test_untrusted_retry_denied_returns_the_rejection_and_runs_nothing_outside(make, ws, outside):
+    person = Person("approved", "denied")
+    cmd = f"touch {outside}/f"
+    result = await call(await make(person, approval_policy="untrusted"), "exec_command", {"cmd": cmd})
+    assert (result.outcome, result.error) == ("failed", "exec command rejected by user")
+    assert list(outside.iterdir()) == []
+    assert [r.sandboxed for r in person.asked] == [True, False]
+
+
+async def test_untrusted_does_not_ask_to_retry_what_the_sandbox_allowed(make, ws):
+    person = Person("approved")
+    result = await run(await make(person, approval_policy="untrusted"), "touch inside")
+    assert (result["exit_code"], result["output"]) == (0, "")
+    assert (ws / "inside").exists()
+    assert person.asked == [ApprovalRequest("1", "touch inside", str(ws), True)]
 
 
 async def test_untrusted_runs_known_safe_commands_unasked(make):
@@ -133,14 +154,27 @@ async def test_on_failure_does_not_ask_about_the_commands_own_failure(make):
     assert person.asked == []
 
 
-async def test_on_failure_retries_an_approved_dangerous_command_outside_without_asking_again(make, ws, outside):
+async def test_on_failure_asks_again_before_retrying_an_approved_dangerous_command_outside(make, ws, outside):
     (outside / "f").write_text("x")
-    person = Person("approved")
+    person = Person("approved", "approved")
     cmd = f"rm -f {outside}/f"
     result = await run(await make(person, approval_policy="on-failure"), cmd)
     assert (result["exit_code"], result["output"]) == (0, "")
     assert list(outside.iterdir()) == []
-    assert person.asked == [ApprovalRequest("1", cmd, str(ws), True)]
+    assert person.asked == [
+        ApprovalRequest("1", cmd, str(ws), True),
+        ApprovalRequest("1", cmd, str(ws), False, None, RETRY),
+    ]
+
+
+async def test_a_retry_approved_for_the_session_is_not_asked_again(make, ws, outside):
+    person = Person("approved_for_session")
+    dispatcher = await make(person, approval_policy="on-failure")
+    cmd = f"echo x >> {outside}/log"
+    for _ in range(2):
+        await run(dispatcher, cmd)
+    assert (outside / "log").read_text() == "x\nx\n"
+    assert person.asked == [ApprovalRequest("1", cmd, str(ws), False, None, RETRY)]
 
 
 async def test_on_request_asks_before_a_dangerous_command_and_runs_it_in_the_sandbox(make, ws):

@@ -15,6 +15,7 @@ from codemode.sandbox.approvals import (
     parse_answer,
     plan_command,
 )
+from codemode.sandbox.safe_commands import is_known_safe
 
 SCRIPTS = {"known-safe": "ls && git status", "plain": "touch out.txt", "dangerous": "rm -rf build"}
 NEVER_REFUSAL = "approval required by policy, but AskForApproval is set to Never"
@@ -37,16 +38,16 @@ def refused(policy_name: str) -> Plan:
 
 # (policy, unrestricted, kind, escalate) -> Plan, every combination.
 TABLE = {
-    # untrusted: only known-safe scripts run unasked; a sandbox refusal is retried outside,
-    # without a second question; no escalation.
+    # untrusted: only known-safe scripts run unasked; after a sandbox refusal of any other, a
+    # run outside is asked about (a second question); no escalation.
     ("untrusted", False, "known-safe", False): RUN,
     ("untrusted", False, "plain", False): Plan(ask=True, retry_outside=True),
     ("untrusted", False, "dangerous", False): Plan(ask=True, retry_outside=True),
     ("untrusted", True, "known-safe", False): RUN_BARE,
     ("untrusted", True, "plain", False): Plan(ask=True, sandboxed=False),
     ("untrusted", True, "dangerous", False): Plan(ask=True, sandboxed=False),
-    # on-failure: run in the sandbox; a refusal asks to retry outside (not asked twice for a
-    # dangerous script already approved); no escalation.
+    # on-failure: run in the sandbox; a refusal asks to retry outside (also for a dangerous
+    # script whose run inside was approved); no escalation.
     ("on-failure", False, "known-safe", False): Plan(retry_outside=True),
     ("on-failure", False, "plain", False): Plan(retry_outside=True),
     ("on-failure", False, "dangerous", False): Plan(ask=True, retry_outside=True),
@@ -95,12 +96,16 @@ def test_plan(policy, unrestricted, kind, escalate):
 
 
 @pytest.mark.parametrize("policy", ["untrusted", "on-failure", "on-request", "never"])
-def test_only_a_sandboxed_run_is_retried_outside(policy):
-    scripts = [*SCRIPTS.values(), "sudo rm -f x", "make", "ls > x"]
+@pytest.mark.parametrize("escalate", [False, True])
+def test_only_a_sandboxed_run_under_untrusted_or_on_failure_is_retried_outside(policy, escalate):
+    scripts = [*SCRIPTS.values(), "sudo rm -f x", "rm x -rf", "make", "ls > x", "uniq a b"]
     for unrestricted in (False, True):
         for script in scripts:
-            plan = plan_command(policy, unrestricted, script, False)
-            assert not (plan.retry_outside and not plan.sandboxed), (unrestricted, script, plan)
+            plan = plan_command(policy, unrestricted, script, escalate)
+            expected = plan.sandboxed and not plan.forbidden and policy in ("untrusted", "on-failure")
+            if policy == "untrusted" and is_known_safe(script):
+                expected = False  # known-safe: runs in the sandbox, and what it gets is the answer
+            assert plan.retry_outside is expected, (unrestricted, script, plan)
 
 
 @pytest.mark.parametrize(

@@ -17,14 +17,30 @@ from codemode.sandbox.policy import SandboxPolicy
 
 TMP = str(Path("/tmp").resolve())
 COMMAND = ["/usr/bin/bash", "-c", "echo hi"]
-HEAD = ["bwrap", "--new-session", "--die-with-parent", "--unshare-user", "--cap-drop", "ALL", "--unshare-pid"]
+HEAD = [
+    "bwrap",
+    "--new-session",
+    "--die-with-parent",
+    "--unshare-user",
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+    "--unshare-pid",
+]
+PROC_READ_ONLY = [
+    a
+    for p in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
+    if os.path.exists(p)
+    for a in ("--ro-bind", p, p)
+]
+"""What follows ``--proc /proc``: the writable parts of /proc bound read-only again."""
 
 
 @pytest.fixture(params=[True, False], ids=["proc", "no-proc"])
 def proc(request, monkeypatch):
     """The probe's verdict on mounting a new /proc; yields the expected ``--proc`` arguments."""
     monkeypatch.setattr(bwrap, "_probe_result", (None, request.param))
-    return ["--proc", "/proc"] if request.param else []
+    return ["--proc", "/proc", *PROC_READ_ONLY] if request.param else []
 
 
 @pytest.fixture
@@ -38,8 +54,11 @@ def policy(ws, **settings):
     return SandboxPolicy.from_settings(SandboxSettings(**settings), ws, {})
 
 
-def tail(cwd, fd=7):
-    return ["--seccomp", str(fd), "--chdir", str(cwd), "--", *COMMAND]
+def tail(cwd, fd=7, workspace=None):
+    """The end of the command line; ``workspace``: a workspace-write policy's, whose missing
+    ``codemode.toml`` is masked so that no command can create it."""
+    mask = ["--ro-bind", "/dev/null", str(workspace / "codemode.toml")] if workspace is not None else []
+    return [*mask, "--seccomp", str(fd), "--chdir", str(cwd), "--", *COMMAND]
 
 
 def test_read_only_binds_nothing_writable(ws, proc):
@@ -76,7 +95,7 @@ def test_workspace_write_binds_roots_shallow_first(ws, tmp_path, proc):
         "--bind",
         str(ws),
         str(ws),
-        *tail(ws / "..", 3),
+        *tail(ws / "..", 3, workspace=ws),
     ]
 
 
@@ -111,7 +130,7 @@ def test_workspace_write_then_ro_binds_the_protected_paths(ws, tmp_path, proc):
         "--ro-bind",
         str(ws / ".agents"),
         str(ws / ".agents"),
-        *tail(ws),
+        *tail(ws, workspace=ws),
     ]
 
 
@@ -126,6 +145,9 @@ def test_a_symlinked_protected_path_is_bound_read_only_at_its_target(ws, proc):
         "--ro-bind",
         str(ws / "decoy"),
         str(ws / "decoy"),
+        "--ro-bind",
+        "/dev/null",
+        str(ws / "codemode.toml"),
     ]
 
 
@@ -134,7 +156,13 @@ def test_protected_paths_come_after_every_bind(ws, tmp_path, proc):
     (extra / ".git").mkdir(parents=True)
     (ws / ".git").mkdir()
     argv = bwrap_argv("bwrap", policy(ws, writable_roots=[str(extra)], exclude_slash_tmp=True), ws, 7, COMMAND)
-    mounts = [(argv[i], argv[i + 1]) for i, a in enumerate(argv) if a in ("--bind", "--ro-bind") and argv[i + 1] != "/"]
+    mounts = [
+        (argv[i], argv[i + 1])
+        for i, a in enumerate(argv)
+        if a in ("--bind", "--ro-bind")
+        and argv[i + 1] not in ("/", "/dev/null")
+        and not argv[i + 1].startswith("/proc")
+    ]
     assert mounts == [
         ("--bind", str(extra)),
         ("--bind", str(ws)),
@@ -145,7 +173,7 @@ def test_protected_paths_come_after_every_bind(ws, tmp_path, proc):
 
 def test_missing_roots_are_not_bound(ws, tmp_path, proc):
     argv = bwrap_argv("bwrap", policy(ws, writable_roots=[str(tmp_path / "gone")], exclude_slash_tmp=True), ws, 7, [])
-    assert [a for a in argv if a.startswith(str(tmp_path))] == [str(ws), str(ws), str(ws)]
+    assert [a for a in argv if a.startswith(str(tmp_path))] == [str(ws), str(ws), str(ws / "codemode.toml"), str(ws)]
 
 
 def test_network_access_keeps_the_network_namespace(ws, proc):
@@ -161,7 +189,7 @@ def test_network_access_keeps_the_network_namespace(ws, proc):
         "--bind",
         str(ws),
         str(ws),
-        *tail(ws, 9),
+        *tail(ws, 9, workspace=ws),
     ]
 
 
@@ -175,7 +203,7 @@ def test_the_command_follows_the_double_dash_unchanged(ws, proc):
 def test_before_the_probe_proc_is_mounted(ws, monkeypatch):
     monkeypatch.setattr(bwrap, "_probe_result", None)
     argv = bwrap_argv("bwrap", policy(ws, sandbox_mode="read-only"), ws, 7, COMMAND)
-    assert argv[argv.index("/dev") + 1 : argv.index("--seccomp")] == ["--proc", "/proc"]
+    assert argv[argv.index("/dev") + 1 : argv.index("--seccomp")] == ["--proc", "/proc", *PROC_READ_ONLY]
 
 
 def _fake_bwrap(folder: Path) -> Path:
@@ -193,19 +221,19 @@ def test_find_bwrap_skips_relative_entries_and_the_workspace(tmp_path, monkeypat
     good = _fake_bwrap(tmp_path / "system")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", os.pathsep.join(["rel", str(ws / "bin"), str(tmp_path / "system")]))
-    assert find_bwrap(ws) == str(good)
-    assert find_bwrap(None) == str(ws / "bin" / "bwrap")
+    assert find_bwrap([ws]) == str(good)
+    assert find_bwrap() == str(ws / "bin" / "bwrap")
 
 
 def test_find_bwrap_without_one_on_the_path(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert find_bwrap(tmp_path / "ws") is None
+    assert find_bwrap([tmp_path / "ws"]) is None
 
 
 def test_without_bwrap_the_problem_says_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setattr(bwrap, "_probe_result", None)
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert bwrap.sandbox_problem(tmp_path) == (
+    assert bwrap.sandbox_problem([tmp_path]) == (
         "bubblewrap (`bwrap`) is not installed. Install it (Debian/Ubuntu: `apt-get install bubblewrap`; the "
         'project\'s scripts/install-tools.sh does), or set sandbox_mode = "danger-full-access" in codemode.toml '
         "to run commands without a sandbox."
@@ -213,4 +241,111 @@ def test_without_bwrap_the_problem_says_how_to_install_it(tmp_path, monkeypatch)
     # The verdict is kept for the process: a bwrap appearing later is not looked for again.
     _fake_bwrap(tmp_path / "later")
     monkeypatch.setenv("PATH", str(tmp_path / "later"))
-    assert bwrap.sandbox_problem(tmp_path).startswith("bubblewrap (`bwrap`) is not installed.")
+    assert bwrap.sandbox_problem([tmp_path]).startswith("bubblewrap (`bwrap`) is not installed.")
+
+
+def test_extra_protected_and_hidden_paths_are_mounted_after_the_config_mask(ws, tmp_path, proc):
+    (ws / "tools.py").write_text("")
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    (tmp_path / "server-token").write_text("")
+    hidden = (runtime, tmp_path / "server-token", tmp_path / "gone")
+    p = policy(ws, exclude_slash_tmp=True).with_protection((ws / "tools.py", ws / "missing.py"), hidden)
+    argv = bwrap_argv("bwrap", p, ws, 7, COMMAND)
+    assert argv[argv.index("--bind") : argv.index("--seccomp")] == [
+        "--bind",
+        str(ws),
+        str(ws),
+        "--ro-bind",
+        str(ws / "tools.py"),
+        str(ws / "tools.py"),
+        "--ro-bind",
+        "/dev/null",
+        str(ws / "codemode.toml"),
+        "--tmpfs",
+        str(runtime),
+        "--ro-bind",
+        "/dev/null",
+        str(tmp_path / "server-token"),
+    ]
+
+
+def test_hidden_paths_are_hidden_in_read_only_mode_too(ws, tmp_path, proc):
+    p = policy(ws, sandbox_mode="read-only").with_protection(hidden=(tmp_path,))
+    argv = bwrap_argv("bwrap", p, ws, 7, COMMAND)
+    assert argv[argv.index("--seccomp") - 2 : argv.index("--seccomp")] == ["--tmpfs", str(tmp_path)]
+
+
+def test_an_existing_config_file_is_bound_read_only_not_masked(ws, proc):
+    (ws / "codemode.toml").write_text("")
+    argv = bwrap_argv("bwrap", policy(ws, exclude_slash_tmp=True), ws, 7, COMMAND)
+    assert argv[argv.index("--bind") : argv.index("--seccomp")] == [
+        "--bind",
+        str(ws),
+        str(ws),
+        "--ro-bind",
+        str(ws / "codemode.toml"),
+        str(ws / "codemode.toml"),
+    ]
+
+
+def test_masked_paths_removes_the_empty_mount_point_afterwards(ws):
+    p = policy(ws, exclude_slash_tmp=True)
+    with bwrap.masked_paths(p):
+        (ws / "codemode.toml").write_bytes(b"")  # what bubblewrap leaves as the mount point
+    assert list(ws.iterdir()) == []
+
+
+def test_masked_paths_waits_for_the_last_command_masking_the_path(ws):
+    p = policy(ws, exclude_slash_tmp=True)
+    with bwrap.masked_paths(p):
+        with bwrap.masked_paths(p):
+            (ws / "codemode.toml").write_bytes(b"")
+        assert (ws / "codemode.toml").exists()  # the other command's mount point stays
+    assert list(ws.iterdir()) == []
+    assert bwrap._masks_in_use == {}
+
+
+def test_masked_paths_keeps_what_a_person_wrote_meanwhile(ws, tmp_path):
+    p = policy(ws, exclude_slash_tmp=True)
+    with bwrap.masked_paths(p):
+        (ws / "codemode.toml").write_text('sandbox_mode = "read-only"\n')
+    assert (ws / "codemode.toml").read_text() == 'sandbox_mode = "read-only"\n'
+    (ws / "codemode.toml").unlink()
+    with bwrap.masked_paths(p):
+        (ws / "codemode.toml").mkdir()
+    assert (ws / "codemode.toml").is_dir()
+    (ws / "codemode.toml").rmdir()
+    with bwrap.masked_paths(p):
+        (ws / "codemode.toml").symlink_to(tmp_path / "empty")
+        (tmp_path / "empty").write_bytes(b"")
+    assert (ws / "codemode.toml").is_symlink()
+
+
+def _fake(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+def test_find_program_skips_every_untrusted_folder_and_links_into_them(tmp_path, monkeypatch):
+    ws, extra = tmp_path / "ws", tmp_path / "extra"
+    _fake(ws / "deep" / "bin", "bash")
+    _fake(extra, "bash")
+    (tmp_path / "linked-bin").symlink_to(ws / "deep" / "bin")
+    good = _fake(tmp_path / "system", "bash")
+    entries = [str(tmp_path / "linked-bin"), str(ws / "deep" / "bin"), str(extra), str(tmp_path / "system")]
+    monkeypatch.setenv("PATH", os.pathsep.join(entries))
+    assert bwrap.find_program("bash", [ws, extra]) == str(good)
+    assert bwrap.find_program("bash", [ws]) == str(extra / "bash")
+    assert bwrap.find_program("bash") == str(tmp_path / "linked-bin" / "bash")
+
+
+def test_find_program_skips_empty_entries_which_mean_the_working_folder(tmp_path, monkeypatch):
+    _fake(tmp_path, "bash")
+    monkeypatch.chdir(tmp_path)
+    for path in (":/nonexistent", "/nonexistent:", "/nonexistent::/nonexistent2", ".", ""):
+        monkeypatch.setenv("PATH", path)
+        assert bwrap.find_program("bash") is None, path

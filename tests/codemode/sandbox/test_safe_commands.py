@@ -32,6 +32,10 @@ KNOWN_SAFE = [
     "base64 f",
     "numfmt --to=iec 1024",
     "tac f",
+    "uniq",
+    "uniq f",
+    "uniq -c f",
+    "cat f | uniq",
 ]
 
 NOT_KNOWN_SAFE = [
@@ -88,6 +92,10 @@ NOT_KNOWN_SAFE = [
     "python3 -c 1",
     "'git status'",
     "ls && rm x",
+    # uniq IN OUT writes OUT; "-" (standard input) is an IN like any other.
+    "uniq a b",
+    "uniq -c a b",
+    "ls | uniq - out",
 ]
 
 
@@ -132,13 +140,44 @@ DANGEROUS = [
     # "#" inside a word is not a comment for bash: the rm runs.
     "echo a#b; rm -rf x",
     "cat a#b && sudo rm -f y",
+    # Every spelling of a forced rm.
+    "rm -fr x",
+    "rm -Rf x",
+    "rm -r -f x",
+    "rm --force x",
+    "rm -rfv x",
+    "rm x -rf",
+    "rm -if x",
+    # Behind wrappers.
+    "sudo -u root rm -rf x",
+    "env A=1 rm -rf x",
+    "command rm -rf x",
+    "nice -n 5 rm -rf x",
+    "timeout 5 rm -rf x",
+    "timeout -k 5 10 rm -rf x",
+    "find . | xargs rm -rf",
+    "sudo env A=1 timeout 5 nice rm -rf x",
+    "exec rm -f x",
+    # Inside a shell's script and in subshells.
+    "bash -c 'rm -rf x'",
+    "sh -c 'ls; rm -f y'",
+    "bash -lc 'rm -rf x'",
+    "bash -c 'sudo rm -rf x'",
+    "(rm -rf x)",
+    "ls && (cd y; rm -rf x)",
+    "echo $(rm -rf x)",
+    "ls `rm -rf x`",
+    "ls\nrm -rf x",
 ]
 
 NOT_DANGEROUS = [
     "rm -r x",
     "rm x",
-    "rm -fr x",
-    "rm x -rf",
+    "rm -i x",
+    "rm --recursive x",
+    "echo rm -rf",
+    "bash -c 'rm -r x'",
+    "(rm -r x)",
     "sudo ls",
     "sudo",
     "git reset --hard",
@@ -153,6 +192,28 @@ NOT_DANGEROUS = [
 
 @pytest.mark.parametrize("script", DANGEROUS)
 def test_dangerous(script):
+    assert is_dangerous(script) is True
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # A NAME=value prefix, a group or a compound command in front of rm.
+        "LC_ALL=C rm -rf build",
+        "{ rm -rf x; }",
+        "if true; then rm -rf x; fi",
+        # Wrapper options that take no value (sudo -i / -s, env -i, xargs -t) or a long option
+        # with its value as the next word.
+        "env -i rm -rf x",
+        "sudo -i rm -rf x",
+        "sudo -s rm -rf x",
+        "find . | xargs -t rm -rf",
+        "sudo --user root rm -rf x",
+        "timeout --signal KILL 5 rm -rf x",
+    ],
+)
+def test_dangerous_after_an_assignment_a_keyword_or_a_wrapper_flag(script):
+    """Each of these runs ``rm -rf x``: every spelling of a forced rm is meant to be caught."""
     assert is_dangerous(script) is True
 
 

@@ -9,7 +9,7 @@ import shutil
 import sys
 
 import pytest
-from sandbox_helpers import Dispatchers, call, parse_env, require_bwrap, run
+from sandbox_helpers import call, parse_env, require_bwrap, run
 
 from codemode.config import ShellEnvironmentPolicy
 from codemode.sandbox import bwrap
@@ -39,14 +39,6 @@ libc = ctypes.CDLL(None, use_errno=True)
 result = libc.ptrace(0, 0, None, None)  # PTRACE_TRACEME
 print(result, os.strerror(ctypes.get_errno()) if result else "")
 """
-
-
-@pytest.fixture
-async def dispatchers(ws, monkeypatch):
-    monkeypatch.delenv("TMPDIR", raising=False)
-    made = Dispatchers(ws, monkeypatch)
-    yield made
-    await made.close()
 
 
 @pytest.fixture

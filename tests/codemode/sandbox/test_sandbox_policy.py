@@ -29,7 +29,7 @@ def policy(workspace, environ=None, **settings):
 def test_workspace_write_roots_are_writable_roots_then_tmp_then_tmpdir(ws, tmp_path):
     extra, tmpdir = tmp_path / "extra", tmp_path / "tmpdir"
     p = policy(ws, {"TMPDIR": str(tmpdir)}, writable_roots=[str(extra)])
-    assert p == SandboxPolicy("workspace-write", ws, (extra, TMP, tmpdir), False)
+    assert p == SandboxPolicy("workspace-write", ws, (extra, TMP, tmpdir), False, listed_roots=(extra, TMP, tmpdir))
 
 
 def test_exclude_slash_tmp_leaves_tmp_out(ws, tmp_path):
@@ -95,13 +95,14 @@ def test_writable_roots_lists_existing_roots_workspace_first(ws, tmp_path):
     assert p.writable_roots() == [WritableRoot(ws, (ws / ".git",)), WritableRoot(extra, ())]
 
 
-def test_protected_paths_are_the_existing_git_codex_and_agents(ws):
+def test_protected_paths_are_the_existing_git_codex_agents_and_config_file(ws):
     assert protected_paths(ws) == ()
     (ws / ".agents").mkdir()
     (ws / ".git").mkdir()
     assert protected_paths(ws) == (ws / ".git", ws / ".agents")
+    (ws / "codemode.toml").write_text("")
     (ws / ".codex").mkdir()
-    assert protected_paths(ws) == (ws / ".git", ws / ".codex", ws / ".agents")
+    assert protected_paths(ws) == (ws / ".git", ws / ".codex", ws / ".agents", ws / "codemode.toml")
 
 
 def test_a_git_file_protects_the_git_directory_it_points_to(ws, tmp_path):
@@ -188,16 +189,27 @@ def test_summary_of_workspace_write(ws, tmp_path):
     assert p.summary() == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {ws}, /tmp, {tmpdir}",
-        f"  read-only inside them: {ws}/.git, {ws}/.codex",
+        f"  read-only inside them: {ws}/.git, {ws}/.codex, {ws}/codemode.toml",
         "  network: blocked",
     ]
 
 
-def test_summary_without_protected_paths_and_with_network(ws):
+def test_summary_with_network_lists_the_missing_config_file_as_read_only(ws):
     assert policy(ws, exclude_slash_tmp=True, network_access=True).summary() == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {ws}",
+        f"  read-only inside them: {ws}/codemode.toml",
         "  network: allowed",
+    ]
+
+
+def test_summary_names_an_existing_config_file_once(ws):
+    (ws / "codemode.toml").write_text("")
+    assert policy(ws, exclude_slash_tmp=True).summary() == [
+        'sandbox_mode = "workspace-write"',
+        f"  writable: {ws}",
+        f"  read-only inside them: {ws}/codemode.toml",
+        "  network: blocked",
     ]
 
 

@@ -96,32 +96,42 @@ def test_each_inherit_value_is_read(inherit):
     assert (config.sandbox.shell_environment.inherit, config.errors) == (inherit, [])
 
 
-def test_bad_top_level_values_are_reported_and_the_defaults_kept():
+def test_bad_top_level_values_fall_back_to_the_most_restrictive():
+    # A typo of "read-only" must not allow writes: an unreadable value means read-only / never.
     config = parse_config({"sandbox_mode": "bogus", "approval_policy": 3})
     assert config.errors == [
         'codemode.toml: sandbox_mode: must be one of "read-only", "workspace-write", "danger-full-access", '
-        "not a string ('bogus'); \"workspace-write\" is used.",
+        "not a string ('bogus'); \"read-only\" is used.",
         'codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
-        'not an integer (3); "on-request" is used.',
+        'not an integer (3); "never" is used.',
     ]
-    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("workspace-write", "on-request")
+    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "never")
+
+
+def test_a_bad_sandbox_mode_keeps_a_good_approval_policy():
+    config = parse_config({"sandbox_mode": "readonly", "approval_policy": "untrusted"})
+    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "untrusted")
+    assert config.errors == [
+        'codemode.toml: sandbox_mode: must be one of "read-only", "workspace-write", "danger-full-access", '
+        "not a string ('readonly'); \"read-only\" is used."
+    ]
 
 
 def test_a_bad_value_keeps_an_earlier_good_value_of_another_key():
     config = parse_config({"sandbox_mode": "read-only", "approval_policy": "always"})
-    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "on-request")
+    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "never")
     assert config.errors == [
         'codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
-        "not a string ('always'); \"on-request\" is used."
+        "not a string ('always'); \"never\" is used."
     ]
 
 
 def test_snake_case_spelling_of_a_policy_is_not_accepted():
     config = parse_config({"approval_policy": "on_failure"}, source="/etc/codemode.toml")
-    assert config.sandbox.approval_policy == "on-request"
+    assert config.sandbox.approval_policy == "never"
     assert config.errors == [
         '/etc/codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
-        "not a string ('on_failure'); \"on-request\" is used."
+        "not a string ('on_failure'); \"never\" is used."
     ]
 
 
@@ -138,8 +148,8 @@ def test_bad_workspace_write_values_are_reported_and_the_defaults_kept():
         }
     )
     assert config.errors == [
-        "codemode.toml: sandbox_workspace_write.writable_roots: must be an array of paths (strings), "
-        "not an array; it was ignored.",
+        "codemode.toml: sandbox_workspace_write.writable_roots[1]: must be a path (a string), "
+        "not an integer (5); the setting was ignored.",
         "codemode.toml: sandbox_workspace_write.network_access: must be true or false, not a string ('yes'); "
         "false is used.",
         "codemode.toml: sandbox_workspace_write.exclude_tmpdir_env_var: must be true or false, "
@@ -175,9 +185,9 @@ def test_bad_shell_environment_values_are_reported_and_the_defaults_kept():
         "not a string ('true'); false is used.",
         "codemode.toml: shell_environment_policy.exclude: must be an array of name patterns (strings), "
         "not a string ('AWS_*'); it was ignored.",
-        "codemode.toml: shell_environment_policy.include_only: must be an array of name patterns (strings), "
-        "not an array; it was ignored.",
-        "codemode.toml: shell_environment_policy.set: must be a table of strings, not a table; it was ignored.",
+        "codemode.toml: shell_environment_policy.include_only[0]: must be a name pattern (a string), "
+        "not an integer (1); the setting was ignored.",
+        "codemode.toml: shell_environment_policy.set.A: must be a string, not an integer (1); the setting was ignored.",
         "codemode.toml: shell_environment_policy.filters: is not a known setting and was ignored.",
     ]
     assert config.sandbox.shell_environment == ShellEnvironmentPolicy()
@@ -195,7 +205,7 @@ def test_sections_that_are_not_tables_are_reported():
 def test_misspelled_top_level_keys_are_reported_as_unknown():
     config = parse_config({"sandbox-mode": "read-only", "sandbox_workspace_write": {"network": True}})
     assert config.errors == [
-        "codemode.toml: sandbox-mode: is not a known section and was ignored.",
+        "codemode.toml: sandbox-mode: is not a known setting or section and was ignored.",
         "codemode.toml: sandbox_workspace_write.network: is not a known setting and was ignored.",
     ]
     assert config.sandbox == SandboxSettings()
@@ -213,3 +223,72 @@ def test_a_config_file_on_disk_resolves_roots_against_its_own_folder(tmp_path, m
     config = load_config(folder / "codemode.toml")
     assert config.errors == []
     assert config.sandbox.writable_roots == [str(Path(folder) / "data")]
+
+
+def test_each_bad_element_is_named_by_its_index_and_key():
+    config = parse_config(
+        {
+            "sandbox_workspace_write": {"writable_roots": ["/a", "/b", ["/c"]]},
+            "shell_environment_policy": {"exclude": ["A_*", "B_*", False], "set": {"OK": "1", "N": 2.5}},
+        }
+    )
+    assert config.errors == [
+        "codemode.toml: sandbox_workspace_write.writable_roots[2]: must be a path (a string), not an array; "
+        "the setting was ignored.",
+        "codemode.toml: shell_environment_policy.exclude[2]: must be a name pattern (a string), not a boolean "
+        "(False); the setting was ignored.",
+        "codemode.toml: shell_environment_policy.set.N: must be a string, not a number (2.5); the setting was ignored.",
+    ]
+    assert config.sandbox == SandboxSettings()
+
+
+def test_an_unknown_top_level_key_is_reported_once_and_ignored():
+    config = parse_config({"sandbox": {"mode": "read-only"}, "model": "o3", "sandbox_mode": "read-only"})
+    assert config.errors == [
+        "codemode.toml: sandbox: is not a known setting or section and was ignored.",
+        "codemode.toml: model: is not a known setting or section and was ignored.",
+    ]
+    assert config.sandbox == SandboxSettings(sandbox_mode="read-only")
+
+
+CLOSED = 'the built-in defaults are used, but with sandbox_mode = "read-only" and approval_policy = "never" until the file is fixed.'
+"""How a problem sentence about the whole file ends."""
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"sandbox_mode = \n", "is not valid TOML (Invalid value (at line 1, column 16))"),
+        (
+            b'sandbox_mode = "danger-full-access"\nsandbox_mode = "x"\n',
+            "is not valid TOML (Cannot overwrite a value (at line 2, column 19))",
+        ),
+        (
+            b'sandbox_mode = "danger-full-access" # \xff\n',
+            "is not valid TOML ('utf-8' codec can't decode byte 0xff in position 38: invalid start byte)",
+        ),
+    ],
+    ids=["syntax", "duplicate", "not-utf8"],
+)
+def test_a_file_that_is_not_valid_toml_closes_the_sandbox(tmp_path, content, problem):
+    from codemode.config import load_config
+
+    path = tmp_path / "codemode.toml"
+    path.write_bytes(content)
+    config = load_config(path)
+    assert config.errors == [f"{path}: (file): {problem}; {CLOSED}"]
+    assert config.sandbox == SandboxSettings(sandbox_mode="read-only", approval_policy="never")
+    assert config.source_path == path
+
+
+@pytest.mark.parametrize(("make", "why"), [("folder", "Is a directory"), ("missing", "No such file or directory")])
+def test_a_file_that_cannot_be_read_closes_the_sandbox(tmp_path, monkeypatch, make, why):
+    from codemode.config import load_config
+
+    path = tmp_path / "codemode.toml"
+    if make == "folder":
+        path.mkdir()
+    monkeypatch.setenv("CODEMODE_CONFIG", str(path))
+    config = load_config()
+    assert config.errors == [f"{path}: (file): cannot be read ({why}); {CLOSED}"]
+    assert config.sandbox == SandboxSettings(sandbox_mode="read-only", approval_policy="never")

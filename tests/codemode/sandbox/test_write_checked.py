@@ -3,6 +3,8 @@ policy before anything is created; refusals are sentences naming the path and th
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,13 @@ def outside_message(path, ws):
         f"{str(path)!r} is outside the folders the sandbox lets cells write (writable: {ws}). "
         "Write inside the notebook's folder, or add the folder to [sandbox_workspace_write] "
         "writable_roots in codemode.toml."
+    )
+
+
+def read_only_message(path, protected):
+    return (
+        f"{str(path)!r} cannot be written: {str(protected)!r} stays read-only for cells (as in Codex: what runs "
+        "by itself later, git hooks, the config file, the kernel's own code, must not be something a cell wrote)."
     )
 
 
@@ -103,10 +112,7 @@ def test_refuses_into_an_existing_git(ws):
     target = ws / ".git" / "hooks" / "pre-commit"
     with pytest.raises(WriteRefused) as refused:
         write_checked(workspace_write(ws), target, b"#!/bin/sh\n")
-    assert str(refused.value) == (
-        f"{str(target)!r} cannot be written: {str(ws / '.git')!r} stays read-only inside the workspace "
-        "(as in Codex, so that a cell cannot plant git hooks or change its own settings)."
-    )
+    assert str(refused.value) == read_only_message(target, ws / ".git")
     assert list((ws / ".git" / "hooks").iterdir()) == []
 
 
@@ -117,10 +123,7 @@ def test_refuses_into_the_git_directory_a_git_file_points_to(ws, tmp_path):
     policy = workspace_write(ws, writable_roots=[str(tmp_path)])
     with pytest.raises(WriteRefused) as refused:
         write_checked(policy, real / "config", b"x")
-    assert str(refused.value) == (
-        f"{str(real / 'config')!r} cannot be written: {str(real)!r} stays read-only inside the workspace "
-        "(as in Codex, so that a cell cannot plant git hooks or change its own settings)."
-    )
+    assert str(refused.value) == read_only_message(real / "config", real)
     assert not (real / "config").exists()
 
 
@@ -158,3 +161,73 @@ def test_danger_full_access_writes_anywhere(ws, outside):
     assert write_checked(policy, outside / "a" / "b.txt", b"1") == outside / "a" / "b.txt"
     assert write_checked(policy, ws / ".git" / "config", b"2") == ws / ".git" / "config"
     assert ((outside / "a" / "b.txt").read_bytes(), (ws / ".git" / "config").read_bytes()) == (b"1", b"2")
+
+
+def test_refuses_the_workspaces_config_file_whether_or_not_it_exists(ws):
+    target = ws / "codemode.toml"
+    with pytest.raises(WriteRefused) as refused:
+        write_checked(workspace_write(ws), target, b'sandbox_mode = "danger-full-access"\n')
+    assert str(refused.value) == read_only_message(target, target)
+    assert list(ws.iterdir()) == []
+    target.write_bytes(b"# mine\n")
+    with pytest.raises(WriteRefused) as refused:
+        write_checked(workspace_write(ws), target, b'sandbox_mode = "danger-full-access"\n')
+    assert str(refused.value) == read_only_message(target, target)
+    assert target.read_bytes() == b"# mine\n"
+
+
+def test_refuses_extra_protected_paths(ws):
+    (ws / "tools.py").write_text("def f(): pass\n")
+    policy = workspace_write(ws).with_protection((ws / "tools.py",))
+    with pytest.raises(WriteRefused) as refused:
+        write_checked(policy, ws / "tools.py", b"import os\n")
+    assert str(refused.value) == read_only_message(ws / "tools.py", ws / "tools.py")
+    assert (ws / "tools.py").read_text() == "def f(): pass\n"
+
+
+@pytest.mark.parametrize("mode_settings", [{}, {"exclude_slash_tmp": False}], ids=["outside-roots", "inside-tmp"])
+def test_refuses_jupyters_runtime_files(ws, tmp_path, mode_settings):
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    settings = {"exclude_slash_tmp": True, **mode_settings}
+    policy = SandboxPolicy.from_settings(SandboxSettings(**settings), ws, {}).with_protection(hidden=(runtime,))
+    (ws / "link").symlink_to(runtime)
+    for path in (runtime / "kernel-1.json", ws / "link" / "kernel-1.json"):
+        with pytest.raises(WriteRefused) as refused:
+            write_checked(policy, path, b"{}")
+        assert str(refused.value) == (
+            f"{str(runtime / 'kernel-1.json')!r} cannot be written: Jupyter's runtime files are out of cells' reach."
+        )
+    assert list(runtime.iterdir()) == []
+
+
+def test_a_parent_swapped_for_a_symlink_while_folders_are_made_is_not_followed(ws, outside, monkeypatch):
+    """The folders are made one at a time through descriptors: a symlink planted in place of one
+    (by a command running meanwhile) makes the write fail instead of landing outside."""
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(name, mode=0o777, *, dir_fd=None):
+        if name == "a":
+            os.symlink(outside, name, dir_fd=dir_fd)
+        real_mkdir(name, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    with pytest.raises(OSError) as failed:
+        write_checked(workspace_write(ws), ws / "a" / "b" / "f.txt", b"x")
+    assert failed.value.errno == errno.ENOTDIR  # O_NOFOLLOW | O_DIRECTORY on a symlink
+    assert list(outside.iterdir()) == []
+
+
+def test_writing_to_a_pipe_with_a_reader_is_refused_without_blocking(ws):
+    fifo = ws / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        with pytest.raises(WriteRefused) as refused:
+            write_checked(workspace_write(ws), fifo, b"data")
+        assert (
+            str(refused.value) == f"{str(fifo)!r} is not a regular file (a pipe, device or socket); it was not written."
+        )
+        assert os.read(reader, 10) == b""  # nothing went into the pipe
+    finally:
+        os.close(reader)
