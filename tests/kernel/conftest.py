@@ -12,12 +12,16 @@ Helpers to drive kernels are in ``kernel_driver.py``.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dependencies import require
 from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 from kernel_driver import KERNEL_NAME, Kernel, start_kernel, stop_kernel
 
@@ -46,3 +50,21 @@ def kernel(codemode_kernelspec, tmp_path_factory) -> Kernel:
     k = start_kernel(tmp_path_factory.mktemp("kernel-cwd"))
     yield k
     stop_kernel(k)
+
+
+@pytest.fixture
+def bubblewrap() -> None:
+    """The sandbox tests need ``bwrap`` (``scripts/install-tools.sh`` installs it)."""
+    require(shutil.which("bwrap") is not None, "bubblewrap (`bwrap`) is not installed")
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder under the real home, outside every default writable root of the sandbox (which
+    includes /tmp); removed afterwards."""
+    home = Path.home()
+    assert not home.resolve().is_relative_to("/tmp")
+    folder = home / f".codemode-sandbox-test-{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

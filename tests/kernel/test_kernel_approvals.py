@@ -8,31 +8,14 @@ file appearing there proves the command ran outside the sandbox.
 from __future__ import annotations
 
 import json
-import shutil
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dependencies import require
 from jupyter_client.session import Session
 from kernel_driver import TIMEOUT_S, collect, execute, send_execute
 from sandbox_cells import kernel_in, printed, shell
 
-pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap() -> None:
-    require(shutil.which("bwrap") is not None, "bubblewrap (`bwrap`) is not installed")
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    folder = Path.home() / f".codemode-approval-test-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
 
 
 def escalated(path: Path) -> str:

@@ -8,35 +8,16 @@ writable root by default), created and removed by the test.
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dependencies import require
 from jupyter_core.paths import jupyter_runtime_dir
 from kernel_driver import Kernel, execute
 from sandbox_cells import kernel_in, printed, read, shell, write
 
-pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
-
-
-@pytest.fixture(autouse=True)
-def _bubblewrap() -> None:
-    require(shutil.which("bwrap") is not None, "bubblewrap (`bwrap`) is not installed")
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A folder under the real home, outside every default writable root; removed afterwards."""
-    home = Path.home()
-    assert not home.resolve().is_relative_to("/tmp")
-    folder = home / f".codemode-sandbox-test-{uuid.uuid4().hex[:8]}"
-    folder.mkdir()
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
 
 
 def run(kernel: Kernel, code: str, **kwargs):
