@@ -40,16 +40,30 @@ function __cm_emit(item) {
   __cm_call("emit", json + "}");
 }
 
-// Helpers look native: no name, length 0 (as Codex's, e.g. `text.name === ""`).
-function __cm_native(fn) {
-  const bound = __cm_bind(fn, undefined);
-  __cm_define_value(bound, "name", "", false, false, true);
-  __cm_define_value(bound, "length", 0, false, false, true);
+// A helper shaped as Codex's host shows it. Its native helpers (text, image, exit, the
+// tools.* functions, ...) are V8 API functions: name "", length 0, an own `prototype`
+// object whose `constructor` is the helper. content and as_settled are plain JavaScript
+// functions with their own name and length; stream_settled is an async function (no
+// `prototype`, AsyncFunction.prototype as its prototype). `bound` is a bound function
+// of the implementation, so its source never shows.
+function __cm_shape(bound, name, length, target) {
+  __cm_define_value(bound, "length", length, false, false, true);
+  __cm_define_value(bound, "name", name, false, false, true);
+  const proto = __cm_get_prototype_of(target);
+  if (__cm_get_prototype_of(bound) !== proto) __cm_set_prototype_of(bound, proto);
+  if (proto === __cm_function_prototype) {
+    const prototype = {};
+    __cm_define_value(prototype, "constructor", bound, true, false, true);
+    __cm_define_value(bound, "prototype", prototype, true, false, false);
+  }
   return bound;
 }
 
-function __cm_define(name, fn) {
-  __cm_define_value(globalThis, name, __cm_native(fn), true, false, true);
+// Install global `name` (writable, enumerable, configurable, as Codex's globals are),
+// shown with `shownName` and `length` (see __cm_shape).
+function __cm_define(name, fn, shownName, length) {
+  const helper = __cm_shape(__cm_bind(fn, undefined), shownName, length, fn);
+  __cm_define_value(globalThis, name, helper, true, true, true);
 }
 
 function __cm_yield_control() {

@@ -27,22 +27,23 @@ function __cm_module_failed(e) {
   __cm_report_failure(e);
 }
 
-__cm_define("text", __cm_text);
-__cm_define("image", __cm_image);
-__cm_define("audio", __cm_audio);
-__cm_define("generatedImage", __cm_generated_image);
-__cm_define("content", __cm_content);
-__cm_define("notify", __cm_notify);
-__cm_define("store", __cm_store);
-__cm_define("load", __cm_load);
-__cm_define("yield_control", __cm_yield_control);
-__cm_define("exit", __cm_exit);
-__cm_define("setTimeout", __cm_set_timeout);
-__cm_define("clearTimeout", __cm_clear_timeout);
-__cm_define("as_settled", __cm_as_settled);
-__cm_define("stream_settled", __cm_stream_settled);
-__cm_define_value(globalThis, "tools", toolsObject, true, false, true);
-__cm_define_value(globalThis, "ALL_TOOLS", allTools, true, false, true);
+// In the order of Codex's host (`Object.keys(globalThis)` lists them so).
+__cm_define_value(globalThis, "tools", toolsObject, true, true, true);
+__cm_define_value(globalThis, "ALL_TOOLS", allTools, true, true, true);
+__cm_define("clearTimeout", __cm_clear_timeout, "", 0);
+__cm_define("setTimeout", __cm_set_timeout, "", 0);
+__cm_define("text", __cm_text, "", 0);
+__cm_define("content", __cm_content, "content", 1);
+__cm_define("image", __cm_image, "", 0);
+__cm_define("audio", __cm_audio, "", 0);
+__cm_define("generatedImage", __cm_generated_image, "", 0);
+__cm_define("store", __cm_store, "", 0);
+__cm_define("load", __cm_load, "", 0);
+__cm_define("notify", __cm_notify, "", 0);
+__cm_define("yield_control", __cm_yield_control, "", 0);
+__cm_define("exit", __cm_exit, "", 0);
+__cm_define("as_settled", __cm_as_settled, "as_settled", 1);
+__cm_define("stream_settled", __cm_stream_settled, "stream_settled", 2);
 
 // ---- dispatcher for the cell thread ------------------------------------------------
 // watch(promise): report the module's completion; fire(id): run timer `id`;

@@ -35,6 +35,7 @@ const __cm_has_own = Object.hasOwn;
 const __cm_object_to_string = __cm_uncurry(Object.prototype.toString);
 const __cm_object_prototype = Object.prototype;
 const __cm_array_prototype = Array.prototype;
+const __cm_function_prototype = Function.prototype;
 
 const __cm_is_array = Array.isArray;
 const __cm_array_from = Array.from;

@@ -32,9 +32,6 @@ const toolsObject = {};
 const allTools = [];
 for (let index = 0; index < __cm_config.tools.length; index++) {
   const tool = __cm_config.tools[index];
-  const fn = __cm_bind(__cm_tool, undefined, index);
-  __cm_define_value(fn, "name", "", false, false, true);
-  __cm_define_value(fn, "length", 0, false, false, true);
-  toolsObject[tool.name] = fn;
+  toolsObject[tool.name] = __cm_shape(__cm_bind(__cm_tool, undefined, index), "", 0, __cm_tool);
   allTools[allTools.length] = { name: tool.name, description: tool.description };
 }
