@@ -11,6 +11,11 @@ const __cm_absent = ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "
   "structuredClone", "setInterval", "atob", "btoa", "performance", "print", "navigator",
   "DOMException", "TextEncoder", "TextDecoder", "URL", "fetch", "process"];
 for (let i = 0; i < __cm_absent.length; i++) delete globalThis[__cm_absent[i]];
+// QuickJS's own: its InternalError constructor (the runtime keeps it in a closure, see
+// intrinsics.js) and the global object's Symbol.toStringTag ("global"); V8's global
+// object has neither.
+delete globalThis.InternalError;
+delete globalThis[Symbol.toStringTag];
 
 const EXIT_SENTINEL = "__codex_code_mode_exit__";
 const __cm_source_lines = __cm_split(__cm_String(__cm_config.source), "\n");

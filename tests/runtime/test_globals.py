@@ -66,3 +66,30 @@ async def test_helpers_are_enumerable_globals_in_codexs_order(host):
         '"store","load","notify","yield_control","exit","as_settled","stream_settled"]',
         "true,true,true",
     ]
+
+
+GLOBAL_NAMES = (
+    "ALL_TOOLS AggregateError Array ArrayBuffer AsyncDisposableStack BigInt BigInt64Array BigUint64Array Boolean"
+    " DataView Date DisposableStack Error EvalError FinalizationRegistry Float16Array Float32Array Float64Array"
+    " Function Infinity Int16Array Int32Array Int8Array Intl Iterator JSON Map Math NaN Number Object Promise Proxy"
+    " RangeError ReferenceError Reflect RegExp Set String SuppressedError Symbol SyntaxError TypeError URIError"
+    " Uint16Array Uint32Array Uint8Array Uint8ClampedArray WeakMap WeakRef WeakSet as_settled audio clearTimeout"
+    " content decodeURI decodeURIComponent encodeURI encodeURIComponent escape eval exit generatedImage globalThis"
+    " image isFinite isNaN load notify parseFloat parseInt setTimeout store stream_settled text tools undefined"
+    " unescape yield_control"
+).split()
+
+
+async def test_the_global_object_has_exactly_codexs_own_properties(host):
+    """Sorted own names as in Codex's host: no QuickJS InternalError, no own symbols, tag Object."""
+    source = (
+        "text(Object.getOwnPropertyNames(globalThis).sort().join(' '));\n"
+        "text(Object.getOwnPropertySymbols(globalThis).length + ' ' + Object.prototype.toString.call(globalThis));\n"
+        "try { InternalError; } catch (e) { text(e.constructor.name + ': ' + e.message); }\n"
+        "text(['InternalError', '__codemode_host', '__codemode_config'].map((n) => n in globalThis).join(','));\n"
+    )
+    expected = [" ".join(GLOBAL_NAMES), "0 [object Object]", "ReferenceError: InternalError is not defined"]
+    assert text_items(await host.run(source)) == [*expected, "false,false,false"]
+    # Each cell starts from the same scope: what one cell defines is gone in the next.
+    assert text_items(await host.run("globalThis.InternalError = 1; text(typeof InternalError);")) == ["number"]
+    assert text_items(await host.run(source)) == [*expected, "false,false,false"]
