@@ -128,4 +128,8 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
 
 
 EXIT_SENTINEL = "__codex_code_mode_exit__"
-"""What ``exit()`` throws when the context cannot be interrupted (Codex's sentinel)."""
+"""What ``exit()`` throws when the context cannot be interrupted (as Codex's earlier hosts did).
+
+Only a text for the cell to see: the cell ends because ``exit()`` ran
+(:meth:`CellThread.request_exit`), never because a value equals this one.
+"""

@@ -69,12 +69,15 @@ class CellOutcome:
 
     ``kind``: ``"completed"`` (the module settled or ``exit()`` ran; ``error_text`` set
     when it failed) or ``"stopped"`` (terminated). ``writes``: store writes by key, as
-    JSON texts.
+    JSON texts. ``thrown``: ``error_text`` is the text of a value the cell threw, as the
+    prelude formatted it; such a text is final, never read as an engine failure (a cell
+    may throw the string ``"InternalError: out of memory"``).
     """
 
     kind: str
     error_text: str | None = None
     writes: dict[str, str] = field(default_factory=dict)
+    thrown: bool = False
 
 
 class CellRuntime:
@@ -228,9 +231,13 @@ class CellRuntime:
     def _out_of_memory(self, ctx: Any, outcome: CellOutcome) -> CellOutcome:
         """Give an exhausted heap its clear error text (QuickJS may throw a bare ``null``)."""
         text = outcome.error_text
-        if text is not None and (
-            is_out_of_memory(text, self._source, ctx, self._heap_limit)
-            or text.startswith("code-mode runtime error: InternalError: out of memory")
+        if (
+            text is not None
+            and not outcome.thrown
+            and (
+                is_out_of_memory(text, self._source, ctx, self._heap_limit)
+                or text.startswith("code-mode runtime error: InternalError: out of memory")
+            )
         ):
             outcome.error_text = out_of_memory_text(self._heap_limit)
         return outcome
@@ -395,4 +402,4 @@ class CellRuntime:
         if text is None:
             self._failed_untold = True
         else:
-            self._outcome = CellOutcome("completed", scrub(text))
+            self._outcome = CellOutcome("completed", scrub(text), thrown=True)

@@ -71,8 +71,10 @@ function __cm_yield_control() {
 }
 
 function __cm_exit() {
+  __cm_exiting = true;
   // The host interrupts the context (uncatchable, no finally blocks). Without an
-  // interrupt it falls back to Codex's sentinel string.
+  // interrupt the call throws a catchable string instead (as Codex's earlier hosts did);
+  // the cell ends all the same, because exit() ran, whatever the cell then throws.
   __cm_call("exit", "");
   for (;;) { /* the interrupt lands here */ }
 }

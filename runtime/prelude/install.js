@@ -6,7 +6,7 @@
 function __cm_report_failure(e) {
   __cm_end_if_out_of_memory(e);
   try {
-    if (e === EXIT_SENTINEL) {
+    if (__cm_exiting) {
       __cm_host("exited", "");
       return;
     }

@@ -108,7 +108,7 @@ function __cm_stringify_json(value) {
     return __cm_json_stringify(value);
   } catch (e) {
     __cm_end_if_out_of_memory(e);
-    if (e === EXIT_SENTINEL) throw e;
+    if (__cm_exiting) throw e;
     throw __cm_json_error(e, value);
   } finally {
     __cm_restore_array_indices(lifted);

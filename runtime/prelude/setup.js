@@ -1,5 +1,5 @@
 // Setup: the bridge and configuration handed in by the cell thread, the globals Codex's
-// host does not have, and the exit sentinel. Runs before cell code.
+// host does not have, and whether exit() ran. Runs before cell code.
 
 const __cm_host = globalThis.__codemode_host;
 const __cm_config = JSON.parse(globalThis.__codemode_config);
@@ -17,7 +17,10 @@ for (let i = 0; i < __cm_absent.length; i++) delete globalThis[__cm_absent[i]];
 delete globalThis.InternalError;
 delete globalThis[Symbol.toStringTag];
 
-const EXIT_SENTINEL = "__codex_code_mode_exit__";
+// Whether the cell called exit(). Only the exit helper sets it and it lives in this
+// closure, so no value a cell throws or builds (the text exit() throws when the context
+// cannot be interrupted included) can pass for the runtime's own exit.
+let __cm_exiting = false;
 const __cm_source_lines = __cm_split(__cm_String(__cm_config.source), "\n");
 const IDENT = /[A-Za-z0-9_$]/;
 const SPACE = /\s/;
