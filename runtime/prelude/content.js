@@ -33,27 +33,50 @@ function __cm_plain_reviver(key, value) {
   return value;
 }
 
-// An MCP block as Codex's host reads it: serialised with the cell's JSON semantics,
-// checked like serde_json would read the text (a lone surrogate fails), parsed back.
-// Returns a record without prototype, or a non-object when the JSON is no object.
-function __cm_block_json(block) {
+// An MCP block as Codex's host reads it: serialised with the cell's JSON semantics and
+// checked like serde_json would read the text (a lone surrogate fails).
+function __cm_block_text(block) {
   const json = __cm_stringify_json(block);
   if (json === undefined) throw "failed to serialize JavaScript value: expected value at line 1 column 1";
   __cm_call("checkjson", json);
+  return json;
+}
+
+// The JSON text of an MCP block parsed back: a record without prototype, or a
+// non-object when the JSON is no object.
+function __cm_parse_block(json) {
   return __cm_json_parse_intrinsic(json, __cm_plain_reviver);
+}
+
+function __cm_block_json(block) {
+  return __cm_parse_block(__cm_block_text(block));
 }
 
 function __cm_is_record(value) {
   return value !== null && typeof value === "object" && !__cm_is_array(value);
 }
 
-// `data:` URL of a parsed MCP image or audio block.
+// The URL of an MCP block's `data`: the data itself when it is a `data:` URL (in any
+// case), else a base64 data URL of MIME type `mime`.
+function __cm_data_url(data, mime) {
+  return __cm_lower(__cm_slice(data, 0, 5)) === "data:" ? data : "data:" + mime + ";base64," + data;
+}
+
+// `data:` URL of a parsed MCP image or audio block given to image() or audio().
 function __cm_block_url(block, kind) {
   const data = block.data;
   if (typeof data !== "string" || data === "") throw kind + " expected MCP " + kind + " data";
   let mime = block.mimeType !== undefined ? block.mimeType : block.mime_type;
   if (typeof mime !== "string" || mime === "") mime = "application/octet-stream";
-  return __cm_starts_with(data, "data:") ? data : "data:" + mime + ";base64," + data;
+  return __cm_data_url(data, mime);
+}
+
+// The detail an MCP image block's `_meta["codex/imageDetail"]` asks for: one of the
+// details exactly as written (no case folding), else undefined (ignored silently).
+function __cm_meta_detail(block) {
+  const meta = block._meta;
+  const d = __cm_is_record(meta) ? meta["codex/imageDetail"] : undefined;
+  return typeof d === "string" && DETAILS[d] === true ? d : undefined;
 }
 
 // The image_url scheme checks of Codex's image output.
@@ -73,11 +96,7 @@ function __cm_image_block_item(parsed, override) {
   if (parsed.type !== "image") throw "image only accepts MCP image blocks, got " + __cm_quote(__cm_String(parsed.type));
   const url = __cm_block_url(parsed, "image");
   __cm_check_image_url(url);
-  let embedded;
-  const meta = parsed._meta;
-  const d = __cm_is_record(meta) ? meta["codex/imageDetail"] : undefined;
-  if (typeof d === "string" && DETAILS[__cm_lower(d)] === true) embedded = __cm_lower(d);
-  return __cm_image_record(url, override !== undefined ? override : embedded);
+  return __cm_image_record(url, override !== undefined ? override : __cm_meta_detail(parsed));
 }
 
 function __cm_image_record(url, detail) {
@@ -145,30 +164,85 @@ function __cm_generated_image(result) {
   if (typeof hint === "string") __cm_emit(__cm_item("input_text", "text", hint));
 }
 
-// content(block | block[]): MCP content blocks (text, image, audio), each serialised
-// and read back like Codex's host does.
+// content(block | iterable of blocks): each block is read the way Codex's host reads
+// one MCP ContentBlock (serde, unknown fields ignored):
+// - text {text: string}: its text; `_meta["codex/encryptedContent"] === true` is refused;
+// - image / audio {data: string, mimeType | mime_type: string | null}: a data URL (data
+//   already a `data:` URL is kept; the MIME type defaults to application/octet-stream,
+//   "" stays ""), an image with the detail of its `_meta` (default high);
+// - resource_link {uri, name: string; title, description, mimeType: string | null;
+//   size: 64-bit integer | null; icons: array | null} and resource {resource: {uri:
+//   string, mimeType: string | null, text or blob: string}}: a text item holding the
+//   block's JSON text.
+// Anything else throws "content expects one MCP ContentBlock".
+function __cm_optional(value, type) {
+  return value === undefined || value === null || typeof value === type;
+}
+
+function __cm_is_i64(value) {
+  // serde reads the JSON text as i64: an integer written without exponent in range
+  // (JSON.stringify writes -2**63 as -9223372036854776000, below the range).
+  return typeof value === "number" && __cm_is_integer(value) &&
+    value > -9223372036854775808 && value < 9223372036854775808;
+}
+
+function __cm_is_resource_link(b) {
+  return typeof b.uri === "string" && typeof b.name === "string" && __cm_optional(b.title, "string") &&
+    __cm_optional(b.description, "string") && __cm_optional(b.mimeType, "string") &&
+    (b.size === undefined || b.size === null || __cm_is_i64(b.size)) &&
+    (b.icons === undefined || b.icons === null || __cm_is_array(b.icons));
+}
+
+function __cm_is_resource(b) {
+  const r = b.resource;
+  return __cm_is_record(r) && typeof r.uri === "string" && __cm_optional(r.mimeType, "string") &&
+    (typeof r.text === "string" || typeof r.blob === "string");
+}
+
+function __cm_media_block_item(b, kind) {
+  const data = b.data;
+  if (typeof data !== "string") throw CONTENT_EXPECTS;
+  const camel = __cm_has_own(b, "mimeType");
+  if (camel && __cm_has_own(b, "mime_type")) throw CONTENT_EXPECTS;  // one field, two names
+  const mime = camel ? b.mimeType : b.mime_type;
+  if (!__cm_optional(mime, "string")) throw CONTENT_EXPECTS;
+  const url = __cm_data_url(data, typeof mime === "string" ? mime : "application/octet-stream");
+  if (kind === "audio") return __cm_item("input_audio", "audio_url", url);
+  return __cm_image_record(url, __cm_meta_detail(b));
+}
+
 function __cm_content_block(block) {
-  if (block === null || typeof block !== "object") throw CONTENT_EXPECTS;
-  const parsed = __cm_block_json(block);
+  if (block === undefined) throw CONTENT_EXPECTS;
+  const json = __cm_block_text(block);
+  const parsed = __cm_parse_block(json);
   if (!__cm_is_record(parsed)) throw CONTENT_EXPECTS;
-  if (parsed.type === "text" && typeof parsed.text === "string") {
+  const type = parsed.type;
+  if (type === "text") {
+    if (typeof parsed.text !== "string") throw CONTENT_EXPECTS;
+    const meta = parsed._meta;
+    if (__cm_is_record(meta) && meta["codex/encryptedContent"] === true) throw "content cannot emit encrypted MCP text";
     __cm_emit(__cm_item("input_text", "text", parsed.text));
-  } else if (parsed.type === "image") {
-    __cm_emit(__cm_image_block_item(parsed, undefined));
-  } else if (parsed.type === "audio") {
-    __cm_emit(__cm_audio_block_item(parsed));
+  } else if (type === "image" || type === "audio") {
+    __cm_emit(__cm_media_block_item(parsed, type));
+  } else if ((type === "resource_link" && __cm_is_resource_link(parsed)) ||
+      (type === "resource" && __cm_is_resource(parsed))) {
+    __cm_emit(__cm_item("input_text", "text", json));
   } else {
     throw CONTENT_EXPECTS;
   }
 }
 
 function __cm_content(value) {
-  if (__cm_is_array(value)) {
-    // The cell's own array: iterated the way a cell iterates it (Codex's host does too).
-    for (const block of value) __cm_content_block(block);
-  } else {
-    __cm_content_block(value);
-  }
+  const iterate = typeof value === "string" || value === undefined || value === null
+    ? undefined : value[__cm_iterator_key];
+  if (typeof iterate !== "function") return void __cm_content_block(value);
+  // The cell's own iterable, iterated the way a cell iterates it (Codex's host does
+  // too): its iterator method read once, the iterator closed when a block is refused.
+  const blocks = {
+    __proto__: null,
+    [__cm_iterator_key]: function __cm_blocks() { return __cm_apply(iterate, value, __cm_list()); },
+  };
+  for (const block of blocks) __cm_content_block(block);
 }
 
 function __cm_notify(value) {

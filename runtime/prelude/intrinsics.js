@@ -19,6 +19,7 @@
 
 const __cm_uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const __cm_apply = Reflect.apply;
+const __cm_iterator_key = Symbol.iterator;
 const __cm_own_keys = Reflect.ownKeys;
 const __cm_invoke = __cm_uncurry(Function.prototype.call);
 const __cm_bind = __cm_uncurry(Function.prototype.bind);
@@ -57,6 +58,7 @@ const __cm_regexp_exec = __cm_uncurry(RegExp.prototype.exec);
 
 const __cm_Number = Number;
 const __cm_is_finite = Number.isFinite;
+const __cm_is_integer = Number.isInteger;
 const __cm_trunc = Math.trunc;
 const __cm_abs = Math.abs;
 
