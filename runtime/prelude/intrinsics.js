@@ -69,6 +69,9 @@ const __cm_Promise = Promise;
 const __cm_promise_then = __cm_uncurry(Promise.prototype.then);
 const __cm_promise_resolve = Promise.resolve;
 
+const __cm_async_generator_next = __cm_uncurry(__cm_get_prototype_of((async function* () {}).prototype).next);
+
+const __cm_Map = Map;
 const __cm_WeakMap = WeakMap;
 const __cm_weak_get = __cm_uncurry(WeakMap.prototype.get);
 const __cm_weak_set = __cm_uncurry(WeakMap.prototype.set);

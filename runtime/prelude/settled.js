@@ -1,67 +1,86 @@
 // Settlement helpers: as_settled and stream_settled (undocumented in Codex, present in 0.171).
-// as_settled(promises) is an async iterator of {index, status, value | reason} in
-// settlement order; stream_settled(promises, callback) awaits the callback for each.
+// as_settled(promises) observes each input once, in the cell's own iteration order, and
+// returns an async generator of {index, status, value | reason} in settlement order: the
+// index is the position, or the key when `promises` is a Map. Settlements that arrive
+// while the consumer is busy queue up; once the generator is closed (return(), or a
+// `break` out of for-await) later ones are dropped. stream_settled(promises, callback)
+// awaits the callback for each result.
 
 function __cm_resolved(value) {
   return __cm_invoke(__cm_promise_resolve, __cm_Promise, value);
 }
 
 function __cm_as_settled(promises) {
-  const list = __cm_array_from(promises);
-  const count = list.length;
-  const queue = __cm_list();
-  let queueHead = 0;
-  const waiters = __cm_list();
-  let waiterHead = 0;
-  function __cm_settled(entry) {
-    if (waiterHead < waiters.length) {
-      const resolve = waiters[waiterHead++];
-      resolve({ value: entry, done: false });
-    } else {
-      __cm_push(queue, entry);
+  const iterate = promises === undefined || promises === null ? undefined : promises[__cm_iterator_key];
+  if (typeof iterate !== "function") throw new __cm_TypeError("promises is not iterable");
+  const state = __cm_record();  // shared with the generator below
+  state.ready = __cm_list();
+  state.pending = 0;
+  state.wake = undefined;
+  state.closed = false;
+  function __cm_settled(result) {
+    state.pending--;
+    if (state.closed) return;
+    __cm_push(state.ready, result);
+    const wake = state.wake;
+    if (wake !== undefined) {
+      state.wake = undefined;
+      wake();
     }
   }
-  for (let i = 0; i < count; i++) {
-    const index = i;
-    __cm_promise_then(
-      __cm_resolved(list[i]),
-      function __cm_ok(value) {
-        try { __cm_settled({ index, status: "fulfilled", value }); } catch (e) { __cm_end_if_out_of_memory(e); throw e; }
-      },
-      function __cm_err(reason) {
-        try { __cm_settled({ index, status: "rejected", reason }); } catch (e) { __cm_end_if_out_of_memory(e); throw e; }
-      });
+  const keyed = __cm_has_instance(__cm_Map, promises);
+  let position = 0;
+  // The cell's own iterable, iterated the way a cell iterates it (Codex's host does too).
+  const inputs = {
+    __proto__: null,
+    [__cm_iterator_key]: function __cm_inputs() { return __cm_apply(iterate, promises, __cm_list()); },
+  };
+  try {
+    for (const entry of inputs) {
+      const index = keyed ? entry[0] : position++;
+      const promise = keyed ? entry[1] : entry;
+      state.pending++;
+      __cm_promise_then(
+        __cm_resolved(promise),
+        function __cm_ok(value) {
+          try { __cm_settled({ index, status: "fulfilled", value }); } catch (e) { __cm_end_if_out_of_memory(e); throw e; }
+        },
+        function __cm_err(reason) {
+          try { __cm_settled({ index, status: "rejected", reason }); } catch (e) { __cm_end_if_out_of_memory(e); throw e; }
+        });
+    }
+  } catch (error) {
+    __cm_end_if_out_of_memory(error);
+    state.closed = true;
+    throw error;
   }
-  let delivered = 0;
-  const state = __cm_record();
-  state.next = function __cm_next() {
-    if (delivered >= count) return __cm_resolved({ value: undefined, done: true });
-    delivered++;
-    if (queueHead < queue.length) return __cm_resolved({ value: queue[queueHead++], done: false });
-    return new __cm_Promise(function __cm_wait(resolve) { __cm_push(waiters, resolve); });
-  };
-  state.finish = function __cm_finish() {
-    delivered = count;
-    return __cm_resolved({ value: undefined, done: true });
-  };
-  const iterator = __cm_object_create(__cm_settled_iterator_prototype);
-  __cm_weak_set(__cm_iterator_state, iterator, state);
-  return iterator;
+  return __cm_settled_results(state);
 }
 
-const __cm_iterator_state = new __cm_WeakMap();
-const __cm_settled_iterator_prototype = __cm_object_create(Object.prototype, {
-  next: { value: function next() { return __cm_weak_get(__cm_iterator_state, this).next(); }, writable: true, configurable: true },
-  return: { value: function __cm_return() { return __cm_weak_get(__cm_iterator_state, this).finish(); }, writable: true, configurable: true },
-  [Symbol.asyncIterator]: { value: function __cm_iter() { return this; }, writable: true, configurable: true },
-});
+async function* __cm_settled_results(state) {
+  try {
+    while (state.pending > 0 || state.ready.length > 0) {
+      if (state.ready.length === 0) {
+        const woken = new __cm_Promise(function __cm_wait(resolve) { state.wake = resolve; });
+        // Its own `constructor`: awaiting it never looks at Promise.prototype.
+        __cm_define_value(woken, "constructor", __cm_Promise, true, false, true);
+        await woken;
+      }
+      const batch = state.ready;
+      state.ready = __cm_list();
+      for (let i = 0; i < batch.length; i++) yield batch[i];
+    }
+  } finally {
+    state.closed = true;
+    state.ready = __cm_list();
+  }
+}
 
 async function __cm_stream_settled(promises, callback) {
   if (typeof callback !== "function") throw new __cm_TypeError("stream_settled requires a callback");
-  const iterator = __cm_as_settled(promises);
-  const state = __cm_weak_get(__cm_iterator_state, iterator);
+  const results = __cm_as_settled(promises);
   for (;;) {
-    const step = await state.next();
+    const step = await __cm_async_generator_next(results);
     if (step.done) return;
     await callback(step.value);
   }

@@ -188,3 +188,27 @@ async def test_as_settled_and_stream_settled(host):
         '{"index":0,"status":"fulfilled","value":"slow"}',
         'cb {"index":0,"status":"fulfilled","value":1}',
     ]
+
+
+async def test_as_settled_takes_any_iterable_and_returns_an_async_generator(host):
+    """A Map's keys are the indices; the result is an AsyncGenerator; a non-iterable throws at once (settled_helpers)."""
+    source = (
+        "const out = [];\n"
+        "for await (const s of as_settled(new Map([['a', new Promise((r) => setTimeout(() => r(1), 20))],"
+        " ['b', Promise.reject('no')]]))) out.push(JSON.stringify(s));\n"
+        "text(out.join(' '));\n"
+        "const it = as_settled(new Set([Promise.resolve('s'), 'later']));\n"
+        "text(Object.prototype.toString.call(it) + ' ' + typeof it.throw);\n"
+        "text(JSON.stringify([await it.next(), await it.return('early'), await it.next()]));\n"
+        "for (const bad of [5, undefined]) {\n"
+        "  try { as_settled(bad); } catch (e) { text(e.constructor.name + ': ' + e.message); }\n"
+        "}\n"
+    )
+    assert text_items(await host.run(source)) == [
+        '{"index":"b","status":"rejected","reason":"no"} {"index":"a","status":"fulfilled","value":1}',
+        "[object AsyncGenerator] function",
+        '[{"value":{"index":0,"status":"fulfilled","value":"s"},"done":false},{"value":"early","done":true},'
+        '{"done":true}]',
+        "TypeError: promises is not iterable",
+        "TypeError: promises is not iterable",
+    ]
