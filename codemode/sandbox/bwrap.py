@@ -138,9 +138,9 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
     argv += ["--ro-bind", "/", "/", "--dev", "/dev"]
     if _mount_proc():
         argv += ["--proc", "/proc"]
-        for path in PROC_READ_ONLY:
-            if os.path.exists(path):
-                argv += ["--ro-bind", path, path]
+        for proc_path in PROC_READ_ONLY:
+            if os.path.exists(proc_path):
+                argv += ["--ro-bind", proc_path, proc_path]
     roots = policy.writable_roots()
     for root in sorted(roots, key=lambda r: len(r.root.parts)):
         argv += ["--bind", str(root.root), str(root.root)]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import pathlib
 
 import pytest
 from dispatch_helpers import FakeRegistry, wire
 
+import codemode.tools.builtins
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
 from codemode.errors import ToolCallError
@@ -133,12 +133,13 @@ async def test_cycles_and_depth_are_reported_and_json_values_pass():
 
 
 async def test_a_builtin_whose_work_raises_system_exit_in_its_thread(monkeypatch, tmp_path):
-    def exit_now(self):
+    def exit_now(*args, **kwargs):
         raise SystemExit(5)
 
     registry = await ToolRegistry.create()
     dispatcher = ToolCallRuntime(registry)
-    monkeypatch.setattr(pathlib.Path, "read_bytes", exit_now)
+    # read_file's work, run in the built-ins' thread.
+    monkeypatch.setattr(codemode.tools.builtins, "read_checked", exit_now)
     result = await call(dispatcher, "read_file", args={"path": str(tmp_path / "x")})
     assert (result.outcome, result.error) == ("failed", "tool `read_file` raised SystemExit: 5")
     monkeypatch.undo()
