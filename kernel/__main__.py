@@ -3,7 +3,9 @@
 This is the command in the kernelspec's ``argv`` (see ``kernel.json``), run with Python's
 ``-P`` so that the notebook's folder (the kernel's working folder) is not put first on
 ``sys.path``: a file there named like a module the kernel or a library imports (``json.py``,
-``regex.py``) must not be imported into the kernel. Started without ``-P`` (by hand, or from
+``regex.py``) must not be imported into the kernel. ``-E`` keeps ``PYTHONPATH`` (and the other
+``PYTHON*`` variables) out too: an empty entry in it names the working folder, and Python
+imports ``sitecustomize`` from the path before any code of the kernel runs. Started without ``-P`` (by hand, or from
 an older kernelspec), or with an empty ``PYTHONPATH`` entry, :func:`main` removes those
 entries itself before the kernel starts.
 """

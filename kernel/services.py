@@ -22,7 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,15 +105,23 @@ def _import_service_modules() -> dict[str, ModuleType]:
 @contextlib.contextmanager
 def tool_module_folder(folder: Path | None) -> Iterator[None]:
     """Append ``folder`` to ``sys.path`` for the duration of the block (see the module
-    docstring); nothing happens for None or a folder already on the path."""
+    docstring); nothing happens for None or a folder already on the path.
+
+    Meanwhile Python's bytecode cache is a fresh folder of this kernel's (``sys.pycache_prefix``):
+    a ``__pycache__`` in the notebook's folder is neither read (a cell could have planted a
+    compiled module there for the next start) nor written."""
     entry = str(folder) if folder is not None else None
     if entry is None or entry in sys.path:
         yield
         return
     sys.path.append(entry)
+    previous = sys.pycache_prefix
+    sys.pycache_prefix = tempfile.mkdtemp(prefix="codemode-pycache-")
     try:
         yield
     finally:
+        cache, sys.pycache_prefix = sys.pycache_prefix, previous
+        shutil.rmtree(cache, ignore_errors=True)
         with contextlib.suppress(ValueError):
             sys.path.remove(entry)
 

@@ -25,6 +25,7 @@ from .sandbox import (
     SandboxSettings,
     ShellEnvironmentPolicy,
     load_sandbox_key,
+    misspelled_sandbox_key,
 )
 from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server
 from .session import MIN_HEAP_SIZE_BYTES, SessionDefaults, load_session
@@ -54,8 +55,8 @@ class Config:
 
 
 def find_config_path(cwd: Path | None = None) -> Path | None:
-    """Where the config lives: ``$CODEMODE_CONFIG``, else ``<cwd>/codemode.toml``, else
-    ``~/.config/codemode/config.toml``; ``None`` when none exists.
+    """Where the config lives: ``$CODEMODE_CONFIG``, else ``<cwd>/codemode.toml`` (unless it is
+    empty), else ``~/.config/codemode/config.toml``; ``None`` when none exists.
 
     ``$CODEMODE_CONFIG`` is returned even when the file is missing, so the error is reported.
     """
@@ -63,7 +64,9 @@ def find_config_path(cwd: Path | None = None) -> Path | None:
     if env:
         return Path(env).expanduser()
     local = (cwd or Path.cwd()) / "codemode.toml"
-    if local.is_file():
+    # An empty one is skipped: it is what a sandboxed command's mount point over a missing
+    # codemode.toml leaves behind if the kernel is killed meanwhile.
+    if local.is_file() and local.stat().st_size > 0:
         return local
     home = Path.home() / ".config" / "codemode" / "config.toml"
     if home.is_file():
@@ -101,7 +104,17 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml", base: Path
             if modules is not None:
                 config.python_modules = modules
         else:
-            report(key, "is not a known setting or section and was ignored.")
+            meant = misspelled_sandbox_key(key)
+            if meant in ("sandbox_mode", "approval_policy") and meant not in data:
+                closed = getattr(FAIL_CLOSED, meant)
+                setattr(config.sandbox, meant, closed)
+                report(
+                    key,
+                    f'is not a known setting; it looks like `{meant}`, so {meant} = "{closed}" is used until '
+                    "it is spelled right.",
+                )
+            else:
+                report(key, "is not a known setting or section and was ignored.")
     return config
 
 

@@ -13,6 +13,7 @@ in Codex) and ``[shell_environment_policy]`` (``inherit``, ``ignore_default_excl
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,15 @@ def load_sandbox_key(settings: SandboxSettings, key: str, value: Any, base: Path
         _workspace_write(value, settings, base, report)
     elif key == "shell_environment_policy":
         _environment(value, settings.shell_environment, report)
+
+
+def misspelled_sandbox_key(key: str) -> str | None:
+    """The sandbox key an unknown top-level ``key`` was probably meant to be (``sandbox-mode``,
+    ``Sandbox_Mode``, ``sandboxmode``, ``approval-policy``), or None."""
+    normal = key.strip().lower().replace("-", "_").replace(" ", "_")
+    if normal in SANDBOX_KEYS:
+        return normal
+    if normal in ("sandbox", "sandboxing", "mode"):  # a [sandbox] table with a mode in it
+        return "sandbox_mode"
+    close = difflib.get_close_matches(normal, SANDBOX_KEYS, n=1, cutoff=0.75)
+    return close[0] if close else None

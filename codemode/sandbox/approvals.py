@@ -28,6 +28,8 @@ permissions are then not asked about again; Codex's ``ApprovedForSession``).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -149,21 +151,32 @@ class ApprovalRequest:
             lines.append(f"  reason:  {_shown(self.justification)}")
         if self.reason:
             lines.append(f"  ({self.reason})")
+        if len(self.command) > LONG_COMMAND_CHARS:
+            # A long command can push its start out of view: say so next to the question.
+            lines.append(f"  (the command is {len(self.command)} characters long: read all of it above)")
         lines.append("Run it? [y]es / [n]o / [a]lways for this session: ")
         return "\n".join(lines)
 
 
+LONG_COMMAND_CHARS = 200
+"""A command longer than this gets its length said next to the question."""
+
+_SPACE_RUN = re.compile(r" {4,}")
+
+
 def _shown(text: str) -> str:
-    """``text`` on one line: control characters (C0, DEL, C1) and the Unicode line and
-    paragraph separators as Python escapes."""
+    """``text`` on one line, as it is: control characters (C0, DEL, C1), format characters
+    (bidirectional overrides, zero-width characters) and every separator but the plain space as
+    Python escapes, and a run of four or more spaces as ``[N spaces]``, so that nothing the cell
+    chose can hide, reorder or push away a part of the question."""
     out = []
     for char in text:
-        code = ord(char)
-        if code < 0x20 or 0x7F <= code < 0xA0 or char in "\u2028\u2029":
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Zl", "Zp") or (category == "Zs" and char != " "):
             out.append(char.encode("unicode_escape").decode("ascii"))
         else:
             out.append(char)
-    return "".join(out)
+    return _SPACE_RUN.sub(lambda m: f"[{len(m.group())} spaces]", "".join(out))
 
 
 def parse_answer(text: str) -> Answer:

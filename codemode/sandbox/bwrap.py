@@ -13,7 +13,8 @@ The command line (:func:`bwrap_argv`):
 - ``--unshare-user --disable-userns --cap-drop ALL``: a user namespace with no capabilities,
   also when the kernel runs as root (a root bwrap otherwise keeps every capability, and the
   command could simply remount ``/`` writable), in which no further user namespace can be made;
-- ``--unshare-pid`` (and ``--unshare-net`` without network);
+- ``--unshare-pid``, ``--unshare-ipc`` (no System V shared memory or queues of the machine),
+  and ``--unshare-net`` without network;
 - ``--ro-bind / /``, ``--dev /dev``, ``--proc /proc``: the whole file system, read-only; then
   the writable parts of the new ``/proc`` (:data:`PROC_READ_ONLY`) bound read-only again: a
   kernel running as root keeps uid 0 inside, and the kernel checks only the uid for a write to
@@ -47,7 +48,15 @@ BWRAP_PACKAGE = "bubblewrap"
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bubblewrap works may take, in seconds."""
 
-_NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net"]
+_NAMESPACES = [
+    "--unshare-user",
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-net",
+]
 
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
 """Parts of ``/proc`` a sandboxed command may read but not write (as container runtimes keep them)."""
@@ -132,7 +141,7 @@ def _mount_proc() -> bool:
 def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, command: list[str]) -> list[str]:
     """The ``bwrap`` command line running ``command`` in ``cwd`` under ``policy`` (not
     ``danger-full-access``), loading the filter from ``seccomp_fd``."""
-    argv = [bwrap, "--new-session", "--die-with-parent", *_NAMESPACES[:5]]
+    argv = [bwrap, "--new-session", "--die-with-parent", *_NAMESPACES[:6]]
     if not policy.network_access:
         argv.append("--unshare-net")
     argv += ["--ro-bind", "/", "/", "--dev", "/dev"]
@@ -151,6 +160,8 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
     for path in policy.masked():
         argv += ["--ro-bind", "/dev/null", str(path)]
     for path in policy.hidden:
+        if path.is_symlink():
+            continue  # its target is hidden too (a mount cannot cover a symlink)
         if path.is_dir():
             argv += ["--tmpfs", str(path)]
         elif path.exists():

@@ -108,15 +108,43 @@ MAX_READ_BYTES = 8 * 1024 * 1024
 byte written as a six-character JSON escape still fits one 64 MiB host protocol frame)."""
 
 
-def read_checked(policy: SandboxPolicy, path: Path) -> bytes:
-    """The bytes of the regular file ``path``, if ``policy`` lets cells read it (everything
-    but Jupyter's runtime files). Never blocks on a pipe and never reads more than
-    :data:`MAX_READ_BYTES`. Raises :class:`WriteRefused` (a refusal, whatever the operation)
-    or ``OSError``."""
+PROC = Path("/proc")
+"""The kernel's own /proc: its environment (the credentials commands never see), its memory,
+the kernel log. Commands have a /proc of their own; the file tools stay out of this one."""
+
+
+def out_of_reach(policy: SandboxPolicy, path: Path, verb: str = "read") -> str | None:
+    """Why cells may not read (or list: ``verb``) ``path`` (absolute, resolved), or None:
+    Jupyter's runtime files, and the kernel's /proc."""
+    if any(path.is_relative_to(hidden) for hidden in policy.hidden):
+        return f"{str(path)!r} cannot be {verb}: Jupyter's runtime files are out of cells' reach."
+    if path.is_relative_to(PROC):
+        return f"{str(path)!r} cannot be {verb}: the kernel's /proc is out of cells' reach (exec_command has its own)."
+    return None
+
+
+def opened_within_reach(policy: SandboxPolicy, path: Path, flags: int, verb: str = "read") -> int:
+    """A descriptor of ``path`` opened with ``flags``, once both the path and what was really
+    opened (a symlink may have been swapped in meanwhile) are within cells' reach. Raises
+    :class:`WriteRefused` or ``OSError``."""
     target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
-    if any(target.is_relative_to(hidden) for hidden in policy.hidden):
-        raise WriteRefused(f"{str(target)!r} cannot be read: Jupyter's runtime files are out of cells' reach.")
-    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+    refusal = out_of_reach(policy, target, verb)
+    if refusal is not None:
+        raise WriteRefused(refusal)
+    fd = os.open(target, flags)
+    refusal = out_of_reach(policy, _fd_path(fd), verb)
+    if refusal is not None:
+        os.close(fd)
+        raise WriteRefused(refusal)
+    return fd
+
+
+def read_checked(policy: SandboxPolicy, path: Path) -> bytes:
+    """The bytes of the regular file ``path``, if cells may read it (:func:`out_of_reach`).
+    Never blocks on a pipe and never reads more than :data:`MAX_READ_BYTES`. Raises
+    :class:`WriteRefused` (a refusal, whatever the operation) or ``OSError``."""
+    fd = opened_within_reach(policy, path, os.O_RDONLY | os.O_NONBLOCK)
+    target = _fd_path(fd)
     with os.fdopen(fd, "rb") as source:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):

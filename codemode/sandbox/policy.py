@@ -157,9 +157,11 @@ class SandboxPolicy:
         return [p for root in self.writable_roots() for p in root.read_only if p.is_symlink() and root.allows(p.parent)]
 
     def with_protection(self, protected: tuple[Path, ...] = (), hidden: tuple[Path, ...] = ()) -> SandboxPolicy:
-        """This policy with more ``extra_protected`` and ``hidden`` paths (made absolute)."""
-        more = tuple(Path(os.path.abspath(p)) for p in protected)
-        unseen = tuple(Path(os.path.abspath(p)) for p in hidden)
+        """This policy with more ``extra_protected`` and ``hidden`` paths, each both as given
+        (made absolute: a link there must not be replaced) and resolved (what a command or a
+        file tool reaches through it)."""
+        more = tuple(q for p in protected for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
+        unseen = tuple(q for p in hidden for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
         return replace(
             self,
             extra_protected=tuple(dict.fromkeys((*self.extra_protected, *more))),

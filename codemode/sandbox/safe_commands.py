@@ -133,6 +133,7 @@ WRAPPER_OPTIONS_WITH_VALUE = {
         "--max-args --max-procs --max-chars --process-slot-var".split()
     ),
     "command": frozenset(),
+    "busybox": frozenset(),
     "exec": frozenset("-a".split()),
     "nohup": frozenset(),
     "time": frozenset("-f -o --format --output".split()),
@@ -180,6 +181,11 @@ def _is_dangerous(command: list[str]) -> bool:
         return False
     if name == "eval":
         return is_dangerous(" ".join(args))
+    if name == "find":  # find -exec rm -f {} ; runs rm
+        for index, word in enumerate(args):
+            if word in ("-exec", "-execdir", "-ok", "-okdir") and _is_dangerous(args[index + 1 :]):
+                return True
+        return False
     if name != "rm":
         return False
     # GNU rm takes any unambiguous abbreviation of --force (--f, --fo, ...).

@@ -5,11 +5,12 @@ own (``codex-rs/linux-sandbox/src/landlock.rs``, ``install_network_seccomp_filte
 every system call is allowed except
 
 - always: ``ptrace``, ``process_vm_readv``, ``process_vm_writev`` and the ``io_uring`` calls
-  (no reading or steering other processes, no side door around the filter);
+  (no reading or steering other processes, no side door around the filter), and setting the
+  set-user-ID or set-group-ID bit of a file (:data:`MODE_ARGUMENTS`);
 - without network: the calls that open or use network connections (``connect``, ``bind``,
   ``listen``, ``accept``, ``sendto``, ...), ``socket`` / ``socketpair`` for every family
-  but ``AF_UNIX``, and ``socket`` for Unix datagram sockets (a pair of connected sockets,
-  ``socketpair``, still works, as pipes between processes use it).
+  but ``AF_UNIX``, and Unix datagram sockets, single or in pairs (each can send to any named
+  socket of the machine with ``sendmsg``); Unix stream pairs still work.
 
 A denied call fails with ``EPERM`` ("Operation not permitted"); the command itself goes on.
 The filter is defence in depth: without network the command also runs in a network namespace
@@ -18,10 +19,12 @@ of its own, with only a loopback interface.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
 import socket
+import stat
 import tempfile
 
 ALWAYS_DENIED = (
@@ -45,6 +48,21 @@ they only act on a socket the command already has, and denying ``getpeername`` m
 any error but ``ENOTSOCK`` as "a socket"), so they stay allowed here."""
 
 
+MODE_ARGUMENTS = {
+    "chmod": 1,
+    "fchmod": 1,
+    "fchmodat": 2,
+    "fchmodat2": 2,
+    "open": 2,
+    "openat": 3,
+    "creat": 1,
+    "mkdir": 1,
+    "mkdirat": 2,
+}
+"""Calls that set a file's mode, and which argument holds it: none may set the set-user-ID or
+set-group-ID bit. A kernel running as root keeps uid 0 in the sandbox, so a set-user-ID file a
+command made in a writable folder would give root to whoever runs it outside."""
+
 SOCKET_TYPE_MASK = 0xF
 """The bits of ``socket()``'s type argument that hold the type (the rest are flags such as
 ``SOCK_CLOEXEC``)."""
@@ -67,6 +85,10 @@ def filter_program(network: bool) -> bytes:
         deny = pyseccomp.ERRNO(errno.EPERM)
         for name in ALWAYS_DENIED:
             rules.add_rule(deny, name)
+        for name, mode_argument in MODE_ARGUMENTS.items():
+            for bit in (stat.S_ISUID, stat.S_ISGID):
+                with contextlib.suppress(RuntimeError, ValueError):  # a call this kernel lacks
+                    rules.add_rule(deny, name, pyseccomp.Arg(mode_argument, pyseccomp.MASKED_EQ, bit, bit))
         if not network:
             for name in NETWORK_CALLS:
                 rules.add_rule(deny, name)
@@ -75,12 +97,13 @@ def filter_program(network: bool) -> bytes:
                 rules.add_rule(deny, name, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
             # An unconnected Unix datagram socket reaches any named socket with sendmsg
             # (/dev/log, the journal), which cannot be denied by its address: no such socket.
-            rules.add_rule(
-                deny,
-                "socket",
-                pyseccomp.Arg(0, pyseccomp.EQ, socket.AF_UNIX),
-                pyseccomp.Arg(1, pyseccomp.MASKED_EQ, SOCKET_TYPE_MASK, socket.SOCK_DGRAM),
-            )
+            for name in ("socket", "socketpair"):  # a datagram pair's sendmsg takes an address too
+                rules.add_rule(
+                    deny,
+                    name,
+                    pyseccomp.Arg(0, pyseccomp.EQ, socket.AF_UNIX),
+                    pyseccomp.Arg(1, pyseccomp.MASKED_EQ, SOCKET_TYPE_MASK, socket.SOCK_DGRAM),
+                )
         with tempfile.TemporaryFile() as out:
             rules.export_bpf(out)
             out.seek(0)

@@ -26,7 +26,7 @@ from typing import Any
 from ..config import SandboxSettings
 from ..errors import ToolCallError
 from ..sandbox import Sandbox
-from ..sandbox.files import WriteRefused, read_checked, write_checked
+from ..sandbox.files import WriteRefused, opened_within_reach, read_checked, write_checked
 from .base import Handler, Tool, ToolContext
 from .exec_command import exec_command_tool
 from .threads import BUILTINS
@@ -103,24 +103,24 @@ def _entry(entry: os.DirEntry[str]) -> dict[str, Any]:
 
 def _list_dir_handler(sandbox: Sandbox) -> Handler:
     async def list_dir(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        path = _path(args)
-        resolved = Path(os.path.realpath(Path.cwd() / path))
-        if any(resolved.is_relative_to(hidden) for hidden in sandbox.policy.hidden):
-            raise ToolCallError(
-                f"list_dir: {str(path)!r} cannot be listed: Jupyter's runtime files are out of cells' reach."
-            )
-        return await _list_dir(path)
+        return await _list_dir(sandbox, _path(args))
 
     return list_dir
 
 
-async def _list_dir(path: Path) -> dict[str, Any]:
+async def _list_dir(sandbox: Sandbox, path: Path) -> dict[str, Any]:
     def scan() -> list[dict[str, Any]]:
-        with os.scandir(path) as it:
-            return sorted((_entry(e) for e in it), key=lambda e: e["name"])
+        fd = opened_within_reach(sandbox.policy, path, os.O_RDONLY | os.O_DIRECTORY, "listed")
+        try:
+            with os.scandir(fd) as it:
+                return sorted((_entry(e) for e in it), key=lambda e: e["name"])
+        finally:
+            os.close(fd)
 
     try:
         entries = await BUILTINS.run("list_dir", scan)
+    except WriteRefused as exc:
+        raise ToolCallError(f"list_dir: {exc}") from None
     except FileNotFoundError:
         raise ToolCallError(f"list_dir: {str(path)!r} does not exist.") from None
     except NotADirectoryError:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..sandbox import Sandbox
-from ..sandbox.startup import jupyter_secrets, startup_code
+from ..sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from .base import Tool
 from .builtins import builtin_tools
 
@@ -45,14 +45,16 @@ class ToolRegistry:
         registry = cls(config)
         registry._static.extend(builtin_tools(registry.sandbox))
         registry._static.extend(extra_tools or [])
-        if registry.config.python_modules:
+        modules = registry._unshadowed_modules()
+        if modules:
             from .python import load_python_tools
 
-            tools, errors = load_python_tools(registry.config.python_modules)
+            tools, errors = load_python_tools(modules)
             registry._static.extend(tools)
             registry._errors.extend(errors)
         config_file = registry.config.source_path
-        registry.sandbox.protect(startup_code(config_file, registry.config.python_modules), jupyter_secrets())
+        protected = startup_code(config_file, modules, registry.config.mcp_servers.values())
+        registry.sandbox.protect(protected, jupyter_secrets())
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from .mcp import McpClient
@@ -64,6 +66,21 @@ class ToolRegistry:
                 registry._mcp_clients[name] = client
                 client.start()
         return registry
+
+    def _unshadowed_modules(self) -> list[str]:
+        """``[python_tools] modules`` minus those with two candidates in the config's folder
+        (reported: a cell may have written one of them)."""
+        source = self.config.source_path
+        if source is None:
+            return list(self.config.python_modules)
+        shadowed = shadowed_modules(source.parent, self.config.python_modules)
+        for name, found in shadowed.items():
+            self._errors.append(
+                f"{source}: python_tools.modules: {name!r} has several candidates in {str(source.parent)!r} "
+                f"({', '.join(found)}), and a cell may have written one of them; it was not loaded. Remove the "
+                "one you did not write, then restart the kernel."
+            )
+        return [name for name in self.config.python_modules if name not in shadowed]
 
     # -- contents ------------------------------------------------------------------
     def _all(self) -> list[Tool]:

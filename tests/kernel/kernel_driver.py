@@ -35,7 +35,7 @@ def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_wit
     env.update(extra_env or {})
     km = KernelManager(kernel_name=KERNEL_NAME)
     if argv_without_safe_path:
-        km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a != "-P"]
+        km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a not in ("-P", "-E")]
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
     kc.start_channels()

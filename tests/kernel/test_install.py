@@ -37,7 +37,7 @@ def test_install_writes_spec_with_absolute_interpreter_and_logos(tmp_path):
     folder = _install(tmp_path) / "codemode"
     spec = json.loads((folder / "kernel.json").read_text())
     assert spec["argv"][0] == os.path.abspath(sys.executable)
-    assert spec["argv"][1:] == ["-P", "-Xfrozen_modules=off", "-m", "codemode.kernel", "-f", "{connection_file}"]
+    assert spec["argv"][1:] == ["-E", "-P", "-Xfrozen_modules=off", "-m", "codemode.kernel", "-f", "{connection_file}"]
     assert spec["display_name"] == "Code Mode (JavaScript)"
     assert spec["language"] == "javascript"
     assert spec["interrupt_mode"] == "signal"

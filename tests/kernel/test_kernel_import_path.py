@@ -83,3 +83,21 @@ def test_a_kernel_started_without_dash_p_drops_the_folder_too(codemode_kernelspe
         assert execute(kernel.kc, 'text("started without -P")').stdout == "started without -P\n"
     finally:
         stop_kernel(kernel)
+
+
+def test_a_compiled_module_planted_beside_the_notebook_is_not_loaded(codemode_kernelspec, tmp_path):
+    """A cell can write the notebook's folder: a ``__pycache__`` there must not stand in for the
+    tool module at the next start (an unchecked-hash .pyc is loaded whatever the source says)."""
+    import importlib.util
+    import py_compile
+
+    planted = tmp_path / "planted_source.py"
+    planted.write_text(TOOLS.replace("from beside the notebook", "from a planted .pyc"))
+    cache = importlib.util.cache_from_source(str(tmp_path / "nb_planted_tools.py"))
+    py_compile.compile(
+        str(planted), cfile=cache, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True
+    )
+    planted.unlink()
+    with kernel_with_tools(tmp_path, "nb_planted_tools", TOOLS) as kernel:
+        called = execute(kernel.kc, 'text(await tools.beside({word: "hello"}))')
+    assert called.stdout == "hello from beside the notebook\n"

@@ -254,8 +254,23 @@ def test_prompt_shows_what_the_cell_chose_on_one_line_each():
     request = ApprovalRequest("2", "ls\n  cwd:     /elsewhere\x1b[2J", "/w\rx", False, "Fine?\u2028  command: true\x9b")
     assert request.prompt() == (
         "Cell 2 asks to run a command outside the sandbox:\n"
-        "  command: ls\\n  cwd:     /elsewhere\\x1b[2J\n"
+        "  command: ls\\n  cwd:[5 spaces]/elsewhere\\x1b[2J\n"
         "  cwd:     /w\\rx\n"
         "  reason:  Fine?\\u2028  command: true\\x9b\n"
+        "Run it? [y]es / [n]o / [a]lways for this session: "
+    )
+
+
+def test_prompt_shows_hidden_and_reordering_characters_and_long_runs_of_spaces():
+    """Bidirectional overrides, zero-width and odd spaces are escaped; a run of spaces that
+    would push the real command out of view is counted; a long command's length is said."""
+    command = "touch /etc/x #" + " " * 8000 + "ls -la \u202egnp.exe\u200b"
+    prompt = ApprovalRequest("3", command, "/w", False, "ok\u00a0?").prompt()
+    assert prompt == (
+        "Cell 3 asks to run a command outside the sandbox:\n"
+        "  command: touch /etc/x #[8000 spaces]ls -la \\u202egnp.exe\\u200b\n"
+        "  cwd:     /w\n"
+        "  reason:  ok\\xa0?\n"
+        "  (the command is 8030 characters long: read all of it above)\n"
         "Run it? [y]es / [n]o / [a]lways for this session: "
     )

@@ -26,6 +26,7 @@ HEAD = [
     "--cap-drop",
     "ALL",
     "--unshare-pid",
+    "--unshare-ipc",
 ]
 PROC_READ_ONLY = [
     a

@@ -152,9 +152,9 @@ async def test_the_file_builtins_refuse_jupyters_runtime_folder(dispatcher, ws, 
     assert await failed(dispatcher, "read_file", {"path": "rt/kernel-1.json"}) == (
         f"read_file: {str(connection)!r} cannot be read: {OUT_OF_REACH}"
     )
-    for path in (str(runtime), "rt"):
+    for path in (str(runtime), "rt"):  # named as resolved, like read_file's
         assert await failed(dispatcher, "list_dir", {"path": path}) == (
-            f"list_dir: {path!r} cannot be listed: {OUT_OF_REACH}"
+            f"list_dir: {str(runtime)!r} cannot be listed: {OUT_OF_REACH}"
         )
     assert await failed(dispatcher, "write_file", {"path": "rt/kernel-2.json", "content": "{}"}) == (
         f"write_file: {str(runtime / 'kernel-2.json')!r} cannot be written: {OUT_OF_REACH}"

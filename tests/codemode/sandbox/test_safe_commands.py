@@ -126,6 +126,9 @@ def test_words_that_only_look_like_operators_or_comments_are_not_known_safe(scri
 
 
 DANGEROUS = [
+    "find . -name '*.o' -exec rm -f {} ;",
+    "find . -execdir rm -rf {} +",
+    "busybox rm -rf build",
     "rm -rf build",
     "rm -f x",
     "sudo rm -f x",

@@ -203,12 +203,39 @@ def test_sections_that_are_not_tables_are_reported():
 
 
 def test_misspelled_top_level_keys_are_reported_as_unknown():
-    config = parse_config({"sandbox-mode": "read-only", "sandbox_workspace_write": {"network": True}})
+    config = parse_config({"colour": "blue", "sandbox_workspace_write": {"network": True}})
     assert config.errors == [
-        "codemode.toml: sandbox-mode: is not a known setting or section and was ignored.",
+        "codemode.toml: colour: is not a known setting or section and was ignored.",
         "codemode.toml: sandbox_workspace_write.network: is not a known setting and was ignored.",
     ]
     assert config.sandbox == SandboxSettings()
+
+
+@pytest.mark.parametrize(
+    ("key", "meant", "closed"),
+    [
+        ("sandbox-mode", "sandbox_mode", "read-only"),
+        ("Sandbox_Mode", "sandbox_mode", "read-only"),
+        ("sandboxmode", "sandbox_mode", "read-only"),
+        ("sandbox", "sandbox_mode", "read-only"),
+        ("approval-policy", "approval_policy", "never"),
+        ("aproval_policy", "approval_policy", "never"),
+    ],
+)
+def test_a_misspelled_sandbox_key_gives_the_most_restrictive_value(key, meant, closed):
+    """The user meant to set it: not the more open default, as for a value that cannot be read."""
+    config = parse_config({key: "danger-full-access"})
+    assert getattr(config.sandbox, meant) == closed
+    assert config.errors == [
+        f'codemode.toml: {key}: is not a known setting; it looks like `{meant}`, so {meant} = "{closed}" is '
+        "used until it is spelled right."
+    ]
+
+
+def test_a_misspelled_key_beside_the_right_one_is_only_reported():
+    config = parse_config({"sandbox_mode": "danger-full-access", "sandbox-mode": "read-only"})
+    assert config.sandbox.sandbox_mode == "danger-full-access"
+    assert config.errors == ["codemode.toml: sandbox-mode: is not a known setting or section and was ignored."]
 
 
 def test_a_config_file_on_disk_resolves_roots_against_its_own_folder(tmp_path, monkeypatch):
