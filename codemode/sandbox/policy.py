@@ -87,18 +87,18 @@ def protected_paths(root: Path) -> tuple[Path, ...]:
 @dataclass(frozen=True)
 class SandboxPolicy:
     """The resolved policy for one kernel: ``mode`` (a ``sandbox_mode`` value), ``workspace``
-    (absolute, resolved), the extra ``roots`` (resolved; ``/tmp`` and ``$TMPDIR`` included
-    unless excluded), ``network_access``, ``extra_protected`` (absolute paths kept read-only
+    (absolute, resolved), the ``configured_roots`` (resolved; ``/tmp`` and ``$TMPDIR``
+    included unless excluded), of which :attr:`roots` are writable (in ``workspace-write``
+    mode only), ``network_access``, ``extra_protected`` (absolute paths kept read-only
     where they lie in a writable root) and ``hidden`` (absolute paths a sandboxed command cannot
     read at all: the Jupyter connection files, whose keys sign requests to kernels)."""
 
     mode: str
     workspace: Path
-    roots: tuple[Path, ...] = ()
+    configured_roots: tuple[Path, ...] = ()
     network_access: bool = False
     extra_protected: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
-    listed_roots: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(
@@ -113,12 +113,17 @@ class SandboxPolicy:
         tmpdir = environ.get("TMPDIR", "")
         if not settings.exclude_tmpdir_env_var and tmpdir and os.path.isabs(tmpdir):
             candidates.append(Path(tmpdir))
-        listed = tuple(dict.fromkeys(path.resolve() for path in candidates))
-        roots = listed if settings.sandbox_mode == "workspace-write" else ()
+        roots = tuple(dict.fromkeys(path.resolve() for path in candidates))
         network = settings.sandbox_mode == "danger-full-access" or (
             settings.sandbox_mode == "workspace-write" and settings.network_access
         )
-        return cls(settings.sandbox_mode, workspace.resolve(), roots, network, listed_roots=listed)
+        return cls(settings.sandbox_mode, workspace.resolve(), roots, network)
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        """The configured roots commands and the file tools may write: all of them in
+        ``workspace-write`` mode, none otherwise."""
+        return self.configured_roots if self.mode == "workspace-write" else ()
 
     @property
     def unrestricted(self) -> bool:
@@ -141,7 +146,7 @@ class SandboxPolicy:
         excluded), whether or not the mode lets commands write them now (an earlier session's
         may have): no program is taken from them to run a command
         (:func:`~codemode.sandbox.bwrap.find_program`)."""
-        return [self.workspace, *self.listed_roots]
+        return [self.workspace, *self.configured_roots]
 
     def masked(self) -> list[Path]:
         """Protected paths that do not exist yet and must not be created: the workspace's
@@ -160,13 +165,12 @@ class SandboxPolicy:
         """This policy with more ``extra_protected`` and ``hidden`` paths, each both as given
         (made absolute: a link there must not be replaced) and resolved (what a command or a
         file tool reaches through it)."""
-        more = tuple(q for p in protected for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
-        unseen = tuple(q for p in hidden for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
-        return replace(
-            self,
-            extra_protected=tuple(dict.fromkeys((*self.extra_protected, *more))),
-            hidden=tuple(dict.fromkeys((*self.hidden, *unseen))),
-        )
+
+        def both(old: tuple[Path, ...], new: tuple[Path, ...]) -> tuple[Path, ...]:
+            spelled = (q for p in new for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
+            return tuple(dict.fromkeys((*old, *spelled)))
+
+        return replace(self, extra_protected=both(self.extra_protected, protected), hidden=both(self.hidden, hidden))
 
     def can_write(self, path: Path) -> bool:
         """True when the policy lets a built-in write ``path`` (absolute and resolved: no

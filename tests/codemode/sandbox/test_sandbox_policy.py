@@ -29,7 +29,7 @@ def policy(workspace, environ=None, **settings):
 def test_workspace_write_roots_are_writable_roots_then_tmp_then_tmpdir(ws, tmp_path):
     extra, tmpdir = tmp_path / "extra", tmp_path / "tmpdir"
     p = policy(ws, {"TMPDIR": str(tmpdir)}, writable_roots=[str(extra)])
-    assert p == SandboxPolicy("workspace-write", ws, (extra, TMP, tmpdir), False, listed_roots=(extra, TMP, tmpdir))
+    assert p == SandboxPolicy("workspace-write", ws, (extra, TMP, tmpdir), False)
 
 
 def test_exclude_slash_tmp_leaves_tmp_out(ws, tmp_path):
