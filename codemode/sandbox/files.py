@@ -32,9 +32,9 @@ def _refusal(policy: SandboxPolicy, path: Path) -> str:
                 "Codex: what runs by itself later, git hooks, the config file, the kernel's own code, "
                 "must not be something a cell wrote)."
             )
-    for hidden in policy.hidden:
-        if path.is_relative_to(hidden):
-            return f"{str(path)!r} cannot be written: Jupyter's runtime files are out of cells' reach."
+    hidden = _hidden_refusal(policy, path, "written")
+    if hidden is not None:
+        return hidden
     roots = ", ".join(str(r.root) for r in policy.writable_roots()) or "none"
     return (
         f"{str(path)!r} is outside the folders the sandbox lets cells write (writable: {roots}). "
@@ -47,19 +47,37 @@ def _fd_path(fd: int) -> Path:
     return Path(os.readlink(f"/proc/self/fd/{fd}"))
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` as the file system would reach it: relative to the working directory, ``~``
+    expanded, symlinks of the existing parts resolved, then ``..``."""
+    return Path(os.path.realpath(Path.cwd() / path.expanduser()))
+
+
+def _hidden_refusal(policy: SandboxPolicy, path: Path, verb: str) -> str | None:
+    if any(path.is_relative_to(hidden) for hidden in policy.hidden):
+        return f"{str(path)!r} cannot be {verb}: Jupyter's runtime files are out of cells' reach."
+    return None
+
+
+def _check_reached(policy: SandboxPolicy, folder: int, *names: str) -> None:
+    """Refuse unless ``policy`` lets cells write ``names`` under what ``folder`` really is."""
+    reached = _fd_path(folder).joinpath(*names)
+    if not policy.can_write(reached):
+        raise WriteRefused(_refusal(policy, reached))
+
+
 def _open_folder(policy: SandboxPolicy, target: Path) -> int:
     """A descriptor of ``target``'s folder, made if missing, one part at a time relative to the
-    nearest existing ancestor and never through a symlink; checked against ``policy`` again
-    once open (the path may have changed since it was resolved)."""
+    nearest existing ancestor and never through a symlink; checked against ``policy`` once the
+    ancestor is open and again once the folder is (the path may have changed since it was
+    resolved)."""
     existing, missing = target.parent, []
     while not os.path.lexists(existing):
         missing.append(existing.name)
         existing = existing.parent
     folder = os.open(existing, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        reached = _fd_path(folder).joinpath(*reversed(missing), target.name)
-        if not policy.unrestricted and not policy.can_write(reached):
-            raise WriteRefused(_refusal(policy, reached))
+        _check_reached(policy, folder, *reversed(missing), target.name)
         for name in reversed(missing):
             try:
                 os.mkdir(name, 0o777, dir_fd=folder)
@@ -68,6 +86,8 @@ def _open_folder(policy: SandboxPolicy, target: Path) -> int:
             inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder)
             os.close(folder)
             folder = inner
+        if missing:
+            _check_reached(policy, folder, target.name)
     except BaseException:
         os.close(folder)
         raise
@@ -82,15 +102,13 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     creating missing parent folders, if ``policy`` allows it; returns the path written.
     Only a regular file is written (never a pipe or a device). Raises :class:`WriteRefused`,
     or ``OSError`` for the file system's own refusals."""
-    target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
+    target = _resolved(path)
     if not policy.can_write(target):
         raise WriteRefused(_refusal(policy, target))
     if os.path.exists(target) and not os.path.isfile(target):
         raise WriteRefused(_NOT_REGULAR.format(target=str(target)))
     folder = _open_folder(policy, target)
     try:
-        if not policy.unrestricted and not policy.can_write(_fd_path(folder) / target.name):
-            raise WriteRefused(_refusal(policy, _fd_path(folder) / target.name))
         flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
         fd = os.open(target.name, flags, 0o666, dir_fd=folder)
     finally:
@@ -116,8 +134,9 @@ the kernel log. Commands have a /proc of their own; the file tools stay out of t
 def out_of_reach(policy: SandboxPolicy, path: Path, verb: str = "read") -> str | None:
     """Why cells may not read (or list: ``verb``) ``path`` (absolute, resolved), or None:
     Jupyter's runtime files, and the kernel's /proc."""
-    if any(path.is_relative_to(hidden) for hidden in policy.hidden):
-        return f"{str(path)!r} cannot be {verb}: Jupyter's runtime files are out of cells' reach."
+    hidden = _hidden_refusal(policy, path, verb)
+    if hidden is not None:
+        return hidden
     if path.is_relative_to(PROC):
         return f"{str(path)!r} cannot be {verb}: the kernel's /proc is out of cells' reach (exec_command has its own)."
     return None
@@ -127,7 +146,7 @@ def opened_within_reach(policy: SandboxPolicy, path: Path, flags: int, verb: str
     """A descriptor of ``path`` opened with ``flags``, once both the path and what was really
     opened (a symlink may have been swapped in meanwhile) are within cells' reach. Raises
     :class:`WriteRefused` or ``OSError``."""
-    target = Path(os.path.realpath(Path.cwd() / path.expanduser()))
+    target = _resolved(path)
     refusal = out_of_reach(policy, target, verb)
     if refusal is not None:
         raise WriteRefused(refusal)
