@@ -40,7 +40,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .policy import SandboxPolicy
+from .policy import CONFIG_NAME, SandboxPolicy
 
 BWRAP_PACKAGE = "bubblewrap"
 """The Debian/Ubuntu/Fedora package that installs ``bwrap``."""
@@ -65,7 +65,9 @@ _masks_lock = threading.Lock()
 _masks_in_use: dict[Path, int] = {}
 
 _probe_lock = threading.Lock()
-_probe_result: tuple[str | None, bool] | None = None
+_probe_result: tuple[str | None, bool, str | None] | None = None
+"""The one-off probe's verdict: (the problem or None, whether a new /proc can be mounted, the
+``bwrap`` it ran)."""
 
 
 def find_program(name: str, untrusted: Iterable[Path] = ()) -> str | None:
@@ -124,14 +126,22 @@ def _check(bwrap: str | None) -> tuple[str | None, bool]:
     )
 
 
-def sandbox_problem(untrusted: Iterable[Path] = ()) -> str | None:
-    """None when bubblewrap works on this machine, else a sentence saying why it does not and
-    how to fix it. Checked once per process (about 10 ms), by running ``/bin/true`` inside."""
+def usable_bwrap(untrusted: Iterable[Path] = ()) -> tuple[str | None, str | None]:
+    """``(bwrap, None)`` when bubblewrap works on this machine (``bwrap`` as
+    :func:`find_bwrap` found it), else ``(None, problem)``: a sentence saying why it does not
+    and how to fix it. Checked once per process (about 10 ms), by running ``/bin/true`` inside."""
     global _probe_result
     with _probe_lock:
         if _probe_result is None:
-            _probe_result = _check(find_bwrap(untrusted))
-        return _probe_result[0]
+            found = find_bwrap(untrusted)
+            _probe_result = (*_check(found), found)
+        problem, _, found = _probe_result
+    return (None, problem) if problem is not None else (found, None)
+
+
+def sandbox_problem(untrusted: Iterable[Path] = ()) -> str | None:
+    """The problem of :func:`usable_bwrap`, or None when bubblewrap works here."""
+    return usable_bwrap(untrusted)[1]
 
 
 def _mount_proc() -> bool:
@@ -172,11 +182,15 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
 
 @contextlib.contextmanager
 def masked_paths(policy: SandboxPolicy) -> Iterator[None]:
-    """Around one sandboxed command: afterwards, remove the empty files bubblewrap created as
-    mount points for :meth:`SandboxPolicy.masked` paths, once no other command of this process
-    still masks them (only an empty regular file is removed: never something a person made)."""
-    paths = policy.masked()
+    """Around one sandboxed command (enter it before building the command line): afterwards,
+    remove the empty files bubblewrap created as mount points for :meth:`SandboxPolicy.masked`
+    paths, once no other command of this process still masks them (only an empty regular file
+    is removed: never something a person made). A path another command masks right now counts
+    for this one too, although it exists (as that command's mount point) and this command binds
+    it read-only instead: it stays until both ended."""
+    config = policy.workspace / CONFIG_NAME
     with _masks_lock:
+        paths = [*policy.masked(), *([config] if config in _masks_in_use else [])]
         for path in paths:
             _masks_in_use[path] = _masks_in_use.get(path, 0) + 1
     try:

@@ -34,7 +34,7 @@ from ..sandbox.approvals import (
     likely_sandbox_denied,
     plan_command,
 )
-from ..sandbox.bwrap import bwrap_argv, find_bwrap, find_program, masked_paths, sandbox_problem
+from ..sandbox.bwrap import bwrap_argv, find_program, masked_paths, usable_bwrap
 from ..sandbox.environment import command_environment
 from ..sandbox.seccomp import SeccompUnavailable, filter_fd
 from .base import Tool, ToolContext
@@ -93,29 +93,28 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
         env[NETWORK_DISABLED_VARIABLE] = "1"
     max_tokens = args.get("max_output_tokens")
     budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
-    seccomp_fd = None
-    if sandboxed:
-        problem = await asyncio.to_thread(sandbox_problem, policy.writable_folders())
-        bwrap = find_bwrap(policy.writable_folders())
-        if problem is not None or bwrap is None:
-            raise ToolCallError(f"exec_command cannot run the command in the sandbox: {problem}")
-        unsafe = policy.unprotectable()
-        if unsafe:
-            raise ToolCallError(
-                f"exec_command cannot run the command in the sandbox: {str(unsafe[0])!r} must stay read-only, "
-                "but it is a symlink inside a writable folder, which a command could replace. Replace the "
-                'symlink with the folder or file itself, or set sandbox_mode to "read-only" or "danger-full-access".'
-            )
+    with masked_paths(policy) if sandboxed else contextlib.nullcontext():
+        seccomp_fd = None
+        if sandboxed:
+            bwrap, problem = await asyncio.to_thread(usable_bwrap, policy.writable_folders())
+            if bwrap is None:
+                raise ToolCallError(f"exec_command cannot run the command in the sandbox: {problem}")
+            unsafe = policy.unprotectable()
+            if unsafe:
+                raise ToolCallError(
+                    f"exec_command cannot run the command in the sandbox: {str(unsafe[0])!r} must stay read-only, "
+                    "but it is a symlink inside a writable folder, which a command could replace. Replace the "
+                    'symlink with the folder or file itself, or set sandbox_mode to "read-only" or "danger-full-access".'
+                )
+            try:
+                seccomp_fd = filter_fd(policy.network_access)
+            except SeccompUnavailable as exc:
+                raise ToolCallError(
+                    f"exec_command cannot run the command in the sandbox: {exc}. Install libseccomp "
+                    '(Debian/Ubuntu: libseccomp2), or set sandbox_mode = "danger-full-access".'
+                ) from None
+            command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command)
         try:
-            seccomp_fd = filter_fd(policy.network_access)
-        except SeccompUnavailable as exc:
-            raise ToolCallError(
-                f"exec_command cannot run the command in the sandbox: {exc}. Install libseccomp "
-                '(Debian/Ubuntu: libseccomp2), or set sandbox_mode = "danger-full-access".'
-            ) from None
-        command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command)
-    try:
-        with masked_paths(policy) if sandboxed else contextlib.nullcontext():
             return await run_command(
                 command,
                 cwd=str(cwd),
@@ -125,11 +124,11 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                 cancellation=ctx.cancellation,
                 pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             )
-    except OSError as exc:
-        raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
-    finally:
-        if seccomp_fd is not None:
-            os.close(seccomp_fd)
+        except OSError as exc:
+            raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
 
 
 def _result(run: CommandRun) -> dict[str, Any]:

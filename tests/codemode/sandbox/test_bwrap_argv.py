@@ -40,7 +40,7 @@ PROC_READ_ONLY = [
 @pytest.fixture(params=[True, False], ids=["proc", "no-proc"])
 def proc(request, monkeypatch):
     """The probe's verdict on mounting a new /proc; yields the expected ``--proc`` arguments."""
-    monkeypatch.setattr(bwrap, "_probe_result", (None, request.param))
+    monkeypatch.setattr(bwrap, "_probe_result", (None, request.param, "bwrap"))
     return ["--proc", "/proc", *PROC_READ_ONLY] if request.param else []
 
 

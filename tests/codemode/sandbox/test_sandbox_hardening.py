@@ -6,6 +6,7 @@ symlinks stop the command, and Unix datagram sockets are refused without network
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
@@ -58,6 +59,27 @@ async def test_a_command_cannot_create_the_workspaces_config_file(dispatchers, w
     )
     # The empty file bubblewrap made as the mask's mount point is gone again.
     assert sorted(p.name for p in ws.iterdir()) == ["other"]
+
+
+async def test_the_config_file_stays_masked_while_any_command_runs(dispatchers, ws):
+    """Command A masks the missing codemode.toml (its mount point appears); command B, started
+    meanwhile, sees the file and binds it read-only. A ending first must not remove the mount
+    point under B, which could then create the file."""
+    dispatcher = await dispatchers.make(exclude_slash_tmp=True)
+    first = asyncio.ensure_future(run(dispatcher, "while [ ! -e a-done ]; do sleep 0.02; done"))
+    while not (ws / "codemode.toml").exists():
+        await asyncio.sleep(0.02)  # polling the file system: A's bubblewrap is up
+    second = asyncio.ensure_future(
+        run(dispatcher, "touch b-started; while [ ! -e b-go ]; do sleep 0.02; done; echo x > codemode.toml; echo rc=$?")
+    )
+    while not (ws / "b-started").exists():
+        await asyncio.sleep(0.02)
+    (ws / "a-done").touch()
+    await asyncio.wait_for(first, 30)
+    (ws / "b-go").touch()
+    result = await asyncio.wait_for(second, 30)
+    assert result["output"].splitlines()[-1] == "rc=1"
+    assert sorted(p.name for p in ws.iterdir()) == ["a-done", "b-go", "b-started"]
 
 
 async def test_a_command_in_a_subfolder_cannot_create_the_config_file_either(dispatchers, ws):
