@@ -99,3 +99,18 @@ def test_no_python_file_is_over_500_lines():
         if (count := len(path.read_text().splitlines())) > MAX_MODULE_LINES
     }
     assert long == {}
+
+
+def test_every_package_folder_is_installed():
+    """A non-editable install ships every folder with an ``__init__.py`` (``pip install .`` once left out two)."""
+    import tomllib
+
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    on_disk = {
+        ".".join((name, *path.parent.relative_to(root).parts))
+        for name, root in PACKAGES.items()
+        for path in root.rglob("__init__.py")
+        if ".venv" not in path.parts
+    }
+    assert sorted(on_disk) == sorted(setuptools["packages"])
+    assert {name: REPO / folder for name, folder in setuptools["package-dir"].items()} == PACKAGES
