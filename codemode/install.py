@@ -27,8 +27,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .config.session import ENGINES
+
 DEFAULT_NAME = "codemode"
 DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"
+V8_NAME = "codemode-v8"
+V8_DISPLAY_NAME = "Code Mode (JavaScript, V8)"
 LOGO_FILES = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
 
 
@@ -66,14 +70,20 @@ def load_template() -> dict[str, Any]:
     return spec
 
 
-def build_spec(*, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None) -> dict[str, Any]:
+def build_spec(
+    *, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None, engine: str | None = None
+) -> dict[str, Any]:
     """The kernel.json content to install: the template with an absolute interpreter path.
 
-    ``executable`` defaults to ``sys.executable``; it is made absolute.
+    ``executable`` defaults to ``sys.executable``; it is made absolute. ``engine``: the
+    runtime host's JavaScript engine for this kernelspec (``env`` ``CODEMODE_ENGINE``, which
+    the kernel prefers to ``[session] engine``); None leaves the choice to the config.
     """
     spec = load_template()
     spec["argv"] = [os.path.abspath(executable or sys.executable), *spec["argv"][1:]]
     spec["display_name"] = display_name
+    if engine is not None:
+        spec["env"] = {**spec.get("env", {}), "CODEMODE_ENGINE": engine}
     return spec
 
 
@@ -100,6 +110,7 @@ def install(
     display_name: str = DEFAULT_DISPLAY_NAME,
     target: InstallTarget | None = None,
     executable: str | None = None,
+    engine: str | None = None,
 ) -> str:
     """Install the kernelspec and return the folder it was written to.
 
@@ -109,7 +120,7 @@ def install(
     from jupyter_client.kernelspec import KernelSpecManager
 
     target = target or default_target()
-    spec = build_spec(display_name=display_name, executable=executable)
+    spec = build_spec(display_name=display_name, executable=executable, engine=engine)
     with tempfile.TemporaryDirectory(prefix="codemode-kernelspec-") as tmp:
         folder = Path(tmp) / name
         write_spec_dir(folder, spec)
@@ -146,11 +157,15 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--user", action="store_true", help="install for the current user")
     where.add_argument("--sys-prefix", action="store_true", help=f"install into sys.prefix ({sys.prefix})")
     where.add_argument("--prefix", metavar="P", help="install into the prefix P")
-    parser.add_argument("--name", default=DEFAULT_NAME, help=f"kernel name (default {DEFAULT_NAME!r})")
+    parser.add_argument("--name", help=f"kernel name (default {DEFAULT_NAME!r}, with --engine v8 'codemode-v8')")
     parser.add_argument(
         "--display-name",
-        default=DEFAULT_DISPLAY_NAME,
-        help=f"name shown in launchers (default {DEFAULT_DISPLAY_NAME!r})",
+        help=f"name shown in launchers (default {DEFAULT_DISPLAY_NAME!r}, with --engine v8 '{V8_DISPLAY_NAME}')",
+    )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        help="the JavaScript engine of this kernelspec's cells (default: [session] engine of codemode.toml)",
     )
     return parser
 
@@ -166,10 +181,13 @@ def main(argv: list[str] | None = None) -> int:
         target = InstallTarget(prefix=args.prefix)
     else:
         target = default_target()
+    v8 = args.engine == "v8"
+    name = args.name or (V8_NAME if v8 else DEFAULT_NAME)
+    display_name = args.display_name or (V8_DISPLAY_NAME if v8 else DEFAULT_DISPLAY_NAME)
     try:
-        where = install(name=args.name, display_name=args.display_name, target=target)
+        where = install(name=name, display_name=display_name, target=target, engine=args.engine)
     except InstallError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    print(f"Installed kernelspec {args.name} in {where}")
+    print(f"Installed kernelspec {name} in {where}")
     return 0

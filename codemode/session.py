@@ -110,7 +110,7 @@ class CodeModeSession:
         self.on_notify = on_notify
         self.on_cell_closed = on_cell_closed
         self._owns_provider = provider is None
-        self.provider = provider or HostProvider(host_command)
+        self.provider = provider or HostProvider(host_command, engine=defaults.engine)
         self.output_truncation = output_truncation
         self._extension = (
             stored_values_extension if stored_values_extension is not None else not self.provider.is_reference_host

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import sys
 import tempfile
@@ -32,6 +33,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from codemode.kernel.host_loss import HostLosses
+
+ENGINE_VARIABLE = "CODEMODE_ENGINE"
+"""Set by a kernelspec installed with ``--engine``: the runtime host's engine, over ``[session] engine``."""
 
 if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thread at run time
     from codemode.config import Config
@@ -131,6 +135,12 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
     make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
     mods = await asyncio.to_thread(_import_service_modules)
     config = mods["config"].load_config(cwd=cwd or Path.cwd())
+    engine = os.environ.get(ENGINE_VARIABLE)
+    if engine:
+        if engine in mods["config"].ENGINES:
+            config.session.engine = engine  # the kernelspec's choice (install --engine) wins
+        else:
+            log.warning("%s=%r names no engine; %s is used", ENGINE_VARIABLE, engine, config.session.engine)
     folder = config.source_path.parent if config.source_path is not None else None
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)

@@ -1,6 +1,7 @@
 """``codemode-host`` / ``python -m codemode.runtime``: the code-mode runtime host.
 
-Usage: ``codemode-host [--listen stdio]``. Speaks Codex's code-mode host protocol (as
+Usage: ``codemode-host [--listen stdio] [--engine quickjs|v8]`` (the engine cells run on,
+:mod:`~codemode.runtime.engines`; default ``quickjs``). Speaks Codex's code-mode host protocol (as
 Codex 0.171's host does) on stdin/stdout; stdout carries only frames, logs go to stderr
 (level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
 skips the in-process interrupt (tests of the process-exit fallback). SIGINT is ignored.
@@ -21,7 +22,7 @@ import sys
 
 from codemode.protocol import FrameError
 
-from . import interrupt
+from . import engines, interrupt
 from .server import Connection, FatalConnectionError
 
 
@@ -59,9 +60,11 @@ async def _drain(writer: asyncio.StreamWriter) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``codemode-host`` console script."""
-    parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host (QuickJS)")
+    parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host")
     parser.add_argument("--listen", default="stdio", help="transport: only 'stdio' (the default) is supported")
+    parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
     args = parser.parse_args(argv)
+    engines.select(args.engine)
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
     logging.basicConfig(
@@ -74,7 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     # interrupted cell and every other one would be lost). Cells are stopped by
     # session/terminate; the host ends on EOF.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
+    if args.engine != "quickjs":
+        pass  # V8 stops a cell by terminating its isolate; QuickJS's interrupt is not needed
+    elif os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
         # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
         interrupt.AVAILABLE = False
     else:

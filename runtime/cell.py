@@ -1,11 +1,12 @@
-"""One code-mode cell: a fresh QuickJS context on its own thread.
+"""One code-mode cell: a fresh JavaScript context driven by its own thread.
 
-Every cell gets a brand
-new context (fresh globals) created and used only on the cell's thread; the source runs
-as an ES module (top-level await); the prelude (``prelude.js``) installs the globals.
-The thread owns an event queue (tool results, stop requests) and the cell's timers, and
-reports everything it observes to the asyncio side through :class:`CellEvents`
-callbacks scheduled with ``loop.call_soon_threadsafe``, in emission order.
+Every cell gets a brand new context (fresh globals) of the host's engine
+(:mod:`~codemode.runtime.engines`: QuickJS on the cell's thread, or a V8 isolate on a
+thread of its own); the prelude (``prelude/*.js``) installs the globals, then the source
+runs with top-level await. The cell's thread owns an event queue (tool results, stop
+requests) and the cell's timers, hands them to the engine, and reports everything the
+cell does to the asyncio side through :class:`CellEvents` callbacks scheduled with
+``loop.call_soon_threadsafe``, in emission order.
 
 Stored values: the cell starts from a snapshot of the session store
 (JSON texts by key); its writes are visible to its own ``load`` at once and are handed
@@ -22,30 +23,20 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import quickjs
-
-from . import bridge, interrupt
+from . import bridge, engines
 from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
-from .heap import (
-    DEFAULT_HEAP_LIMIT_BYTES,
-    heap_nearly_full,
-    is_out_of_memory,
-    null_is_out_of_memory,
-    out_of_memory_text,
-)
-from .jserrors import compile_error_text, prepare_source
+from .heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
+from .jserrors import compile_error_text
 from .jsontext import scrub
-from .prelude_source import prelude_source
+from .outcome import CellOutcome
 
 log = logging.getLogger(__name__)
 
-JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
-"""QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
 THREAD_STACK_BYTES = 64 * 1024 * 1024
-"""C stack of a cell thread; comfortably above :data:`JS_STACK_LIMIT_BYTES`."""
+"""C stack of a cell thread; comfortably above the engines' JavaScript stack limits."""
 
 
 @dataclass
@@ -61,23 +52,6 @@ class CellEvents:
     tool_call: Callable[[str, int, Any], None]
     notify: Callable[[str], None]
     finished: Callable[[CellOutcome], None]
-
-
-@dataclass
-class CellOutcome:
-    """How a cell thread ended.
-
-    ``kind``: ``"completed"`` (the module settled or ``exit()`` ran; ``error_text`` set
-    when it failed) or ``"stopped"`` (terminated). ``writes``: store writes by key, as
-    JSON texts. ``thrown``: ``error_text`` is the text of a value the cell threw, as the
-    prelude formatted it; such a text is final, never read as an engine failure (a cell
-    may throw the string ``"InternalError: out of memory"``).
-    """
-
-    kind: str
-    error_text: str | None = None
-    writes: dict[str, str] = field(default_factory=dict)
-    thrown: bool = False
 
 
 class CellRuntime:
@@ -101,11 +75,11 @@ class CellRuntime:
         loop: asyncio.AbstractEventLoop,
     ) -> None:
         self.cell_id = cell_id
-        self._source = source
-        self._tools = tools
+        self.source = source
+        self.tools = tools
         self._view = dict(stored)
         self._writes: dict[str, str] = {}
-        self._heap_limit = heap_limit_bytes or DEFAULT_HEAP_LIMIT_BYTES
+        self.heap_limit = heap_limit_bytes or DEFAULT_HEAP_LIMIT_BYTES
         self._events = events
         self._loop = loop
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
@@ -117,15 +91,16 @@ class CellRuntime:
         self._exit_requested = False
         self._failed_untold = False
         self._stop_requested = False
-        self._interrupter: interrupt.Interrupter | None = None
+        self._engine: engines.CellEngine | None = None
+        self._interruptible = False
         self._lock = threading.Lock()
+        self._timer_lock = threading.Lock()
         self._flow = threading.Condition()
         stopped = self._is_stopping
         self._pipe = EventPipe(loop, stopped, self._flow)
         self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
         self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
         self._thread: threading.Thread | None = None
-        self._context: Any = None
 
     # ---- thread-safe API -----------------------------------------------------------
 
@@ -147,8 +122,8 @@ class CellRuntime:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
         with self._lock:
             self._stop_requested = True
-            if self._interrupter is not None:
-                self._interrupter.arm()
+            if self._interruptible and self._engine is not None:
+                self._engine.interrupt()
         with self._flow:  # a helper waiting for room returns at once
             self._flow.notify_all()
         self._queue.put(("stop", None))
@@ -177,7 +152,7 @@ class CellRuntime:
         try:
             outcome = self._execute()
         except MemoryError:
-            outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
+            outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
         except Exception as exc:  # noqa: BLE001 - a cell must always report its end
             log.exception("cell %s failed inside the runtime", self.cell_id)
             outcome = CellOutcome("completed", f"code-mode runtime error: {exc}")
@@ -185,139 +160,129 @@ class CellRuntime:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
         self._pipe.post(self._events.finished, outcome, wait=False)
-        # Free the context here, on its own thread, after the outcome went out.
-        self._context = None
+        # Free the context here, on this thread, after the outcome went out.
+        if self._engine is not None:
+            self._engine.close()
 
     def _execute(self) -> CellOutcome:
+        engine = engines.create(self)
+        with self._lock:
+            self._engine = engine
         try:
-            return self._execute_in_context()
+            outcome = engine.start()
+            if outcome is None:
+                outcome = self._loop_events(engine)
+            return engine.finish(outcome)
         finally:
             with self._lock:
-                self._interrupter = None
+                self._interruptible = False
 
-    def _execute_in_context(self) -> CellOutcome:
-        ctx = quickjs.Context()
-        self._context = ctx  # released by _run once the outcome is posted
-        ctx.set_memory_limit(self._heap_limit)
-        ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
-        switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
-        if switch is not None and switch.usable:
-            switch.install()
-            with self._lock:
-                self._interrupter = switch
-                if self._stop_requested:
-                    switch.arm()
-        ctx.add_callable("__codemode_host", self._host)
-        config = {"tools": self._tools, "source": self._source}
-        ctx.set("__codemode_config", json.dumps(config))
-        try:
-            dispatch = ctx.eval(prelude_source())
-        except quickjs.JSException as exc:
-            # Only a heap too small for the prelude itself can fail here.
-            return self._out_of_memory(ctx, CellOutcome("completed", f"code-mode runtime error: {exc}"))
-        try:
-            promise = ctx.module(prepare_source(self._source))
-        except quickjs.JSException as exc:
-            return self._out_of_memory(ctx, self._js_failure(exc, compile_time=True))
-        try:
-            dispatch("watch", promise)
-            outcome = self._loop_events(ctx, dispatch)
-        except quickjs.JSException as exc:
-            outcome = self._js_failure(exc, compile_time=False)
-        finally:
-            del promise, dispatch
-        return self._out_of_memory(ctx, outcome)
+    def interrupt_ready(self) -> None:
+        """The engine can now be interrupted; a stop that came earlier takes effect (cell thread)."""
+        with self._lock:
+            self._interruptible = True
+            if self._stop_requested and self._engine is not None:
+                self._engine.interrupt()
 
-    def _out_of_memory(self, ctx: Any, outcome: CellOutcome) -> CellOutcome:
-        """Give an exhausted heap its clear error text (QuickJS may throw a bare ``null``)."""
-        text = outcome.error_text
-        if (
-            text is not None
-            and not outcome.thrown
-            and (
-                is_out_of_memory(text, self._source, ctx, self._heap_limit)
-                or text.startswith("code-mode runtime error: InternalError: out of memory")
-            )
-        ):
-            outcome.error_text = out_of_memory_text(self._heap_limit)
-        return outcome
+    def _interrupt(self) -> bool:
+        """Interrupt running JavaScript if the engine can; False when it cannot."""
+        with self._lock:
+            if self._interruptible and self._engine is not None:
+                self._engine.interrupt()
+                return True
+        return False
 
-    def _js_failure(self, exc: Exception, *, compile_time: bool) -> CellOutcome:
-        """Map an exception that escaped JS into the cell's outcome."""
+    def post_engine_outcome(self, outcome: CellOutcome) -> None:
+        """An engine running JavaScript on another thread ends the cell with ``outcome`` (any thread)."""
+        self._queue.put(("engine", outcome))
+
+    def wake(self) -> None:
+        """Make the cell thread look at its state again (an engine running JS on another thread)."""
+        self._queue.put(("tick", None))
+
+    def finished(self) -> bool:
+        """The cell has an outcome, was stopped or ran ``exit()``."""
+        return self._outcome is not None or self._stop_requested or self._exit_requested
+
+    def js_failure(self, text: str, *, compile_time: bool) -> CellOutcome:
+        """The outcome of an engine exception with text ``text`` that escaped JavaScript."""
         if self._stop_requested:
             return CellOutcome("stopped")
         if self._exit_requested:
             return CellOutcome("completed")
         if self._outcome is not None:
             return self._outcome
-        return CellOutcome("completed", compile_error_text(str(exc), self._source, compile_time))
+        return CellOutcome("completed", compile_error_text(text, self.source, compile_time))
 
-    def _drain(self, ctx: Any) -> None:
-        while not self._finished() and ctx.execute_pending_job():
-            pass
-        if self._failed_untold and self._outcome is None:
-            # The cell failed but formatting its error failed too (see install.js).
-            self._outcome = CellOutcome("completed", self._untold_failure_text(ctx))
+    def untold_failure(self) -> bool:
+        """The cell failed but the text of its failure could not be formatted (see install.js)."""
+        return self._failed_untold and self._outcome is None
 
-    def _untold_failure_text(self, ctx: Any) -> str:
-        """The error text of a failure whose own text could not be formatted."""
-        if heap_nearly_full(ctx, self._heap_limit):
-            return out_of_memory_text(self._heap_limit)
-        return "Error: the cell failed, and the text of its error could not be formatted"
+    def set_outcome(self, outcome: CellOutcome) -> None:
+        """End the cell with ``outcome`` unless it already has one."""
+        if self._outcome is None:
+            self._outcome = outcome
 
-    def _finished(self) -> bool:
-        return self._outcome is not None or self._stop_requested or self._exit_requested
+    def waiting_on_nothing(self) -> bool:
+        """No timer, no tool call in flight and no event queued: nothing can wake the cell."""
+        return not (self._outstanding_tools or self._active_timers or not self._queue.empty())
 
-    def _stalled_by_exhausted_heap(self, ctx: Any) -> bool:
-        """Nothing can wake the cell any more, and its heap is nearly full.
-
-        A promise job that QuickJS could not even enqueue (the module's rejection after
-        an allocation failure, say) is lost without a trace; what is left is a cell with
-        no timer, no tool call in flight and a full heap. Codex's host would have crashed
-        on such a heap; here the cell ends with the heap-limit error.
-        """
-        if self._outstanding_tools or self._active_timers or not self._queue.empty():
-            return False
-        return heap_nearly_full(ctx, self._heap_limit)
-
-    def _loop_events(self, ctx: Any, dispatch: Any) -> CellOutcome:
-        while True:
-            self._drain(ctx)
-            if self._finished():
-                break
-            timeout = None
+    def _next_timeout(self, engine: engines.CellEngine) -> float | None:
+        timeout = engine.poll_s
+        with self._timer_lock:
             if self._timers:
-                timeout = max(0.0, self._timers[0][0] - time.monotonic())
-            elif self._stalled_by_exhausted_heap(ctx):
-                self._outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
+                due = max(0.0, self._timers[0][0] - time.monotonic())
+                timeout = due if timeout is None else min(timeout, due)
+        return timeout
+
+    def _loop_events(self, engine: engines.CellEngine) -> CellOutcome:
+        while True:
+            outcome = engine.run_jobs()
+            if outcome is not None:
+                return outcome
+            if self.finished():
                 break
+            if not self._timers:
+                outcome = engine.stalled()
+                if outcome is not None:
+                    self.set_outcome(outcome)
+                    break
             try:
-                kind, payload = self._queue.get(timeout=timeout)
+                kind, payload = self._queue.get(timeout=self._next_timeout(engine))
             except queue.Empty:
                 kind, payload = "tick", None
             while True:
                 if kind == "stop":
                     break
+                if kind == "engine":
+                    self.set_outcome(payload)
+                    break
                 if kind == "settle":
                     runtime_id, settlement = payload
                     self._outstanding_tools.discard(runtime_id)
-                    dispatch("settle", settlement)
-                    self._drain(ctx)
-                    if self._finished():
+                    outcome = engine.deliver("settle", settlement)
+                    if outcome is not None:
+                        return outcome
+                    if self.finished():
                         break
                 try:
                     kind, payload = self._queue.get_nowait()
                 except queue.Empty:
                     break
-            if self._finished():
+            if self.finished():
                 break
             now = time.monotonic()
-            while self._timers and self._timers[0][0] <= now and not self._finished():
-                _, _, timer_id = heapq.heappop(self._timers)
-                if timer_id in self._active_timers:
+            while not self.finished():
+                with self._timer_lock:
+                    if not self._timers or self._timers[0][0] > now:
+                        break
+                    _, _, timer_id = heapq.heappop(self._timers)
+                    active = timer_id in self._active_timers
                     self._active_timers.discard(timer_id)
-                    dispatch("fire", str(timer_id))
-                    self._drain(ctx)
+                if active:
+                    outcome = engine.deliver("fire", str(timer_id))
+                    if outcome is not None:
+                        return outcome
         if self._stop_requested:
             return CellOutcome("stopped")
         if self._exit_requested:
@@ -327,7 +292,8 @@ class CellRuntime:
 
     # ---- what the prelude asks of this thread (runtime/bridge.py) -----------------
 
-    def _host(self, op: str, arg: str) -> str | None:
+    def host_call(self, op: str, arg: str) -> str | None:
+        """Serve ``__codemode_host(op, arg)`` (:mod:`~codemode.runtime.bridge`)."""
         return bridge.handle(self, op, arg)
 
     def emit_item(self, item: dict[str, Any]) -> None:
@@ -357,20 +323,18 @@ class CellRuntime:
         return self._view.get(key)
 
     def add_timer(self, timer_id: int, delay_ms: float) -> None:
-        self._active_timers.add(timer_id)
-        heapq.heappush(self._timers, (time.monotonic() + delay_ms / 1000.0, timer_id, timer_id))
+        with self._timer_lock:
+            self._active_timers.add(timer_id)
+            heapq.heappush(self._timers, (time.monotonic() + delay_ms / 1000.0, timer_id, timer_id))
 
     def clear_timer(self, timer_id: int) -> None:
-        self._active_timers.discard(timer_id)
+        with self._timer_lock:
+            self._active_timers.discard(timer_id)
 
     def request_exit(self) -> bool:
         """``exit()``: True when the context will be interrupted, False for the sentinel."""
         self._exit_requested = True
-        with self._lock:
-            if self._interrupter is not None:
-                self._interrupter.arm()
-                return True
-        return False
+        return self._interrupt()
 
     def exited(self) -> None:
         self._exit_requested = True
@@ -385,15 +349,12 @@ class CellRuntime:
         Returns ``"ended"`` when the cell now ends with the heap-limit error and its
         context is interrupted, None when a ``null`` is judged a plain thrown value.
         """
-        if kind == "null" and not null_is_out_of_memory(self._source, self._context, self._heap_limit):
+        engine = self._engine
+        if kind == "null" and (engine is None or not engine.null_is_out_of_memory()):
             return None
         if self._outcome is None:
-            self._outcome = CellOutcome("completed", out_of_memory_text(self._heap_limit))
-        with self._lock:
-            if self._interrupter is not None:
-                self._interrupter.arm()
-                return "ended"
-        return None
+            self._outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
+        return "ended" if self._interrupt() else None
 
     def module_failed(self, text: str | None) -> None:
         """The module (or a timer callback) failed; ``text`` is None when it could not be formatted."""

@@ -1,8 +1,8 @@
 """The prelude: the JavaScript that installs a cell's globals, kept in ``runtime/prelude/``.
 
-The files are concatenated in :data:`PARTS` order inside one strict function,
-``(function __cm_install() { ... })()``, evaluated as a global script in every fresh
-QuickJS context before the cell's module. They share that function's scope, so a part
+The files are concatenated in the engine's order (:data:`ENGINE_PARTS`) inside one
+strict function, ``(function __cm_install() { ... })()``, evaluated as a global script in
+every fresh context before the cell's source. They share that function's scope, so a part
 may use what an earlier part declared; the completion value is the dispatcher the cell
 thread calls (``install.js``). Every function that can appear in a stack trace is named
 ``__cm_*``: the stack formatting (``stack.js``) drops those frames so error texts show
@@ -29,15 +29,25 @@ PARTS = (
     "intl.js",  # a minimal Intl.NumberFormat
     "install.js",  # the globals and the dispatcher
 )
+_QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}
+"""What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
+ENGINE_PARTS = {
+    "quickjs": PARTS,
+    "v8": tuple(
+        "errors_v8.js" if name == "errors.js" else name for name in PARTS if name not in _QUICKJS_ONLY - {"errors.js"}
+    ),
+}
+"""The files of each engine's prelude, in order."""
 
-_SOURCE: str | None = None
+_SOURCES: dict[str, str] = {}
 
 
-def prelude_source() -> str:
-    """The assembled prelude script (read from the package data once)."""
-    global _SOURCE
-    if _SOURCE is None:
+def prelude_source(engine: str = "quickjs") -> str:
+    """The assembled prelude script of ``engine`` (read from the package data once)."""
+    source = _SOURCES.get(engine)
+    if source is None:
         folder = resources.files(__package__).joinpath("prelude")
-        parts = [f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in PARTS]
-        _SOURCE = '(function __cm_install() {\n"use strict";\n' + "\n".join(parts) + "\n})()\n"
-    return _SOURCE
+        parts = [f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in ENGINE_PARTS[engine]]
+        source = '(function __cm_install() {\n"use strict";\n' + "\n".join(parts) + "\n})()\n"
+        _SOURCES[engine] = source
+    return source

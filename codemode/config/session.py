@@ -15,13 +15,19 @@ class SessionDefaults:
 
     ``yield_time_ms``: default exec yield; ``max_output_tokens``: default output budget;
     ``max_yield_time_ms``: clamp for exec and wait yields (``None`` = no clamp);
-    ``max_heap_size_bytes``: per-cell JavaScript heap limit.
+    ``max_heap_size_bytes``: per-cell JavaScript heap limit; ``engine``: the JavaScript
+    engine of the runtime host, one of :data:`ENGINES` (``codemode-host --engine``).
     """
 
     yield_time_ms: int = 10000
     max_output_tokens: int = 10000
     max_yield_time_ms: int | None = 600000
     max_heap_size_bytes: int = 268435456
+    engine: str = "quickjs"
+
+
+ENGINES = ("quickjs", "v8")
+"""The runtime host's engines (``codemode.runtime.engines.ENGINES``), the default first."""
 
 
 MIN_HEAP_SIZE_BYTES = 1024 * 1024
@@ -36,7 +42,14 @@ def load_session(table: Any, report: Reporter) -> SessionDefaults:
         return defaults
     for key, value in table.items():
         name = f"session.{key}"
-        if key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
+        if key == "engine":
+            if value in ENGINES:
+                defaults.engine = value
+            else:
+                report(
+                    name, f"must be one of {', '.join(map(repr, ENGINES))}, not {described(value)}; quickjs is used."
+                )
+        elif key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
             report(name, "is not a known setting and was ignored.")
         elif not non_negative_int(value):
             report(name, f"must be a non-negative integer, not {described(value)}; the default is used.")

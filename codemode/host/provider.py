@@ -19,7 +19,8 @@ REFERENCE_HOST_NAME = "codex-code-mode-host"
 class HostProvider:
     """Spawns the host lazily and replaces it after a failure or an exit notice (generation + 1).
 
-    ``command``: argv of the host (default :func:`~codemode.host.default_host_command`);
+    ``command``: argv of the host (default :func:`~codemode.host.default_host_command` with
+    ``engine``);
     ``env``/``cwd`` for the child; ``liveness``: when a silent host is probed (default
     :class:`~codemode.host.Liveness`: after 5 s of silence, 5 s for the answer). Several
     sessions may share one provider: after a crash they all move to the same new host. Only one
@@ -33,8 +34,9 @@ class HostProvider:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         liveness: Liveness | None = None,
+        engine: str = "quickjs",
     ) -> None:
-        self.command = list(command) if command else default_host_command()
+        self.command = list(command) if command else default_host_command(engine)
         self.env = env
         self.cwd = cwd
         self.liveness = liveness

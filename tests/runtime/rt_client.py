@@ -315,9 +315,16 @@ class HostClient:
             return await self.process.wait()
 
 
-async def start_host(program: str | None = None, env: dict[str, str] | None = None) -> HostClient:
-    """Spawn ``python -m codemode.runtime --listen stdio`` (or ``program --listen stdio``)."""
+async def start_host(
+    program: str | None = None, env: dict[str, str] | None = None, engine: str | None = None
+) -> HostClient:
+    """Spawn ``python -m codemode.runtime --listen stdio`` (or ``program --listen stdio``).
+
+    ``engine``: ``--engine`` for our host (``quickjs`` when None).
+    """
     command = [program] if program else [sys.executable, "-m", "codemode.runtime"]
+    if engine is not None:
+        command += ["--engine", engine]
     process = await asyncio.create_subprocess_exec(
         *command,
         "--listen",

@@ -19,25 +19,35 @@ ACCEPT = Path(__file__).resolve().parent / "accept"
 NAMES = case_names()
 
 
-def _rules(name: str) -> list[dict]:
-    path = ACCEPT / f"{name}.accept.json"
+ENGINES = ("quickjs", "v8")
+
+
+def _accept_folder(engine: str) -> Path:
+    """Accepted differences: ``accept/`` for QuickJS, ``accept/v8/`` for V8."""
+    return ACCEPT if engine == "quickjs" else ACCEPT / engine
+
+
+def _rules(name: str, engine: str = "quickjs") -> list[dict]:
+    path = _accept_folder(engine) / f"{name}.accept.json"
     return json.loads(path.read_text())["rules"] if path.exists() else []
 
 
 def test_every_case_has_its_recording():
     assert len(NAMES) >= 80
     assert sorted(p.name.removesuffix(".expected.json") for p in CASES.glob("*.expected.json")) == NAMES
-    assert {p.name.removesuffix(".accept.json") for p in ACCEPT.glob("*.accept.json")} <= set(NAMES)
+    for engine in ENGINES:
+        assert {p.name.removesuffix(".accept.json") for p in _accept_folder(engine).glob("*.accept.json")} <= set(NAMES)
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", NAMES)
-async def test_codex_case(name):
+async def test_codex_case(name, engine):
     source = case_source(name)
     session, _ = parse_case(source)
     expected = json.loads((CASES / f"{name}.expected.json").read_text())
-    actual = await replay(source, name)
-    found = compare(expected, actual, loose=session["grouping"] == "loose", rules=_rules(name))
+    actual = await replay(source, name, engine=engine)
+    found = compare(expected, actual, loose=session["grouping"] == "loose", rules=_rules(name, engine))
     assert not found, "\n".join(str(d) for d in found)
 
 

@@ -9,22 +9,25 @@ from pathlib import Path
 
 import quickjs
 from codemode.runtime import interrupt
-from codemode.runtime.prelude_source import PARTS, prelude_source
+from codemode.runtime.prelude_source import ENGINE_PARTS, prelude_source
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 PYPROJECT = RUNTIME.parent / "pyproject.toml"
 
 
 def test_every_prelude_file_is_assembled_and_shipped():
-    """Each ``runtime/prelude/*.js`` is in the assembly order and matched by the package data."""
+    """Each ``runtime/prelude/*.js`` is in some engine's assembly order, and every JavaScript file is package data."""
     on_disk = sorted(p.name for p in (RUNTIME / "prelude").glob("*.js"))
-    assert sorted(PARTS) == on_disk
+    assert sorted({name for parts in ENGINE_PARTS.values() for name in parts}) == on_disk
     globs = tomllib.loads(PYPROJECT.read_text())["tool"]["setuptools"]["package-data"]["codemode.runtime"]
-    for name in on_disk:
-        assert any(fnmatch.fnmatch(f"prelude/{name}", glob) for glob in globs), name
-    source = prelude_source()
-    positions = [source.index(f"// ---- {name} ----\n") for name in PARTS]
-    assert positions == sorted(positions)
+    for path in RUNTIME.rglob("*.js"):
+        name = path.relative_to(RUNTIME).as_posix()
+        assert any(fnmatch.fnmatch(name, glob) for glob in globs), name
+    for engine, parts in ENGINE_PARTS.items():
+        source = prelude_source(engine)
+        positions = [source.index(f"// ---- {name} ----\n") for name in parts]
+        assert positions == sorted(positions)
+    assert "stack.js" in ENGINE_PARTS["quickjs"] and "stack.js" not in ENGINE_PARTS["v8"]
 
 
 def _local_imports(path: Path) -> set[str]:

@@ -1,0 +1,129 @@
+"""The QuickJS engine: one ``quickjs.Context`` per cell, used only on the cell's thread.
+
+The source runs as an ES module (top-level await); promise jobs run when the cell thread
+calls :meth:`QuickJSEngine.run_jobs`. A memory limit and a stack limit bound the context;
+the in-process interrupt (:mod:`~codemode.runtime.interrupt`) stops running JavaScript.
+QuickJS words some failures unlike V8 (Codex's engine): the prelude and
+:mod:`~codemode.runtime.jserrors` give them V8's texts, and an exhausted heap, which
+QuickJS may report as a bare ``null``, is recognised here (:mod:`~codemode.runtime.heap`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import quickjs
+
+from .. import interrupt
+from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text
+from ..jserrors import prepare_source
+from ..outcome import CellOutcome
+from ..prelude_source import prelude_source
+from .base import CellHost
+
+JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
+"""QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
+
+
+class QuickJSEngine:
+    """A cell's QuickJS context (see the module docstring)."""
+
+    poll_s: float | None = None
+
+    def __init__(self, cell: CellHost) -> None:
+        self._cell = cell
+        self._ctx: Any = None
+        self._dispatch: Any = None
+        self._switch: interrupt.Interrupter | None = None
+
+    def start(self) -> CellOutcome | None:
+        cell = self._cell
+        ctx = quickjs.Context()
+        self._ctx = ctx
+        ctx.set_memory_limit(cell.heap_limit)
+        ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
+        switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
+        if switch is not None and switch.usable:
+            switch.install()
+            self._switch = switch
+            cell.interrupt_ready()
+        ctx.add_callable("__codemode_host", cell.host_call)
+        ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
+        try:
+            dispatch = ctx.eval(prelude_source("quickjs"))
+        except quickjs.JSException as exc:
+            # Only a heap too small for the prelude itself can fail here.
+            return CellOutcome("completed", f"code-mode runtime error: {exc}")
+        try:
+            promise = ctx.module(prepare_source(cell.source))
+        except quickjs.JSException as exc:
+            return cell.js_failure(str(exc), compile_time=True)
+        self._dispatch = dispatch
+        return self._call("watch", promise)
+
+    def deliver(self, op: str, arg: str) -> CellOutcome | None:
+        return self._call(op, arg) or self.run_jobs()
+
+    def _call(self, op: str, arg: Any) -> CellOutcome | None:
+        try:
+            self._dispatch(op, arg)
+        except quickjs.JSException as exc:
+            return self._cell.js_failure(str(exc), compile_time=False)
+        return None
+
+    def run_jobs(self) -> CellOutcome | None:
+        cell = self._cell
+        try:
+            while not cell.finished() and self._ctx.execute_pending_job():
+                pass
+        except quickjs.JSException as exc:
+            return cell.js_failure(str(exc), compile_time=False)
+        if cell.untold_failure():
+            # The cell failed but formatting its error failed too (see install.js).
+            if heap_nearly_full(self._ctx, cell.heap_limit):
+                cell.set_outcome(CellOutcome("completed", out_of_memory_text(cell.heap_limit)))
+            else:
+                text = "Error: the cell failed, and the text of its error could not be formatted"
+                cell.set_outcome(CellOutcome("completed", text))
+        return None
+
+    def stalled(self) -> CellOutcome | None:
+        """Nothing can wake the cell any more, and its heap is nearly full.
+
+        A promise job that QuickJS could not even enqueue (the module's rejection after
+        an allocation failure, say) is lost without a trace; what is left is a cell with
+        no timer, no tool call in flight and a full heap. Codex's host would have crashed
+        on such a heap; here the cell ends with the heap-limit error.
+        """
+        cell = self._cell
+        if cell.waiting_on_nothing() and heap_nearly_full(self._ctx, cell.heap_limit):
+            return CellOutcome("completed", out_of_memory_text(cell.heap_limit))
+        return None
+
+    def null_is_out_of_memory(self) -> bool:
+        return null_is_out_of_memory(self._cell.source, self._ctx, self._cell.heap_limit)
+
+    def interrupt(self) -> None:
+        if self._switch is not None:
+            self._switch.arm()
+
+    def finish(self, outcome: CellOutcome) -> CellOutcome:
+        """Give an exhausted heap its clear error text (QuickJS may throw a bare ``null``)."""
+        cell = self._cell
+        text = outcome.error_text
+        if (
+            text is not None
+            and not outcome.thrown
+            and (
+                is_out_of_memory(text, cell.source, self._ctx, cell.heap_limit)
+                or text.startswith("code-mode runtime error: InternalError: out of memory")
+            )
+        ):
+            outcome.error_text = out_of_memory_text(cell.heap_limit)
+        return outcome
+
+    def close(self) -> None:
+        self._dispatch = None
+        self._switch = None
+        self._ctx = None

@@ -1,0 +1,204 @@
+"""The V8 engine: one isolate per cell (mini-racer), as Codex's own host runs cells.
+
+The isolate runs JavaScript on a thread of its own (:mod:`.v8_native`); the cell thread
+only queues tasks and never waits on the isolate once the cell runs, so a stop always
+gets through. Start-up, in order (the isolate idle, so the cell thread waits for each):
+``[]`` (an empty argument list), the bridge (``v8_boot.js``, called with the native
+callback as ``this``; it returns the shared buffer), the prelude (which hands its
+dispatcher to ``__cm_connect`` and gets the entry function back), then the cell's script.
+
+The cell's source is compiled as a classic script named ``exec_main.mjs`` (mini-racer has
+no module loader): line 1 holds a strict function that passes the cell's ``async``
+arrow function to the entry, the source follows from line 2 (``errors_v8.js`` moves the
+positions of error texts back), so top-level ``await`` works and ``this`` is undefined,
+as in Codex's module. Messages of the cell thread (a tool's settlement, a timer) wait in a
+mailbox; each is one task calling ``entry()``, which fetches the next one through the
+bridge, so V8 runs a message's promise jobs before the next message, as QuickJS does.
+
+Stopping: :meth:`V8Engine.interrupt` cancels the running task (V8 terminates it,
+uncatchably); JavaScript in a promise job outlives that, so the isolate is always freed at
+the cell's end (:meth:`V8Engine.close`), which terminates whatever still runs. The heap
+limit is mini-racer's hard limit: V8 stops the cell's JavaScript at the garbage collection
+that finds the heap over it (allocation can overshoot until then); the cell then ends with
+the heap-limit error. One allocation V8 itself cannot make (an array of more than about
+2^27 elements, a heap beyond V8's own limit) aborts the whole host process, as it aborts
+Codex's host; the client then starts a new host and keeps the stored values.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import threading
+from importlib import resources
+from typing import Any
+
+from ..heap import out_of_memory_text
+from ..jserrors import prepare_source
+from ..outcome import CellOutcome
+from ..prelude_source import prelude_source
+from .base import CellHost
+from .v8_native import BRIDGE_BYTES, Isolate, TaskResult
+
+HEAP_POLL_S = 0.05
+"""How often a waiting cell thread checks whether V8 stopped the cell at its heap limit."""
+BOOT_TIMEOUT_S = 30.0
+"""Start-up tasks run on an idle isolate; this only guards against a broken library."""
+_WAKE_OPS = frozenset({"done", "failed", "fail", "exited", "exit", "oom", "timer", "cleartimer"})
+"""Bridge operations after which the cell thread must look at the cell again."""
+_CELL_HEADER = '"use strict";(function () { return this((function () { return async () => {\n'
+_CELL_FOOTER = "\n}; })()); })\n//# sourceURL=exec_main.mjs"
+_BOOT_SOURCE: str | None = None
+_STATIC_IMPORT = re.compile(r"^\s*import\s*(?:[\w$*{},\s]+?\s*from\s*)?[\"']([^\"']+)[\"']", re.M)
+"""A static import and its specifier (Codex's host refuses every import with its name)."""
+
+
+def _boot_source() -> str:
+    global _BOOT_SOURCE
+    if _BOOT_SOURCE is None:
+        text = resources.files(__package__).joinpath("v8_boot.js").read_text("utf-8")
+        _BOOT_SOURCE = text.replace("BRIDGE_BYTES", str(BRIDGE_BYTES))
+    return _BOOT_SOURCE
+
+
+class _Waiter:
+    """The outcome of one start-up task."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: TaskResult | None = None
+
+
+class V8Engine:
+    """A cell's V8 isolate (see the module docstring)."""
+
+    poll_s: float | None = HEAP_POLL_S
+
+    def __init__(self, cell: CellHost) -> None:
+        self._cell = cell
+        self._isolate: Isolate | None = None
+        self._mailbox: collections.deque[str] = collections.deque()
+        self._running: set[int] = set()
+        self._running_lock = threading.Lock()
+        self._empty: Any = None
+        self._entry: Any = None
+
+    # ---- start-up ------------------------------------------------------------------
+
+    def start(self) -> CellOutcome | None:
+        cell = self._cell
+        isolate = Isolate(on_call=self._on_call, on_result=self._on_result, heap_limit=cell.heap_limit)
+        self._isolate = isolate
+        cell.interrupt_ready()
+        self._empty = self._boot(lambda tag: isolate.eval("[]", tag)).handle
+        boot = self._boot(lambda tag: isolate.eval(_boot_source(), tag)).handle
+        native = isolate.native_callback()
+        self._boot(lambda tag: isolate.call(boot, self._empty, tag, this=native))
+        config = json.dumps(json.dumps({"tools": cell.tools, "source": cell.source}))
+        prelude = f"globalThis.__codemode_config = {config};\n__cm_connect({prelude_source('v8')})"
+        entry = self._boot(lambda tag: isolate.eval(prelude, tag))
+        if entry.kind != "handle":
+            return CellOutcome("completed", f"code-mode runtime error: {entry.text}")
+        self._entry = entry.handle
+        source = _CELL_HEADER + prepare_source(cell.source) + _CELL_FOOTER
+        script = self._boot(lambda tag: isolate.eval(source, tag))
+        if script.kind != "handle":
+            return self._failure(script)
+        self._task(isolate.call(script.handle, self._empty, "cell", this=self._entry))
+        return None
+
+    def _boot(self, launch: Any) -> TaskResult:
+        """Run one start-up task (``launch(tag)`` queues it) and wait for its outcome."""
+        waiter = _Waiter()
+        task_id = launch(waiter)
+        self._task(task_id)
+        if not waiter.done.wait(BOOT_TIMEOUT_S) or waiter.result is None:
+            return TaskResult("error", "the V8 isolate did not start")
+        self._done(task_id)
+        return waiter.result
+
+    # ---- running -------------------------------------------------------------------
+
+    def deliver(self, op: str, arg: str) -> CellOutcome | None:
+        isolate = self._isolate
+        if isolate is None:
+            return None
+        self._mailbox.append(op + "\u0000" + arg)
+        self._task(isolate.call(self._entry, self._empty, "pump"))
+        return None
+
+    def run_jobs(self) -> CellOutcome | None:
+        return None  # V8 runs its promise jobs after each task, on the isolate's thread
+
+    def stalled(self) -> CellOutcome | None:
+        isolate = self._isolate
+        if isolate is not None and isolate.heap_limit_reached():
+            return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
+        return None
+
+    def null_is_out_of_memory(self) -> bool:
+        return False  # V8 reports an exhausted heap by terminating, never as a thrown null
+
+    def interrupt(self) -> None:
+        isolate = self._isolate
+        if isolate is None:
+            return
+        with self._running_lock:
+            running = list(self._running)
+        for task_id in running:
+            isolate.cancel(task_id)
+
+    def finish(self, outcome: CellOutcome) -> CellOutcome:
+        return outcome
+
+    def close(self) -> None:
+        isolate, self._isolate = self._isolate, None
+        if isolate is not None:
+            isolate.close()
+
+    # ---- the isolate's side (isolate thread) -----------------------------------------
+
+    def _task(self, task_id: int) -> None:
+        with self._running_lock:
+            self._running.add(task_id)
+
+    def _done(self, task_id: int) -> None:
+        with self._running_lock:
+            self._running.discard(task_id)
+
+    def _on_call(self, request: str) -> str | None:
+        op, _, arg = request.partition("\u0000")
+        cell = self._cell
+        if op == "next":
+            return self._mailbox.popleft() if self._mailbox else None
+        if cell.finished() and op in ("emit", "notify", "tool", "store", "yield"):
+            # After exit(), a stop or the cell's end, nothing more of the cell is observable.
+            return None
+        reply = cell.host_call(op, arg)
+        if op in _WAKE_OPS:
+            cell.wake()
+        return reply
+
+    def _on_result(self, tag: object, result: TaskResult) -> None:
+        if isinstance(tag, _Waiter):
+            tag.result = result
+            tag.done.set()
+            return
+        cell = self._cell
+        if result.kind == "out_of_memory" or (self._isolate is not None and self._isolate.heap_limit_reached()):
+            cell.post_engine_outcome(CellOutcome("completed", out_of_memory_text(cell.heap_limit)))
+        elif result.kind in ("error", "parse_error"):
+            cell.post_engine_outcome(CellOutcome("completed", f"code-mode runtime error: {result.text}"))
+
+    def _failure(self, result: TaskResult) -> CellOutcome:
+        """The outcome of a cell whose script V8 did not accept: V8's bare message, as Codex shows it."""
+        if result.kind == "out_of_memory":
+            return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
+        lines = [line for line in (result.text or "").splitlines() if line.strip()]
+        text = lines[-1] if lines else "SyntaxError"
+        if text == "SyntaxError: Cannot use import statement outside a module":
+            found = _STATIC_IMPORT.search(self._cell.source)
+            if found is not None:
+                text = f"Unsupported import in exec: {found.group(1)}"
+        return CellOutcome("completed", text)
