@@ -47,8 +47,17 @@ BOOT_TIMEOUT_S = 30.0
 """Start-up tasks run on an idle isolate; this only guards against a broken library."""
 _WAKE_OPS = frozenset({"done", "failed", "fail", "exited", "exit", "oom", "timer", "cleartimer"})
 """Bridge operations after which the cell thread must look at the cell again."""
-_CELL_HEADER = '"use strict";(function () { return this((function () { return async () => {\n'
+_CELL_HEADER = (
+    '"use strict";(function () { return this((function () { const __cm_meta__ = Object.create(null); '
+    "return async () => {\n"
+)
 _CELL_FOOTER = "\n}; })()); })\n//# sourceURL=exec_main.mjs"
+_IMPORT_META = re.compile(r"\bimport\s*\.\s*meta\b")
+"""``import.meta`` (a module's, an empty object with no prototype in Codex's host) becomes
+``__cm_meta__``, which the header declares; both are 11 characters, so positions stay."""
+_AWAIT = re.compile(r"\bfor\s+await\b|\bawait\b")
+_RETURN = re.compile(r"\breturn\b")
+_ERROR_LINE = re.compile(r"^[^\n]*?:(\d+): SyntaxError")
 _BOOT_SOURCE: str | None = None
 _STATIC_IMPORT = re.compile(r"^\s*import\s*(?:[\w$*{},\s]+?\s*from\s*)?[\"']([^\"']+)[\"']", re.M)
 """A static import and its specifier (Codex's host refuses every import with its name)."""
@@ -101,11 +110,33 @@ class V8Engine:
         if entry.kind != "handle":
             return CellOutcome("completed", f"code-mode runtime error: {entry.text}")
         self._entry = entry.handle
-        source = _CELL_HEADER + prepare_source(cell.source) + _CELL_FOOTER
-        script = self._boot(lambda tag: isolate.eval(source, tag))
+        body = _IMPORT_META.sub("__cm_meta__", prepare_source(cell.source))
+        script = self._boot(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
         if script.kind != "handle":
-            return self._failure(script)
+            return self._failure(script, body)
+        problem = self._top_level_return(body)
+        if problem is not None:
+            return CellOutcome("completed", problem)
         self._task(isolate.call(script.handle, self._empty, "cell", this=self._entry))
+        return None
+
+    def _top_level_return(self, body: str) -> str | None:
+        """``SyntaxError: Illegal return statement`` when the cell returns outside a function.
+
+        The cell runs as a function body, where ``return`` is allowed; Codex's module refuses
+        it. The bridge compiles the source once more where a ``return`` is illegal and
+        nothing runs (``check`` in ``v8_boot.js``), with ``await`` taken out, which only a
+        module or an async function allows.
+        """
+        if _RETURN.search(body) is None:
+            return None
+        without_await = _AWAIT.sub(lambda m: " " * len(m.group()) if m.group().startswith("for") else "void ", body)
+        self._mailbox.append("check\u0000" + without_await)
+        isolate = self._isolate
+        assert isolate is not None
+        result = self._boot(lambda tag: isolate.call(self._entry, self._empty, tag))
+        if result.kind == "value" and result.text == "SyntaxError: Illegal return statement":
+            return result.text
         return None
 
     def _boot(self, launch: Any) -> TaskResult:
@@ -191,12 +222,20 @@ class V8Engine:
         elif result.kind in ("error", "parse_error"):
             cell.post_engine_outcome(CellOutcome("completed", f"code-mode runtime error: {result.text}"))
 
-    def _failure(self, result: TaskResult) -> CellOutcome:
-        """The outcome of a cell whose script V8 did not accept: V8's bare message, as Codex shows it."""
+    def _failure(self, result: TaskResult, body: str) -> CellOutcome:
+        """The outcome of a cell whose script V8 did not accept: V8's bare message, as Codex shows it.
+
+        An error V8 finds in the lines after the cell's source (the wrapper's end) means the
+        source itself ended too early: ``Unexpected end of input``, as a module says.
+        """
         if result.kind == "out_of_memory":
             return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
-        lines = [line for line in (result.text or "").splitlines() if line.strip()]
+        raw = result.text or ""
+        lines = [line for line in raw.splitlines() if line.strip()]
         text = lines[-1] if lines else "SyntaxError"
+        where = _ERROR_LINE.match(raw)
+        if where is not None and int(where.group(1)) > body.count("\n") + 2:
+            text = "SyntaxError: Unexpected end of input"
         if text == "SyntaxError: Cannot use import statement outside a module":
             found = _STATIC_IMPORT.search(self._cell.source)
             if found is not None:

@@ -52,6 +52,18 @@
     }
   }
 
+  // Whether `source` (the cell, with `await` taken out) has a `return` outside any function,
+  // which a module refuses and a function body allows: a direct eval in strict mode, never
+  // run (`if (0)`), whose declarations stay in the eval's own scope.
+  function check(source) {
+    try {
+      eval('"use strict"; if (0) {\n' + source + "\n}");
+    } catch (e) {
+      try { return "" + e; } catch (x) { return ""; }
+    }
+    return "";
+  }
+
   function host(op, arg) {
     send(op + "\u0000" + arg);
     return receive();
@@ -65,14 +77,19 @@
       delete globalThis.__cm_connect;
       return function __cm_entry(cell) {
         if (typeof cell === "function") {
-          // The cell's function runs in a promise job: its stack starts with its own frame.
-          dispatch("watch", apply(then, resolved, [cell]));
-          return;
+          // The cell's function starts in a promise job, so no frame of the runtime's is
+          // below its own synchronous part (errors_v8.js leaves out __cm_* frames).
+          apply(then, resolved, [function __cm_start() { dispatch("watch", cell()); }]);
+          return undefined;
         }
         const message = host("next", "");
-        if (typeof message !== "string") return;
+        if (typeof message !== "string") return undefined;
         const cut = apply(indexOf, message, ["\u0000"]);
-        dispatch(apply(slice, message, [0, cut]), apply(slice, message, [cut + 1]));
+        const op = apply(slice, message, [0, cut]);
+        const arg = apply(slice, message, [cut + 1]);
+        if (op === "check") return check(arg);
+        dispatch(op, arg);
+        return undefined;
       };
     },
   });

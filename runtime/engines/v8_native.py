@@ -61,10 +61,15 @@ class TaskResult:
     handle: Any = None
 
 
+V8_FLAGS = ("--single-threaded", "--stack-size=984")
+"""mini-racer's default flags, and V8's own default stack limit (KiB), which Codex's host
+keeps: deep recursion and deeply nested JSON fail with ``RangeError`` where they fail there."""
+
+
 def _library() -> Any:
     from py_mini_racer._dll import init_mini_racer
 
-    return init_mini_racer(ignore_duplicate_init=True)
+    return init_mini_racer(flags=V8_FLAGS, ignore_duplicate_init=True)
 
 
 def _callback_type() -> Any:

@@ -6,13 +6,22 @@
 
 const __cm_cell_position_re = /exec_main\.mjs:(\d+):(\d+)/;
 const __cm_own_frame_re = /^    at (?:async )?__cm_/;
+const __cm_builtin_frame_re = /^    at [^ ]+ \(<anonymous>\)$/;
+
+// A frame of the runtime's: one of its functions, or a built-in it called (JSON.stringify
+// of a helper's argument fails in the helper, which Codex's host implements natively).
+function __cm_runtime_frame(lines, i) {
+  if (__cm_exec(__cm_own_frame_re, lines[i]) !== null) return true;
+  return i + 1 < lines.length && __cm_exec(__cm_builtin_frame_re, lines[i]) !== null &&
+    __cm_exec(__cm_own_frame_re, lines[i + 1]) !== null;
+}
 
 function __cm_cell_stack(stack) {
   const lines = __cm_split(stack, "\n");
   let text = "";
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i];
-    if (i > 0 && __cm_exec(__cm_own_frame_re, line) !== null) continue;
+    if (i > 0 && __cm_runtime_frame(lines, i)) continue;
     const m = __cm_exec(__cm_cell_position_re, line);
     if (i > 0 && m !== null) {
       line = __cm_slice(line, 0, m.index) + "exec_main.mjs:" + (__cm_Number(m[1]) - 1) + ":" + m[2] +

@@ -9,7 +9,7 @@ delete globalThis.__codemode_config;
 // Globals that Codex's host removes or never had (`console` is a ReferenceError there).
 const __cm_absent = ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "queueMicrotask",
   "structuredClone", "setInterval", "atob", "btoa", "performance", "print", "navigator",
-  "DOMException", "TextEncoder", "TextDecoder", "URL", "fetch", "process"];
+  "DOMException", "TextEncoder", "TextDecoder", "URL", "fetch", "process", "Temporal"];
 for (let i = 0; i < __cm_absent.length; i++) delete globalThis[__cm_absent[i]];
 // QuickJS's own: its InternalError constructor (the runtime keeps it in a closure, see
 // intrinsics.js) and the global object's Symbol.toStringTag ("global"); V8's global

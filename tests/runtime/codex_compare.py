@@ -11,7 +11,9 @@ capability list are not compared.
 
 Two normalisations: a text whose lines include a stack frame (four spaces and ``at``) is
 compared by the lines before its first indented line (V8 and QuickJS differ in frames,
-not in the ``Name: message`` header); a string longer than 4000 characters by its length
+not in the ``Name: message`` header), or, with ``frames=True`` (our V8 engine), by those
+lines and the frames in the cell's own code (``exec_main.mjs``: name, line and column),
+leaving out the frames of each runtime's own JavaScript (``<anonymous>``); a string longer than 4000 characters by its length
 and SHA-256. A case marked ``"grouping": "loose"`` on its ``// oracle:`` line (timers
 racing the waits) accepts responses split differently, when their kinds and errors run
 the same and each cell's items, joined across its responses, are equal.
@@ -26,6 +28,7 @@ patterns are JSON values with ``{"$regex": ...}``, ``{"$one_of": [...]}`` and
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import re
@@ -35,6 +38,7 @@ from typing import Any
 LONG = 4000
 _FRAME = re.compile(r"^ {4}at \S", re.M)
 _MISSING = object()
+_CELL_FRAMES = contextvars.ContextVar("cell_frames", default=False)
 
 
 def text(value: Any) -> Any:
@@ -48,7 +52,11 @@ def text(value: Any) -> Any:
     if not _FRAME.search(value):
         return value
     lines = value.split("\n")
-    return "\n".join(lines[: next(i for i, line in enumerate(lines) if line.startswith("    "))])
+    first = next(i for i, line in enumerate(lines) if line.startswith("    "))
+    kept = lines[:first]
+    if _CELL_FRAMES.get():
+        kept += [line for line in lines[first:] if _FRAME.match(line) and "exec_main.mjs" in line]
+    return "\n".join(kept)
 
 
 def _deep(value: Any) -> Any:
@@ -196,10 +204,14 @@ def _joined(v: dict[str, Any]) -> dict[Any, list[Any]]:
 
 
 def compare(
-    expected: dict[str, Any], actual: dict[str, Any], *, loose: bool, rules: list[dict[str, Any]]
+    expected: dict[str, Any], actual: dict[str, Any], *, loose: bool, rules: list[dict[str, Any]], frames: bool = False
 ) -> list[Difference]:
-    """The differences between two recordings of a case that no rule accepts."""
-    want, got = view(expected), view(actual)
+    """The differences between two recordings of a case that no rule accepts (``frames``: see the module docstring)."""
+    token = _CELL_FRAMES.set(frames)
+    try:
+        want, got = view(expected), view(actual)
+    finally:
+        _CELL_FRAMES.reset(token)
     found = differences(want, got)
     if loose:
         joined_want, joined_got = _joined(want), _joined(got)
