@@ -369,9 +369,7 @@ def _operation(result: Any) -> Any:
     return {"error": result.get("message")}
 
 
-async def replay(
-    source_text: str, name: str, program: str | None = None, engine: str | None = None
-) -> dict[str, Any]:
+async def replay(source_text: str, name: str, program: str | None = None, engine: str | None = None) -> dict[str, Any]:
     """Run one case against ``program`` (our host on ``engine`` when None); returns its lean recording."""
     session, cells = parse_case(source_text)
     deadline = time.monotonic() + float(session["timeout_s"])
