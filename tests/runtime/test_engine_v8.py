@@ -1,0 +1,133 @@
+"""The V8 engine (``codemode-host --engine v8``): what differs in how it runs a cell.
+
+The protocol, the helpers and their texts are shared with QuickJS and pinned by the Codex
+cases on both engines (``test_codex_cases.py``); here: stopping JavaScript that never
+yields (in the cell's first run and in a promise job), ``exit()``, the heap limit, the
+bridge's large and astral texts, V8's own error texts and ``Intl``, and that the host's
+isolates are freed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from rt_client import body_of, start_host, text_items, without_duration
+
+
+@pytest.fixture
+async def v8():
+    """A V8 host after a successful handshake, with session ``s1`` open (heap limit 32 MiB)."""
+    client = await start_host(engine="v8")
+    assert (await client.hello())["type"] == "connection/ready"
+    assert (await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": 32 * 1024 * 1024}))["status"] == "ok"
+    yield client
+    if client.process.returncode is None:
+        client.process.kill()
+        await client.process.wait()
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["text('spinning'); while (true) {}", "text('spinning'); await null; for (;;) {}"],
+    ids=["script", "promise-job"],
+)
+async def test_a_busy_cell_is_terminated_within_a_second(v8, source):
+    """A loop that never yields, in the cell's first run or after an await, stops on terminate; the host goes on."""
+    await v8.run("store('kept', 41)")
+    cell_id, first = await v8.execute(source, yield_time_ms=100)
+    assert "Yielded" in first and text_items(first) == ["spinning"]
+    started = time.monotonic()
+    outcome = await v8.terminate(cell_id)
+    assert time.monotonic() - started < 1.0
+    assert without_duration(outcome["LiveCell"]) == {"Terminated": {"cell_id": cell_id, "content_items": []}}
+    assert text_items(await v8.run("text(load('kept') + 1)")) == ["42"]
+    assert v8.process.returncode is None
+
+
+@pytest.mark.parametrize("prefix", ["", "await null; "], ids=["script", "promise-job"])
+async def test_exit_ends_the_cell_uncatchably(v8, prefix):
+    """``exit()`` completes the cell at once: no catch, no finally, no output after it (as Codex's host)."""
+    source = prefix + "text('before'); try { exit(); } catch (e) { text('caught'); } finally { text('finally'); }"
+    body = body_of(await v8.run(source))
+    assert (body["content_items"], body["error_text"]) == ([{"type": "input_text", "text": "before"}], None)
+    assert text_items(await v8.run("text('next')")) == ["next"]
+
+
+@pytest.mark.parametrize("prefix", ["", "await null; "], ids=["script", "promise-job"])
+async def test_the_heap_limit_fails_only_the_cell(v8, prefix):
+    """Past maxHeapSizeBytes the cell fails with the heap-limit text; stored values and the host stay."""
+    await v8.run("store('kept', 'yes')")
+    body = body_of(await v8.run(prefix + "const a = []; for (;;) a.push({n: a.length, s: 'x' + a.length});"))
+    assert body["error_text"] == (
+        "RangeError: out of memory: the cell exceeded its heap limit of 33554432 bytes (maxHeapSizeBytes)"
+    )
+    assert text_items(await v8.run("text(load('kept'))")) == ["yes"]
+
+
+async def test_large_and_astral_texts_cross_the_bridge_unchanged(v8):
+    """Texts longer than the bridge's buffer, with surrogate pairs across its chunk edges, arrive whole."""
+    source = (
+        "const unit = 'a\U0001f600é'; const big = unit.repeat(300000);"
+        "text(big); const back = await tools.echo({big}); text(back.big === big); text(big.length)"
+    )
+    items = text_items(await v8.run(source))
+    assert items == ["a\U0001f600é" * 300000, "true", "1200000"]
+
+
+async def test_errors_and_intl_are_v8s(v8):
+    """Error texts are V8's own with the cell's positions; Intl is ICU's (QuickJS has neither)."""
+    body = body_of(await v8.run("const o = {};\n[1, 2].x.y"))
+    assert body["error_text"] == "TypeError: Cannot read properties of undefined (reading 'y')\n    at exec_main.mjs:2:10"
+    body = body_of(await v8.run("for (const x of 5) {}"))
+    assert body["error_text"] == "TypeError: 5 is not iterable\n    at exec_main.mjs:1:17"
+    source = (
+        "text(new Intl.DateTimeFormat('fr-FR', {dateStyle: 'full', timeZone: 'UTC'}).format(new Date(0)));"
+        "text((1234567.891).toLocaleString('de-DE'));"
+        "text(new Intl.NumberFormat('en-US', {style: 'currency', currency: 'EUR'}).format(-3.5));"
+        "text(['b', 'A', 'a', 'B'].sort((x, y) => x.localeCompare(y)).join(''))"
+    )
+    assert text_items(await v8.run(source)) == ["jeudi 1 janvier 1970", "1.234.567,891", "-€3.50", "aAbB"]
+
+
+async def test_module_semantics_of_the_cell(v8):
+    """The cell behaves as Codex's module: top-level await, ``this`` undefined, strict, no return, no imports."""
+    source = "await null; text(this === undefined); text((function () { return this; })() === undefined)"
+    assert text_items(await v8.run(source)) == ["true", "true"]
+    assert body_of(await v8.run("if (true) { return 1; }"))["error_text"] == "SyntaxError: Illegal return statement"
+    assert body_of(await v8.run("import fs from 'fs';"))["error_text"] == "Unsupported import in exec: fs"
+    assert body_of(await v8.run("const x = (1 +"))["error_text"] == "SyntaxError: Unexpected end of input"
+    assert text_items(await v8.run("text(Object.getPrototypeOf(import.meta) === null)")) == ["true"]
+
+
+async def test_the_host_exits_at_once_after_stopped_isolates(v8):
+    """Every isolate is freed at its cell's end: a host that stopped busy cells still exits cleanly on EOF."""
+    for _ in range(3):
+        cell_id, _ = await v8.execute("await null; while (true) {}", yield_time_ms=50)
+        await v8.terminate(cell_id)
+    started = time.monotonic()
+    assert await v8.close() == 0
+    assert time.monotonic() - started < 5.0
+
+
+def test_isolates_are_closed_deterministically():
+    """An isolate is freed when its cell ends, not by the garbage collector (mini-racer counts live contexts)."""
+    from py_mini_racer._context import context_count
+
+    from codemode.runtime.engines.v8_native import Isolate
+
+    before = context_count()
+    isolate = Isolate(on_call=lambda request: None, on_result=lambda tag, result: None, heap_limit=1 << 24)
+    assert context_count() == before + 1
+    isolate.close()
+    isolate.close()
+    assert context_count() == before
+
+
+async def test_an_unknown_engine_is_refused():
+    """``--engine`` names one of the engines; anything else stops the host before the handshake."""
+    client = await start_host(engine="spidermonkey")
+    status = await asyncio.wait_for(client.process.wait(), 30)
+    stderr = (await client.process.stderr.read()).decode()
+    assert status == 2 and "invalid choice: 'spidermonkey'" in stderr
