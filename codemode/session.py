@@ -362,6 +362,30 @@ class CodeModeSession:
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
         return self._publish(outcome, cell_id)
 
+    async def use_engine(self, engine: str) -> None:
+        """Run the next cells on ``engine`` (``"quickjs"`` or ``"v8"``): the host is replaced by
+        one started with ``--engine engine`` and seeded with the stored values, so ``load()``
+        goes on working. Public cell ids of the new host carry its generation (``g2:1``).
+
+        Raises :class:`~codemode.errors.CodeModeError` while cells are live (they would be
+        lost), when the values would not survive (Codex's host, which has only V8 anyway) or
+        when this session does not own its host provider.
+        """
+        if engine == self.defaults.engine:
+            return
+        if self._live:
+            raise CodeModeError(f"cannot change the engine while cells run: {', '.join(self._live)}")
+        if self.provider.is_reference_host or not self._owns_provider:
+            raise CodeModeError(
+                "the engine can be chosen only for codemode's own host, which this session does not run"
+            )
+        async with self._open_lock:
+            binding, self._binding = self._binding, None
+            self.defaults.engine = engine
+            await self.provider.use_engine(engine)
+            if binding is not None:
+                self._remember_failure(binding)
+
     async def probe_host(self, timeout_s: float = 1.0) -> bool:
         """Check that the hosts this session uses still answer, within ``timeout_s`` seconds.
 

@@ -28,13 +28,14 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 
-from codemode.errors import StaleCellError
+from codemode.config.session import ENGINES
+from codemode.errors import CodeModeError, StaleCellError
 from codemode.tools import threads
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
-SETTABLE = ("yield_time_ms", "max_output_tokens")
-"""The settings ``%config`` may change while the kernel runs."""
+SETTABLE = ("yield_time_ms", "max_output_tokens", "engine")
+"""The settings ``%config`` may change while the kernel runs (``engine`` when no cell runs)."""
 
 
 def abandoned_threads_text(counts: dict[str, int], most: int) -> str | None:
@@ -88,7 +89,7 @@ class MagicHandlers:
             return self.publisher.ok_reply()
         if magic.name == "tools":
             return await self._tools(services, magic, request)
-        return self._config(services, magic, request)
+        return await self._config(services, magic, request)
 
     def _live_target(self, magic: magics.Magic) -> CellRecord | None:
         """The record a ``%wait`` / ``%terminate`` acts on, if the kernel still follows it."""
@@ -205,21 +206,32 @@ class MagicHandlers:
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
         return self.publisher.ok_reply()
 
-    def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
+    async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
         for key, value in magic.assignments.items():
             if key not in SETTABLE:
                 return self.publisher.plain_error_reply(
                     request,
                     "UsageError",
-                    f"%config can change only {' and '.join(SETTABLE)} while the kernel runs; "
+                    f"%config can change only {', '.join(SETTABLE)} while the kernel runs; "
                     f"set {key} in codemode.toml and restart the kernel.",
                 )
+            if key == "engine":
+                if value not in ENGINES:
+                    message = f"engine must be one of {', '.join(ENGINES)}, not {value!r}"
+                    return self.publisher.plain_error_reply(request, "UsageError", message)
+                continue
             try:
                 magics.non_negative(key, value)
             except magics.MagicError as exc:
                 return self.publisher.plain_error_reply(request, "UsageError", str(exc))
         for key, value in magic.assignments.items():
-            setattr(self.state, key, magics.non_negative(key, value))
+            if key == "engine":
+                try:
+                    await services.code_mode.use_engine(value)
+                except CodeModeError as exc:
+                    return self.publisher.plain_error_reply(request, "UsageError", str(exc))
+            else:
+                setattr(self.state, key, magics.non_negative(key, value))
         session = services.config.session
         lines = [
             f"config file: {services.config.source_path or '(none: built-in defaults)'}",
@@ -227,6 +239,7 @@ class MagicHandlers:
             f"max_output_tokens = {self.state.max_output_tokens}",
             f"max_yield_time_ms = {session.max_yield_time_ms}",
             f"max_heap_size_bytes = {session.max_heap_size_bytes}",
+            f"engine = {session.engine}",
             *services.registry.sandbox.summary(),
         ]
         self.publisher.stdout(request, "\n".join(lines) + "\n")

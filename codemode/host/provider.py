@@ -79,6 +79,15 @@ class HostProvider:
             self._session_counter = 0
             return fresh, self.generation
 
+    async def use_engine(self, engine: str) -> None:
+        """Start later hosts with ``--engine engine``; the current host is closed (its sessions
+        end), so the next :meth:`connect` spawns one. Only for the default command."""
+        async with self._lock:
+            self.command = default_host_command(engine)
+            current, self._connection = self._connection, None
+        if current is not None:
+            await current.close()
+
     def _retire(self, connection: HostConnection) -> None:
         self._retired.add(connection)
 

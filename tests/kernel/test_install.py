@@ -83,3 +83,19 @@ def test_unknown_command_is_a_usage_error():
     done = subprocess.run([sys.executable, "-m", "codemode", "frobnicate"], capture_output=True, text=True)
     assert done.returncode == 2
     assert "Unknown command" in done.stderr
+
+
+def test_install_engine_v8_writes_a_second_kernelspec_that_chooses_v8(tmp_path):
+    """``--engine v8``: kernel ``codemode-v8``, "Code Mode (JavaScript, V8)", ``CODEMODE_ENGINE=v8`` in its env."""
+    kernels = _install(tmp_path, "--engine", "v8")
+    _install(tmp_path)
+    assert sorted(p.name for p in kernels.iterdir()) == ["codemode", "codemode-v8"]
+    v8 = json.loads((kernels / "codemode-v8" / "kernel.json").read_text())
+    plain = json.loads((kernels / "codemode" / "kernel.json").read_text())
+    assert v8["display_name"] == "Code Mode (JavaScript, V8)"
+    assert v8["env"] == {**plain["env"], "CODEMODE_ENGINE": "v8"}
+    assert v8["argv"] == plain["argv"] and "CODEMODE_ENGINE" not in plain["env"]
+    named = json.loads(
+        (_install(tmp_path, "--engine", "quickjs", "--name", "cm-q") / "cm-q" / "kernel.json").read_text()
+    )
+    assert (named["env"]["CODEMODE_ENGINE"], named["display_name"]) == ("quickjs", "Code Mode (JavaScript)")

@@ -79,7 +79,9 @@ async def test_large_and_astral_texts_cross_the_bridge_unchanged(v8):
 async def test_errors_and_intl_are_v8s(v8):
     """Error texts are V8's own with the cell's positions; Intl is ICU's (QuickJS has neither)."""
     body = body_of(await v8.run("const o = {};\n[1, 2].x.y"))
-    assert body["error_text"] == "TypeError: Cannot read properties of undefined (reading 'y')\n    at exec_main.mjs:2:10"
+    assert (
+        body["error_text"] == "TypeError: Cannot read properties of undefined (reading 'y')\n    at exec_main.mjs:2:10"
+    )
     body = body_of(await v8.run("for (const x of 5) {}"))
     assert body["error_text"] == "TypeError: 5 is not iterable\n    at exec_main.mjs:1:17"
     source = (
@@ -113,9 +115,8 @@ async def test_the_host_exits_at_once_after_stopped_isolates(v8):
 
 def test_isolates_are_closed_deterministically():
     """An isolate is freed when its cell ends, not by the garbage collector (mini-racer counts live contexts)."""
-    from py_mini_racer._context import context_count
-
     from codemode.runtime.engines.v8_native import Isolate
+    from py_mini_racer._context import context_count
 
     before = context_count()
     isolate = Isolate(on_call=lambda request: None, on_result=lambda tag, result: None, heap_limit=1 << 24)
