@@ -1,6 +1,6 @@
 """Write the example notebooks from the cells below, execute them and save their outputs.
 
-    python scripts/build_notebooks.py            # both notebooks
+    python scripts/build_notebooks.py            # every notebook
     python scripts/build_notebooks.py quickstart # one of them
 
 The saved outputs are what nbval compares in the test suite, so run this after changing
@@ -155,6 +155,49 @@ def mcp_tools() -> nbformat.NotebookNode:
     return _notebook(cells)
 
 
+def engines() -> nbformat.NotebookNode:
+    intl = (
+        "try {\n"
+        '  text(new Intl.DateTimeFormat("fr-FR", { dateStyle: "full", timeZone: "UTC" }).format(new Date(0)));\n'
+        '  text((1234567.891).toLocaleString("de-DE"));\n'
+        "} catch (e) {\n"
+        "  text(String(e));\n"
+        "}"
+    )
+    cells = [
+        new_markdown_cell(
+            "# Two engines: QuickJS and V8\n\n"
+            "Cells run on **QuickJS** by default: a small engine, a hard heap limit per cell. **V8**, the "
+            "engine Codex itself runs cells on, gives Codex's exact error texts, full `Intl` (ICU) and "
+            "JIT speed. Choose it with `[session] engine = \"v8\"` in `codemode.toml`, with the "
+            "`codemode-v8` kernelspec (`python -m codemode install --engine v8`), or for the next cells "
+            "with `%config engine=v8`. Tools, `store()`/`load()`, yields and limits are the same on both."
+        ),
+        new_code_cell('store("visit", { city: "Paris", day: 0 });\ntext(JSON.stringify(load("visit")));'),
+        new_markdown_cell("Formatting for a locale needs ICU, which QuickJS does not have:"),
+        new_code_cell(intl),
+        new_markdown_cell(
+            "Switch to V8. No cell may be running; the runtime host is replaced and the stored values go with it "
+            "(the output lists the settings, so it is not compared)."
+        ),
+        new_code_cell("%config engine=v8", metadata=IGNORE_OUTPUT),
+        new_code_cell(intl),
+        new_code_cell('const visit = load("visit");\ntext(`${visit.city}, day ${visit.day}`);'),
+        new_markdown_cell("CPU-bound code runs compiled. Ten million steps (the time varies, so it is not compared):"),
+        new_code_cell(
+            "const started = Date.now();\n"
+            "let sum = 0;\n"
+            "for (let i = 0; i < 10_000_000; i++) sum += i % 7;\n"
+            "text(`sum ${sum} in ${Date.now() - started} ms`);",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_markdown_cell("Back to QuickJS for the cells that follow:"),
+        new_code_cell("%config engine=quickjs", metadata=IGNORE_OUTPUT),
+        new_code_cell('text(load("visit").city);'),
+    ]
+    return _notebook(cells)
+
+
 def _notebook(cells: list) -> nbformat.NotebookNode:
     for number, cell in enumerate(cells, start=1):
         cell.id = f"cell-{number}"  # stable ids: rebuilding changes only what really changed
@@ -168,7 +211,7 @@ def _notebook(cells: list) -> nbformat.NotebookNode:
     return nb
 
 
-BUILDERS = {"quickstart": quickstart, "mcp-tools": mcp_tools}
+BUILDERS = {"quickstart": quickstart, "mcp-tools": mcp_tools, "engines": engines}
 
 
 def main(names: list[str]) -> int:
