@@ -242,11 +242,10 @@ class CellRuntime:
                 return outcome
             if self.finished():
                 break
-            if not self._timers:
-                outcome = engine.stalled()
-                if outcome is not None:
-                    self.set_outcome(outcome)
-                    break
+            outcome = engine.stalled()
+            if outcome is not None:
+                self.set_outcome(outcome)
+                break
             try:
                 kind, payload = self._queue.get(timeout=self._next_timeout(engine))
             except queue.Empty:

@@ -169,7 +169,7 @@ def engines() -> nbformat.NotebookNode:
             "# Two engines: QuickJS and V8\n\n"
             "Cells run on **QuickJS** by default: a small engine, a hard heap limit per cell. **V8**, the "
             "engine Codex itself runs cells on, gives Codex's exact error texts, full `Intl` (ICU) and "
-            "JIT speed. Choose it with `[session] engine = \"v8\"` in `codemode.toml`, with the "
+            'JIT speed. Choose it with `[session] engine = "v8"` in `codemode.toml`, with the '
             "`codemode-v8` kernelspec (`python -m codemode install --engine v8`), or for the next cells "
             "with `%config engine=v8`. Tools, `store()`/`load()`, yields and limits are the same on both."
         ),

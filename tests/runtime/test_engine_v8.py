@@ -132,3 +132,12 @@ async def test_an_unknown_engine_is_refused():
     status = await asyncio.wait_for(client.process.wait(), 30)
     stderr = (await client.process.stderr.read()).decode()
     assert status == 2 and "invalid choice: 'spidermonkey'" in stderr
+
+
+async def test_the_heap_limit_is_noticed_while_a_timer_is_pending(v8):
+    """A promise job that exhausts the heap ends the cell although a timer would wake it much later."""
+    source = "setTimeout(() => text('late'), 60000); await null; const a = []; for (;;) a.push([a.length]);"
+    started = time.monotonic()
+    body = body_of(await v8.run(source))
+    assert body["error_text"].startswith("RangeError: out of memory: the cell exceeded its heap limit")
+    assert time.monotonic() - started < 30
