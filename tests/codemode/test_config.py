@@ -152,3 +152,12 @@ def test_one_bad_entry_drops_only_itself(tmp_path):
     assert config.errors == [
         f"{tmp_path / 'codemode.toml'}: python_tools.modules[1]: must be a string, not an integer (5); it was ignored."
     ]
+
+
+def test_the_engine_is_quickjs_unless_the_session_table_names_v8(tmp_path):
+    assert load_config(write(tmp_path, "")).session.engine == "quickjs"
+    assert load_config(write(tmp_path, '[session]\nengine = "v8"\n')).session.engine == "v8"
+    path = write(tmp_path, '[session]\nengine = "V8"\n')
+    config = load_config(path)
+    assert config.session.engine == "quickjs"
+    assert config.errors == [f"{path}: session.engine: must be one of 'quickjs', 'v8', not \"V8\"; quickjs is used."]
