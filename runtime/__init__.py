@@ -2,13 +2,16 @@
 
 A process that speaks Codex's code-mode host protocol (version 1, as Codex 0.171's
 ``codex-code-mode-host`` speaks it) on stdin/stdout and runs every cell in its own
-QuickJS context on its own thread. Modules, from the wire inwards:
+JavaScript context (QuickJS, or V8 with ``--engine v8``) driven by a thread of its own.
+Modules, from the wire inwards:
 
 - ``__main__``: the console script; ``server``: the connection (handshake, requests,
   the order of frames); ``validate``: request and delegate-answer schemas;
   ``delegates``: the host's calls into the client; ``errors``: the two failures.
 - ``session``: ``HostSession``, the host's record of a session opened by ``session/open``
   (cells, stored values); ``livecell``: one cell's output buffer and observer.
-- ``cell``: the QuickJS thread of one cell; ``prelude_source`` and ``prelude/*.js``: the
-  globals; ``jserrors``: V8-worded compile errors; ``interrupt``: in-process termination.
+- ``cell``: the thread of one cell (queue, timers, tool calls, outcome); ``engines``: the
+  engine behind it (``engines/quickjs.py``, ``engines/v8.py``); ``outcome``: how a cell
+  ended; ``prelude_source`` and ``prelude/*.js``: the globals; ``jserrors``: V8-worded
+  compile errors for QuickJS; ``interrupt``: QuickJS's in-process termination.
 """

@@ -59,7 +59,7 @@ class CellRuntime:
 
     ``tools``: list of ``{"name": <JS name>, "description": str}`` in catalog order
     (the index into this list identifies the tool in ``tool_call``). ``stored``: the
-    session store snapshot, key -> JSON text. ``heap_limit_bytes``: QuickJS memory limit.
+    session store snapshot, key -> JSON text. ``heap_limit_bytes``: the engine's memory limit.
     Thread-safe entry points: :meth:`start`, :meth:`deliver_tool_result`, :meth:`stop`.
     """
 
