@@ -3,9 +3,10 @@
 The isolate runs JavaScript on a thread of its own (:mod:`.v8_native`); the cell thread
 only queues tasks and never waits on the isolate once the cell runs, so a stop always
 gets through. Start-up, in order (the isolate idle, so the cell thread waits for each):
-``[]`` (an empty argument list), the bridge (``v8_boot.js``, called with the native
-callback as ``this``; it returns the shared buffer), the prelude (which hands its
-dispatcher to ``__cm_connect`` and gets the entry function back), then the cell's script.
+``[]`` (an empty argument list) and the bridge (``v8_boot.js``, called with the native
+callback as ``this``; it returns the shared buffer), both usually done ahead of time
+(:mod:`.v8_spare`), then the prelude (which hands its dispatcher to ``__cm_connect`` and
+gets the entry function back), then the cell's script.
 
 The cell's source is compiled as a classic script named ``exec_main.mjs`` (mini-racer has
 no module loader): line 1 holds a strict function that passes the cell's ``async``
@@ -31,20 +32,18 @@ import collections
 import json
 import re
 import threading
-from importlib import resources
 from typing import Any
 
 from ..heap import out_of_memory_text
 from ..jserrors import prepare_source
 from ..outcome import CellOutcome
 from ..prelude_source import prelude_source
+from . import v8_spare
 from .base import CellHost
-from .v8_native import BRIDGE_BYTES, Isolate, TaskResult
+from .v8_native import Isolate, TaskResult
 
 HEAP_POLL_S = 0.05
 """How often a waiting cell thread checks whether V8 stopped the cell at its heap limit."""
-BOOT_TIMEOUT_S = 30.0
-"""Start-up tasks run on an idle isolate; this only guards against a broken library."""
 _WAKE_OPS = frozenset({"done", "failed", "fail", "exited", "exit", "oom", "timer", "cleartimer"})
 """Bridge operations after which the cell thread must look at the cell again."""
 _CELL_HEADER = (
@@ -58,25 +57,8 @@ _IMPORT_META = re.compile(r"\bimport\s*\.\s*meta\b")
 _AWAIT = re.compile(r"\bfor\s+await\b|\bawait\b")
 _RETURN = re.compile(r"\breturn\b")
 _ERROR_LINE = re.compile(r"^[^\n]*?:(\d+): SyntaxError")
-_BOOT_SOURCE: str | None = None
 _STATIC_IMPORT = re.compile(r"^\s*import\s*(?:[\w$*{},\s]+?\s*from\s*)?[\"']([^\"']+)[\"']", re.M)
 """A static import and its specifier (Codex's host refuses every import with its name)."""
-
-
-def _boot_source() -> str:
-    global _BOOT_SOURCE
-    if _BOOT_SOURCE is None:
-        text = resources.files(__package__).joinpath("v8_boot.js").read_text("utf-8")
-        _BOOT_SOURCE = text.replace("BRIDGE_BYTES", str(BRIDGE_BYTES))
-    return _BOOT_SOURCE
-
-
-class _Waiter:
-    """The outcome of one start-up task."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.result: TaskResult | None = None
 
 
 class V8Engine:
@@ -97,13 +79,12 @@ class V8Engine:
 
     def start(self) -> CellOutcome | None:
         cell = self._cell
-        isolate = Isolate(on_call=self._on_call, on_result=self._on_result, heap_limit=cell.heap_limit)
+        booted = v8_spare.take()
+        isolate = booted.isolate
+        isolate.attach(on_call=self._on_call, on_result=self._on_result, heap_limit=cell.heap_limit)
         self._isolate = isolate
+        self._empty = booted.empty
         cell.interrupt_ready()
-        self._empty = self._boot(lambda tag: isolate.eval("[]", tag)).handle
-        boot = self._boot(lambda tag: isolate.eval(_boot_source(), tag)).handle
-        native = isolate.native_callback()
-        self._boot(lambda tag: isolate.call(boot, self._empty, tag, this=native))
         config = json.dumps(json.dumps({"tools": cell.tools, "source": cell.source}))
         prelude = f"globalThis.__codemode_config = {config};\n__cm_connect({prelude_source('v8')})"
         entry = self._boot(lambda tag: isolate.eval(prelude, tag))
@@ -141,13 +122,17 @@ class V8Engine:
 
     def _boot(self, launch: Any) -> TaskResult:
         """Run one start-up task (``launch(tag)`` queues it) and wait for its outcome."""
-        waiter = _Waiter()
-        task_id = launch(waiter)
-        self._task(task_id)
-        if not waiter.done.wait(BOOT_TIMEOUT_S) or waiter.result is None:
-            return TaskResult("error", "the V8 isolate did not start")
-        self._done(task_id)
-        return waiter.result
+        ids: list[int] = []
+
+        def tracked(tag: object) -> int:
+            ids.append(launch(tag))
+            self._task(ids[-1])
+            return ids[-1]
+
+        result = v8_spare.wait_for(tracked)
+        for task_id in ids:
+            self._done(task_id)
+        return result
 
     # ---- running -------------------------------------------------------------------
 
@@ -212,9 +197,8 @@ class V8Engine:
         return reply
 
     def _on_result(self, tag: object, result: TaskResult) -> None:
-        if isinstance(tag, _Waiter):
-            tag.result = result
-            tag.done.set()
+        if isinstance(tag, v8_spare.Waiter):
+            tag.settle(result)
             return
         cell = self._cell
         if result.kind == "out_of_memory" or (self._isolate is not None and self._isolate.heap_limit_reached()):

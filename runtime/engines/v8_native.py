@@ -113,6 +113,14 @@ class Isolate:
 
     # ---- tasks ------------------------------------------------------------------
 
+    def attach(
+        self, *, on_call: Callable[[str], str | None], on_result: Callable[[object, TaskResult], None], heap_limit: int
+    ) -> None:
+        """Hand an idle isolate (no task in flight) to new callbacks and a new heap limit."""
+        self._on_call = on_call
+        self._on_result = on_result
+        self._dll.mr_set_hard_memory_limit(self._ctx, heap_limit)
+
     def eval(self, code: str, tag: object) -> int:
         """Queue ``code`` as a classic script; its outcome goes to ``on_result(tag, ...)``."""
         data = code.encode("utf-8", "surrogatepass")
