@@ -77,6 +77,7 @@ from typing import Any
 
 from codemode.kernel import completion, is_complete, magics, render, requests
 from codemode.kernel.approvals import StdinApprovals
+from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
@@ -124,6 +125,7 @@ class CodeModeKernel(Kernel):
     help_links: list[dict[str, str]] = []
 
     def __init__(self, **kwargs: Any) -> None:
+        self._counter = ExecutionCounter()
         super().__init__(**kwargs)
         self._route_library_logging()
         requests.install(self)
@@ -170,6 +172,24 @@ class CodeModeKernel(Kernel):
             f for f in info.get("supported_features", []) if f not in ("kernel subshells", "debugger")
         ]
         return info
+
+    # ------------------------------------------------------------------ execution count
+
+    @property  # type: ignore[override]
+    def execution_count(self) -> int:
+        """The number the next request that stores history gets: what ipykernel's
+        ``execute_request`` publishes in ``execute_input`` (:mod:`codemode.kernel.counter`)."""
+        return self._counter.next
+
+    @execution_count.setter
+    def execution_count(self, value: int) -> None:
+        """Ignored: ``KernelBase`` increments for every request that is not silent; the count
+        advances in :meth:`do_execute` as IPython's does (:mod:`codemode.kernel.counter`)."""
+
+    @property
+    def last_execution_count(self) -> int:
+        """The count every ``execute_reply`` carries (:attr:`ExecutionCounter.last`)."""
+        return self._counter.last
 
     # ------------------------------------------------------------------ interrupts
 
@@ -218,7 +238,7 @@ class CodeModeKernel(Kernel):
         assert self.session is not None  # checked by the caller
         stream = self.shell_stream if channel == "shell" else self.control_stream
         self._publish_status("busy", channel, parent)
-        content = requests.error_reply(msg_type, problem, self.execution_count)
+        content = requests.error_reply(msg_type, problem, self.last_execution_count)
         metadata = requests.reply_metadata(msg_type)
         reply_type = msg_type.replace("_request", "_reply")
         self.session.send(stream, reply_type, content, parent, metadata=metadata, ident=idents)
@@ -353,12 +373,15 @@ class CodeModeKernel(Kernel):
         arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
         ident = self._get_shell_context_var(self._shell_parent_ident)
         request = Request(parent=parent, silent=silent, allow_stdin=allow_stdin, ident=ident)
+        number = self._counter.take(code, silent, store_history)
         self._state.request = request
         self._displays.request_started()
-        if magics.is_magic(code):
+        if not code.strip():
+            work = self._blank()
+        elif magics.is_magic(code):
             work = self._magics.run(code, request)
         else:
-            work = self._executor.run(code, request, self.execution_count)
+            work = self._executor.run(code, request, self._counter.last if number is None else number)
         task = asyncio.ensure_future(work)
         self._foreground = task
         if self._interrupts.consume(arrival):
@@ -383,6 +406,11 @@ class CodeModeKernel(Kernel):
         await self._fill_reply_metadata(request)
         self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
+
+    async def _blank(self) -> dict[str, Any]:
+        """An empty or whitespace-only cell: ``ok`` with no output, as ipykernel answers one
+        (Codex's ``exec`` refuses empty input, but a notebook's empty cell is no error)."""
+        return self._publisher.ok_reply()
 
     async def _fill_reply_metadata(self, request: Request) -> None:
         """Prepare ``metadata.codemode`` for :meth:`finish_metadata`. For a cell that ended, the

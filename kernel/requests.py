@@ -238,7 +238,7 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
             return
         log.warning("malformed %s: %s", msg_type, problem)
         if kernel.session is not None:
-            content = error_reply(msg_type, problem, kernel.execution_count)
+            content = error_reply(msg_type, problem, kernel.last_execution_count)
             metadata = reply_metadata(msg_type)
             kernel.session.send(stream, reply_type, content, parent, metadata=metadata, ident=ident)
 
