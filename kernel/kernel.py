@@ -70,7 +70,6 @@ import asyncio
 import logging
 import signal
 import sys
-import time
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
@@ -81,6 +80,7 @@ from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
+from codemode.kernel.history import History
 from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
@@ -142,6 +142,7 @@ class CodeModeKernel(Kernel):
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
         self._interrupts = QueuedInterrupts(self)
+        self._history = History()
         self._reply_codemode: dict[str, Any] | None = None
 
     def _route_library_logging(self) -> None:
@@ -374,6 +375,8 @@ class CodeModeKernel(Kernel):
         ident = self._get_shell_context_var(self._shell_parent_ident)
         request = Request(parent=parent, silent=silent, allow_stdin=allow_stdin, ident=ident)
         number = self._counter.take(code, silent, store_history)
+        if number is not None:
+            self._history.store(number, code)
         self._state.request = request
         self._displays.request_started()
         if not code.strip():
@@ -403,7 +406,7 @@ class CodeModeKernel(Kernel):
             self._state.request = None
             request.observing = False
         self._notifications.finish(request)
-        await self._fill_reply_metadata(request)
+        self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
         self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
 
@@ -411,31 +414,6 @@ class CodeModeKernel(Kernel):
         """An empty or whitespace-only cell: ``ok`` with no output, as ipykernel answers one
         (Codex's ``exec`` refuses empty input, but a notebook's empty cell is no error)."""
         return self._publisher.ok_reply()
-
-    async def _fill_reply_metadata(self, request: Request) -> None:
-        """Prepare ``metadata.codemode`` for :meth:`finish_metadata`. For a cell that ended, the
-        tool calls still being cleaned up are awaited first (bounded,
-        :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
-        calls: list[dict[str, Any]] = []
-        omitted = 0
-        services = self._services.built()
-        if request.cell_id is not None and services is not None:
-            if request.status not in (None, "running"):
-                # The cell ended: every call it made has (or is about to get) its one outcome.
-                await self._tool_calls.settle(request.cell_id)
-            try:
-                calls = list(services.dispatcher.calls_for(request.cell_id))
-                omitted = services.dispatcher.omitted_calls(request.cell_id)
-            except Exception:
-                log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
-        self._reply_codemode = {
-            "cell_id": request.cell_id,
-            "status": request.status,
-            "wall_time_ms": round((time.monotonic() - request.started) * 1000),
-            "tool_calls": calls,
-        }
-        if omitted:
-            self._reply_codemode["tool_calls_omitted"] = omitted
 
     # ------------------------------------------------------------------ completion etc.
 
@@ -463,10 +441,10 @@ class CodeModeKernel(Kernel):
         """Lexer-level completeness (:mod:`codemode.kernel.is_complete`)."""
         return is_complete.scan(code)
 
-    async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """No history is kept; an empty list is a valid ``history_reply`` (Jupyter messaging
-        specification, "History")."""
-        return {"status": "ok", "history": []}
+    async def do_history(self, *args: Any, **content: Any) -> dict[str, Any]:
+        """Past inputs from the history file (:mod:`codemode.kernel.history`); ``content`` is
+        the request's, unknown fields ignored (``jupyter console`` sends ``search_raw``)."""
+        return {"status": "ok", "history": await self._history.request(content)}
 
     # ------------------------------------------------------------------ shutdown
 
@@ -490,6 +468,7 @@ class CodeModeKernel(Kernel):
                     await asyncio.wait_for(asyncio.wrap_future(future), SHUTDOWN_TIMEOUT_S)
                 except Exception:
                     log.exception("stopping the code-mode session failed")
+        self._history.close()
         return {"status": "ok", "restart": restart}
 
     async def _close_client(self) -> None:

@@ -41,8 +41,8 @@ INVALID_REQUEST_ENAME = "InvalidRequest"
 
 _STRING = {"type": "string"}
 _BOOL = {"type": "boolean"}
-_INT = {"type": "integer"}
 _POSITION = {"type": ["integer", "null"], "minimum": 0}
+_INT_OR_NULL = {"type": ["integer", "null"]}
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "execute_request": {
@@ -72,10 +72,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "output": _BOOL,
             "raw": _BOOL,
             "hist_access_type": {"enum": ["range", "tail", "search"]},
-            "session": _INT,
-            "start": _INT,
-            "stop": _INT,
-            "n": _INT,
+            "session": _INT_OR_NULL,
+            "start": _INT_OR_NULL,
+            "stop": _INT_OR_NULL,
+            "n": _INT_OR_NULL,
             "pattern": _STRING,
             "unique": _BOOL,
         },
