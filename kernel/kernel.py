@@ -74,7 +74,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
-from codemode.kernel import completion, is_complete, magics, render, requests
+from codemode.kernel import is_complete, magics, render, requests
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
@@ -82,6 +82,7 @@ from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
 from codemode.kernel.history import History
 from codemode.kernel.interrupts import QueuedInterrupts
+from codemode.kernel.introspect import Introspection
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request
@@ -143,6 +144,7 @@ class CodeModeKernel(Kernel):
         self._foreground: asyncio.Task[Any] | None = None
         self._interrupts = QueuedInterrupts(self)
         self._history = History()
+        self._introspection = Introspection(self._services, self._state)
         self._reply_codemode: dict[str, Any] | None = None
 
     def _route_library_logging(self) -> None:
@@ -176,7 +178,7 @@ class CodeModeKernel(Kernel):
 
     # ------------------------------------------------------------------ execution count
 
-    @property  # type: ignore[override]
+    @property
     def execution_count(self) -> int:
         """The number the next request that stores history gets: what ipykernel's
         ``execute_request`` publishes in ``execute_input`` (:mod:`codemode.kernel.counter`)."""
@@ -417,25 +419,18 @@ class CodeModeKernel(Kernel):
 
     # ------------------------------------------------------------------ completion etc.
 
-    async def _tools_for_completion(self) -> list[Any]:
-        try:
-            services = await self._services.get()
-        except Exception:
-            log.debug("no tools for completion", exc_info=True)
-            return []
-        return list(services.registry.tools)
-
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
-        """Complete tool names after ``tools.``, globals, magics and live cell ids."""
+        """Tool names, JavaScript globals and their members, magics and live cell ids
+        (:mod:`codemode.kernel.introspect`)."""
         self._loop = asyncio.get_running_loop()
-        return completion.complete(code, cursor_pos, await self._tools_for_completion(), self._state.live_ids())
+        return await self._introspection.complete(code, cursor_pos)
 
     async def do_inspect(
         self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
-        """A tool's description and TypeScript declaration, or a global's signature."""
+        """A tool's or helper's documentation, also from inside its call's arguments."""
         self._loop = asyncio.get_running_loop()
-        return completion.inspect(code, cursor_pos, await self._tools_for_completion(), detail_level)
+        return await self._introspection.inspect(code, cursor_pos, detail_level)
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
         """Lexer-level completeness (:mod:`codemode.kernel.is_complete`)."""

@@ -1,0 +1,116 @@
+"""Completion and inspection through a real kernel: JavaScript globals as cells have them,
+calls found from inside their arguments, MCP tools of servers still starting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dependencies import require
+from kernel_driver import execute, start_kernel, stop_kernel
+
+from codemode.kernel.helpers import HELPER_NAMES
+from codemode.kernel.js_globals import _LISTING
+
+EVERYTHING = (
+    Path(__file__).resolve().parents[2]
+    / ".npm-tools"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+
+
+def _reply(kc: Any, send: Any) -> dict[str, Any]:
+    msg_id = send()
+    reply = kc.get_shell_msg(timeout=90)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=90)
+    return reply["content"]
+
+
+def _complete(kc: Any, code: str, cursor: int | None = None) -> dict[str, Any]:
+    return _reply(kc, lambda: kc.complete(code, len(code) if cursor is None else cursor))
+
+
+def _inspect(kc: Any, code: str, cursor: int) -> dict[str, Any]:
+    return _reply(kc, lambda: kc.inspect(code, cursor))
+
+
+def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
+    kc = kernel.kc
+    reply = _complete(kc, "const n = Math.fl")
+    assert reply["matches"] == ["floor"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (15, 17)
+    assert _complete(kc, "JSON.str")["matches"] == ["stringify"]
+    assert {"keys", "entries", "fromEntries", "assign"} <= set(_complete(kc, "Object.")["matches"])
+    assert {"map", "filter", "flatMap", "toSorted"} <= set(_complete(kc, "Array.prototype.")["matches"])
+    assert _complete(kc, "await Promise.al")["matches"] == ["all", "allSettled"]
+    assert _complete(kc, "sto")["matches"] == ["store"]
+    assert _complete(kc, "Ma")["matches"] == ["Map", "Math"]
+    types = _complete(kc, "Math.PI")["metadata"]["_jupyter_types_experimental"]
+    assert types == [{"start": 5, "end": 7, "text": "PI", "type": "instance", "signature": ""}]
+    assert "echo" in _complete(kc, "tools.")["matches"]
+
+
+def test_completion_offers_exactly_what_a_cell_has(kernel):
+    # The same listing, run in a cell: the global object's names and each global's (and its
+    # prototype's) members. Completion must offer these, no more and no fewer.
+    cell = json.loads(execute(kernel.kc, "text(" + _LISTING.strip() + ")").stdout)
+    names = {name for name, _ in cell[""]}
+    offered = set(_complete(kernel.kc, "globalThis.")["matches"])
+    assert offered | HELPER_NAMES == names
+    assert not offered & HELPER_NAMES
+    engine_paths = [p for p in cell if p and p.split(".")[0] not in HELPER_NAMES and p.split(".")[0] != "Intl"]
+    assert {"Math", "JSON", "Array.prototype", "Promise", "Object"} <= set(engine_paths)
+    for path in engine_paths:
+        expected = sorted(cell[path], key=lambda m: (m[0].startswith("_"), m[0]))
+        reply = _complete(kernel.kc, path + ".")
+        got = [[t["text"], t["type"]] for t in reply["metadata"]["_jupyter_types_experimental"]]
+        assert got == [list(m) for m in expected], path
+
+
+def test_inspect_finds_a_tool_from_inside_its_arguments(kernel):
+    code = 'await tools.echo({value: 1, note: "a (paren"})'
+    reply = _inspect(kernel.kc, code, code.index("1,"))
+    assert reply["found"], reply
+    assert reply["data"]["text/plain"].startswith("tools.echo\n\n")
+    assert "declare const tools" in reply["data"]["text/plain"]
+    inner = 'text(JSON.stringify(await tools.sleep({ms: 5})))'
+    assert _inspect(kernel.kc, inner, inner.index("5"))["data"]["text/plain"].startswith("tools.sleep\n\n")
+    # On JSON, inside text's arguments: text (JSON.stringify has no documentation here).
+    outer = _inspect(kernel.kc, inner, inner.index("JSON") + 2)
+    assert outer["data"]["text/plain"].startswith("text(value: unknown): void")
+    assert _inspect(kernel.kc, "text(1); ", 9)["found"] is False
+
+
+@pytest.fixture
+def slow_server_kernel(codemode_kernelspec, tmp_path):
+    """A kernel whose MCP server needs three seconds before it starts (and one that cannot)."""
+    require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
+    (tmp_path / "codemode.toml").write_text(
+        "[mcp_servers.slow]\n"
+        'command = "bash"\n'
+        f'args = ["-c", "sleep 3; exec node {EVERYTHING} stdio"]\n'
+        "startup_timeout_sec = 60\n"
+    )
+    kernel = start_kernel(tmp_path)
+    yield kernel
+    stop_kernel(kernel)
+
+
+def test_completion_of_tools_waits_for_servers_still_starting(slow_server_kernel):
+    # The kernel's first request: the server is still starting (for three seconds more).
+    reply = _complete(slow_server_kernel.kc, "await tools.mcp__slow__ec")
+    assert reply["matches"] == ["mcp__slow__echo"]
+
+
+def test_inspection_of_tools_waits_for_servers_still_starting(slow_server_kernel):
+    code = 'await tools.mcp__slow__echo({message: "hi"})'
+    reply = _inspect(slow_server_kernel.kc, code, code.index("hi"))
+    assert reply["found"], reply
+    assert reply["data"]["text/plain"].startswith("tools.mcp__slow__echo\n\n")
