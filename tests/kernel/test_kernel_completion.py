@@ -80,7 +80,7 @@ def test_inspect_finds_a_tool_from_inside_its_arguments(kernel):
     assert reply["found"], reply
     assert reply["data"]["text/plain"].startswith("tools.echo\n\n")
     assert "declare const tools" in reply["data"]["text/plain"]
-    inner = 'text(JSON.stringify(await tools.sleep({ms: 5})))'
+    inner = "text(JSON.stringify(await tools.sleep({ms: 5})))"
     assert _inspect(kernel.kc, inner, inner.index("5"))["data"]["text/plain"].startswith("tools.sleep\n\n")
     # On JSON, inside text's arguments: text (JSON.stringify has no documentation here).
     outer = _inspect(kernel.kc, inner, inner.index("JSON") + 2)
@@ -90,12 +90,17 @@ def test_inspect_finds_a_tool_from_inside_its_arguments(kernel):
 
 @pytest.fixture
 def slow_server_kernel(codemode_kernelspec, tmp_path):
-    """A kernel whose MCP server needs three seconds before it starts (and one that cannot)."""
+    """A kernel whose MCP server needs three seconds before it starts, and one whose server
+    exits after a second."""
     require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
     (tmp_path / "codemode.toml").write_text(
         "[mcp_servers.slow]\n"
         'command = "bash"\n'
         f'args = ["-c", "sleep 3; exec node {EVERYTHING} stdio"]\n'
+        "startup_timeout_sec = 60\n"
+        "[mcp_servers.broken]\n"
+        'command = "bash"\n'
+        'args = ["-c", "sleep 1; exit 3"]\n'
         "startup_timeout_sec = 60\n"
     )
     kernel = start_kernel(tmp_path)
@@ -114,3 +119,10 @@ def test_inspection_of_tools_waits_for_servers_still_starting(slow_server_kernel
     reply = _inspect(slow_server_kernel.kc, code, code.index("hi"))
     assert reply["found"], reply
     assert reply["data"]["text/plain"].startswith("tools.mcp__slow__echo\n\n")
+
+
+def test_tools_magic_waits_for_servers_still_starting_and_names_those_that_failed(slow_server_kernel):
+    listing = execute(slow_server_kernel.kc, "%tools mcp__slow__ec", timeout=90).stdout
+    assert listing.startswith("mcp__slow__echo: "), listing
+    problems = listing.split("Configuration problems:\n", 1)[1]
+    assert "broken" in problems, listing
