@@ -41,7 +41,8 @@ specification), in short:
   the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
   request's task instead. An interrupt that finds no running cell ends the execute request
   that had already reached the kernel, if any (:mod:`codemode.kernel.interrupts`; no clock is
-  used). An execute interrupted while the code-mode session starts ends with
+  used), and else terminates the cells running in the background
+  (:mod:`codemode.kernel.idle_interrupt`). An execute interrupted while the code-mode session starts ends with
   ``CellTerminated`` and ``cell_id`` None (no cell existed yet);
 - a cell lost because the runtime host stopped (killed, crashed, or restarted to stop a cell
   that did not respond to termination) ends with the error ``HostStopped``
@@ -81,6 +82,7 @@ from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
 from codemode.kernel.history import History
+from codemode.kernel.idle_interrupt import IdleInterrupts
 from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.introspect import Introspection
 from codemode.kernel.magic_handlers import MagicHandlers
@@ -142,7 +144,8 @@ class CodeModeKernel(Kernel):
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
-        self._interrupts = QueuedInterrupts(self)
+        self._idle_interrupts = IdleInterrupts(self._state, self._services, self._displays)
+        self._interrupts = QueuedInterrupts(self, on_idle=self._idle_interrupts.interrupt)
         self._history = History()
         self._introspection = Introspection(self._services, self._state)
         self._reply_codemode: dict[str, Any] | None = None
@@ -212,9 +215,11 @@ class CodeModeKernel(Kernel):
 
     async def dispatch_shell(self, msg: Any, /, subshell_id: str | None = None, *, concurrent: bool = False) -> None:
         """Handle a shell request once every interrupt so far knows which requests were
-        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`)."""
+        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`),
+        and note that it is no longer queued."""
         await self._interrupts.settled()
         if self.session is not None and not (len(msg) == 1 and msg[0].buffer == b"stop aborting"):
+            self._interrupts.dispatched(msg)
             idents, frames = self.session.feed_identities(msg, copy=False)
             unanswered = requests.unanswered_problem(self.session, frames, self.shell_handlers)
             if unanswered is not None:

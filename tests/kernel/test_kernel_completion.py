@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dependencies import require
-from kernel_driver import execute, start_kernel, stop_kernel
-
 from codemode.kernel.helpers import HELPER_NAMES
 from codemode.kernel.js_globals import _LISTING
+from dependencies import require
+from kernel_driver import execute, start_kernel, stop_kernel
 
 EVERYTHING = (
     Path(__file__).resolve().parents[2]
