@@ -6,7 +6,9 @@ specification), in short:
 - an execute request is a code-mode ``exec`` (optional first-line ``// @exec:`` pragma,
   parsed with ``codemode.pragma.parse_exec_source``; a ``PragmaError`` is shown as an
   ``error`` named ``PragmaError`` with Codex's exact text); a cell whose first line starts
-  with ``%`` is a magic (:mod:`codemode.kernel.magics`);
+  with ``%`` is a magic (:mod:`codemode.kernel.magics`); an empty or whitespace-only cell
+  replies ``ok`` with no output; counts and the input history follow ipykernel
+  (:mod:`codemode.kernel.counter`, :mod:`codemode.kernel.history`);
 - ``text()`` items are ``stream`` stdout lines, consecutive ones coalesced into few messages
   (:mod:`codemode.kernel.streams`), images/audio ``display_data``
   (:mod:`codemode.kernel.render`); a failure is an ``error`` message and reply status
