@@ -42,7 +42,7 @@ them; the runtime's prelude deletes them)."""
 ADDED_IN_CELLS = ("Intl",)
 """Engine-like globals the runtime's prelude adds (besides the helpers)."""
 
-_LISTING = r"""
+LISTING = r"""
 (() => {
   const kindOf = (holder, name) => {
     const d = Object.getOwnPropertyDescriptor(holder, name);
@@ -64,6 +64,9 @@ _LISTING = r"""
   }
   return JSON.stringify(table);
 })()
+"""
+"""The listing's JavaScript: an expression whose value is the JSON text of :class:`EngineGlobals`'s
+``members`` (tests run it in a cell to compare).
 """
 
 
@@ -88,7 +91,7 @@ def engine_globals() -> EngineGlobals:
     try:
         import quickjs
 
-        raw = json.loads(quickjs.Context().eval(_LISTING))
+        raw = json.loads(quickjs.Context().eval(LISTING))
     except Exception:
         log.warning("the JavaScript globals could not be listed for completion", exc_info=True)
         return EngineGlobals()
@@ -101,4 +104,4 @@ def engine_globals() -> EngineGlobals:
     return EngineGlobals(members)
 
 
-__all__ = ["ABSENT_FROM_CELLS", "ADDED_IN_CELLS", "EngineGlobals", "engine_globals"]
+__all__ = ["ABSENT_FROM_CELLS", "ADDED_IN_CELLS", "LISTING", "EngineGlobals", "engine_globals"]

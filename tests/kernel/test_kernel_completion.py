@@ -4,40 +4,21 @@ calls found from inside their arguments, MCP tools of servers still starting."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from codemode.kernel.helpers import HELPER_NAMES
-from codemode.kernel.js_globals import _LISTING
+from codemode.kernel.js_globals import LISTING
 from dependencies import require
-from kernel_driver import execute, start_kernel, stop_kernel
-
-EVERYTHING = (
-    Path(__file__).resolve().parents[2]
-    / ".npm-tools"
-    / "node_modules"
-    / "@modelcontextprotocol"
-    / "server-everything"
-    / "dist"
-    / "index.js"
-)
+from kernel_driver import EVERYTHING, execute, shell_reply, start_kernel, stop_kernel
 
 
-def _reply(kc: Any, send: Any) -> dict[str, Any]:
-    msg_id = send()
-    reply = kc.get_shell_msg(timeout=90)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = kc.get_shell_msg(timeout=90)
-    return reply["content"]
-
-
-def _complete(kc: Any, code: str, cursor: int | None = None) -> dict[str, Any]:
-    return _reply(kc, lambda: kc.complete(code, len(code) if cursor is None else cursor))
+def _complete(kc: Any, code: str) -> dict[str, Any]:
+    return shell_reply(kc, kc.complete(code, len(code)), timeout=90)["content"]
 
 
 def _inspect(kc: Any, code: str, cursor: int) -> dict[str, Any]:
-    return _reply(kc, lambda: kc.inspect(code, cursor))
+    return shell_reply(kc, kc.inspect(code, cursor), timeout=90)["content"]
 
 
 def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
@@ -59,7 +40,7 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
 def test_completion_offers_exactly_what_a_cell_has(kernel):
     # The same listing, run in a cell: the global object's names and each global's (and its
     # prototype's) members. Completion must offer these, no more and no fewer.
-    cell = json.loads(execute(kernel.kc, "text(" + _LISTING.strip() + ")").stdout)
+    cell = json.loads(execute(kernel.kc, "text(" + LISTING.strip() + ")").stdout)
     names = {name for name, _ in cell[""]}
     offered = set(_complete(kernel.kc, "globalThis.")["matches"])
     assert offered | HELPER_NAMES == names

@@ -7,14 +7,11 @@ from typing import Any
 
 import pytest
 from console_driver import Console
-from kernel_driver import Kernel, execute, start_kernel, stop_kernel
+from kernel_driver import Kernel, execute, shell_reply, start_kernel, stop_kernel
 
 
 def _history(kernel: Kernel, **content: Any) -> list[list[Any]]:
-    msg_id = kernel.kc.history(**{"raw": True, "output": False, **content})
-    reply = kernel.kc.get_shell_msg(timeout=30)
-    while reply["parent_header"].get("msg_id") != msg_id:
-        reply = kernel.kc.get_shell_msg(timeout=30)
+    reply = shell_reply(kernel.kc, kernel.kc.history(**{"raw": True, "output": False, **content}), timeout=30)
     assert reply["content"]["status"] == "ok", reply["content"]
     return reply["content"]["history"]
 
