@@ -77,6 +77,7 @@ class History:
         self._db: sqlite3.Connection | None = None
         self._session: int | None = None
         self._broken = False
+        self._closed = False
 
     # -- the worker thread -------------------------------------------------------------
     def _open(self) -> sqlite3.Connection | None:
@@ -187,16 +188,23 @@ class History:
     # -- the kernel's loop -------------------------------------------------------------
     def store(self, line: int, source: str) -> None:
         """Keep ``source`` as line ``line`` of this kernel's session (written in the
-        background, in the order of the calls)."""
-        self._worker.submit(self._store, line, source)
+        background, in the order of the calls; nothing once :meth:`close` ran)."""
+        if not self._closed:
+            self._worker.submit(self._store, line, source)
 
     async def request(self, content: dict[str, Any]) -> list[Entry]:
         """The ``history`` of a ``history_reply`` for a request's ``content`` (module
         docstring); empty when the file cannot be used."""
+        if self._closed:
+            return []
         return await asyncio.get_running_loop().run_in_executor(self._worker, self._query, content)
 
     def close(self) -> None:
-        """Record the session's end and close the file once the writes queued so far are done."""
+        """Record the session's end and close the file once the writes queued so far are done
+        (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
         self._worker.submit(self._close)
         self._worker.shutdown(wait=True)
 
