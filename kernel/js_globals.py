@@ -1,19 +1,20 @@
 """The JavaScript engine's globals and their members, for completion, read from the engine.
 
 Completion of ``Math.fl`` or ``Array.prototype.`` needs the names the engine defines. They are
-not written down here: :func:`engine_globals` creates one QuickJS context (the engine cells run
-in, through the same ``quickjs`` binding) and lists, with ``Object.getOwnPropertyNames``, the
-global object's properties, each global object's or function's own properties, and each
+not written down here: :func:`engine_globals` creates one context of the engine the cells run
+in (QuickJS through the ``quickjs`` binding, or a V8 isolate through ``mini-racer``, as the
+runtime host's engines do) and lists, with ``Object.getOwnPropertyNames`` (:data:`LISTING`),
+the global object's properties, each global object's or function's own properties, and each
 constructor's ``prototype``'s (``Array.prototype``). Property kinds are read from property
-descriptors, so no getter runs. The listing takes a few milliseconds; it is made on the
-first completion that needs it (in a worker thread: ``kernel_info`` and cells never wait for
-it) and kept for the kernel's life.
+descriptors, so no getter runs. The listing takes a few milliseconds; it is made on the first
+completion that needs it (in a worker thread: ``kernel_info`` and cells never wait for it) and
+kept for the kernel's life, once per engine.
 
-A cell's global scope differs from a bare context's in two ways, both pinned by a test that
-compares this listing with a real cell's ``Object.getOwnPropertyNames(globalThis)``: the
-runtime's prelude removes the globals Codex's V8 host does not have
-(:data:`ABSENT_FROM_CELLS`), and adds its helpers (listed with their documentation in
-:mod:`codemode.kernel.helpers`) and a small ``Intl``.
+A cell's global scope differs from a bare context's in ways pinned, for both engines, by a
+test that runs :data:`LISTING` in real cells and compares: the runtime removes the globals
+Codex's cells do not have (:data:`ABSENT_FROM_CELLS`), installs its helpers (listed with their
+documentation in :mod:`codemode.kernel.helpers`, and left out here: V8's own ``setTimeout``
+is replaced by the cell's), and gives QuickJS a small ``Intl`` (:data:`ADDED_IN_CELLS`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import functools
 import json
 import logging
 from dataclasses import dataclass, field
+
+from codemode.kernel.helpers import HELPER_NAMES
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +38,15 @@ ABSENT_FROM_CELLS = frozenset(
         "btoa",
         "atob",
         "performance",
+        "WebAssembly",
+        "console",
+        "__timer_manager",
     }
 )
-"""Globals of a bare QuickJS context that a cell does not have (Codex's V8 host has none of
-them; the runtime's prelude deletes them)."""
+"""Globals of a bare QuickJS context or mini-racer isolate that a cell does not have (Codex's
+cells have none of them; the runtime deletes them)."""
 ADDED_IN_CELLS = ("Intl",)
-"""Engine-like globals the runtime's prelude adds (besides the helpers)."""
+"""Engine-like globals the runtime adds where the engine lacks them (QuickJS has no ``Intl``)."""
 
 LISTING = r"""
 (() => {
@@ -84,23 +90,39 @@ class EngineGlobals:
         return self.members.get("" if path == "globalThis" else path, [])
 
 
-@functools.cache
-def engine_globals() -> EngineGlobals:
-    """The listing of the module docstring, made once per process. A failure (the binding
-    missing) is logged and gives an empty listing."""
-    try:
-        import quickjs
+def _listing(engine: str) -> str:
+    """:data:`LISTING`'s JSON text as ``engine`` (``quickjs`` or ``v8``) computes it."""
+    if engine == "v8":
+        from py_mini_racer import MiniRacer
 
-        raw = json.loads(quickjs.Context().eval(LISTING))
+        racer = MiniRacer()
+        try:
+            return str(racer.eval(LISTING))
+        finally:
+            racer.close()
+    import quickjs
+
+    return str(quickjs.Context().eval(LISTING))
+
+
+@functools.cache
+def engine_globals(engine: str = "quickjs") -> EngineGlobals:
+    """The listing of the module docstring for ``engine`` (``quickjs`` or ``v8``), made once
+    per process and engine. A failure (a binding missing) is logged and gives an empty listing."""
+    try:
+        raw = json.loads(_listing(engine))
     except Exception:
-        log.warning("the JavaScript globals could not be listed for completion", exc_info=True)
+        log.warning("the JavaScript globals of %s could not be listed for completion", engine, exc_info=True)
         return EngineGlobals()
-    members = {path: [(str(n), str(k)) for n, k in entries] for path, entries in raw.items()}
-    members[""] = [(n, k) for n, k in members[""] if n not in ABSENT_FROM_CELLS]
-    members[""] += [(name, "instance") for name in ADDED_IN_CELLS]
-    for name in ABSENT_FROM_CELLS:
-        members.pop(name, None)
-        members.pop(f"{name}.prototype", None)
+    left_out = ABSENT_FROM_CELLS | HELPER_NAMES
+    members = {
+        path: [(str(n), str(k)) for n, k in entries]
+        for path, entries in raw.items()
+        if path.split(".")[0] not in left_out
+    }
+    members[""] = [(n, k) for n, k in members[""] if n not in left_out]
+    present = {n for n, _ in members[""]}
+    members[""] += [(name, "instance") for name in ADDED_IN_CELLS if name not in present]
     return EngineGlobals(members)
 
 

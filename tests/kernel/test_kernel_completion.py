@@ -37,15 +37,31 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
     assert "echo" in _complete(kc, "tools.")["matches"]
 
 
-def test_completion_offers_exactly_what_a_cell_has(kernel):
+@pytest.fixture(scope="module")
+def v8_kernel(codemode_kernelspec, tmp_path_factory):
+    """A kernel whose cells run in V8 (as a kernelspec installed with --engine v8 runs them)."""
+    kernel = start_kernel(tmp_path_factory.mktemp("v8-cwd"), {"CODEMODE_ENGINE": "v8"})
+    yield kernel
+    stop_kernel(kernel)
+
+
+@pytest.mark.parametrize("engine", ["quickjs", "v8"])
+def test_completion_offers_exactly_what_a_cell_has(request, engine):
     # The same listing, run in a cell: the global object's names and each global's (and its
     # prototype's) members. Completion must offer these, no more and no fewer.
+    kernel = request.getfixturevalue("kernel" if engine == "quickjs" else "v8_kernel")
+    if engine == "v8":
+        # Before any cell ran (the code-mode services are not built yet), the kernelspec's
+        # engine decides: V8 has its own Intl.
+        assert _complete(kernel.kc, "Intl.DateTimeF")["matches"] == ["DateTimeFormat"]
     cell = json.loads(execute(kernel.kc, "text(" + LISTING.strip() + ")").stdout)
     names = {name for name, _ in cell[""]}
     offered = set(_complete(kernel.kc, "globalThis.")["matches"])
     assert offered | HELPER_NAMES == names
     assert not offered & HELPER_NAMES
-    engine_paths = [p for p in cell if p and p.split(".")[0] not in HELPER_NAMES and p.split(".")[0] != "Intl"]
+    # QuickJS's Intl is the runtime's own small one, whose members the kernel does not list.
+    unlisted = HELPER_NAMES | ({"Intl"} if engine == "quickjs" else set())
+    engine_paths = [p for p in cell if p and p.split(".")[0] not in unlisted]
     assert {"Math", "JSON", "Array.prototype", "Promise", "Object"} <= set(engine_paths)
     for path in engine_paths:
         expected = sorted(cell[path], key=lambda m: (m[0].startswith("_"), m[0]))
