@@ -31,7 +31,7 @@ from papermill.engines import NBClientEngine
 from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
-KERNEL_NAMES = ("codemode", "codemode-notebook")
+KERNEL_NAMES = ("codemode", "codemode-v8", "codemode-notebook")
 """The kernelspec names the translator is registered for (the default kernelspecs' names)."""
 
 _STORE_LINE = re.compile(
