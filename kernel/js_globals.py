@@ -39,6 +39,7 @@ ABSENT_FROM_CELLS = frozenset(
         "atob",
         "performance",
         "WebAssembly",
+        "Temporal",
         "console",
         "__timer_manager",
     }
