@@ -2,8 +2,17 @@
 
 This is the ``python -m codemode run NOTEBOOK`` command: it makes sure the codemode
 kernelspec is installed (into the running environment's prefix), executes every cell
-with ``nbclient`` against the real kernel and tools, prints each cell's source and its
-outputs as a terminal user would read them, and optionally saves the executed notebook.
+with ``nbclient`` against the real kernel and tools, prints each cell's source (shortened:
+lines cut at :data:`MAX_LINE_CHARS` characters, and the middle of a cell of more than
+:data:`MAX_SOURCE_LINES` lines left out) and its outputs as a terminal user would read them,
+and optionally saves the executed notebook.
+
+The kernel is started with CurveZMQ encryption of its sockets (jupyter_client's
+``KernelManager.transport_encryption = "auto"``, for a kernelspec that declares
+``supported_encryption: ["curve"]`` as ``kernel.json`` does; the kernel manager makes the key
+pair and passes it in the connection file), so the kernel application has no reason to warn
+that it runs over TCP without encryption. With a kernelspec installed before that declaration,
+or a libzmq without CurveZMQ, the kernel runs unencrypted, as before, and the warning shows.
 
 Exit status: 0 when every cell ran, 1 when a cell failed (the run stops at the first
 failing cell unless the cell is tagged ``raises-exception``, as in nbclient).
@@ -17,6 +26,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 KERNEL_NAME = "codemode"
+MAX_LINE_CHARS = 100
+"""Longest source line printed whole; longer ones are cut and end with ``…``."""
+MAX_SOURCE_LINES = 12
+"""Most source lines printed for a cell; of a longer cell, the first and last few are."""
+HEAD_LINES, TAIL_LINES = 8, 3
 
 
 def _ensure_kernelspec() -> None:
@@ -45,13 +59,29 @@ def _describe_output(output: dict[str, Any]) -> str:
     return (text if isinstance(text, str) else "".join(text)) + "\n"
 
 
+def shorten_source(source: str) -> str:
+    """``source`` as :func:`print_notebook` shows it: trailing blanks removed, each line of more
+    than :data:`MAX_LINE_CHARS` characters cut (ending with ``…``), and of more than
+    :data:`MAX_SOURCE_LINES` lines the first :data:`HEAD_LINES` and last :data:`TAIL_LINES`
+    with one line saying how many are left out between them."""
+    lines = [
+        line if len(line) <= MAX_LINE_CHARS else line[: MAX_LINE_CHARS - 1] + "…"
+        for line in source.rstrip().split("\n")
+    ]
+    if len(lines) > MAX_SOURCE_LINES:
+        hidden = len(lines) - HEAD_LINES - TAIL_LINES
+        lines = [*lines[:HEAD_LINES], f"… ({hidden} more lines)", *lines[-TAIL_LINES:]]
+    return "\n".join(lines)
+
+
 def print_notebook(nb: Any, out: TextIO) -> None:
-    """Write every code cell's source and outputs of ``nb`` (an nbformat node) to ``out``."""
+    """Write every code cell's source (:func:`shorten_source`) and outputs of ``nb`` (an
+    nbformat node) to ``out``."""
     for number, cell in enumerate(nb.cells, start=1):
         if cell.cell_type != "code":
             continue
         out.write(f"── cell {number} " + "─" * 40 + "\n")
-        out.write(cell.source.rstrip() + "\n")
+        out.write(shorten_source(cell.source) + "\n")
         if cell.get("execution_count") is None and not cell.get("outputs"):
             out.write("── not run\n")
             continue
@@ -78,14 +108,19 @@ def run_notebook(
     Raises ``FileNotFoundError`` when ``path`` does not exist.
     """
     import nbformat
+    import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    from traitlets.config import Config
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     _ensure_kernelspec()
+    encryption = "auto" if zmq.has("curve") else "disabled"
     client = NotebookClient(
         nb,
+        # nbclient makes (and shuts down) the kernel manager with this configuration.
+        config=Config({"KernelManager": {"transport_encryption": encryption}}),
         kernel_name=KERNEL_NAME,
         timeout=timeout_s,
         record_timing=record_timing,

@@ -59,7 +59,8 @@ class CellRecord:
     host stopped (:mod:`codemode.kernel.host_loss`); ``max_output_tokens`` is the cell's
     output budget (its pragma's or the kernel's default when it started), which what its tools
     print shares (``tool_output_bytes`` shown so far; ``tool_output_cut`` once it ran out,
-    :func:`codemode.kernel.budget.tool_output_part`).
+    :func:`codemode.kernel.budget.tool_output_part`). ``interrupted`` is set when an interrupt
+    while the kernel was idle terminated the cell (:mod:`codemode.kernel.idle_interrupt`).
     """
 
     cell_id: str
@@ -77,6 +78,7 @@ class CellRecord:
     max_output_tokens: int | None = None
     tool_output_bytes: int = 0
     tool_output_cut: bool = False
+    interrupted: bool = False
 
     def notify(self, text: str) -> None:
         """Keep a ``notify()`` text for the status display (only the latest few are kept)."""
@@ -146,6 +148,9 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
             calls = "; ".join(_progress_text(k, v) for k, v in record.in_flight.items())
             lines.append(f"Tool calls in flight: {calls}.")
         lines.append(f"Run %wait {cid} to see its output, or interrupt the kernel / run %terminate {cid} to stop it.")
+    elif record.interrupted and record.outcome() == "terminated":
+        shown = f" - run %wait {cid} to see its output." if record.state == "finished" else "; its output was shown."
+        lines.append(f"Cell {cid} was stopped by an interrupt after {elapsed}{shown}")
     elif record.state == "finished":
         lines.append(f"Cell {cid} finished ({record.outcome()}) after {elapsed} - run %wait {cid} to see its output.")
     else:

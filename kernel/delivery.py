@@ -7,7 +7,8 @@
   :class:`~codemode.kernel.observer.CellObserver` and opens its status display;
 - :meth:`Delivery.deliver_final` shows a finished cell's remaining output and its outcome
   (``CellTerminated`` for a termination, ``HostStopped`` for a cell lost with the runtime host,
-  the script's error, or nothing) and closes its record.
+  the script's error with a hint for ``console``, :func:`~codemode.kernel.render.with_hint`,
+  or nothing) and closes its record.
 """
 
 from __future__ import annotations
@@ -98,5 +99,5 @@ class Delivery:
         if record.lost is not None:
             return self.publisher.error_reply(request, record.lost.error(record.cell_id))
         if bounded.error is not None:
-            return self.publisher.error_reply(request, bounded.error)
+            return self.publisher.error_reply(request, render.with_hint(bounded.error))
         return self.publisher.ok_reply()

@@ -12,9 +12,12 @@ channel thread receives it (:meth:`stamp`). When a SIGINT finds no running cell,
 thread asks the shell channel thread to read everything already waiting in the shell socket
 (``ZMQStream.flush``), once at once and once more :data:`IN_FLIGHT_S` later for a message that
 was sent before the interrupt but was still in transit; the highest number then received
-becomes the interrupt's *mark* (:meth:`mark_queued`). The first execute request handled afterwards whose number is at or
-below the mark (it had reached this process when the interrupt came) is interrupted
-(:meth:`consume`); every request received later runs normally. Until the mark is known, the
+becomes the interrupt's *mark* (:meth:`mark_queued`). When an execute request numbered at or
+below the mark had not been dispatched yet (it had reached this process when the interrupt
+came), the first such request is interrupted when it is handled (:meth:`consume`); every
+request received later runs normally. When none was waiting, the kernel was idle: the
+interrupt is meant for what still runs in the background, the cells that yielded, and
+``on_idle`` is called (the kernel terminates them). Until the mark is known, the
 kernel holds new shell requests back (:meth:`settled`), so a request sent after the
 interrupt's effect was observed (any reply after it) is never taken for a queued one; only a
 request sent within that short grace without waiting for anything is indistinguishable from
@@ -26,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from typing import Any
 
 import zmq
@@ -47,14 +51,17 @@ class QueuedInterrupts:
     """Arrival numbers of shell messages and the marks of interrupts (module docstring).
 
     ``kernel`` is the ipykernel ``Kernel`` (``session``, ``shell_stream``,
-    ``shell_channel_thread``). :meth:`stamp` runs on the shell channel thread; everything else
-    on the kernel's main loop, :meth:`signalled` inside the SIGINT handler.
+    ``shell_channel_thread``); ``on_idle()`` is called for an interrupt that found the kernel
+    idle. :meth:`stamp` runs on the shell channel thread; everything else on the kernel's main
+    loop, :meth:`signalled` inside the SIGINT handler.
     """
 
-    def __init__(self, kernel: Any) -> None:
+    def __init__(self, kernel: Any, on_idle: Callable[[], None] | None = None) -> None:
         self._kernel = kernel
+        self._on_idle = on_idle
         self._lock = threading.Lock()
         self._arrivals: OrderedDict[str, int] = OrderedDict()
+        self._executes: deque[int] = deque(maxlen=MAX_REMEMBERED_ARRIVALS)  # not dispatched yet
         self._received = 0
         self._signalled = 0
         self._answered = 0
@@ -68,21 +75,30 @@ class QueuedInterrupts:
         """The kernel's main loop (where marks are delivered)."""
         self._loop = loop
 
+    def _header(self, frames: list[Any]) -> dict[str, Any] | None:
+        """The header of the shell message ``frames`` (identities included), or None when it
+        cannot be read."""
+        session = self._kernel.session
+        try:
+            _, rest = session.feed_identities(frames, copy=False)
+            return dict(session.deserialize(rest, content=False, copy=False)["header"])
+        except Exception:
+            return None
+
     # -- shell channel thread --------------------------------------------------------
     def stamp(self, frames: list[Any]) -> None:
         """Number the shell message ``frames`` (as read from the shell socket). A message whose
         header cannot be read is left unnumbered (ipykernel rejects it anyway)."""
-        session = self._kernel.session
-        try:
-            _, rest = session.feed_identities(frames, copy=False)
-            msg_id = session.deserialize(rest, content=False, copy=False)["header"]["msg_id"]
-        except Exception:
+        header = self._header(frames)
+        if header is None:
             return
         with self._lock:
             self._received += 1
-            self._arrivals[str(msg_id)] = self._received
+            self._arrivals[str(header.get("msg_id"))] = self._received
             while len(self._arrivals) > MAX_REMEMBERED_ARRIVALS:
                 self._arrivals.popitem(last=False)
+            if header.get("msg_type") == "execute_request":
+                self._executes.append(self._received)
 
     def _read_waiting(self) -> None:
         """Read (and so number) every message waiting in the shell socket."""
@@ -125,12 +141,27 @@ class QueuedInterrupts:
             return
         thread.io_loop.add_callback(self._start_mark, ticket)
 
+    def dispatched(self, frames: list[Any]) -> None:
+        """The shell message ``frames`` is being handled now (messages are handled in the order
+        they arrived): the execute requests up to it are no longer waiting."""
+        header = self._header(frames)
+        with self._lock:
+            number = self._arrivals.get(str(header.get("msg_id"))) if header is not None else None
+            while number is not None and self._executes and self._executes[0] <= number:
+                self._executes.popleft()
+
     def answer(self, ticket: int, mark: int | None) -> None:
         """Ticket ``ticket`` is resolved: ``mark`` is the highest arrival number it reaches, or
-        None when a running cell took the interrupt."""
+        None when a running cell took the interrupt. With a mark, an execute request waiting
+        then takes the interrupt; with none waiting, ``on_idle`` is called."""
         if mark is not None:
-            self._mark = max(self._mark, mark)
-            self._armed = True
+            with self._lock:
+                waiting = any(number <= mark for number in self._executes)
+            if waiting:
+                self._mark = max(self._mark, mark)
+                self._armed = True
+            elif self._on_idle is not None:
+                self._on_idle()
         self._answered = max(self._answered, ticket)
         if self._answered >= self._signalled:
             self._settled.set()

@@ -1,9 +1,8 @@
 """Answer ``is_complete_request`` with a lexer-level scan of JavaScript (no parser, no JS run).
 
 Consoles send every line typed; jupyter console gives up on the kernel after 1 s without an
-answer, so this is a single linear pass. It tracks
-brackets, string literals, template literals (with nested ``${...}``), comments and regular
-expression literals (told apart from division by the previous significant token), then:
+answer, so this is a single linear pass over the tokens of :mod:`codemode.kernel.jslex`
+(string, template and regular expression literals, comments). It tracks brackets, then:
 
 - a closing bracket that does not match, or a quote string broken by a newline -> ``invalid``
   (the console executes at once so the syntax error shows);
@@ -17,23 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from codemode.kernel.jslex import tokens
+
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
-_REGEX_AFTER_WORDS = {
-    "return",
-    "typeof",
-    "instanceof",
-    "in",
-    "of",
-    "new",
-    "delete",
-    "void",
-    "throw",
-    "case",
-    "do",
-    "else",
-    "yield",
-    "await",
-}
 _CONTINUATION_SUFFIXES = (
     "=>",
     "&&",
@@ -60,106 +45,31 @@ _CONTINUATION_SUFFIXES = (
 _POSTFIX_SUFFIXES = ("++", "--")
 
 
-def _regex_allowed(prev: str) -> bool:
-    """Whether a ``/`` after the significant token ``prev`` starts a regex literal."""
-    if not prev:
-        return True
-    if prev in _REGEX_AFTER_WORDS:
-        return True
-    last = prev[-1]
-    return not (last.isalnum() or last in "_$)]}\"'`")
-
-
 def scan(code: str) -> dict[str, Any]:
     """The ``is_complete_reply`` content for ``code`` (``status`` and, if incomplete, ``indent``)."""
     if code.lstrip().startswith("%"):
         return {"status": "complete"}
     stack: list[str] = []
-    prev = ""  # last significant token (a word, or one punctuation character)
-    i, n = 0, len(code)
-    while i < n:
-        c = code[i]
-        if c in " \t\r\n":
-            i += 1
-            continue
-        nxt = code[i + 1] if i + 1 < n else ""
-        if c == "/" and nxt == "/":
-            end = code.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if c == "/" and nxt == "*":
-            end = code.find("*/", i + 2)
-            if end < 0:
-                return {"status": "incomplete", "indent": ""}
-            i = end + 2
-            continue
-        if c in "'\"":
-            j = i + 1
-            while j < n and code[j] != c:
-                if code[j] == "\\":
-                    j += 1
-                elif code[j] == "\n":
+    for token in tokens(code):
+        if token.kind in ("string", "regex") and not token.closed:
+            return {"status": "invalid"}
+        if token.kind == "comment" and not token.closed:
+            return {"status": "incomplete", "indent": ""}
+        if token.kind == "template":
+            if token.text.startswith("}"):
+                if not stack or stack[-1] != "${":
                     return {"status": "invalid"}
-                j += 1
-            if j >= n:
-                return {"status": "invalid"}
-            i, prev = j + 1, c
-            continue
-        if c == "`" or (c == "}" and stack and stack[-1] == "${"):
-            if c == "}":
                 stack.pop()
-            j = i + 1
-            while j < n:
-                if code[j] == "\\":
-                    j += 2
-                    continue
-                if code[j] == "`":
-                    break
-                if code[j] == "$" and j + 1 < n and code[j + 1] == "{":
-                    break
-                j += 1
-            if j >= n:
+            if not token.closed:
                 return {"status": "incomplete", "indent": ""}
-            if code[j] == "`":
-                i, prev = j + 1, "`"
-            else:
+            if token.text.endswith("${"):
                 stack.append("${")
-                i, prev = j + 2, "{"
-            continue
-        if c == "/" and _regex_allowed(prev):
-            j, in_class = i + 1, False
-            while j < n and (in_class or code[j] != "/"):
-                if code[j] == "\n":
-                    return {"status": "invalid"}
-                if code[j] == "\\":
-                    j += 1
-                elif code[j] == "[":
-                    in_class = True
-                elif code[j] == "]":
-                    in_class = False
-                j += 1
-            if j >= n:
-                return {"status": "invalid"}
-            j += 1
-            while j < n and (code[j].isalnum()):
-                j += 1
-            i, prev = j, ")"  # a regex literal behaves like a value
-            continue
-        if c in "([{":
-            stack.append(c)
-        elif c in ")]}":
-            if not stack or stack[-1] != _CLOSERS[c]:
+        elif token.kind == "punct" and token.text in "([{":
+            stack.append(token.text)
+        elif token.kind == "punct" and token.text in ")]}":
+            if not stack or stack[-1] != _CLOSERS[token.text]:
                 return {"status": "invalid"}
             stack.pop()
-        if c.isalnum() or c in "_$":
-            j = i
-            while j < n and (code[j].isalnum() or code[j] in "_$"):
-                j += 1
-            prev = code[i:j]
-            i = j
-            continue
-        prev = c
-        i += 1
     if stack:
         return {"status": "incomplete", "indent": "  " * len(stack)}
     if _pragma_without_code(code):

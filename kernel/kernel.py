@@ -6,7 +6,9 @@ specification), in short:
 - an execute request is a code-mode ``exec`` (optional first-line ``// @exec:`` pragma,
   parsed with ``codemode.pragma.parse_exec_source``; a ``PragmaError`` is shown as an
   ``error`` named ``PragmaError`` with Codex's exact text); a cell whose first line starts
-  with ``%`` is a magic (:mod:`codemode.kernel.magics`);
+  with ``%`` is a magic (:mod:`codemode.kernel.magics`); an empty or whitespace-only cell
+  replies ``ok`` with no output; counts and the input history follow ipykernel
+  (:mod:`codemode.kernel.counter`, :mod:`codemode.kernel.history`);
 - ``text()`` items are ``stream`` stdout lines, consecutive ones coalesced into few messages
   (:mod:`codemode.kernel.streams`), images/audio ``display_data``
   (:mod:`codemode.kernel.render`); a failure is an ``error`` message and reply status
@@ -41,7 +43,8 @@ specification), in short:
   the event loop, so :meth:`pre_handler_hook` keeps a handler that cancels the running
   request's task instead. An interrupt that finds no running cell ends the execute request
   that had already reached the kernel, if any (:mod:`codemode.kernel.interrupts`; no clock is
-  used). An execute interrupted while the code-mode session starts ends with
+  used), and else terminates the cells running in the background
+  (:mod:`codemode.kernel.idle_interrupt`). An execute interrupted while the code-mode session starts ends with
   ``CellTerminated`` and ``cell_id`` None (no cell existed yet);
 - a cell lost because the runtime host stopped (killed, crashed, or restarted to stop a cell
   that did not respond to termination) ends with the error ``HostStopped``
@@ -70,17 +73,20 @@ import asyncio
 import logging
 import signal
 import sys
-import time
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
-from codemode.kernel import completion, is_complete, magics, render, requests
+from codemode.kernel import is_complete, magics, render, requests
 from codemode.kernel.approvals import StdinApprovals
+from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
 from codemode.kernel.displays import StatusDisplays
 from codemode.kernel.execute import ForegroundExecutor
+from codemode.kernel.history import History
+from codemode.kernel.idle_interrupt import IdleInterrupts
 from codemode.kernel.interrupts import QueuedInterrupts
+from codemode.kernel.introspect import Introspection
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request
@@ -124,6 +130,7 @@ class CodeModeKernel(Kernel):
     help_links: list[dict[str, str]] = []
 
     def __init__(self, **kwargs: Any) -> None:
+        self._counter = ExecutionCounter()
         super().__init__(**kwargs)
         self._route_library_logging()
         requests.install(self)
@@ -139,7 +146,10 @@ class CodeModeKernel(Kernel):
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
         self._foreground: asyncio.Task[Any] | None = None
-        self._interrupts = QueuedInterrupts(self)
+        self._idle_interrupts = IdleInterrupts(self._state, self._services, self._displays)
+        self._interrupts = QueuedInterrupts(self, on_idle=self._idle_interrupts.interrupt)
+        self._history = History()
+        self._introspection = Introspection(self._services, self._state)
         self._reply_codemode: dict[str, Any] | None = None
 
     def _route_library_logging(self) -> None:
@@ -171,6 +181,24 @@ class CodeModeKernel(Kernel):
         ]
         return info
 
+    # ------------------------------------------------------------------ execution count
+
+    @property
+    def execution_count(self) -> int:
+        """The number the next request that stores history gets: what ipykernel's
+        ``execute_request`` publishes in ``execute_input`` (:mod:`codemode.kernel.counter`)."""
+        return self._counter.next
+
+    @execution_count.setter
+    def execution_count(self, value: int) -> None:
+        """Ignored: ``KernelBase`` increments for every request that is not silent; the count
+        advances in :meth:`do_execute` as IPython's does (:mod:`codemode.kernel.counter`)."""
+
+    @property
+    def last_execution_count(self) -> int:
+        """The count every ``execute_reply`` carries (:attr:`ExecutionCounter.last`)."""
+        return self._counter.last
+
     # ------------------------------------------------------------------ interrupts
 
     def start(self) -> None:
@@ -189,9 +217,11 @@ class CodeModeKernel(Kernel):
 
     async def dispatch_shell(self, msg: Any, /, subshell_id: str | None = None, *, concurrent: bool = False) -> None:
         """Handle a shell request once every interrupt so far knows which requests were
-        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`)."""
+        queued when it came (:meth:`~codemode.kernel.interrupts.QueuedInterrupts.settled`),
+        and note that it is no longer queued."""
         await self._interrupts.settled()
         if self.session is not None and not (len(msg) == 1 and msg[0].buffer == b"stop aborting"):
+            self._interrupts.dispatched(msg)
             idents, frames = self.session.feed_identities(msg, copy=False)
             unanswered = requests.unanswered_problem(self.session, frames, self.shell_handlers)
             if unanswered is not None:
@@ -218,7 +248,7 @@ class CodeModeKernel(Kernel):
         assert self.session is not None  # checked by the caller
         stream = self.shell_stream if channel == "shell" else self.control_stream
         self._publish_status("busy", channel, parent)
-        content = requests.error_reply(msg_type, problem, self.execution_count)
+        content = requests.error_reply(msg_type, problem, self.last_execution_count)
         metadata = requests.reply_metadata(msg_type)
         reply_type = msg_type.replace("_request", "_reply")
         self.session.send(stream, reply_type, content, parent, metadata=metadata, ident=idents)
@@ -353,12 +383,17 @@ class CodeModeKernel(Kernel):
         arrival = self._interrupts.arrival(str(parent.get("header", {}).get("msg_id")))
         ident = self._get_shell_context_var(self._shell_parent_ident)
         request = Request(parent=parent, silent=silent, allow_stdin=allow_stdin, ident=ident)
+        number = self._counter.take(code, silent, store_history)
+        if number is not None:
+            self._history.store(number, code)
         self._state.request = request
         self._displays.request_started()
-        if magics.is_magic(code):
+        if not code.strip():
+            work = self._blank()
+        elif magics.is_magic(code):
             work = self._magics.run(code, request)
         else:
-            work = self._executor.run(code, request, self.execution_count)
+            work = self._executor.run(code, request, self._counter.last if number is None else number)
         task = asyncio.ensure_future(work)
         self._foreground = task
         if self._interrupts.consume(arrival):
@@ -380,65 +415,38 @@ class CodeModeKernel(Kernel):
             self._state.request = None
             request.observing = False
         self._notifications.finish(request)
-        await self._fill_reply_metadata(request)
+        self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
         self._publisher.flush()  # every output of the request goes out before its idle status
         return reply
 
-    async def _fill_reply_metadata(self, request: Request) -> None:
-        """Prepare ``metadata.codemode`` for :meth:`finish_metadata`. For a cell that ended, the
-        tool calls still being cleaned up are awaited first (bounded,
-        :meth:`~codemode.kernel.tool_calls.ToolCallTracker.settle`), so every call is listed."""
-        calls: list[dict[str, Any]] = []
-        omitted = 0
-        services = self._services.built()
-        if request.cell_id is not None and services is not None:
-            if request.status not in (None, "running"):
-                # The cell ended: every call it made has (or is about to get) its one outcome.
-                await self._tool_calls.settle(request.cell_id)
-            try:
-                calls = list(services.dispatcher.calls_for(request.cell_id))
-                omitted = services.dispatcher.omitted_calls(request.cell_id)
-            except Exception:
-                log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
-        self._reply_codemode = {
-            "cell_id": request.cell_id,
-            "status": request.status,
-            "wall_time_ms": round((time.monotonic() - request.started) * 1000),
-            "tool_calls": calls,
-        }
-        if omitted:
-            self._reply_codemode["tool_calls_omitted"] = omitted
+    async def _blank(self) -> dict[str, Any]:
+        """An empty or whitespace-only cell: ``ok`` with no output, as ipykernel answers one
+        (Codex's ``exec`` refuses empty input, but a notebook's empty cell is no error)."""
+        return self._publisher.ok_reply()
 
     # ------------------------------------------------------------------ completion etc.
 
-    async def _tools_for_completion(self) -> list[Any]:
-        try:
-            services = await self._services.get()
-        except Exception:
-            log.debug("no tools for completion", exc_info=True)
-            return []
-        return list(services.registry.tools)
-
     async def do_complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
-        """Complete tool names after ``tools.``, globals, magics and live cell ids."""
+        """Tool names, JavaScript globals and their members, magics and live cell ids
+        (:mod:`codemode.kernel.introspect`)."""
         self._loop = asyncio.get_running_loop()
-        return completion.complete(code, cursor_pos, await self._tools_for_completion(), self._state.live_ids())
+        return await self._introspection.complete(code, cursor_pos)
 
     async def do_inspect(
         self, code: str, cursor_pos: int | None, detail_level: int = 0, omit_sections: Any = ()
     ) -> dict[str, Any]:
-        """A tool's description and TypeScript declaration, or a global's signature."""
+        """A tool's or helper's documentation, also from inside its call's arguments."""
         self._loop = asyncio.get_running_loop()
-        return completion.inspect(code, cursor_pos, await self._tools_for_completion(), detail_level)
+        return await self._introspection.inspect(code, cursor_pos, detail_level)
 
     async def do_is_complete(self, code: str) -> dict[str, Any]:
         """Lexer-level completeness (:mod:`codemode.kernel.is_complete`)."""
         return is_complete.scan(code)
 
-    async def do_history(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """No history is kept; an empty list is a valid ``history_reply`` (Jupyter messaging
-        specification, "History")."""
-        return {"status": "ok", "history": []}
+    async def do_history(self, *args: Any, **content: Any) -> dict[str, Any]:
+        """Past inputs from the history file (:mod:`codemode.kernel.history`); ``content`` is
+        the request's, unknown fields ignored (``jupyter console`` sends ``search_raw``)."""
+        return {"status": "ok", "history": await self._history.request(content)}
 
     # ------------------------------------------------------------------ shutdown
 
@@ -462,6 +470,7 @@ class CodeModeKernel(Kernel):
                     await asyncio.wait_for(asyncio.wrap_future(future), SHUTDOWN_TIMEOUT_S)
                 except Exception:
                     log.exception("stopping the code-mode session failed")
+        self._history.close()
         return {"status": "ok", "restart": restart}
 
     async def _close_client(self) -> None:

@@ -65,9 +65,10 @@ class Publisher:
     """Sends IOPub messages through an ipykernel ``Kernel`` and builds execute_reply contents.
 
     ``kernel`` supplies ``session``, ``iopub_socket``, ``_topic(msg_type)`` and
-    ``execution_count`` (read at each call). ``stream`` messages are coalesced
-    (:mod:`codemode.kernel.streams`): any other message first sends the stream text held
-    before it, and :meth:`flush` sends the rest (end of a delivery, end of a request).
+    ``last_execution_count`` (the count replies carry, read at each call). ``stream``
+    messages are coalesced (:mod:`codemode.kernel.streams`): any other message first sends the
+    stream text held before it, and :meth:`flush` sends the rest (end of a delivery, end of a
+    request).
     """
 
     def __init__(self, kernel: Any) -> None:
@@ -128,7 +129,7 @@ class Publisher:
     def error_reply(self, request: Request, parts: render.ErrorParts) -> dict[str, Any]:
         """Publish an ``error`` message and return the matching execute_reply content."""
         self.emit(request, "error", parts.content())
-        return {"status": "error", "execution_count": self._kernel.execution_count, **parts.content()}
+        return {"status": "error", "execution_count": self._kernel.last_execution_count, **parts.content()}
 
     def plain_error_reply(self, request: Request, ename: str, evalue: str) -> dict[str, Any]:
         """:meth:`error_reply` for an error without a stack (``render.plain_error``)."""
@@ -138,7 +139,7 @@ class Publisher:
         """The execute_reply content of a request that succeeded."""
         return {
             "status": "ok",
-            "execution_count": self._kernel.execution_count,
+            "execution_count": self._kernel.last_execution_count,
             "payload": [],
             "user_expressions": {},
         }

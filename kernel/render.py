@@ -78,6 +78,19 @@ def parse_error_text(error_text: str) -> ErrorParts:
     return ErrorParts(head.group("name"), "\n".join(message_lines), traceback)
 
 
+CONSOLE_HINT = "Hint: cells have no console, as in Codex's code mode; print with text(...), e.g. text(value)."
+"""The line added to the error of a cell that used ``console`` (see :func:`with_hint`)."""
+
+
+def with_hint(parts: ErrorParts) -> ErrorParts:
+    """``parts`` with one more traceback line for an error a newcomer meets first: Codex's
+    ``ReferenceError: console is not defined`` gets :data:`CONSOLE_HINT` (the name and message
+    stay Codex's, and so does the runtime's error text). Other errors are returned unchanged."""
+    if (parts.ename, parts.evalue) != ("ReferenceError", "console is not defined"):
+        return parts
+    return ErrorParts(parts.ename, parts.evalue, [*parts.traceback, CONSOLE_HINT])
+
+
 def terminated_error(cell_id: str | None) -> ErrorParts:
     """The error shown for a terminated cell; ``cell_id`` None for an execute interrupted
     before its cell existed (while the code-mode session or its tools were starting)."""

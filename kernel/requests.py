@@ -41,8 +41,8 @@ INVALID_REQUEST_ENAME = "InvalidRequest"
 
 _STRING = {"type": "string"}
 _BOOL = {"type": "boolean"}
-_INT = {"type": "integer"}
 _POSITION = {"type": ["integer", "null"], "minimum": 0}
+_INT_OR_NULL = {"type": ["integer", "null"]}
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "execute_request": {
@@ -72,10 +72,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "output": _BOOL,
             "raw": _BOOL,
             "hist_access_type": {"enum": ["range", "tail", "search"]},
-            "session": _INT,
-            "start": _INT,
-            "stop": _INT,
-            "n": _INT,
+            "session": _INT_OR_NULL,
+            "start": _INT_OR_NULL,
+            "stop": _INT_OR_NULL,
+            "n": _INT_OR_NULL,
             "pattern": _STRING,
             "unique": _BOOL,
         },
@@ -238,7 +238,7 @@ def _checked(kernel: Any, msg_type: str, handler: Handler) -> Handler:
             return
         log.warning("malformed %s: %s", msg_type, problem)
         if kernel.session is not None:
-            content = error_reply(msg_type, problem, kernel.execution_count)
+            content = error_reply(msg_type, problem, kernel.last_execution_count)
             metadata = reply_metadata(msg_type)
             kernel.session.send(stream, reply_type, content, parent, metadata=metadata, ident=ident)
 

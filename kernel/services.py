@@ -130,17 +130,27 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
             sys.path.remove(entry)
 
 
+def chosen_engine(configured: str) -> str:
+    """The runtime host's JavaScript engine: the kernelspec's choice (``install --engine``,
+    :data:`ENGINE_VARIABLE`) when it names one, else ``configured`` (``[session] engine``).
+    A variable that names no engine is logged."""
+    from codemode.config import ENGINES
+
+    engine = os.environ.get(ENGINE_VARIABLE)
+    if not engine:
+        return configured
+    if engine not in ENGINES:
+        log.warning("%s=%r names no engine; %s is used", ENGINE_VARIABLE, engine, configured)
+        return configured
+    return engine
+
+
 async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Services:
     """Load ``codemode.toml`` (from ``cwd``, default the working folder), start the tools and
     make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
     mods = await asyncio.to_thread(_import_service_modules)
     config = mods["config"].load_config(cwd=cwd or Path.cwd())
-    engine = os.environ.get(ENGINE_VARIABLE)
-    if engine:
-        if engine in mods["config"].ENGINES:
-            config.session.engine = engine  # the kernelspec's choice (install --engine) wins
-        else:
-            log.warning("%s=%r names no engine; %s is used", ENGINE_VARIABLE, engine, config.session.engine)
+    config.session.engine = chosen_engine(config.session.engine)
     folder = config.source_path.parent if config.source_path is not None else None
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)
@@ -203,4 +213,4 @@ class ServicesLoader:
             log.exception("stopping the tool servers failed")
 
 
-__all__ = ["Callbacks", "Services", "ServicesLoader", "build_services", "tool_module_folder"]
+__all__ = ["Callbacks", "Services", "ServicesLoader", "build_services", "chosen_engine", "tool_module_folder"]

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from codemode.kernel.budget import tool_output_notice, tool_output_part
 from codemode.kernel.cells import CellRecord, ToolProgress
 from codemode.kernel.displays import StatusDisplays
+from codemode.kernel.publish import Request
+from codemode.kernel.services import Services
 from codemode.kernel.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -118,6 +121,32 @@ class ToolCallTracker:
             )
             return False
         return True
+
+    async def reply_metadata(self, request: Request, services: Services | None) -> dict[str, Any]:
+        """The execute_reply's ``metadata.codemode`` for ``request``: its cell id and status,
+        wall time, and its cell's tool calls (``services`` None: not built, none). For a cell
+        that ended, the calls still being cleaned up are awaited first (bounded, :meth:`settle`),
+        so every call is listed."""
+        calls: list[dict[str, Any]] = []
+        omitted = 0
+        if request.cell_id is not None and services is not None:
+            if request.status not in (None, "running"):
+                # The cell ended: every call it made has (or is about to get) its one outcome.
+                await self.settle(request.cell_id)
+            try:
+                calls = list(services.dispatcher.calls_for(request.cell_id))
+                omitted = services.dispatcher.omitted_calls(request.cell_id)
+            except Exception:
+                log.debug("no tool-call timings for cell %s", request.cell_id, exc_info=True)
+        metadata: dict[str, Any] = {
+            "cell_id": request.cell_id,
+            "status": request.status,
+            "wall_time_ms": round((time.monotonic() - request.started) * 1000),
+            "tool_calls": calls,
+        }
+        if omitted:
+            metadata["tool_calls_omitted"] = omitted
+        return metadata
 
 
 def _within_budget(record: CellRecord, text: str) -> tuple[str, str | None]:

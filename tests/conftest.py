@@ -5,7 +5,9 @@ At session start (before any notebook or kernel test runs):
   Debian packages the tests drive (tmux), when they are missing;
 - the codemode kernelspec is installed from this checkout into a temporary prefix, and
   ``JUPYTER_PATH`` points there, so nbval, jupyter_client and jupyter console find
-  ``codemode`` without touching the user's own kernelspecs.
+  ``codemode`` without touching the user's own kernelspecs;
+- ``CODEMODE_HISTORY_FILE`` points into that prefix, so the kernels' input history stays out
+  of the user's Jupyter data directory.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     prefix = Path(tempfile.mkdtemp(prefix="codemode-kernelspec-"))
     session.config._codemode_prefix = prefix  # type: ignore[attr-defined]
     _install_kernelspec(prefix)
+    os.environ["CODEMODE_HISTORY_FILE"] = str(prefix / "history.sqlite")
     # Kernels started by tests resolve `python`/console scripts from this interpreter's venv.
     bin_dir = str(Path(sys.executable).parent)
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):

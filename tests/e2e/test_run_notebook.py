@@ -41,6 +41,25 @@ def test_outputs_are_printed_and_the_notebook_saved(tmp_path):
     )
     outputs = [cell.outputs for cell in nbformat.read(saved, as_version=4).cells]
     assert outputs[1][0]["text"] == "42\n"
+    # The kernel's sockets are encrypted (CurveZMQ): its application has nothing to warn about.
+    assert "WARNING" not in done.stderr, done.stderr
+
+
+def test_long_sources_are_shortened(tmp_path):
+    long_line = 'text("' + "x" * 300 + '")'
+    many = "\n".join(f"text({n});" for n in range(1, 21))
+    path = _notebook(tmp_path / "long.ipynb", long_line, many)
+    done = _run(str(path))
+    assert done.returncode == 0, done.stderr
+    rule = "─" * 40
+    shown_many = "\n".join(
+        [*(f"text({n});" for n in range(1, 9)), "… (9 more lines)", "text(18);", "text(19);", "text(20);"]
+    )
+    outputs = "".join(f"{n}\n" for n in range(1, 21))
+    assert done.stdout == (
+        f"── cell 1 {rule}\n{long_line[:99]}…\n── output\n{'x' * 300}\n"
+        f"── cell 2 {rule}\n{shown_many}\n── output\n{outputs}"
+    )
 
 
 def test_a_failing_cell_stops_the_run_and_later_cells_show_as_not_run(tmp_path):

@@ -16,6 +16,16 @@ from jupyter_client.manager import KernelManager
 
 KERNEL_NAME = "codemode"
 TIMEOUT_S = 60
+EVERYTHING = (
+    Path(__file__).resolve().parents[2]
+    / ".npm-tools"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
+"""The npm MCP server ``server-everything`` (``scripts/install-tools.sh`` installs it)."""
 
 
 @dataclass
@@ -106,6 +116,15 @@ class Execution:
     @property
     def errors(self) -> list[dict[str, Any]]:
         return self.of_type("error")
+
+
+def shell_reply(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> dict[str, Any]:
+    """The shell reply to request ``msg_id`` (replies to other requests read on the way are
+    dropped)."""
+    reply = kc.get_shell_msg(timeout=timeout)
+    while reply["parent_header"].get("msg_id") != msg_id:
+        reply = kc.get_shell_msg(timeout=timeout)
+    return reply
 
 
 def send_execute(kc: Any, code: str, **kwargs: Any) -> str:

@@ -1,7 +1,8 @@
 """Conformance checks from ``jupyter_kernel_test`` (the Jupyter project's kernel conformance tests).
 
 Not covered, by design: stderr (cells have no ``console``), execute_result (the value of the
-last expression is not output, as in Codex), history (none is kept), pager payloads.
+last expression is not output, as in Codex), history (jupyter_kernel_test checks it only
+with execute_result; ``test_kernel_history.py`` does), pager payloads.
 """
 
 from __future__ import annotations

@@ -68,6 +68,21 @@ def test_thrown_string_is_an_error_with_that_text(kernel):
     assert (run.content["ename"], run.content["evalue"]) == ("Error", "plain words")
 
 
+def test_console_fails_as_in_codex_and_the_error_suggests_text(kernel):
+    run = execute(kernel.kc, 'text("before");\nconsole.log(1)')
+    assert run.stdout == "before\n"
+    assert (run.content["ename"], run.content["evalue"]) == ("ReferenceError", "console is not defined")
+    (error,) = run.errors
+    assert error["traceback"] == [
+        "ReferenceError: console is not defined",
+        "    at exec_main.mjs:2:1",
+        "Hint: cells have no console, as in Codex's code mode; print with text(...), e.g. text(value).",
+    ]
+    assert run.content["traceback"] == error["traceback"]
+    other = execute(kernel.kc, "consol.log(1)")
+    assert other.errors[0]["traceback"] == ["ReferenceError: consol is not defined", "    at exec_main.mjs:1:1"]
+
+
 def test_bad_pragma_shows_codex_text(kernel):
     run = execute(kernel.kc, '// @exec: {"bogus": 1}\ntext(1)')
     assert run.content["status"] == "error"

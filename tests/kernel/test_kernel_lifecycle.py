@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
 import psutil
-from dependencies import require
+from console_driver import Console
 from kernel_driver import execute, start_kernel, stop_kernel
 
 
@@ -50,35 +45,8 @@ def test_shutdown_leaves_no_process_running(codemode_kernelspec, tmp_path):
 
 
 def test_jupyter_console_runs_a_cell(codemode_kernelspec, tmp_path):
-    require(shutil.which("tmux") is not None, "tmux is not installed")
-    session = f"codemode-{uuid.uuid4().hex[:8]}"
-    console = Path(sys.executable).parent / "jupyter-console"
-    command = f"cd {tmp_path} && {console} --kernel codemode"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "40", command], check=True)
-
-    def pane() -> str:
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True).stdout
-
-    def wait_for(text: str, timeout: float = 60) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            shown = pane()
-            if text in shown:
-                return shown
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; the pane shows:\n{pane()}")
-
-    try:
-        wait_for("In [1]")
-        subprocess.run(["tmux", "send-keys", "-t", session, 'text("from-" + "console")', "Enter"], check=True)
-        wait_for("from-console")
-        subprocess.run(["tmux", "send-keys", "-t", session, "C-d"], check=True)
-        wait_for("exit")
-        subprocess.run(["tmux", "send-keys", "-t", session, "y", "Enter"], check=True)
-        deadline = time.monotonic() + 20
-        while subprocess.run(["tmux", "has-session", "-t", session], capture_output=True).returncode == 0:
-            # The console ran as the session's only command: the session ends when it exits.
-            assert time.monotonic() < deadline, f"jupyter console did not exit; the pane shows:\n{pane()}"
-            time.sleep(0.2)
-    finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    with Console(tmp_path) as console:
+        console.wait_for("In [1]")
+        console.keys('text("from-" + "console")', "Enter")
+        console.wait_for("from-console")
+        console.quit()

@@ -4,22 +4,11 @@ from __future__ import annotations
 
 import re
 import time
-from pathlib import Path
 
 import psutil
 import pytest
 from dependencies import require
-from kernel_driver import display_update, execute, start_kernel, stop_kernel
-
-EVERYTHING = (
-    Path(__file__).resolve().parents[2]
-    / ".npm-tools"
-    / "node_modules"
-    / "@modelcontextprotocol"
-    / "server-everything"
-    / "dist"
-    / "index.js"
-)
+from kernel_driver import EVERYTHING, display_update, execute, start_kernel, stop_kernel
 
 
 @pytest.fixture(autouse=True)

@@ -79,7 +79,7 @@ def _assert_alive(kc: Any) -> None:
             "shell",
             "history_request",
             {"hist_access_type": "tail", "n": "10"},
-            "The history_request's field 'n' must be an integer, but it is a string ('10'). "
+            "The history_request's field 'n' must be an integer or null, but it is a string ('10'). "
             "Correct it and send the request again.",
         ),
         (

@@ -6,7 +6,7 @@ import base64
 from dataclasses import dataclass
 
 import pytest
-from codemode.kernel import completion, is_complete, magics, render
+from codemode.kernel import completion, inspection, is_complete, magics, render
 
 # ---------------------------------------------------------------- render
 
@@ -213,17 +213,56 @@ def test_completion_never_crashes_on_odd_cursors():
 
 def test_inspect_tool_shows_description_and_declaration():
     code = "await tools.sleep({ms: 1})"
-    reply = completion.inspect(code, code.index("sleep") + 2, TOOLS)
+    reply = inspection.inspect(code, code.index("sleep") + 2, TOOLS)
     assert reply["found"]
     assert "Sleep." in reply["data"]["text/plain"]
     assert "declare const tools" in reply["data"]["text/plain"]
-    detailed = completion.inspect(code, code.index("sleep") + 2, TOOLS, detail_level=1)
+    detailed = inspection.inspect(code, code.index("sleep") + 2, TOOLS, detail_level=1)
     assert '"ms"' in detailed["data"]["text/plain"]
 
 
 def test_inspect_global_and_unknown():
-    assert "store(key" in completion.inspect("store", 2, TOOLS)["data"]["text/plain"]
-    assert completion.inspect("nothing_here", 3, TOOLS)["found"] is False
+    assert "store(key" in inspection.inspect("store", 2, TOOLS)["data"]["text/plain"]
+    assert inspection.inspect("nothing_here", 3, TOOLS)["found"] is False
+
+
+def test_members_of_engine_globals_complete():
+    from codemode.kernel.js_globals import EngineGlobals
+
+    engine = EngineGlobals(
+        {
+            "": [("Math", "instance"), ("Map", "class")],
+            "Math": [("floor", "function"), ("fround", "function"), ("PI", "instance")],
+            "Array.prototype": [("map", "function"), ("__proto__", "property"), ("at", "function")],
+        }
+    )
+    code = "const x = Math.fl"
+    reply = completion.complete(code, len(code), TOOLS, engine=engine)
+    assert reply["matches"] == ["floor"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (len(code) - 2, len(code))
+    assert completion.complete("Array . prototype.", 18, TOOLS, engine=engine)["matches"] == ["at", "map", "__proto__"]
+    assert completion.complete("globalThis.Ma", 13, TOOLS, engine=engine)["matches"] == ["Map", "Math"]
+    # Helpers first, then the engine's globals; a member of something unknown completes nothing.
+    assert completion.complete("Ma", 2, TOOLS, engine=engine)["matches"] == ["Map", "Math"]
+    assert completion.complete("foo.Math.fl", 11, TOOLS, engine=engine)["matches"] == []
+    assert completion.complete("f().fl", 6, TOOLS, engine=engine)["matches"] == []
+
+
+def test_inspect_finds_the_call_whose_arguments_hold_the_cursor():
+    code = 'await tools.sleep({ms: 1, note: "(", t: `${x}`}); text(1)'
+    inside = code.index("1,")
+    reply = inspection.inspect(code, inside, TOOLS)
+    assert reply["found"] and reply["data"]["text/plain"].startswith("tools.sleep\n\nSleep.")
+    assert inspection.inspect(code, code.index("x}"), TOOLS)["data"]["text/plain"].startswith("tools.sleep")
+    assert inspection.inspect(code, len(code) - 1, TOOLS)["data"]["text/plain"].startswith("text(value")
+    assert inspection.inspect('tools["echo"]({a: 1})', 17, TOOLS)["data"]["text/plain"].startswith("tools.echo")
+    # After the call's closing parenthesis the cursor is in no call.
+    assert inspection.inspect("tools.sleep({ms: 1}); ", 22, TOOLS)["found"] is False
+
+
+def test_enclosing_calls_ignore_brackets_in_strings_and_comments():
+    code = 'text(JSON.stringify({a: ")"}, /* ) */ null, `)${ Math.max(1'
+    assert inspection.enclosing_calls(code, len(code)) == ["Math.max", "JSON.stringify", "text"]
 
 
 # ---------------------------------------------------------------- host loss

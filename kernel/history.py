@@ -1,0 +1,212 @@
+"""The input history: what ``history_request`` answers, kept across kernel restarts.
+
+As IPython keeps ``history.sqlite`` in its profile, the kernel keeps every input of an execute
+request that stores history (:func:`codemode.kernel.counter.stores_history`: ``store_history``
+true, not ``silent``, not blank; magics included) in an SQLite file, by default
+``codemode/history.sqlite`` in the Jupyter data directory (``jupyter_core.paths.jupyter_data_dir()``,
+which honours ``JUPYTER_DATA_DIR``). ``CODEMODE_HISTORY_FILE`` names another file, or
+``:memory:`` for a history that ends with the kernel. Each kernel process is one *session*,
+numbered by the file (1, 2, ...; kernels sharing the file get different numbers); a line's
+number is its execution count.
+
+Replies follow the Jupyter messaging specification ("History"): ``history`` is a list of
+``[session, line, input]`` (``[session, line, [input, null]]`` when ``output`` is true: outputs
+are not kept), oldest first:
+
+- ``tail``: the last ``n`` inputs (10 when ``n`` is missing), this kernel's own last, as
+  ipykernel's ``get_tail(include_latest=True)`` orders them (``jupyter console`` loads its
+  up-arrow history with ``n=1000`` at start-up);
+- ``range``: the lines ``start`` (default 1) up to ``stop`` (excluded; none: to the end) of
+  ``session``: a session number, 0 for this kernel's, -1 for the one before it, ...;
+- ``search``: inputs matching the glob ``pattern`` (SQLite ``GLOB``: ``*``, ``?``, case
+  sensitive; default ``*``), the last ``n`` of them when ``n`` is given, and with ``unique``
+  each text once (its latest line).
+
+``raw`` changes nothing: inputs are kept as they were typed. The file is used from one worker
+thread, so the kernel's event loop never waits for the disk. A file that cannot be opened or
+written (a read-only data directory, a corrupt file) is logged once; the kernel goes on with
+an empty history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+HISTORY_FILE_ENV = "CODEMODE_HISTORY_FILE"
+"""Environment variable naming the history file (``:memory:``: none, kept in memory)."""
+IN_MEMORY = ":memory:"
+DEFAULT_TAIL = 10
+"""Entries a ``tail`` request without ``n`` gets (IPython's default)."""
+BUSY_TIMEOUT_S = 5.0
+"""How long a write waits for another kernel holding the file's lock."""
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS sessions (session INTEGER PRIMARY KEY AUTOINCREMENT, start REAL, end REAL)",
+    "CREATE TABLE IF NOT EXISTS history (session INTEGER, line INTEGER, source TEXT, PRIMARY KEY (session, line))",
+)
+
+Entry = list[Any]
+
+
+def default_location() -> str:
+    """The history file: ``$CODEMODE_HISTORY_FILE``, else ``codemode/history.sqlite`` in the
+    Jupyter data directory."""
+    named = os.environ.get(HISTORY_FILE_ENV)
+    if named:
+        return named
+    from jupyter_core.paths import jupyter_data_dir
+
+    return str(Path(jupyter_data_dir()) / "codemode" / "history.sqlite")
+
+
+class History:
+    """One kernel's session of the history file ``location`` (see the module docstring)."""
+
+    def __init__(self, location: str | None = None) -> None:
+        self.location = location or default_location()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codemode-history")
+        self._db: sqlite3.Connection | None = None
+        self._session: int | None = None
+        self._broken = False
+        self._closed = False
+
+    # -- the worker thread -------------------------------------------------------------
+    def _open(self) -> sqlite3.Connection | None:
+        """The connection, opened (and this kernel's session numbered) on first use; None once
+        the file proved unusable."""
+        if self._db is not None or self._broken:
+            return self._db
+        try:
+            if self.location != IN_MEMORY:
+                Path(self.location).parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.location, timeout=BUSY_TIMEOUT_S)
+            with db:
+                for statement in _SCHEMA:
+                    db.execute(statement)
+                cursor = db.execute("INSERT INTO sessions (start) VALUES (?)", (time.time(),))
+            self._session = cursor.lastrowid
+            self._db = db
+        except (sqlite3.Error, OSError) as exc:
+            self._fail(exc)
+        return self._db
+
+    def _fail(self, exc: BaseException) -> None:
+        if not self._broken:
+            log.warning("the input history is not kept (%s: %s): %s", type(exc).__name__, exc, self.location)
+        self._broken = True
+
+    def _store(self, line: int, source: str) -> None:
+        db = self._open()
+        if db is None:
+            return
+        try:
+            with db:
+                db.execute(
+                    "INSERT OR REPLACE INTO history (session, line, source) VALUES (?, ?, ?)",
+                    (self._session, line, source),
+                )
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def _query(self, content: dict[str, Any]) -> list[Entry]:
+        db = self._open()
+        if db is None:
+            return []
+        kind = content.get("hist_access_type")
+        try:
+            if kind == "tail":
+                rows = self._tail(db, content.get("n"))
+            elif kind == "range":
+                rows = self._range(db, content.get("session"), content.get("start"), content.get("stop"))
+            elif kind == "search":
+                rows = self._search(db, content.get("pattern"), content.get("n"), bool(content.get("unique")))
+            else:
+                rows = []
+        except sqlite3.Error as exc:
+            log.warning("reading the input history failed: %s", exc)
+            return []
+        if content.get("output"):
+            return [[session, line, [source, None]] for session, line, source in rows]
+        return [[session, line, source] for session, line, source in rows]
+
+    def _tail(self, db: sqlite3.Connection, n: int | None) -> list[tuple[int, int, str]]:
+        limit = DEFAULT_TAIL if n is None else max(0, n)
+        own = db.execute(
+            "SELECT session, line, source FROM history WHERE session = ? ORDER BY line DESC LIMIT ?",
+            (self._session, limit),
+        ).fetchall()
+        others = db.execute(
+            "SELECT session, line, source FROM history WHERE session != ? ORDER BY session DESC, line DESC LIMIT ?",
+            (self._session, limit),
+        ).fetchall()
+        return (own + others)[:limit][::-1]
+
+    def _range(
+        self, db: sqlite3.Connection, session: int | None, start: int | None, stop: int | None
+    ) -> list[tuple[int, int, str]]:
+        assert self._session is not None
+        number = self._session + (session or 0) if session is None or session <= 0 else session
+        sql = "SELECT session, line, source FROM history WHERE session = ? AND line >= ?"
+        params: tuple[Any, ...] = (number, 1 if start is None else start)
+        if stop:
+            sql += " AND line < ?"
+            params += (stop,)
+        return db.execute(sql + " ORDER BY line", params).fetchall()
+
+    def _search(
+        self, db: sqlite3.Connection, pattern: str | None, n: int | None, unique: bool
+    ) -> list[tuple[int, int, str]]:
+        rows = db.execute(
+            "SELECT session, line, source FROM history WHERE source GLOB ? ORDER BY session, line",
+            ("*" if pattern is None else pattern,),
+        ).fetchall()
+        if unique:
+            latest = {source: (session, line, source) for session, line, source in rows}
+            rows = sorted(latest.values(), key=lambda row: (row[0], row[1]))
+        return rows if n is None else rows[len(rows) - max(0, n) :]
+
+    def _close(self) -> None:
+        db, self._db = self._db, None
+        if db is None:
+            return
+        try:
+            with db:
+                db.execute("UPDATE sessions SET end = ? WHERE session = ?", (time.time(), self._session))
+        except sqlite3.Error as exc:
+            log.debug("the history session's end was not recorded: %s", exc)
+        db.close()
+
+    # -- the kernel's loop -------------------------------------------------------------
+    def store(self, line: int, source: str) -> None:
+        """Keep ``source`` as line ``line`` of this kernel's session (written in the
+        background, in the order of the calls; nothing once :meth:`close` ran)."""
+        if not self._closed:
+            self._worker.submit(self._store, line, source)
+
+    async def request(self, content: dict[str, Any]) -> list[Entry]:
+        """The ``history`` of a ``history_reply`` for a request's ``content`` (module
+        docstring); empty when the file cannot be used."""
+        if self._closed:
+            return []
+        return await asyncio.get_running_loop().run_in_executor(self._worker, self._query, content)
+
+    def close(self) -> None:
+        """Record the session's end and close the file once the writes queued so far are done
+        (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._worker.submit(self._close)
+        self._worker.shutdown(wait=True)
+
+
+__all__ = ["HISTORY_FILE_ENV", "History", "default_location"]

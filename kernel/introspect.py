@@ -1,0 +1,79 @@
+"""What ``complete_request`` and ``inspect_request`` need from the running kernel.
+
+:mod:`codemode.kernel.completion` and :mod:`codemode.kernel.inspection` work on tables;
+:class:`Introspection` gathers them: the tools, the live cell ids and the globals of the
+JavaScript engine the cells run in (the services' engine, or before they are built the one
+``codemode.toml`` and the kernelspec choose, :func:`codemode.kernel.services.chosen_engine`;
+listed once, in a worker thread, on the first completion:
+:func:`codemode.kernel.js_globals.engine_globals`).
+
+When the code names ``tools`` (:func:`codemode.kernel.completion.mentions_tools`), the tool list
+is the one after every MCP server has started or given up, each within its
+``startup_timeout_sec`` (``ToolRegistry.ready_tools``), as a cell waits for it: the first
+completion of ``tools.`` in a session lists the MCP tools too. Other code is completed at once,
+without building the code-mode services.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from codemode.kernel import completion, inspection
+from codemode.kernel.js_globals import engine_globals
+from codemode.kernel.services import ServicesLoader, chosen_engine
+from codemode.kernel.state import KernelState
+
+log = logging.getLogger(__name__)
+
+
+class Introspection:
+    """Answers completion and inspection with the kernel's tools (from ``loader``) and cells
+    (``state``)."""
+
+    def __init__(self, loader: ServicesLoader, state: KernelState) -> None:
+        self.loader = loader
+        self.state = state
+
+    async def _tools(self, code: str) -> list[Any]:
+        """The enabled tools once the MCP servers are ready, when ``code`` names ``tools``;
+        else none. A failure to build the services gives none (logged)."""
+        if not completion.mentions_tools(code):
+            return []
+        try:
+            services = await self.loader.get()
+            return list(await services.registry.ready_tools())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.debug("no tools for completion", exc_info=True)
+            return []
+
+    async def _engine(self) -> str:
+        """The name of the engine cells run in (module docstring)."""
+        services = self.loader.built()
+        if services is not None:
+            return str(services.config.session.engine)
+
+        def configured() -> str:
+            from codemode.config import load_config
+
+            return chosen_engine(load_config(cwd=Path.cwd()).session.engine)
+
+        return await asyncio.to_thread(configured)
+
+    async def complete(self, code: str, cursor_pos: int | None) -> dict[str, Any]:
+        """The ``complete_reply`` content (:func:`codemode.kernel.completion.complete`)."""
+        before = code if cursor_pos is None else code[: max(0, cursor_pos)]
+        tools = await self._tools(before)
+        engine = await asyncio.to_thread(engine_globals, await self._engine())
+        return completion.complete(code, cursor_pos, tools, self.state.live_ids(), engine)
+
+    async def inspect(self, code: str, cursor_pos: int | None, detail_level: int) -> dict[str, Any]:
+        """The ``inspect_reply`` content (:func:`codemode.kernel.inspection.inspect`)."""
+        return inspection.inspect(code, cursor_pos, await self._tools(code), detail_level)
+
+
+__all__ = ["Introspection"]

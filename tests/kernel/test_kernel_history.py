@@ -1,0 +1,114 @@
+"""The input history through real kernels: history_request kinds, restarts, the console's up-arrow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from console_driver import Console
+from kernel_driver import Kernel, execute, shell_reply, start_kernel, stop_kernel
+
+
+def _history(kernel: Kernel, **content: Any) -> list[list[Any]]:
+    reply = shell_reply(kernel.kc, kernel.kc.history(**{"raw": True, "output": False, **content}), timeout=30)
+    assert reply["content"]["status"] == "ok", reply["content"]
+    return reply["content"]["history"]
+
+
+def _ok(kernel: Kernel, code: str, **kwargs: Any) -> None:
+    assert execute(kernel.kc, code, **kwargs).content["status"] == "ok"
+
+
+def test_history_keeps_stored_inputs_across_restarts(codemode_kernelspec, tmp_path):
+    env = {"CODEMODE_HISTORY_FILE": str(tmp_path / "history.sqlite")}
+    first = start_kernel(tmp_path, env)
+    try:
+        _ok(first, 'text("one")')
+        _ok(first, 'text("two")')
+        _ok(first, 'text("not kept")', store_history=False)
+        _ok(first, 'text("silent")', silent=True)
+        _ok(first, "  ")
+        _ok(first, "%cells")
+        _ok(first, 'text("two")')
+        assert _history(first, hist_access_type="tail", n=10) == [
+            [1, 1, 'text("one")'],
+            [1, 2, 'text("two")'],
+            [1, 3, "%cells"],
+            [1, 4, 'text("two")'],
+        ]
+    finally:
+        stop_kernel(first)
+    second = start_kernel(tmp_path, env)
+    try:
+        _ok(second, 'text("three")')
+        # The newest last; this kernel is session 2.
+        assert _history(second, hist_access_type="tail", n=3) == [
+            [1, 3, "%cells"],
+            [1, 4, 'text("two")'],
+            [2, 1, 'text("three")'],
+        ]
+        assert _history(second, hist_access_type="range", session=0, start=1) == [[2, 1, 'text("three")']]
+        assert _history(second, hist_access_type="range", session=-1, start=2, stop=4) == [
+            [1, 2, 'text("two")'],
+            [1, 3, "%cells"],
+        ]
+        assert _history(second, hist_access_type="range", session=1, start=4) == [[1, 4, 'text("two")']]
+        assert _history(second, hist_access_type="search", pattern='text("t*') == [
+            [1, 2, 'text("two")'],
+            [1, 4, 'text("two")'],
+            [2, 1, 'text("three")'],
+        ]
+        assert _history(second, hist_access_type="search", pattern='text("t*', unique=True) == [
+            [1, 4, 'text("two")'],
+            [2, 1, 'text("three")'],
+        ]
+        assert _history(second, hist_access_type="search", pattern="*o*", n=1) == [[1, 4, 'text("two")']]
+        assert _history(second, hist_access_type="tail", n=1, output=True) == [[2, 1, ['text("three")', None]]]
+    finally:
+        stop_kernel(second)
+
+
+def test_history_lives_in_the_jupyter_data_directory_by_default(codemode_kernelspec, tmp_path, monkeypatch):
+    monkeypatch.delenv("CODEMODE_HISTORY_FILE", raising=False)
+    data = tmp_path / "data"
+    kernel = start_kernel(tmp_path, {"JUPYTER_DATA_DIR": str(data)})
+    try:
+        _ok(kernel, 'text("where am I kept")')
+        assert _history(kernel, hist_access_type="tail") == [[1, 1, 'text("where am I kept")']]
+    finally:
+        stop_kernel(kernel)
+    assert (data / "codemode" / "history.sqlite").is_file()
+
+
+@pytest.mark.parametrize("problem", ["parent is a file", "not a database"])
+def test_an_unusable_history_file_leaves_the_kernel_working(codemode_kernelspec, tmp_path, problem):
+    if problem == "parent is a file":
+        (tmp_path / "plain-file").write_text("x")
+        location = tmp_path / "plain-file" / "history.sqlite"  # cannot be created, even by root
+    else:
+        location = tmp_path / "history.sqlite"
+        location.write_text("this is not an SQLite database, " * 100)
+    kernel = start_kernel(tmp_path, {"CODEMODE_HISTORY_FILE": str(location)})
+    try:
+        assert execute(kernel.kc, 'text("still runs")').stdout == "still runs\n"
+        assert _history(kernel, hist_access_type="tail", n=5) == []
+        assert execute(kernel.kc, 'text("and again")').content["execution_count"] == 2
+    finally:
+        stop_kernel(kernel)
+
+
+def test_console_up_arrow_recalls_the_previous_kernels_input(codemode_kernelspec, tmp_path: Path):
+    env = {"CODEMODE_HISTORY_FILE": str(tmp_path / "history.sqlite")}
+    with Console(tmp_path, env) as console:
+        console.wait_for("In [1]")
+        console.keys('text("remembered " + 42)', "Enter")
+        console.wait_for("remembered 42")
+        console.quit()
+    with Console(tmp_path, env) as console:
+        console.wait_for("In [1]")
+        console.keys("Up")
+        console.wait_for('In [1]: text("remembered " + 42)')
+        console.keys("Enter")  # runs it again in this kernel
+        console.wait_for("remembered 42")
+        console.quit()
