@@ -32,18 +32,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from codemode.history_file import HISTORY_FILE_ENV, IN_MEMORY, history_location
+
 log = logging.getLogger(__name__)
 
-HISTORY_FILE_ENV = "CODEMODE_HISTORY_FILE"
-"""Environment variable naming the history file (``:memory:``: none, kept in memory)."""
-IN_MEMORY = ":memory:"
 DEFAULT_TAIL = 10
 """Entries a ``tail`` request without ``n`` gets (IPython's default)."""
 BUSY_TIMEOUT_S = 5.0
@@ -58,14 +56,8 @@ Entry = list[Any]
 
 
 def default_location() -> str:
-    """The history file: ``$CODEMODE_HISTORY_FILE``, else ``codemode/history.sqlite`` in the
-    Jupyter data directory."""
-    named = os.environ.get(HISTORY_FILE_ENV)
-    if named:
-        return named
-    from jupyter_core.paths import jupyter_data_dir
-
-    return str(Path(jupyter_data_dir()) / "codemode" / "history.sqlite")
+    """The history file (:func:`codemode.history_file.history_location`)."""
+    return history_location()
 
 
 class History:

@@ -55,7 +55,9 @@ def _resolved(path: Path) -> Path:
 
 def _hidden_refusal(policy: SandboxPolicy, path: Path, verb: str) -> str | None:
     if any(path.is_relative_to(hidden) for hidden in policy.hidden):
-        return f"{str(path)!r} cannot be {verb}: Jupyter's runtime files are out of cells' reach."
+        return (
+            f"{str(path)!r} cannot be {verb}: Jupyter's runtime files and the kernel's history are out of cells' reach."
+        )
     return None
 
 

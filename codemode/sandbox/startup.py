@@ -9,7 +9,7 @@ codemode's own code. A second candidate for a tool module (``m/`` next to ``m.py
 protected against but detected (:func:`shadowed_modules`): such a module is not loaded. Each is protected only
 where it lies inside a writable root; usually none does.
 
-Must not read (:func:`jupyter_secrets`): Jupyter's runtime folder, where the connection files
+Must not read (:func:`jupyter_secrets`): the kernel's input history, and Jupyter's runtime folder, where the connection files
 of the running kernels (with the keys that sign their messages) and the Jupyter server's
 tokens live. With network access, a command holding a key could drive any local kernel, or
 answer this kernel's approval questions itself.
@@ -106,10 +106,13 @@ def startup_code(config_file: Path | None, tool_modules: Iterable[str], mcp_serv
 
 
 def jupyter_secrets() -> list[Path]:
-    """Jupyter's runtime folder (connection files, server tokens), where it exists."""
+    """Jupyter's runtime folder (connection files, server tokens), where it exists, and the
+    kernel's input history (every cell anyone ran, pasted secrets included)."""
     try:
         from jupyter_core.paths import jupyter_runtime_dir
     except ImportError:
         return []
+    from ..history_file import history_files
+
     folder = Path(jupyter_runtime_dir())
-    return [folder] if folder.is_dir() else []
+    return ([folder] if folder.is_dir() else []) + history_files()

@@ -160,4 +160,6 @@ def test_the_engine_is_quickjs_unless_the_session_table_names_v8(tmp_path):
     path = write(tmp_path, '[session]\nengine = "V8"\n')
     config = load_config(path)
     assert config.session.engine == "quickjs"
-    assert config.errors == [f"{path}: session.engine: must be one of 'quickjs', 'v8', not a string ('V8'); quickjs is used."]
+    assert config.errors == [
+        f"{path}: session.engine: must be one of 'quickjs', 'v8', not a string ('V8'); quickjs is used."
+    ]

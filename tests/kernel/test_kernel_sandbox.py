@@ -8,6 +8,7 @@ writable root by default), created and removed by the test.
 from __future__ import annotations
 
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,7 +179,7 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",
         f"  read-only inside them: {real / '.git'}, {real / 'codemode.toml'}",
-        f"  hidden from commands: {jupyter_runtime_dir()}, {connection_file}",
+        f"  hidden from commands: {jupyter_runtime_dir()}, {os.environ['CODEMODE_HISTORY_FILE']}, {connection_file}",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "all", *KEY*/*SECRET*/*TOKEN* removed',
@@ -222,5 +223,19 @@ def test_the_kernels_connection_file_is_out_of_reach(tmp_path):
         refused = printed(run(kernel, read(connection_file)))
     assert catted["output"] == f"/usr/bin/bash: line 1: {connection_file}: Permission denied\n"
     assert refused.startswith("ERROR read_file: ") and refused.endswith(
-        "cannot be read: Jupyter's runtime files are out of cells' reach."
+        "cannot be read: Jupyter's runtime files and the kernel's history are out of cells' reach."
+    )
+
+
+def test_the_input_history_is_out_of_reach(tmp_path):
+    """The history file holds every cell anyone ran (a pasted token included): commands and the
+    file tools cannot read it."""
+    history = os.environ["CODEMODE_HISTORY_FILE"]
+    with kernel_in(tmp_path / "nb") as kernel:
+        assert run(kernel, 'text("secret-" + "4711")').stdout == "secret-4711\n"
+        catted = result(run(kernel, shell(f"grep -c secret- {history}")))
+        refused = printed(run(kernel, read(history)))
+    assert catted["output"] == f"grep: {history}: Permission denied\n"
+    assert refused.startswith("ERROR read_file: ") and refused.endswith(
+        "cannot be read: Jupyter's runtime files and the kernel's history are out of cells' reach."
     )

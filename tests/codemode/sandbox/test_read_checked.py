@@ -21,7 +21,7 @@ CALL_TIMEOUT_S = 30.0
 TOO_BIG = "is larger than 8 MiB; read part of it with exec_command (head, tail, sed -n)."
 NOT_REGULAR_READ = "is not a regular file (a pipe, device or socket); read it with exec_command."
 NOT_REGULAR_WRITE = "is not a regular file (a pipe, device or socket); it was not written."
-OUT_OF_REACH = "Jupyter's runtime files are out of cells' reach."
+OUT_OF_REACH = "Jupyter's runtime files and the kernel's history are out of cells' reach."
 
 
 def workspace_write(ws, hidden=()):

@@ -38,7 +38,10 @@ def test_a_read_is_checked_again_on_what_was_really_opened(ws, tmp_path, monkeyp
     monkeypatch.setattr(os.path, "realpath", lambda p: str(p) if str(p).endswith("link") else real_realpath(p))
     with pytest.raises(WriteRefused) as refused:
         read_checked(policy, ws / "link")
-    assert str(refused.value) == f"{str(secret)!r} cannot be read: Jupyter's runtime files are out of cells' reach."
+    assert (
+        str(refused.value)
+        == f"{str(secret)!r} cannot be read: Jupyter's runtime files and the kernel's history are out of cells' reach."
+    )
 
 
 @pytest.mark.parametrize("path", ["/proc/self/environ", "/proc/kmsg", "/proc/self/mem"])
@@ -170,5 +173,5 @@ async def test_a_hidden_folder_reached_through_a_symlink_leaves_commands_working
     assert (result["exit_code"], result["output"]) == (0, "listed\n")
     read = await call(dispatcher, "read_file", {"path": str(tmp_path / "runtime-link" / "kernel-1.json")})
     assert read.error == (
-        f"read_file: {str(runtime / 'kernel-1.json')!r} cannot be read: Jupyter's runtime files are out of cells' reach."
+        f"read_file: {str(runtime / 'kernel-1.json')!r} cannot be read: Jupyter's runtime files and the kernel's history are out of cells' reach."
     )

@@ -196,7 +196,7 @@ def test_refuses_jupyters_runtime_files(ws, tmp_path, mode_settings):
         with pytest.raises(WriteRefused) as refused:
             write_checked(policy, path, b"{}")
         assert str(refused.value) == (
-            f"{str(runtime / 'kernel-1.json')!r} cannot be written: Jupyter's runtime files are out of cells' reach."
+            f"{str(runtime / 'kernel-1.json')!r} cannot be written: Jupyter's runtime files and the kernel's history are out of cells' reach."
         )
     assert list(runtime.iterdir()) == []
 

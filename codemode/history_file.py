@@ -1,0 +1,31 @@
+"""Where the kernel keeps its input history (shared by the kernel, which writes it, and the
+sandbox, which hides it from commands: it holds every cell anyone ran, secrets included)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HISTORY_FILE_ENV = "CODEMODE_HISTORY_FILE"
+"""Environment variable naming the history file (``:memory:``: none, kept in memory)."""
+IN_MEMORY = ":memory:"
+
+
+def history_location() -> str:
+    """The history file: ``$CODEMODE_HISTORY_FILE``, else ``codemode/history.sqlite`` in the
+    Jupyter data directory (``jupyter_core.paths.jupyter_data_dir()``, which honours
+    ``JUPYTER_DATA_DIR``), as IPython keeps ``history.sqlite`` in its profile."""
+    named = os.environ.get(HISTORY_FILE_ENV)
+    if named:
+        return named
+    from jupyter_core.paths import jupyter_data_dir
+
+    return str(Path(jupyter_data_dir()) / "codemode" / "history.sqlite")
+
+
+def history_files() -> list[Path]:
+    """The history file and SQLite's companions (``-journal``, ``-wal``, ``-shm``) that exist."""
+    location = history_location()
+    if location == IN_MEMORY:
+        return []
+    return [p for p in (Path(location + suffix) for suffix in ("", "-journal", "-wal", "-shm")) if p.exists()]
