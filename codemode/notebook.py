@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 KERNEL_NAME = "codemode"
+V8_NAME = "codemode-v8"
+KERNEL_NAMES = (KERNEL_NAME, V8_NAME)
+"""The kernelspecs ``python -m codemode install`` writes (``--engine v8``: the second)."""
 MAX_LINE_CHARS = 100
 """Longest source line printed whole; longer ones are cut and end with ``…``."""
 MAX_SOURCE_LINES = 12
@@ -33,15 +36,28 @@ MAX_SOURCE_LINES = 12
 HEAD_LINES, TAIL_LINES = 8, 3
 
 
-def _ensure_kernelspec() -> None:
+def kernel_name_of(nb: Any) -> str:
+    """The codemode kernel a notebook asks for (``codemode-v8`` runs its cells on V8); a
+    notebook that names another kernel, or none, gets ``codemode``."""
+    name = str(nb.get("metadata", {}).get("kernelspec", {}).get("name", ""))
+    return name if name in KERNEL_NAMES else KERNEL_NAME
+
+
+def _ensure_kernelspec(name: str) -> None:
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
     try:
-        KernelSpecManager().get_kernel_spec(KERNEL_NAME)
+        KernelSpecManager().get_kernel_spec(name)
     except NoSuchKernel:
-        from codemode.install import install_kernelspec
+        from codemode.install import DEFAULT_DISPLAY_NAME, V8_DISPLAY_NAME, InstallTarget, install
 
-        install_kernelspec(prefix=sys.prefix)
+        v8 = name == V8_NAME
+        install(
+            name=name,
+            display_name=V8_DISPLAY_NAME if v8 else DEFAULT_DISPLAY_NAME,
+            target=InstallTarget(prefix=sys.prefix),
+            engine="v8" if v8 else None,
+        )
 
 
 def _describe_output(output: dict[str, Any]) -> str:
@@ -115,13 +131,14 @@ def run_notebook(
 
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
-    _ensure_kernelspec()
+    kernel_name = kernel_name_of(nb)
+    _ensure_kernelspec(kernel_name)
     encryption = "auto" if zmq.has("curve") else "disabled"
     client = NotebookClient(
         nb,
         # nbclient makes (and shuts down) the kernel manager with this configuration.
         config=Config({"KernelManager": {"transport_encryption": encryption}}),
-        kernel_name=KERNEL_NAME,
+        kernel_name=kernel_name,
         timeout=timeout_s,
         record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},

@@ -26,11 +26,28 @@ from . import engines, interrupt
 from .server import Connection, FatalConnectionError
 
 
+def _private_stdout() -> int:
+    """A private descriptor for the frames; descriptor 1 then leads to stderr.
+
+    Only frames may reach the client's pipe, but an engine prints there itself (V8 writes
+    ``Uncaught Error: ...`` of a throwing ``FinalizationRegistry`` callback to descriptor 1),
+    and so may a library; what they print goes to the log instead.
+    """
+    frames = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - descriptor 1, now stderr
+    return frames
+
+
+_FRAMES_FD: int | None = None
+
+
 async def _stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**31 - 1)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(os.dup(1), "wb", 0))
+    frames = _FRAMES_FD if _FRAMES_FD is not None else os.dup(1)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     return reader, writer
 
@@ -65,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
     args = parser.parse_args(argv)
     engines.select(args.engine)
+    global _FRAMES_FD
+    _FRAMES_FD = _private_stdout()
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
     logging.basicConfig(

@@ -19,7 +19,7 @@ from codemode import messages
 from codemode.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.tools.naming import normalize_identifier
 
-from . import interrupt
+from . import engines, interrupt
 from .cell import CellEvents, CellRuntime
 from .errors import ProtocolError
 from .livecell import ConnectionPort, LiveCell, Observer, effective_yield_ms, missing_cell, runtime_response
@@ -176,7 +176,12 @@ class HostSession:
         except TimeoutError:
             self.connection.schedule_fallback_exit(
                 f"cell {cell_id} of session {self.session_id} did not stop within {TERMINATE_JOIN_TIMEOUT_S:g} s "
-                "of session/terminate" + ("" if interrupt.AVAILABLE else " (no in-process interrupt is available)")
+                "of session/terminate"
+                + (
+                    ""
+                    if interrupt.AVAILABLE or engines.selected() != "quickjs"
+                    else " (no in-process interrupt is available)"
+                )
             )
         items = cell.take_items(observer)
         response = runtime_response("Terminated", cell_id, items, None, observer.started_ns)

@@ -34,12 +34,16 @@ def _install_tools() -> None:
 
 
 def _install_kernelspec(prefix: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    """Install ``codemode`` and ``codemode-v8`` (``--engine v8``) into ``prefix``."""
+    for extra in ([], ["--engine", "v8"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix), *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        if done.returncode != 0:
+            break
     if done.returncode != 0:
         # Layers that need no kernel still run; kernel and notebook tests then fail
         # with "No such kernel", and this message says why.

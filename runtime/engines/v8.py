@@ -54,9 +54,8 @@ _CELL_FOOTER = "\n}; })()); })\n//# sourceURL=exec_main.mjs"
 _IMPORT_META = re.compile(r"\bimport\s*\.\s*meta\b")
 """``import.meta`` (a module's, an empty object with no prototype in Codex's host) becomes
 ``__cm_meta__``, which the header declares; both are 11 characters, so positions stay."""
-_AWAIT = re.compile(r"\bfor\s+await\b|\bawait\b")
-_RETURN = re.compile(r"\breturn\b")
-_ERROR_LINE = re.compile(r"^[^\n]*?:(\d+): SyntaxError")
+_AWAIT = re.compile(r"(\bfor\s+)?(\bawait\b)")
+"""``await`` (after ``for``, as in ``for await``, replaced by spaces; else by ``void``)."""
 _STATIC_IMPORT = re.compile(r"^\s*import\s*(?:[\w$*{},\s]+?\s*from\s*)?[\"']([^\"']+)[\"']", re.M)
 """A static import and its specifier (Codex's host refuses every import with its name)."""
 
@@ -92,33 +91,35 @@ class V8Engine:
             return CellOutcome("completed", f"code-mode runtime error: {entry.text}")
         self._entry = entry.handle
         body = _IMPORT_META.sub("__cm_meta__", prepare_source(cell.source))
-        script = self._boot(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
-        if script.kind != "handle":
-            return self._failure(script, body)
-        problem = self._top_level_return(body)
+        problem = self._refusal(body)
         if problem is not None:
             return CellOutcome("completed", problem)
+        script = self._boot(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
+        if script.kind != "handle":
+            return self._failure(script)
         self._task(isolate.call(script.handle, self._empty, "cell", this=self._entry))
         return None
 
-    def _top_level_return(self, body: str) -> str | None:
-        """``SyntaxError: Illegal return statement`` when the cell returns outside a function.
+    def _refusal(self, body: str) -> str | None:
+        """The SyntaxError text of a source Codex's module would refuse, else None.
 
-        The cell runs as a function body, where ``return`` is allowed; Codex's module refuses
-        it. The bridge compiles the source once more where a ``return`` is illegal and
-        nothing runs (``check`` in ``v8_boot.js``), with ``await`` taken out, which only a
-        module or an async function allows.
+        The bridge compiles the source on its own, as an async function's body, then as
+        global code where ``return`` is illegal (``check`` in ``v8_boot.js``), with ``await``
+        taken out, which only a module or an async function allows.
         """
-        if _RETURN.search(body) is None:
-            return None
-        without_await = _AWAIT.sub(lambda m: " " * len(m.group()) if m.group().startswith("for") else "void ", body)
-        self._mailbox.append("check\u0000" + without_await)
+        without_await = _AWAIT.sub(lambda m: m.group(1) + " " * len(m.group(2)) if m.group(1) else "void ", body)
+        self._mailbox.append("check\u0000" + body + "\u0000" + without_await)
         isolate = self._isolate
         assert isolate is not None
         result = self._boot(lambda tag: isolate.call(self._entry, self._empty, tag))
-        if result.kind == "value" and result.text == "SyntaxError: Illegal return statement":
-            return result.text
-        return None
+        if result.kind != "value" or not result.text:
+            return None
+        text = result.text
+        if text == "SyntaxError: Cannot use import statement outside a module":
+            found = _STATIC_IMPORT.search(self._cell.source)
+            if found is not None:
+                text = f"Unsupported import in exec: {found.group(1)}"
+        return text
 
     def _boot(self, launch: Any) -> TaskResult:
         """Run one start-up task (``launch(tag)`` queues it) and wait for its outcome."""
@@ -206,22 +207,10 @@ class V8Engine:
         elif result.kind in ("error", "parse_error"):
             cell.post_engine_outcome(CellOutcome("completed", f"code-mode runtime error: {result.text}"))
 
-    def _failure(self, result: TaskResult, body: str) -> CellOutcome:
-        """The outcome of a cell whose script V8 did not accept: V8's bare message, as Codex shows it.
-
-        An error V8 finds in the lines after the cell's source (the wrapper's end) means the
-        source itself ended too early: ``Unexpected end of input``, as a module says.
-        """
+    def _failure(self, result: TaskResult) -> CellOutcome:
+        """The outcome of a cell script V8 did not accept although its source compiled alone
+        (only an exhausted heap is expected here)."""
         if result.kind == "out_of_memory":
             return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
-        raw = result.text or ""
-        lines = [line for line in raw.splitlines() if line.strip()]
-        text = lines[-1] if lines else "SyntaxError"
-        where = _ERROR_LINE.match(raw)
-        if where is not None and int(where.group(1)) > body.count("\n") + 2:
-            text = "SyntaxError: Unexpected end of input"
-        if text == "SyntaxError: Cannot use import statement outside a module":
-            found = _STATIC_IMPORT.search(self._cell.source)
-            if found is not None:
-                text = f"Unsupported import in exec: {found.group(1)}"
-        return CellOutcome("completed", text)
+        lines = [line for line in (result.text or "").splitlines() if line.strip()]
+        return CellOutcome("completed", lines[-1] if lines else "SyntaxError")

@@ -23,6 +23,9 @@
   const resolved = Promise.resolve();
   const min = Math.min;
   const defineProperty = Object.defineProperty;
+  const construct = Reflect.construct;
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const globalEval = eval;
   const PIECE = 8192;
 
   function send(text) {
@@ -52,16 +55,31 @@
     }
   }
 
-  // Whether `source` (the cell, with `await` taken out) has a `return` outside any function,
-  // which a module refuses and a function body allows: a direct eval in strict mode, never
-  // run (`if (0)`), whose declarations stay in the eval's own scope.
-  function check(source) {
+  // Whether the cell's source is one that Codex's module would refuse: "" when not, else
+  // V8's SyntaxError text. `request` is the source and, after a NUL, the same source with
+  // `await` taken out. The source is only compiled, never run, and never pasted into code of
+  // the runtime's. First as global code that throws before its first statement: a module's
+  // messages (a source cut short ends the input there), a `return` illegal as in a module
+  // (a function body allows one), and no brace can close anything of the runtime's; strict
+  // global eval code keeps its declarations to itself. Then as the body of an async
+  // function on its own, where it will run.
+  function check(request) {
+    const cut = apply(indexOf, request, ["\u0000"]);
     try {
-      eval('"use strict"; if (0) {\n' + source + "\n}");
+      globalEval('"use strict"; throw 0;\n' + apply(slice, request, [cut + 1]));
     } catch (e) {
-      try { return "" + e; } catch (x) { return ""; }
+      if (e !== 0) return describe(e);
+    }
+    try {
+      construct(AsyncFunction, [apply(slice, request, [0, cut])]);
+    } catch (e) {
+      return describe(e);
     }
     return "";
+  }
+
+  function describe(e) {
+    try { return "" + e; } catch (x) { return "SyntaxError"; }
   }
 
   function host(op, arg) {

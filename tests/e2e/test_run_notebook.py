@@ -13,9 +13,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 pytestmark = pytest.mark.timeout(180)
 
 
-def _notebook(path: Path, *sources: str) -> Path:
+def _notebook(path: Path, *sources: str, kernel: str = "codemode") -> Path:
     nb = new_notebook(cells=[new_code_cell(s) for s in sources])
-    nb.metadata["kernelspec"] = {"name": "codemode", "display_name": "Code Mode (JavaScript)", "language": "javascript"}
+    nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Code Mode (JavaScript)", "language": "javascript"}
     nbformat.write(nb, path)
     return path
 
@@ -43,6 +43,15 @@ def test_outputs_are_printed_and_the_notebook_saved(tmp_path):
     assert outputs[1][0]["text"] == "42\n"
     # The kernel's sockets are encrypted (CurveZMQ): its application has nothing to warn about.
     assert "WARNING" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("kernel", "engine"), [("codemode-v8", "v8"), ("python3", "quickjs")])
+def test_the_notebooks_codemode_kernelspec_is_used(tmp_path, kernel, engine):
+    """A notebook made for ``codemode-v8`` runs on V8; one made for another kernel runs on codemode's default."""
+    path = _notebook(tmp_path / "engine.ipynb", "%config", kernel=kernel)
+    done = _run(str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"\nengine = {engine}\n" in done.stdout
 
 
 def test_long_sources_are_shortened(tmp_path):

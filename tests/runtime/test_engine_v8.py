@@ -141,3 +141,40 @@ async def test_the_heap_limit_is_noticed_while_a_timer_is_pending(v8):
     body = body_of(await v8.run(source))
     assert body["error_text"].startswith("RangeError: out of memory: the cell exceeded its heap limit")
     assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "text(1)\n}\nglobalThis.L = {native, sab, host}; // return\n{",
+        "}; })()); }, function () { globalThis.L = this; return this((function () { return async () => {",
+    ],
+    ids=["check", "wrapper"],
+)
+async def test_a_source_cannot_close_what_the_runtime_wraps_it_in(v8, source):
+    """Unbalanced braces are the SyntaxError a module gives, never code outside the cell's body."""
+    assert body_of(await v8.run(source))["error_text"] == "SyntaxError: Unexpected token '}'"
+    assert text_items(await v8.run("text(typeof globalThis.L)")) == ["undefined"]
+
+
+async def test_a_return_inside_for_await_is_refused(v8):
+    body = body_of(await v8.run("for await (const x of [1]) { text('in loop'); return; }"))
+    assert (body["content_items"], body["error_text"]) == ([], "SyntaxError: Illegal return statement")
+
+
+async def test_what_v8_prints_itself_never_reaches_the_protocol(v8):
+    """V8 prints an exception thrown by a FinalizationRegistry callback on descriptor 1: the
+    host sends its frames on a private descriptor, so the connection and other cells go on."""
+    source = (
+        "let fired = 0;\n"
+        "const registry = new FinalizationRegistry(() => { fired++; throw new Error('boom'); });\n"
+        "(() => { for (let i = 0; i < 300; i++) registry.register({}, i); })();\n"
+        "for (let k = 0; k < 300 && fired === 0; k++) {\n"
+        "  const junk = []; for (let i = 0; i < 1e5; i++) junk.push({a: i});\n"
+        "  await new Promise((r) => setTimeout(r, 5));\n"
+        "}\n"
+        "text('fired ' + (fired > 0));"
+    )
+    assert text_items(await v8.run(source)) == ["fired true"]
+    assert text_items(await v8.run("text('next')")) == ["next"]
+    assert v8.process.returncode is None
