@@ -156,13 +156,27 @@ function __cm_intl_args(letters, a, b) {
   return out;
 }
 
+// A receiver as V8's messages show it.
+function __cm_intl_shown(v) {
+  if (typeof v === "function" || typeof v === "symbol" || !__cm_intl_is_object(v)) return __cm_String(v);
+  if (__cm_is_array(v)) return "[object Array]";
+  return __cm_get_prototype_of(v) === null ? "[object Object]" : "#<" + __cm_constructor_name(v) + ">";
+}
+
+// The object's slot; V8's TypeError for another receiver (the legacy NumberFormat and
+// DateTimeFormat name their unwrapping step for an object that is none).
 function __cm_intl_slot(obj, kind, method) {
   const slot = __cm_intl_is_object(obj) ? __cm_weak_get(__cm_intl_slots, obj) : undefined;
-  if (slot === undefined || slot.kind !== kind) {
-    const shown = __cm_intl_is_object(obj) ? "#<Object>" : __cm_String(obj);
-    throw new __cm_TypeError("Method Intl." + kind + ".prototype." + method + " called on incompatible receiver " + shown);
+  if (slot !== undefined && slot.kind === kind) return slot;
+  const getter = __cm_starts_with(method, "get ");
+  const path = (getter ? "get " : "") + "Intl." + kind + ".prototype." + (getter ? __cm_slice(method, 4) : method);
+  let text = "Method " + path + " called on incompatible receiver " + __cm_intl_shown(obj);
+  const unwraps = (method === "resolvedOptions" || method === "get format") && (kind === "NumberFormat" || kind === "DateTimeFormat");
+  if (unwraps && __cm_intl_is_object(obj)) {
+    const shown = kind === "NumberFormat" ? "undefined" : __cm_intl_shown(obj);
+    text = "Method Unwrap" + kind + " called on incompatible receiver " + shown;
   }
-  return slot;
+  throw new __cm_TypeError(text);
 }
 
 // A function as built-ins show it: `name`, `length`, no enumerable keys.
@@ -184,7 +198,7 @@ function __cm_intl_method(proto, kind, name, length, letters) {
 // `format` / `compare`: an accessor returning a function bound to the object, made once.
 function __cm_intl_bound(proto, kind, name, length, letters) {
   const get = function () {
-    const slot = __cm_intl_slot(this, kind, name);
+    const slot = __cm_intl_slot(this, kind, "get " + name);
     if (slot.bound === undefined) {
       const key = slot.key;
       slot.bound = __cm_intl_named(function (a, b) {
