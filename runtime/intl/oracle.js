@@ -9,11 +9,18 @@
 (function () {
   const KINDS = new Set(["NumberFormat", "DateTimeFormat", "Collator", "PluralRules", "ListFormat",
     "RelativeTimeFormat", "DisplayNames", "DurationFormat"]);
-  // Date.prototype methods: ECMA-402 CreateDateTimeFormat's `required` and `defaults`.
-  const DATE_METHODS = {
-    toLocaleString: ["any", "all"],
-    toLocaleDateString: ["date", "date"],
-    toLocaleTimeString: ["time", "time"],
+  // Built-in methods that format through an Intl object: "<Builtin>:<method>" -> the
+  // constructor, the method itself (V8's checks and errors name it), a value it accepts,
+  // and for the Date methods ECMA-402 CreateDateTimeFormat's `required` and `defaults`.
+  const toLocaleNumber = (x, l, o) =>
+    (typeof x === "bigint" ? BigInt : Number).prototype.toLocaleString.call(x, l, o);
+  const BUILTINS = {
+    "Number:toLocaleString": ["NumberFormat", toLocaleNumber, [0]],
+    "BigInt:toLocaleString": ["NumberFormat", toLocaleNumber, [0n]],
+    "String:localeCompare": ["Collator", (a, b, l, o) => String.prototype.localeCompare.call(a, b, l, o), ["", ""]],
+    "Date:toLocaleString": ["DateTimeFormat", null, [0], "any", "all"],
+    "Date:toLocaleDateString": ["DateTimeFormat", null, [0], "date", "date"],
+    "Date:toLocaleTimeString": ["DateTimeFormat", null, [0], "time", "time"],
   };
   const DATE_FIELDS = ["weekday", "year", "month", "day"];
   const TIME_FIELDS = ["dayPeriod", "hour", "minute", "second", "fractionalSecondDigits"];
@@ -50,20 +57,22 @@
     const spec = JSON.parse(key);
     const locales = decode(spec.locales);
     const options = decode(spec.options);
-    const kind = spec.kind;
-    if (kind.startsWith("Date:")) {
-      const method = kind.slice(5);
-      const [required, defaults] = DATE_METHODS[method];
-      const run = (t) => Date.prototype[method].call(new Date(t), locales, options);
-      run(0); // V8's own checks of the locales and options, and its errors
-      const basis = dateBasis(options, required, defaults);
-      const resolved = new Intl.DateTimeFormat(locales, basis).resolvedOptions();
-      return { resolved, basis, call(name, args) { if (name !== "format") throw new TypeError(name); return run(args[0]); } };
-    }
+    const builtin = Object.hasOwn(BUILTINS, spec.kind) ? BUILTINS[spec.kind] : null;
+    const kind = builtin === null ? spec.kind : builtin[0];
     if (!KINDS.has(kind)) throw new TypeError("Intl." + kind + " is not supported");
-    const object = new Intl[kind](locales, options);
-    const basis = kind === "DateTimeFormat" ? dateBasis(options, "any", "date") : options;
-    return { resolved: object.resolvedOptions(), basis, call(name, args) { return object[name](...args); } };
+    let run = null;
+    if (builtin !== null && builtin[1] !== null) {
+      run = (args) => builtin[1](...args, locales, options);
+    } else if (builtin !== null) {
+      const method = spec.kind.slice(5);
+      run = (args) => Date.prototype[method].call(new Date(args[0]), locales, options);
+    }
+    if (run !== null) run(builtin[2]); // V8's own checks of the locales and options, its wording
+    const basis = kind !== "DateTimeFormat" ? options
+      : builtin === null ? dateBasis(options, "any", "date") : dateBasis(options, builtin[3], builtin[4]);
+    const object = new Intl[kind](locales, builtin !== null && kind === "DateTimeFormat" ? basis : options);
+    const call = run !== null ? (name, args) => run(args) : (name, args) => object[name](...args);
+    return { resolved: object.resolvedOptions(), basis, call };
   }
 
   function entry(key) {

@@ -77,15 +77,22 @@ def _comparer(resolved: dict[str, Any], basis: dict[str, Any]) -> Formatter:
     return Comparer(resolved, basis)
 
 
+_NUMBERS = ("format", [[n] for n in PROBE_NUMBERS], _number_formatter)
+_DATES = ("format", [[t] for t in PROBE_DATES], _date_formatter)
+_COLLATION = ("compare", PROBE_PAIRS, _comparer)
 FAST: dict[str, tuple[str, list[list[Any]], Callable[[dict[str, Any], dict[str, Any]], Formatter]]] = {
-    "NumberFormat": ("format", [[n] for n in PROBE_NUMBERS], _number_formatter),
-    "DateTimeFormat": ("format", [[t] for t in PROBE_DATES], _date_formatter),
-    "Date:toLocaleString": ("format", [[t] for t in PROBE_DATES], _date_formatter),
-    "Date:toLocaleDateString": ("format", [[t] for t in PROBE_DATES], _date_formatter),
-    "Date:toLocaleTimeString": ("format", [[t] for t in PROBE_DATES], _date_formatter),
-    "Collator": ("compare", PROBE_PAIRS, _comparer),
+    "NumberFormat": _NUMBERS,
+    "Number:toLocaleString": _NUMBERS,
+    "BigInt:toLocaleString": _NUMBERS,
+    "DateTimeFormat": _DATES,
+    "Date:toLocaleString": _DATES,
+    "Date:toLocaleDateString": _DATES,
+    "Date:toLocaleTimeString": _DATES,
+    "Collator": _COLLATION,
+    "String:localeCompare": _COLLATION,
 }
-"""Per kind: the method ICU serves, the probe argument lists, and the formatter's builder."""
+"""Per kind (a constructor, or a built-in method that formats through one): the method ICU
+serves, the probe argument lists, and the formatter's builder."""
 
 _entries: OrderedDict[str, Entry] = OrderedDict()
 _lock = threading.Lock()

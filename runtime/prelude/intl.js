@@ -336,13 +336,13 @@ function __cm_intl_this_value(read, value, what) {
 
 __cm_intl_replace(Number.prototype, "toLocaleString", 0, function () {
   const x = __cm_intl_this_value(__cm_number_value, this, "Number.prototype.toLocaleString requires that 'this' be a Number");
-  const key = __cm_intl_key("NumberFormat", arguments[0], arguments[1], __cm_nf_specs);
+  const key = __cm_intl_key("Number:toLocaleString", arguments[0], arguments[1], __cm_nf_specs);
   return __cm_intl_call(key, "format", __cm_intl_one(__cm_intl_value(x)));
 });
 
 __cm_intl_replace(BigInt.prototype, "toLocaleString", 0, function () {
   const x = __cm_intl_this_value(__cm_bigint_value, this, "BigInt.prototype.toLocaleString requires that 'this' be a BigInt");
-  const key = __cm_intl_key("NumberFormat", arguments[0], arguments[1], __cm_nf_specs);
+  const key = __cm_intl_key("BigInt:toLocaleString", arguments[0], arguments[1], __cm_nf_specs);
   return __cm_intl_call(key, "format", __cm_intl_one(__cm_intl_value(x)));
 });
 
@@ -365,7 +365,7 @@ __cm_intl_replace(String.prototype, "localeCompare", 1, function (that) {
   const args = __cm_list();
   __cm_push(args, __cm_String(this));
   __cm_push(args, __cm_String(that));
-  return __cm_intl_call(__cm_intl_key("Collator", arguments[1], arguments[2], __cm_collator_specs), "compare", args);
+  return __cm_intl_call(__cm_intl_key("String:localeCompare", arguments[1], arguments[2], __cm_collator_specs), "compare", args);
 });
 
 function __cm_intl_case_method(name, plain) {

@@ -117,6 +117,10 @@ EN_US = [
     "Object.getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format').get.call(new Map())",
     "Object.getOwnPropertyDescriptor(Intl.Collator.prototype, 'compare').get.call([])",
     "Intl.PluralRules.prototype.select.call(new (class Foo {})())",
+    "(0).toLocaleString('en-US', {style: 'unit'})",
+    "(0n).toLocaleString('en-US', {style: 'currency'})",
+    "'a'.localeCompare('b', 'en', {sensitivity: 'bogus'})",
+    "new Date(0).toLocaleTimeString('en', {dateStyle: 'short'})",
 ]
 
 
