@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import Slow
+from .values import Options, Slow
 
 
 class Comparer:
     """``compare(a, b)`` of one collator: -1, 0 or 1, as V8 returns."""
 
-    def __init__(self, resolved: dict[str, Any], basis: dict[str, Any]) -> None:
+    def __init__(self, options: Options) -> None:
         import icu
 
+        resolved = options.resolved
         locale = icu.Locale.forLanguageTag(resolved["locale"])
         collation = "search" if resolved["usage"] == "search" else resolved["collation"]
         if collation != "default":
@@ -31,7 +32,7 @@ class Comparer:
         collator.setAttribute(attribute.CASE_FIRST, case_first)
         shifted = value.SHIFTED if resolved["ignorePunctuation"] else value.NON_IGNORABLE
         collator.setAttribute(attribute.ALTERNATE_HANDLING, shifted)
-        sensitivity = basis.get("sensitivity")
+        sensitivity = options.requested.get("sensitivity")
         if sensitivity is None and resolved["usage"] == "sort":
             sensitivity = "variant"
         if sensitivity is not None:

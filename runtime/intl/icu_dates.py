@@ -17,7 +17,7 @@ import math
 import threading
 from typing import Any
 
-from .values import Slow
+from .values import Options, Slow
 
 COMPONENTS: tuple[tuple[str, dict[str, str]], ...] = (
     ("weekday", {"narrow": "EEEEE", "long": "EEEE", "short": "EEE"}),
@@ -116,16 +116,19 @@ def time_zone(name: str) -> Any:
 class DateFormatter:
     """``format`` of one date formatter; other methods, and NaN or out-of-range times, go to V8."""
 
-    def __init__(self, resolved: dict[str, Any], basis: dict[str, Any]) -> None:
+    def __init__(self, options: Options) -> None:
         import icu
 
+        resolved, basis = options.resolved, options.basis
         locale = icu_locale(resolved)
         generator = icu.DateTimePatternGenerator.createInstance(locale)
         match = icu.UDateTimePatternMatchOptions.HOUR_FIELD_LENGTH
         hour_cycle = resolved.get("hourCycle")
         date_style, time_style = resolved.get("dateStyle"), resolved.get("timeStyle")
         if date_style is None and time_style is None:
-            cycle = hour_cycle if basis.get("hour") is not None else None
+            # Hours that are a default component (Date#toLocaleString()) keep the generator's
+            # letters: V8 sets the hour cycle only for an hour the options asked for.
+            cycle = hour_cycle if options.requested.get("hour") is not None else None
             best = generator.getBestPattern(component_skeleton(basis, hour_cycle), match)
             pattern = replace_hour_cycle(str(best), cycle)
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .values import BigIntValue, Slow
+from .values import BigIntValue, Options, Slow
 
 ROUNDING_MODES = {
     "ceil": "rounding-mode-ceiling",
@@ -50,7 +50,7 @@ UNIT_WIDTHS = {"short": None, "narrow": "unit-width-narrow", "long": "unit-width
 NOTATIONS = {"standard": None, "scientific": "scientific", "engineering": "engineering"}
 
 
-def _precision(r: dict[str, Any]) -> str:
+def _precision(r: dict[str, Any], priority: str) -> str:
     """The precision stem: fraction digits, significant digits, both (rounding priority), or an increment."""
     fraction = sig = ""
     if "maximumFractionDigits" in r:
@@ -65,7 +65,7 @@ def _precision(r: dict[str, Any]) -> str:
         stem = "precision-increment/" + format(Decimal(increment).scaleb(-digits), f".{digits}f")
     elif fraction and sig:
         base = "." + fraction[1:] if fraction != "precision-integer" else "."
-        stem = base + "/" + sig + ("r" if r["roundingPriority"] == "morePrecision" else "s")
+        stem = base + "/" + sig + ("r" if priority == "morePrecision" else "s")
     else:
         stem = fraction or sig
     if r.get("trailingZeroDisplay") == "stripIfInteger":
@@ -73,8 +73,13 @@ def _precision(r: dict[str, Any]) -> str:
     return stem
 
 
-def skeleton(r: dict[str, Any]) -> str:
-    """The ICU number skeleton of resolved options ``r`` (``Intl.NumberFormat#resolvedOptions()``)."""
+def skeleton(r: dict[str, Any], requested: dict[str, Any] | None = None) -> str:
+    """The ICU number skeleton of resolved options ``r`` (``Intl.NumberFormat#resolvedOptions()``).
+
+    A ``morePrecision`` or ``lessPrecision`` the cell asked for wins over the resolved
+    ``roundingPriority`` (V8 14.4 reports ``"auto"`` when ``trailingZeroDisplay:
+    "stripIfInteger"`` comes with it).
+    """
     stems: list[str | None] = []
     style = r["style"]
     if style == "currency":
@@ -88,7 +93,8 @@ def skeleton(r: dict[str, Any]) -> str:
         stems.append("compact-long" if r["compactDisplay"] == "long" else "compact-short")
     else:
         stems.append(NOTATIONS[notation])
-    stems.append(_precision(r))
+    asked = (requested or {}).get("roundingPriority")
+    stems.append(_precision(r, asked if asked in ("morePrecision", "lessPrecision") else r["roundingPriority"]))
     stems.append(ROUNDING_MODES[r["roundingMode"]])
     if r["minimumIntegerDigits"] > 1:
         stems.append("integer-width/*" + "0" * r["minimumIntegerDigits"])
@@ -102,11 +108,11 @@ def skeleton(r: dict[str, Any]) -> str:
 class NumberFormatter:
     """``format`` of one ``Intl.NumberFormat``: numbers (doubles) and BigInts; other values go to V8."""
 
-    def __init__(self, resolved: dict[str, Any]) -> None:
+    def __init__(self, options: Options) -> None:
         import icu
 
-        locale = icu.Locale.forLanguageTag(resolved["locale"])
-        self._formatter = icu.NumberFormatter.forSkeleton(skeleton(resolved)).locale(locale)
+        locale = icu.Locale.forLanguageTag(options.resolved["locale"])
+        self._formatter = icu.NumberFormatter.forSkeleton(skeleton(options.resolved, options.requested)).locale(locale)
 
     def __call__(self, method: str, args: list[Any]) -> Any:
         if method != "format" or not args:

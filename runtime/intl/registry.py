@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import oracle
-from .values import Slow, decode
+from .values import Options, Slow, decode
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +59,28 @@ class Entry:
     fast: Formatter | None
 
 
-def _number_formatter(resolved: dict[str, Any], basis: dict[str, Any]) -> Formatter:
+def _number_formatter(options: Options) -> Formatter:
     from .icu_numbers import NumberFormatter
 
-    return NumberFormatter(resolved)
+    return NumberFormatter(options)
 
 
-def _date_formatter(resolved: dict[str, Any], basis: dict[str, Any]) -> Formatter:
+def _date_formatter(options: Options) -> Formatter:
     from .icu_dates import DateFormatter
 
-    return DateFormatter(resolved, basis)
+    return DateFormatter(options)
 
 
-def _comparer(resolved: dict[str, Any], basis: dict[str, Any]) -> Formatter:
+def _comparer(options: Options) -> Formatter:
     from .icu_collation import Comparer
 
-    return Comparer(resolved, basis)
+    return Comparer(options)
 
 
 _NUMBERS = ("format", [[n] for n in PROBE_NUMBERS], _number_formatter)
 _DATES = ("format", [[t] for t in PROBE_DATES], _date_formatter)
 _COLLATION = ("compare", PROBE_PAIRS, _comparer)
-FAST: dict[str, tuple[str, list[list[Any]], Callable[[dict[str, Any], dict[str, Any]], Formatter]]] = {
+FAST: dict[str, tuple[str, list[list[Any]], Callable[[Options], Formatter]]] = {
     "NumberFormat": _NUMBERS,
     "Number:toLocaleString": _NUMBERS,
     "BigInt:toLocaleString": _NUMBERS,
@@ -119,13 +119,16 @@ def entry(key: str) -> Entry:
         if found is not None:
             _entries.move_to_end(key)
             return found
-    kind = json.loads(key).get("kind")
+    spec = json.loads(key)
+    kind = spec.get("kind")
     fast = FAST.get(kind) if _icu_available() else None
     request: dict[str, Any] = {"op": "new", "key": key}
     if fast is not None:
         request.update(probeMethod=fast[0], probe=fast[1])
     reply = oracle.ask(request)
-    made = Entry(reply["resolved"], _verified(kind, fast, reply) if fast is not None else None)
+    requested = spec.get("options")
+    options = Options(reply["resolved"], reply.get("basis") or {}, requested if isinstance(requested, dict) else {})
+    made = Entry(reply["resolved"], _verified(kind, fast, options, reply["probe"]) if fast is not None else None)
     with _lock:
         _entries[key] = made
         while len(_entries) > LIMIT:
@@ -133,17 +136,19 @@ def entry(key: str) -> Entry:
     return made
 
 
-def _verified(kind: str, fast: tuple[str, list[list[Any]], Any], reply: dict[str, Any]) -> Formatter | None:
+def _verified(
+    kind: str, fast: tuple[str, list[list[Any]], Any], options: Options, expected: list[Any]
+) -> Formatter | None:
     """The ICU formatter when it answers every probe as V8 did, else ``None`` (V8 serves the key)."""
     method, probes, build = fast
     try:
-        formatter = build(reply["resolved"], reply.get("basis") or {})
+        formatter = build(options)
         answers = [formatter(method, decode(args)) for args in probes]
     except Exception:  # noqa: BLE001 - an option ICU cannot take here: V8 serves the key
-        log.debug("no ICU formatter for %s %s", kind, reply["resolved"], exc_info=True)
+        log.debug("no ICU formatter for %s %s", kind, options.resolved, exc_info=True)
         return None
-    if answers != reply["probe"]:
-        log.info("ICU differs from V8 for %s %s: V8 serves it", kind, reply["resolved"])
+    if answers != expected:
+        log.info("ICU differs from V8 for %s %s: V8 serves it", kind, options.resolved)
         return None
     return formatter
 

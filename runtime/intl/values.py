@@ -13,6 +13,19 @@ class Slow(Exception):
     """Raised by an ICU formatter for a call it leaves to V8 (a string to format, a NaN date)."""
 
 
+class Options(NamedTuple):
+    """What an ICU formatter is built from.
+
+    ``resolved``: V8's ``resolvedOptions()``; ``basis``: the options V8's constructor worked
+    from (for dates, with ECMA-402's default components made explicit); ``requested``: the
+    cell's options snapshot as given.
+    """
+
+    resolved: dict[str, Any]
+    basis: dict[str, Any]
+    requested: dict[str, Any]
+
+
 class BigIntValue(NamedTuple):
     """A JavaScript BigInt, as its decimal digits (``"-123"``)."""
 
