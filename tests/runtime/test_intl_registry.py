@@ -42,6 +42,7 @@ COMMON = [
     key("Date:toLocaleTimeString", "fr-FR", {"hour": "2-digit", "minute": "2-digit"}),
     key("DateTimeFormat", "en-US", {"dateStyle": "medium", "timeStyle": "short", "timeZone": "America/New_York"}),
     key("DateTimeFormat", "en-GB", {"weekday": "long", "day": "numeric", "month": "long"}),
+    key("DateTimeFormat", "en-US", {"timeStyle": "short", "timeZone": "+05:30"}),
     key("String:localeCompare"),
     key("String:localeCompare", "en", {"sensitivity": "base"}),
     key("Collator", "de", {"numeric": True}),
