@@ -1,10 +1,12 @@
 """Intl for QuickJS cells: V8's results, computed outside the cell's engine.
 
 QuickJS has no ``Intl``; Codex runs cells in V8 with full ICU, and a model's program expects
-V8's strings (``(1234.5).toLocaleString("de-DE")`` is ``"1.234,5"``, ICU puts U+202F before
-``PM``). The prelude (``runtime/prelude/intl.js``) installs ``Intl`` and the locale methods
-of ``Number``, ``BigInt``, ``Date``, ``String`` and ``Array``; each call crosses the bridge as
-one ``intl`` request of JSON data and is answered here:
+V8's strings (``(1234.5).toLocaleString("de-DE")`` is ``"1.234,5"``). The prelude
+(``runtime/prelude/intl.js``) installs ``Intl`` and the locale methods of ``Number``,
+``BigInt``, ``Date``, ``String`` and ``Array`` as stubs; the first use compiles
+``runtime/prelude/intl_objects.js`` (sent from here), so cells that never use Intl pay
+nothing for it. Each call then crosses the bridge as one ``intl`` request of JSON data and
+is answered here:
 
 - V8 itself (:mod:`.oracle`, the ``mini-racer`` package that the V8 engine uses too)
   constructs every Intl object once per distinct constructor, locales and options: option
@@ -32,8 +34,10 @@ then); V8 and ICU load on that first call.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+from importlib import resources
 from typing import Any
 
 from . import oracle, registry
@@ -45,12 +49,18 @@ STATIC_OPS = frozenset(
 )
 
 
+@functools.cache
+def _objects_source() -> str:
+    return resources.files("codemode.runtime").joinpath("prelude", "intl_objects.js").read_text("utf-8")
+
+
 def handle(arg: str) -> dict[str, Any]:
     """Answer one ``intl`` bridge request (JSON text) with ``{"ok": value}`` or ``{"error": {"name", "message"}}``.
 
-    Requests: ``{"op": "new", "key"}`` (construct, or raise V8's error), ``{"op": "call",
-    "key", "method", "args"}`` and the static operations of :data:`STATIC_OPS` with
-    ``args`` (and ``kind`` for ``supportedLocalesOf``). Never raises.
+    Requests: ``{"op": "source"}`` (the text of ``prelude/intl_objects.js``, which the
+    prelude compiles on a cell's first Intl use), ``{"op": "new", "key"}`` (construct, or
+    raise V8's error), ``{"op": "call", "key", "method", "args"}`` and the static operations
+    of :data:`STATIC_OPS` with ``args`` (and ``kind`` for ``supportedLocalesOf``). Never raises.
     """
     try:
         request = json.loads(arg)
@@ -60,6 +70,8 @@ def handle(arg: str) -> dict[str, Any]:
             return {"ok": None}
         if op == "call":
             return {"ok": registry.call(request["key"], request["method"], request["args"])}
+        if op == "source":
+            return {"ok": _objects_source()}
         if op in STATIC_OPS:
             return {"ok": oracle.ask(request)}
         return {"error": {"name": "TypeError", "message": f"unknown Intl operation {op}"}}

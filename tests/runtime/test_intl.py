@@ -96,7 +96,12 @@ EN_US = [
     "new Intl.RelativeTimeFormat('en', {style: 'short'}).format(3, 'hours')",
     "Intl.NumberFormat('en-US').format(7) + ' ' + (Intl.NumberFormat() instanceof Intl.NumberFormat)",
     "Object.prototype.toString.call(new Intl.Collator()) + ' ' + String(Intl)",
-    "Object.getOwnPropertyNames(Intl).sort().join()",
+    "Object.getOwnPropertyNames(Intl).join()",
+    "(() => { const d = Object.getOwnPropertyDescriptor(Intl, 'NumberFormat'); return [typeof d.value, d.writable, d.enumerable, d.configurable].join(); })()",
+    "Function.prototype.toString.call(Intl.NumberFormat).replace(/\\s+/g, ' ')",
+    "Object.getOwnPropertyNames(Intl.NumberFormat).sort().join() + ' ' + Object.getOwnPropertyNames(Intl.NumberFormat.prototype).sort().join()",
+    "Object.getOwnPropertyNames(Number.prototype.toLocaleString).sort().join() + Number.prototype.toLocaleString.name",
+    "(() => { class Money extends Intl.NumberFormat { constructor() { super('en-US', {style: 'currency', currency: 'USD'}); } } const m = new Money(); return [m instanceof Money, m instanceof Intl.NumberFormat, m.format(3)].join(); })()",
     "Intl.NumberFormat.name + Intl.NumberFormat.length + Intl.NumberFormat.prototype.resolvedOptions.name",
     "(() => { const f = new Intl.NumberFormat('en-US'); return [f.format === f.format, f.format.name, f.format.length, [1e3, 2e3].map(f.format).join(' ')].join(); })()",
     # errors: same name and message as V8
@@ -203,3 +208,28 @@ async def test_a_cell_replacing_builtins_does_not_steer_intl(host):
         "text(['b', 'a'].sort((x, y) => x.localeCompare(y)).join());\n"
     )
     assert text_items(await host.run(source)) == ["1.234,5", "50%", "a,b"]
+
+
+async def test_intl_members_can_be_replaced_before_first_use(host):
+    """Intl's members are writable data properties, also before anything loaded them."""
+    source = (
+        "Intl.NumberFormat = 5;\n"
+        "text(String(Intl.NumberFormat) + ' ' + typeof Intl.Collator);\n"
+        "const d = Object.getOwnPropertyDescriptor(Intl, 'NumberFormat');\n"
+        "text([d.value, d.writable, d.enumerable, d.configurable].join());\n"
+    )
+    assert text_items(await host.run(source)) == ["5 function", "5,true,false,true"]
+
+
+async def test_intl_errors_show_only_the_cells_frames(host):
+    """The runtime's own functions never appear in a stack (they are all ``__cm_*`` or proxies)."""
+    source = (
+        "try { new Intl.NumberFormat('en', {style: 'x'}); } catch (e) { text(e.stack); }\n"
+        "try { Intl.PluralRules.prototype.select.call({}); } catch (e) { text(e.stack); }\n"
+        "try { new Intl.NumberFormat('en').format(Symbol()); } catch (e) { text(e.stack); }\n"
+    )
+    assert text_items(await host.run(source)) == [
+        "RangeError: Value x out of range for Intl.NumberFormat options property style\n    at exec_main.mjs:1:7",
+        "TypeError: Method Intl.PluralRules.prototype.select called on incompatible receiver #<Object>\n    at exec_main.mjs:2:41",
+        "TypeError: Cannot convert a Symbol value to a number\n    at exec_main.mjs:3:42",
+    ]
