@@ -28,7 +28,9 @@ PER_LOCALE = [
     "new Intl.NumberFormat({loc}, {{style: 'unit', unit: 'kilometer-per-hour', unitDisplay: 'long'}}).format(88)",
     "(12345678901234567890n).toLocaleString({loc})",
     "new Intl.DateTimeFormat({loc}, {{dateStyle: 'full', timeStyle: 'long', timeZone: 'UTC'}}).format(" + DATE + ")",
-    "new Intl.DateTimeFormat({loc}, {{dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo'}}).format(" + DATE + ")",
+    "new Intl.DateTimeFormat({loc}, {{dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo'}}).format("
+    + DATE
+    + ")",
     DATE + ".toLocaleString({loc}, {{timeZone: 'America/New_York'}})",
     DATE + ".toLocaleDateString({loc}, {{timeZone: 'Asia/Kolkata', weekday: 'short', month: 'long', day: 'numeric'}})",
     DATE + ".toLocaleTimeString({loc}, {{timeZone: 'Europe/Berlin'}})",
@@ -71,7 +73,9 @@ EN_US = [
     DATE + ".toLocaleDateString('en-US', {timeZone: 'UTC', dateStyle: 'full'})",
     DATE + ".toLocaleString('en-US', {timeZone: 'America/Los_Angeles', timeZoneName: 'short'})",
     DATE + ".toLocaleString('en-US', {timeZone: '+05:30'})",
-    "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC', hour: 'numeric', minute: '2-digit', fractionalSecondDigits: 3, second: 'numeric'}).format(" + DATE + ")",
+    "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC', hour: 'numeric', minute: '2-digit', fractionalSecondDigits: 3, second: 'numeric'}).format("
+    + DATE
+    + ")",
     "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC', era: 'short', year: 'numeric'}).format(new Date(-62198755200000))",
     "new Intl.DateTimeFormat('en-US', {timeZone: 'UTC'}).format(-12219292800000)",
     "new Date(NaN).toLocaleString('en-US')",

@@ -42,7 +42,9 @@ _number_options = _bag(
     minimumFractionDigits=_digits,
     maximumFractionDigits=_digits,
     maximumSignificantDigits=st.integers(1, 21),
-    roundingMode=st.sampled_from(["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"]),
+    roundingMode=st.sampled_from(
+        ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"]
+    ),
     roundingPriority=st.sampled_from(["auto", "morePrecision", "lessPrecision"]),
     trailingZeroDisplay=st.sampled_from(["auto", "stripIfInteger"]),
 )
@@ -54,7 +56,9 @@ _numbers = st.one_of(
 )
 _times = st.one_of(st.integers(-8_640_000_000_000_000, 8_640_000_000_000_000), st.integers(-(10**13), 4 * 10**12))
 _date_options = _bag(
-    timeZone=st.sampled_from(["UTC", "America/New_York", "Europe/Paris", "Asia/Kolkata", "Australia/Lord_Howe", "-03:30"]),
+    timeZone=st.sampled_from(
+        ["UTC", "America/New_York", "Europe/Paris", "Asia/Kolkata", "Australia/Lord_Howe", "-03:30"]
+    ),
     weekday=st.sampled_from(["narrow", "short", "long"]),
     era=st.sampled_from(["narrow", "short", "long"]),
     year=st.sampled_from(["numeric", "2-digit"]),
@@ -107,7 +111,9 @@ def _check(expressions: list[str]) -> None:
     assert_same(expressions, asyncio.run(run()), in_v8(expressions))
 
 
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @SETTINGS
@@ -131,7 +137,11 @@ def test_dates_format_as_v8(cases):
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.lists(_words, min_size=2, max_size=12), _collator_options), min_size=PER_CELL, max_size=PER_CELL))
+@given(
+    st.lists(
+        st.tuples(st.lists(_words, min_size=2, max_size=12), _collator_options), min_size=PER_CELL, max_size=PER_CELL
+    )
+)
 def test_collation_sorts_as_v8(cases):
     """``localeCompare`` and ``Intl.Collator`` sort random words as V8 does."""
     expressions = [

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from codemode.runtime import intl
 from codemode.runtime.intl import registry
 from codemode.runtime.intl.values import Options
@@ -79,7 +78,9 @@ def test_calls_icu_leaves_aside_are_answered_by_v8():
     assert registry.fast_path(numbers) and registry.fast_path(dates)
     assert call(numbers, "format", "12345678901234567890.5") == {"ok": "12,345,678,901,234,567,890.5"}
     assert call(dates, "format", {"$": "NaN"}) == {"error": {"name": "RangeError", "message": "Invalid time value"}}
-    assert call(numbers, "formatToParts", -1) == {"ok": [{"type": "minusSign", "value": "-"}, {"type": "integer", "value": "1"}]}
+    assert call(numbers, "formatToParts", -1) == {
+        "ok": [{"type": "minusSign", "value": "-"}, {"type": "integer", "value": "1"}]
+    }
 
 
 def test_errors_are_v8s_and_entries_are_kept_once_made():
