@@ -138,7 +138,7 @@ class DateFormatter:
             pattern = str(styled.toPattern())
             if time_style is not None and hour_cycle_of(pattern) != hour_cycle:
                 skeleton = str(icu.DateTimePatternGenerator.staticGetSkeleton(pattern))
-                letter = HOUR_LETTERS[hour_cycle]
+                letter = HOUR_LETTERS[hour_cycle or ""]  # a KeyError leaves the object to V8
                 skeleton = "".join(letter if c in "hHkK" else c for c in skeleton if c not in "abB")
                 pattern = replace_hour_cycle(str(generator.getBestPattern(skeleton, match)), hour_cycle)
         pattern = pattern.replace("\u202f", " ")  # Chromium's ICU data has a plain space there
