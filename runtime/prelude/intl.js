@@ -87,9 +87,13 @@ function __cm_intl_member(name) {
   __cm_define_property(__cm_intl, name, { __proto__: null, get, set, enumerable: false, configurable: true });
 }
 
-for (let i = 0; i < __cm_intl_members.length; i++) __cm_intl_member(__cm_intl_members[i]);
-__cm_define_value(__cm_intl, __cm_intl_captured.to_string_tag, "Intl", false, false, true);
-__cm_define_value(globalThis, "Intl", __cm_intl, true, false, true);
+// An engine with its own Intl (V8) keeps it: nothing below is installed there.
+const __cm_intl_needed = typeof globalThis.Intl === "undefined";
+if (__cm_intl_needed) {
+  for (let i = 0; i < __cm_intl_members.length; i++) __cm_intl_member(__cm_intl_members[i]);
+  __cm_define_value(__cm_intl, __cm_intl_captured.to_string_tag, "Intl", false, false, true);
+  __cm_define_value(globalThis, "Intl", __cm_intl, true, false, true);
+}
 
 // Built-in methods, replaced by stubs that run intl_objects.js's `pick`.
 function __cm_intl_stub(target, name, length, pick) {
@@ -99,12 +103,14 @@ function __cm_intl_stub(target, name, length, pick) {
   __cm_define_value(target, name, __cm_intl_native(name, length, call), true, false, true);
 }
 
-__cm_intl_stub(Number.prototype, "toLocaleString", 0, "numberToLocaleString");
-__cm_intl_stub(BigInt.prototype, "toLocaleString", 0, "bigintToLocaleString");
-__cm_intl_stub(Date.prototype, "toLocaleString", 0, "dateToLocaleString");
-__cm_intl_stub(Date.prototype, "toLocaleDateString", 0, "dateToLocaleDateString");
-__cm_intl_stub(Date.prototype, "toLocaleTimeString", 0, "dateToLocaleTimeString");
-__cm_intl_stub(String.prototype, "localeCompare", 1, "localeCompare");
-__cm_intl_stub(String.prototype, "toLocaleUpperCase", 0, "toLocaleUpperCase");
-__cm_intl_stub(String.prototype, "toLocaleLowerCase", 0, "toLocaleLowerCase");
-__cm_intl_stub(Array.prototype, "toLocaleString", 0, "arrayToLocaleString");
+if (__cm_intl_needed) {
+  __cm_intl_stub(Number.prototype, "toLocaleString", 0, "numberToLocaleString");
+  __cm_intl_stub(BigInt.prototype, "toLocaleString", 0, "bigintToLocaleString");
+  __cm_intl_stub(Date.prototype, "toLocaleString", 0, "dateToLocaleString");
+  __cm_intl_stub(Date.prototype, "toLocaleDateString", 0, "dateToLocaleDateString");
+  __cm_intl_stub(Date.prototype, "toLocaleTimeString", 0, "dateToLocaleTimeString");
+  __cm_intl_stub(String.prototype, "localeCompare", 1, "localeCompare");
+  __cm_intl_stub(String.prototype, "toLocaleUpperCase", 0, "toLocaleUpperCase");
+  __cm_intl_stub(String.prototype, "toLocaleLowerCase", 0, "toLocaleLowerCase");
+  __cm_intl_stub(Array.prototype, "toLocaleString", 0, "arrayToLocaleString");
+}

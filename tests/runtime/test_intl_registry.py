@@ -91,3 +91,17 @@ def test_errors_are_v8s_and_entries_are_kept_once_made():
     first = registry.entry(k)
     assert registry.entry(k) is first
     assert call(k, "format", 12345678.9) == {"ok": "1,23,45,678.9"}
+
+
+def test_without_v8_intl_is_a_typeerror_naming_the_missing_part(monkeypatch):
+    """A host where mini-racer cannot load answers with a TypeError that says so, never a wrong string."""
+    from codemode.runtime.intl import oracle
+
+    monkeypatch.setattr(oracle, "_racer", None)
+    monkeypatch.setitem(__import__("sys").modules, "py_mini_racer", None)
+    reply = intl.handle(json.dumps({"op": "new", "key": key("NumberFormat", "en", {"style": "unit", "unit": "acre"})}))
+    assert reply["error"]["name"] == "TypeError"
+    assert reply["error"]["message"].startswith(
+        "Intl needs the mini-racer package (V8 with ICU), which cannot be loaded here ("
+    )
+    assert reply["error"]["message"].endswith('); use engine = "v8"')
