@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rt_client import start_host
 from test_intl import assert_same, in_quickjs, in_v8
 
-EXAMPLES = int(os.environ.get("CODEMODE_INTL_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("CODEMODE_INTL_EXAMPLES", "10"))
 PER_CELL = 40
 
 
