@@ -4,7 +4,7 @@ QuickJS has no ``Intl``; Codex runs cells in V8 with full ICU, and a model's pro
 V8's strings (``(1234.5).toLocaleString("de-DE")`` is ``"1.234,5"``). The prelude
 (``runtime/prelude/intl.js``) installs ``Intl`` and the locale methods of ``Number``,
 ``BigInt``, ``Date``, ``String`` and ``Array`` as stubs; the first use compiles
-``runtime/prelude/intl_objects.js`` (sent from here), so cells that never use Intl pay
+``runtime/intl/objects.js`` (sent from here), so cells that never use Intl pay
 nothing for it. Each call then crosses the bridge as one ``intl`` request of JSON data and
 is answered here:
 
@@ -51,13 +51,13 @@ STATIC_OPS = frozenset(
 
 @functools.cache
 def _objects_source() -> str:
-    return resources.files("codemode.runtime").joinpath("prelude", "intl_objects.js").read_text("utf-8")
+    return resources.files(__package__).joinpath("objects.js").read_text("utf-8")
 
 
 def handle(arg: str) -> dict[str, Any]:
     """Answer one ``intl`` bridge request (JSON text) with ``{"ok": value}`` or ``{"error": {"name", "message"}}``.
 
-    Requests: ``{"op": "source"}`` (the text of ``prelude/intl_objects.js``, which the
+    Requests: ``{"op": "source"}`` (the text of ``objects.js``, which the
     prelude compiles on a cell's first Intl use), ``{"op": "new", "key"}`` (construct, or
     raise V8's error), ``{"op": "call", "key", "method", "args"}`` and the static operations
     of :data:`STATIC_OPS` with ``args`` (and ``kind`` for ``supportedLocalesOf``). Never raises.

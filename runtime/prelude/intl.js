@@ -3,7 +3,7 @@
 // (runtime/intl/: V8 constructs the object and checks its options; ICU or V8 answers).
 // Only a small part is here, so a cell that never uses Intl does not compile the rest:
 // Intl's members are accessors and the built-in methods are stubs until the first use
-// asks the host for intl_objects.js and compiles it with the Function constructor
+// asks the host for runtime/intl/objects.js and compiles it with the Function constructor
 // captured below (its functions are all named __cm_*, so their frames never show).
 
 const __cm_Proxy = Proxy;
@@ -47,7 +47,7 @@ const __cm_intl_members = ["getCanonicalLocales", "supportedValuesOf", "DateTime
 const __cm_intl_getters = __cm_record();
 let __cm_intl_objects = null;
 
-// The implementation (intl_objects.js), compiled on first use; Intl's members that are
+// The implementation (runtime/intl/objects.js), compiled on first use; Intl's members that are
 // still accessors become the data properties V8 has.
 function __cm_intl_load() {
   if (__cm_intl_objects !== null) return __cm_intl_objects;
@@ -95,7 +95,7 @@ if (__cm_intl_needed) {
   __cm_define_value(globalThis, "Intl", __cm_intl, true, false, true);
 }
 
-// Built-in methods, replaced by stubs that run intl_objects.js's `pick`.
+// Built-in methods, replaced by stubs that run the implementation's `pick`.
 function __cm_intl_stub(target, name, length, pick) {
   const call = function __cm_intl_stub_call(self, args) {
     return __cm_intl_load()[pick](self, args);

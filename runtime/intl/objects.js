@@ -1,4 +1,4 @@
-// The body of Intl for QuickJS cells, compiled on a cell's first Intl use (see intl.js,
+// The body of Intl for QuickJS cells, compiled on a cell's first Intl use (see prelude/intl.js,
 // which hands in `__cm_env`, the intrinsics captured before cell code ran) and returning
 // Intl's members and the built-in methods' implementations. Not part of the prelude's
 // concatenation: the host sends this text. Rules, beyond intrinsics.js's: every function
