@@ -10,7 +10,7 @@ Operations: ``emit`` (a content item, JSON), ``tool`` (``"<index>:<input JSON>"`
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
 have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
-``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
+``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
 ``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
 allocation failure: ``"error"``, or ``"null"`` for a thrown null that may be one; the
 reply ``"ended"`` means the cell ends with the heap-limit error and JS is interrupted).
@@ -109,6 +109,10 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         cell.add_timer(int(timer_id), float(delay_ms))
     elif op == "cleartimer":
         cell.clear_timer(int(arg))
+    elif op == "intl":
+        from . import intl  # V8 and ICU load on a cell's first Intl call, never at host start
+
+        return value_reply(intl.handle(arg))
     elif op == "exit":
         if not cell.request_exit():
             return error_reply(EXIT_SENTINEL)

@@ -26,7 +26,7 @@ PARTS = (
     "timers.js",  # setTimeout / clearTimeout
     "tools.js",  # tools, ALL_TOOLS, tool-call settlement
     "settled.js",  # as_settled / stream_settled
-    "intl.js",  # a minimal Intl.NumberFormat
+    "intl.js",  # Intl and the locale methods, answered by the host (runtime/intl/)
     "install.js",  # the globals and the dispatcher
 )
 _QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}

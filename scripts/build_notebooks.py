@@ -157,9 +157,11 @@ def mcp_tools() -> nbformat.NotebookNode:
 
 def engines() -> nbformat.NotebookNode:
     intl = (
+        'text(new Intl.DateTimeFormat("fr-FR", { dateStyle: "full", timeZone: "UTC" }).format(new Date(0)));\n'
+        'text((1234567.891).toLocaleString("de-DE"));\n'
         "try {\n"
-        '  text(new Intl.DateTimeFormat("fr-FR", { dateStyle: "full", timeZone: "UTC" }).format(new Date(0)));\n'
-        '  text((1234567.891).toLocaleString("de-DE"));\n'
+        '  const parts = [...new Intl.Segmenter("en", { granularity: "word" }).segment("Hello, world")];\n'
+        '  text(parts.filter((part) => part.isWordLike).map((part) => part.segment).join(" | "));\n'
         "} catch (e) {\n"
         "  text(String(e));\n"
         "}"
@@ -168,13 +170,16 @@ def engines() -> nbformat.NotebookNode:
         new_markdown_cell(
             "# Two engines: QuickJS and V8\n\n"
             "Cells run on **QuickJS** by default: a small engine, a hard heap limit per cell. **V8**, the "
-            "engine Codex itself runs cells on, gives Codex's exact error texts, full `Intl` (ICU) and "
+            "engine Codex itself runs cells on, gives Codex's exact error texts, all of `Intl` and "
             'JIT speed. Choose it with `[session] engine = "v8"` in `codemode.toml`, with the '
             "`codemode-v8` kernelspec (`python -m codemode install --engine v8`), or for the next cells "
             "with `%config engine=v8`. Tools, `store()`/`load()`, yields and limits are the same on both."
         ),
         new_code_cell('store("visit", { city: "Paris", day: 0 });\ntext(JSON.stringify(load("visit")));'),
-        new_markdown_cell("Formatting for a locale needs ICU, which QuickJS does not have:"),
+        new_markdown_cell(
+            "Formatting for a locale: QuickJS has no ICU, so its cells have V8 make each `Intl` object and "
+            "ICU format (the strings are V8's); what it does not offer, such as `Intl.Segmenter`, says so:"
+        ),
         new_code_cell(intl),
         new_markdown_cell(
             "Switch to V8. No cell may be running; the runtime host is replaced and the stored values go with it "
