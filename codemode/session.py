@@ -80,6 +80,11 @@ class HostBinding:
         return self.connection.alive and self.connection.retiring is None
 
 
+CLOSING_GRACE_S = 1.0
+"""How long :meth:`CodeModeSession.use_engine` waits for live cells to close (a cell that just
+answered is closed by the host right after) before it refuses."""
+
+
 class CodeModeSession:
     """The client's view of one code-mode session; see the module docstring.
 
@@ -121,6 +126,7 @@ class CodeModeSession:
         self._open_lock = asyncio.Lock()
         self._stored: dict[str, Any] = {}
         self._live: dict[str, None] = {}
+        self._all_closed: asyncio.Event | None = None
         self._shutting_down = False
         self._call_counter = 0
         self._failures: dict[int, str] = {}
@@ -374,6 +380,11 @@ class CodeModeSession:
         if engine == self.defaults.engine:
             return
         if self._live:
+            # A cell that just answered is closed by the host a moment later.
+            self._all_closed = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_closed.wait(), CLOSING_GRACE_S)
+        if self._live:
             raise CodeModeError(f"cannot change the engine while cells run: {', '.join(self._live)}")
         if self.provider.is_reference_host or not self._owns_provider:
             raise CodeModeError(
@@ -431,6 +442,8 @@ class CodeModeSession:
         if public_id not in self._live:
             return
         del self._live[public_id]
+        if not self._live and self._all_closed is not None:
+            self._all_closed.set()
         with contextlib.suppress(Exception):
             self.dispatcher.cell_closed(public_id)
         if self.on_cell_closed is not None:

@@ -14,7 +14,8 @@ A cell's global scope differs from a bare context's in ways pinned, for both eng
 test that runs :data:`LISTING` in real cells and compares: the runtime removes the globals
 Codex's cells do not have (:data:`ABSENT_FROM_CELLS`), installs its helpers (listed with their
 documentation in :mod:`codemode.kernel.helpers`, and left out here: V8's own ``setTimeout``
-is replaced by the cell's), and gives QuickJS a small ``Intl`` (:data:`ADDED_IN_CELLS`).
+is replaced by the cell's), and gives QuickJS ``Intl`` and the locale methods it lacks
+(:data:`ADDED_IN_CELLS`, :data:`ADDED_MEMBERS`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ ABSENT_FROM_CELLS = frozenset(
 cells have none of them; the runtime deletes them)."""
 ADDED_IN_CELLS = ("Intl",)
 """Engine-like globals the runtime adds where the engine lacks them (QuickJS has no ``Intl``)."""
+ADDED_MEMBERS = {"BigInt.prototype": (("toLocaleString", "function"),)}
+"""Members the runtime adds where the engine lacks them (QuickJS's ``BigInt`` has no
+``toLocaleString``; the runtime's ``Intl`` gives it V8's)."""
 
 LISTING = r"""
 (() => {
@@ -124,7 +128,10 @@ def engine_globals(engine: str = "quickjs") -> EngineGlobals:
     members[""] = [(n, k) for n, k in members[""] if n not in left_out]
     present = {n for n, _ in members[""]}
     members[""] += [(name, "instance") for name in ADDED_IN_CELLS if name not in present]
+    for path, added in ADDED_MEMBERS.items():
+        names = {n for n, _ in members.get(path, [])}
+        members.setdefault(path, []).extend(m for m in added if m[0] not in names)
     return EngineGlobals(members)
 
 
-__all__ = ["ABSENT_FROM_CELLS", "ADDED_IN_CELLS", "LISTING", "EngineGlobals", "engine_globals"]
+__all__ = ["ABSENT_FROM_CELLS", "ADDED_IN_CELLS", "ADDED_MEMBERS", "LISTING", "EngineGlobals", "engine_globals"]

@@ -59,7 +59,7 @@ def test_completion_offers_exactly_what_a_cell_has(request, engine):
     offered = set(_complete(kernel.kc, "globalThis.")["matches"])
     assert offered | HELPER_NAMES == names
     assert not offered & HELPER_NAMES
-    # QuickJS's Intl is the runtime's own small one, whose members the kernel does not list.
+    # QuickJS's Intl is the runtime's own (V8's objects behind it), whose members the kernel does not list.
     unlisted = HELPER_NAMES | ({"Intl"} if engine == "quickjs" else set())
     engine_paths = [p for p in cell if p and p.split(".")[0] not in unlisted]
     assert {"Math", "JSON", "Array.prototype", "Promise", "Object"} <= set(engine_paths)

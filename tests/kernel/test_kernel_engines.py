@@ -52,6 +52,8 @@ def test_config_magic_switches_the_engine_and_keeps_stored_values(tmp_path):
     with kernel_in(tmp_path / "nb") as kernel:
         assert execute(kernel.kc, 'store("city", "Paris"); text("stored")').stdout == "stored\n"
         assert _engine_line(kernel) == "engine = quickjs"
+        # A cell that just answered (its first Intl call loads ICU) is closed a moment later.
+        assert execute(kernel.kc, "text((1234.5).toLocaleString('de-DE'))").stdout == "1.234,5\n"
         switched = execute(kernel.kc, "%config engine=v8")
         assert switched.content["status"] == "ok" and "engine = v8" in switched.stdout
         assert execute(kernel.kc, 'text(load("city"))').stdout == "Paris\n"
