@@ -66,6 +66,12 @@ V8_FLAGS = ("--single-threaded", "--stack-size=984")
 keeps: deep recursion and deeply nested JSON fail with ``RangeError`` where they fail there."""
 
 
+_CREATION = threading.Lock()
+"""Isolates are created one at a time: V8 aborts the process (``Check failed:
+!IsConfigurablePoolInitialized()``) when its first two isolates are created at once, as the
+first cell and the spare made for the next one would be (about one host start in 300)."""
+
+
 def _library() -> Any:
     from py_mini_racer._dll import init_mini_racer
 
@@ -108,7 +114,8 @@ class Isolate:
         self._undefined: Any = None
         self._closed = False
         self._callback = _callback_type()(self._native_callback)  # kept alive with the isolate
-        self._ctx = self._dll.mr_init_context(self._callback)
+        with _CREATION:
+            self._ctx = self._dll.mr_init_context(self._callback)
         self._dll.mr_set_hard_memory_limit(self._ctx, heap_limit)
 
     # ---- tasks ------------------------------------------------------------------
