@@ -124,6 +124,14 @@ async def observe(program: str | None, source: str, keys: list[str], engine: str
             "inputs": tool_inputs,
             "stored": stored,
         }
+    except ConnectionError as exc:
+        # The host died (a crash, not a disagreement): say how, with its stderr.
+        assert host.process.stderr is not None
+        status = await host.process.wait()
+        stderr = (await host.process.stderr.read()).decode("utf-8", "replace")
+        if len(stderr) > 2000:  # V8 names the failure first, a Python traceback last
+            stderr = f"{stderr[:1000]}\n[...]\n{stderr[-1000:]}"
+        raise AssertionError(f"the host ended with status {status}; its stderr:\n{stderr}") from exc
     finally:
         await host.close()
 
