@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
 import time
+from collections.abc import AsyncIterator
 
 from codemode.config import SessionDefaults
 from codemode.dispatch import ToolCallRuntime
@@ -33,7 +35,9 @@ PROGRAMS = {
 }
 
 
-async def _run(session: CodeModeSession, source: str) -> float:
+async def run_cell(session: CodeModeSession, source: str) -> float:
+    """Seconds from ``session.execute(source)`` to the cell's ``Result``; raises ``RuntimeError`` for
+    any other outcome (a yield, a terminate, an error text)."""
     started = time.perf_counter()
     cell = await session.execute(source)
     response = await cell.initial_response
@@ -42,21 +46,32 @@ async def _run(session: CodeModeSession, source: str) -> float:
     return time.perf_counter() - started
 
 
-async def measure(command: list[str], cells: int) -> dict[str, float]:
-    """Median seconds of each program (and of start-up) on the host run by ``command``."""
+@contextlib.asynccontextmanager
+async def host_session(command: list[str], defaults: SessionDefaults | None = None) -> AsyncIterator[CodeModeSession]:
+    """A ``CodeModeSession`` with the built-in tools on the host whose full argv is ``command``
+    (``[..., "--listen", "stdio"]``); the host is spawned by the first cell and shut down on exit."""
     registry = await ToolRegistry.create()
     session = CodeModeSession(
-        registry=registry, dispatcher=ToolCallRuntime(registry), defaults=SessionDefaults(), host_command=command
+        registry=registry,
+        dispatcher=ToolCallRuntime(registry),
+        defaults=defaults or SessionDefaults(),
+        host_command=command,
     )
     try:
-        results = {"start": await _run(session, "text(0)")}
-        for name, source in PROGRAMS.items():
-            await _run(session, source)  # warm-up
-            results[name] = statistics.median([await _run(session, source) for _ in range(cells)])
-        return results
+        yield session
     finally:
         await session.shutdown()
         await registry.aclose()
+
+
+async def measure(command: list[str], cells: int) -> dict[str, float]:
+    """Median seconds of each program (and of start-up) on the host run by ``command``."""
+    async with host_session(command) as session:
+        results = {"start": await run_cell(session, "text(0)")}
+        for name, source in PROGRAMS.items():
+            await run_cell(session, source)  # warm-up
+            results[name] = statistics.median([await run_cell(session, source) for _ in range(cells)])
+        return results
 
 
 def main(argv: list[str]) -> int:

@@ -4,8 +4,10 @@ Programs are sequences of ``text`` / ``store`` / ``load`` / ``notify`` / ``yield
 and tool calls (awaited or not) with random JSON values. Invariants against a reference
 model: every text item is delivered exactly once and in order across all responses of
 the cell; notifications and tool inputs arrive as sent; stored values equal the model
-in the next cell. When ``CODEMODE_REFERENCE_HOST`` names Codex's host program, every
-program also runs there and both hosts must give the same observations.
+in the next cell. The test runs on both engines of our host (``codemode-host --engine``).
+When ``CODEMODE_REFERENCE_HOST`` names Codex's host program, every program also runs there
+and both hosts must give the same observations. ``CODEMODE_PROPERTY_EXAMPLES`` sets the
+number of programs per engine (default 25; e.g. 2000 with ``-k v8`` against Codex's host).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import asyncio
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import start_host, tool_def
 
 REFERENCE = os.environ.get("CODEMODE_REFERENCE_HOST")
-COMPARED = {"programs": 0, "agreed": 0}
+ENGINES = ("quickjs", "v8")
+COMPARED = {engine: {"programs": 0, "agreed": 0} for engine in ENGINES}
 
 _keys = st.text(alphabet="abcxyz_", min_size=1, max_size=6)
 _strings = st.text(alphabet=st.characters(blacklist_categories=("Cs",), max_codepoint=0x2FFF), max_size=12)
@@ -89,8 +93,10 @@ def build(ops):
     return "\n".join(lines), texts, notes, inputs, store
 
 
-async def observe(program: str | None, source: str, keys: list[str]):
-    host = await start_host(program)
+async def observe(program: str | None, source: str, keys: list[str], engine: str | None = None):
+    """What a host did with ``source`` (texts, error, notifications, tool inputs, stored values
+    of ``keys`` in the next cell): Codex's host when ``program`` is given, else ours on ``engine``."""
+    host = await start_host(program, engine=engine)
     try:
         await host.hello()
         await host.open("prop")
@@ -118,19 +124,32 @@ async def observe(program: str | None, source: str, keys: list[str]):
             "inputs": tool_inputs,
             "stored": stored,
         }
+    except ConnectionError as exc:
+        # The host died (a crash, not a disagreement): say how, with its stderr.
+        assert host.process.stderr is not None
+        status = await host.process.wait()
+        stderr = (await host.process.stderr.read()).decode("utf-8", "replace")
+        if len(stderr) > 2000:  # V8 names the failure first, a Python traceback last
+            stderr = f"{stderr[:1000]}\n[...]\n{stderr[-1000:]}"
+        raise AssertionError(f"the host ended with status {status}; its stderr:\n{stderr}") from exc
     finally:
         await host.close()
 
 
 EXAMPLES = int(os.environ.get("CODEMODE_PROPERTY_EXAMPLES", "25"))
+TIMEOUT_S = max(300, EXAMPLES)
+"""pytest-timeout's limit for all of an engine's programs: a program takes about 0.16 s on V8
+and Codex's host together (2-core machine), so a larger count needs more than the default 300 s."""
 
 
+@pytest.mark.timeout(TIMEOUT_S)
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ops, min_size=1, max_size=12))
-def test_generated_programs_keep_invariants(ops):
+def test_generated_programs_keep_invariants(engine, ops):
     source, texts, notes, inputs, store = build(ops)
     keys = sorted({op[1] for op in ops if op[0] in ("store", "load")})
-    ours = asyncio.run(observe(None, source, keys))
+    ours = asyncio.run(observe(None, source, keys, engine))
     assert ours["error"] is None, ours["error"]
     assert ours["texts"] == texts
     assert ours["notes"] == notes
@@ -138,7 +157,10 @@ def test_generated_programs_keep_invariants(ops):
     assert ours["stored"] == {k: v for k, v in store.items()}
     if REFERENCE:
         reference = asyncio.run(observe(REFERENCE, source, keys))
-        COMPARED["programs"] += 1
+        compared = COMPARED[engine]
+        compared["programs"] += 1
         assert reference == ours
-        COMPARED["agreed"] += 1
-        print(f"compared with the reference host: {COMPARED['agreed']}/{COMPARED['programs']} programs agreed")
+        compared["agreed"] += 1
+        print(
+            f"{engine}: compared with the reference host: {compared['agreed']}/{compared['programs']} programs agreed"
+        )
