@@ -15,7 +15,10 @@
   const units = new Uint16Array(sab, 8);
   const capacity = units.length;
   const fromCharCode = String.fromCharCode;
+  const StringPrototype = String.prototype;
   const charCodeAt = String.prototype.charCodeAt;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const hasOwn = Object.hasOwn;
   const indexOf = String.prototype.indexOf;
   const slice = String.prototype.slice;
   const subarray = Object.getPrototypeOf(Uint16Array.prototype).subarray;
@@ -28,12 +31,25 @@
   const globalEval = eval;
   const PIECE = 8192;
 
+  // Whether `text.charCodeAt(i)` still reaches the built-in (a data property that is the
+  // captured function): the direct call is several times faster than Reflect.apply, and no
+  // cell code runs while the loop does, so the answer holds for the whole loop.
+  function directCharCodeAt() {
+    const own = getOwnPropertyDescriptor(StringPrototype, "charCodeAt");
+    return own !== undefined && hasOwn(own, "value") && own.value === charCodeAt;
+  }
+
   function send(text) {
     const n = text.length;
+    const direct = directCharCodeAt();
     let at = 0;
     do {
       const end = n - at > capacity ? at + capacity : n;
-      for (let i = at; i < end; i++) units[i - at] = apply(charCodeAt, text, [i]);
+      if (direct) {
+        for (let i = at; i < end; i++) units[i - at] = text.charCodeAt(i);
+      } else {
+        for (let i = at; i < end; i++) units[i - at] = apply(charCodeAt, text, [i]);
+      }
       head[0] = end - at;
       head[1] = end < n ? 1 : 0;
       apply(native, undefined, []);

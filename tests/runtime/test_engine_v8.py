@@ -178,3 +178,19 @@ async def test_what_v8_prints_itself_never_reaches_the_protocol(v8):
     assert text_items(await v8.run(source)) == ["fired true"]
     assert text_items(await v8.run("text('next')")) == ["next"]
     assert v8.process.returncode is None
+
+
+async def test_text_crosses_the_bridge_unchanged_after_tampering(v8):
+    """The bridge's fast copy is used only while charCodeAt is the built-in's data property: a
+    cell that replaces it, makes it an accessor, or puts a ``value`` getter on Object.prototype
+    still gets its text out unchanged, and none of its code runs inside the bridge."""
+    replaced = "String.prototype.charCodeAt = function () { return 65; };"
+    accessor = (
+        "const original = String.prototype.charCodeAt; let reads = 0;"
+        "Object.defineProperty(String.prototype, 'charCodeAt', { get() { return original; }, configurable: true });"
+        "Object.defineProperty(Object.prototype, 'value', { get() { reads++; return undefined; }, configurable: true });"
+    )
+    for tamper in (replaced, accessor):
+        items = text_items(await v8.run(tamper + "text('xyz'.repeat(400000)); text(typeof reads === 'number' ? reads : 0);"))
+        assert items == ["xyz" * 400000, "0"]
+    assert text_items(await v8.run("text('plain')")) == ["plain"]
