@@ -211,7 +211,12 @@ def test_any_wrong_field_type_gets_an_error_reply_naming_it(kernel, request):
     assert reply["content"]["ename"] == "InvalidRequest"
     evalue = reply["content"]["evalue"]
     assert f"field '{field}'" in evalue
-    assert f"but it is {json_type(content[field])}" in evalue
+    value = content[field]
+    if isinstance(value, list) and value and SCHEMAS[msg_type]["properties"][field].get("type") == "array":
+        # A list where a list belongs: the reply names the first item that is wrong.
+        assert f"(at {field}/0) must be a string, but it is {json_type(value[0])}" in evalue
+    else:
+        assert f"but it is {json_type(value)}" in evalue
 
 
 def test_the_kernel_answers_after_the_generated_requests(kernel):

@@ -191,6 +191,8 @@ async def test_text_crosses_the_bridge_unchanged_after_tampering(v8):
         "Object.defineProperty(Object.prototype, 'value', { get() { reads++; return undefined; }, configurable: true });"
     )
     for tamper in (replaced, accessor):
-        items = text_items(await v8.run(tamper + "text('xyz'.repeat(400000)); text(typeof reads === 'number' ? reads : 0);"))
+        items = text_items(
+            await v8.run(tamper + "text('xyz'.repeat(400000)); text(typeof reads === 'number' ? reads : 0);")
+        )
         assert items == ["xyz" * 400000, "0"]
     assert text_items(await v8.run("text('plain')")) == ["plain"]
