@@ -122,8 +122,7 @@ class CellRuntime:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
         with self._lock:
             self._stop_requested = True
-            if self._interruptible and self._engine is not None:
-                self._engine.interrupt()
+        self._interrupt()
         with self._flow:  # a helper waiting for room returns at once
             self._flow.notify_all()
         self._queue.put(("stop", None))

@@ -31,7 +31,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-import threading
 from typing import Any
 
 from ..heap import out_of_memory_text
@@ -69,8 +68,6 @@ class V8Engine:
         self._cell = cell
         self._isolate: Isolate | None = None
         self._mailbox: collections.deque[str] = collections.deque()
-        self._running: set[int] = set()
-        self._running_lock = threading.Lock()
         self._empty: Any = None
         self._entry: Any = None
 
@@ -86,7 +83,7 @@ class V8Engine:
         cell.interrupt_ready()
         config = json.dumps(json.dumps({"tools": cell.tools, "source": cell.source}))
         prelude = f"globalThis.__codemode_config = {config};\n__cm_connect({prelude_source('v8')})"
-        entry = self._boot(lambda tag: isolate.eval(prelude, tag))
+        entry = v8_spare.wait_for(lambda tag: isolate.eval(prelude, tag))
         if entry.kind != "handle":
             return CellOutcome("completed", f"code-mode runtime error: {entry.text}")
         self._entry = entry.handle
@@ -94,10 +91,10 @@ class V8Engine:
         problem = self._refusal(body)
         if problem is not None:
             return CellOutcome("completed", problem)
-        script = self._boot(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
+        script = v8_spare.wait_for(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
         if script.kind != "handle":
             return self._failure(script)
-        self._task(isolate.call(script.handle, self._empty, "cell", this=self._entry))
+        isolate.call(script.handle, self._empty, "cell", this=self._entry)
         return None
 
     def _refusal(self, body: str) -> str | None:
@@ -111,7 +108,7 @@ class V8Engine:
         self._mailbox.append("check\u0000" + body + "\u0000" + without_await)
         isolate = self._isolate
         assert isolate is not None
-        result = self._boot(lambda tag: isolate.call(self._entry, self._empty, tag))
+        result = v8_spare.wait_for(lambda tag: isolate.call(self._entry, self._empty, tag))
         if result.kind != "value" or not result.text:
             return None
         text = result.text
@@ -121,20 +118,6 @@ class V8Engine:
                 text = f"Unsupported import in exec: {found.group(1)}"
         return text
 
-    def _boot(self, launch: Any) -> TaskResult:
-        """Run one start-up task (``launch(tag)`` queues it) and wait for its outcome."""
-        ids: list[int] = []
-
-        def tracked(tag: object) -> int:
-            ids.append(launch(tag))
-            self._task(ids[-1])
-            return ids[-1]
-
-        result = v8_spare.wait_for(tracked)
-        for task_id in ids:
-            self._done(task_id)
-        return result
-
     # ---- running -------------------------------------------------------------------
 
     def deliver(self, op: str, arg: str) -> CellOutcome | None:
@@ -142,7 +125,7 @@ class V8Engine:
         if isolate is None:
             return None
         self._mailbox.append(op + "\u0000" + arg)
-        self._task(isolate.call(self._entry, self._empty, "pump"))
+        isolate.call(self._entry, self._empty, "pump")
         return None
 
     def run_jobs(self) -> CellOutcome | None:
@@ -159,12 +142,8 @@ class V8Engine:
 
     def interrupt(self) -> None:
         isolate = self._isolate
-        if isolate is None:
-            return
-        with self._running_lock:
-            running = list(self._running)
-        for task_id in running:
-            isolate.cancel(task_id)
+        if isolate is not None:
+            isolate.cancel_running()
 
     def finish(self, outcome: CellOutcome) -> CellOutcome:
         return outcome
@@ -175,14 +154,6 @@ class V8Engine:
             isolate.close()
 
     # ---- the isolate's side (isolate thread) -----------------------------------------
-
-    def _task(self, task_id: int) -> None:
-        with self._running_lock:
-            self._running.add(task_id)
-
-    def _done(self, task_id: int) -> None:
-        with self._running_lock:
-            self._running.discard(task_id)
 
     def _on_call(self, request: str) -> str | None:
         op, _, arg = request.partition("\u0000")

@@ -104,6 +104,8 @@ class Isolate:
         self._on_call = on_call
         self._on_result = on_result
         self._tags: dict[int, object] = {}
+        self._running: dict[int, int] = {}
+        """Task ids by callback id, of the tasks whose outcome has not come back yet."""
         self._next_id = _BRIDGE_CALLBACK_ID + 1
         self._ids_lock = threading.Lock()
         self._buffer: memoryview | None = None
@@ -133,7 +135,8 @@ class Isolate:
         data = code.encode("utf-8", "surrogatepass")
         handle = self._dll.mr_alloc_string_val(self._ctx, data, len(data), _T_STRING)
         self._handles.append(handle)
-        return int(self._dll.mr_eval(self._ctx, handle, self._register(tag)))
+        callback_id = self._register(tag)
+        return self._started(callback_id, self._dll.mr_eval(self._ctx, handle, callback_id))
 
     def call(self, function: Any, argv: Any, tag: object, *, this: Any = None) -> int:
         """Queue ``function(...argv)`` with ``this`` (undefined when None); handles come from earlier results."""
@@ -141,7 +144,8 @@ class Isolate:
             if self._undefined is None:
                 self._undefined = self._dll.mr_alloc_int_val(self._ctx, 0, _T_UNDEFINED)
             this = self._undefined
-        return int(self._dll.mr_call_function(self._ctx, function, this, argv, self._register(tag)))
+        callback_id = self._register(tag)
+        return self._started(callback_id, self._dll.mr_call_function(self._ctx, function, this, argv, callback_id))
 
     def native_callback(self) -> Any:
         """A handle of the JavaScript function that calls the bridge (see the module docstring)."""
@@ -149,10 +153,14 @@ class Isolate:
         self._handles.append(handle)
         return handle
 
-    def cancel(self, task_id: int) -> None:
-        """Terminate task ``task_id`` if it is running (any thread; a no-op once it ended)."""
-        if not self._closed:
-            self._dll.mr_cancel_task(self._ctx, task_id)
+    def cancel_running(self) -> None:
+        """Terminate the tasks whose outcome has not come back (any thread; a task that
+        already ended ignores it)."""
+        with self._ids_lock:
+            running = list(self._running.values())
+        for task_id in running:
+            if not self._closed:
+                self._dll.mr_cancel_task(self._ctx, task_id)
 
     def heap_limit_reached(self) -> bool:
         """True once V8 stopped JavaScript at the heap limit (any thread)."""
@@ -173,6 +181,13 @@ class Isolate:
             self._tags[callback_id] = tag
         return callback_id
 
+    def _started(self, callback_id: int, task_id: int) -> int:
+        """Remember a task until its outcome comes back (it may have come back already)."""
+        with self._ids_lock:
+            if callback_id in self._tags:
+                self._running[callback_id] = int(task_id)
+        return int(task_id)
+
     # ---- the C callback (isolate thread) -----------------------------------------
 
     def _native_callback(self, callback_id: int, raw: Any) -> None:
@@ -183,6 +198,7 @@ class Isolate:
                 return
             with self._ids_lock:
                 tag = self._tags.pop(callback_id, None)
+                self._running.pop(callback_id, None)
             self._on_result(tag, self._result(raw))
         except Exception:  # noqa: BLE001 - an exception must never cross back into C
             log.exception("V8 callback failed")
