@@ -39,22 +39,19 @@ def _private_stdout() -> int:
     return frames
 
 
-_FRAMES_FD: int | None = None
-
-
-async def _stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def _stdio_streams(frames: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=2**31 - 1)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-    frames = _FRAMES_FD if _FRAMES_FD is not None else os.dup(1)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     return reader, writer
 
 
-async def serve_stdio() -> int:
-    """Serve one connection on stdin/stdout; returns the process exit status."""
-    reader, writer = await _stdio_streams()
+async def serve_stdio(frames: int) -> int:
+    """Serve one connection: requests on stdin, frames on descriptor ``frames`` (the process's
+    stdout, see :func:`_private_stdout`); returns the process exit status."""
+    reader, writer = await _stdio_streams(frames)
     connection = Connection(reader, writer)
     try:
         await connection.serve()
@@ -82,8 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
     args = parser.parse_args(argv)
     engines.select(args.engine)
-    global _FRAMES_FD
-    _FRAMES_FD = _private_stdout()
+    frames = _private_stdout()
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
     logging.basicConfig(
@@ -96,14 +92,14 @@ def main(argv: list[str] | None = None) -> None:
     # interrupted cell and every other one would be lost). Cells are stopped by
     # session/terminate; the host ends on EOF.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if args.engine != "quickjs":
-        pass  # V8 stops a cell by terminating its isolate; QuickJS's interrupt is not needed
-    elif os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
-        # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
-        interrupt.AVAILABLE = False
-    else:
-        interrupt.probe()
-    status = asyncio.run(serve_stdio())
+    # V8 stops a cell by terminating its isolate; only QuickJS needs the in-process interrupt.
+    if args.engine == "quickjs":
+        if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
+            # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
+            interrupt.AVAILABLE = False
+        else:
+            interrupt.probe()
+    status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.
     os._exit(status)
