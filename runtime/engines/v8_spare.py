@@ -9,6 +9,7 @@ ends with ``os._exit``, so an unused spare never keeps it alive.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from dataclasses import dataclass
@@ -23,15 +24,12 @@ BOOT_TIMEOUT_S = 30.0
 """Start-up tasks run on an idle isolate; this only guards against a broken library."""
 SPARE_HEAP_LIMIT = 1 << 30
 """The heap limit of a spare until a cell takes it (:meth:`Isolate.attach` sets the cell's)."""
-_BOOT_SOURCE: str | None = None
 
 
+@functools.cache
 def _boot_source() -> str:
-    global _BOOT_SOURCE
-    if _BOOT_SOURCE is None:
-        text = resources.files(__package__).joinpath("v8_boot.js").read_text("utf-8")
-        _BOOT_SOURCE = text.replace("BRIDGE_BYTES", str(BRIDGE_BYTES))
-    return _BOOT_SOURCE
+    text = resources.files(__package__).joinpath("v8_boot.js").read_text("utf-8")
+    return text.replace("BRIDGE_BYTES", str(BRIDGE_BYTES))
 
 
 class Waiter:
@@ -99,10 +97,10 @@ class _Spares:
             log.exception("could not prepare a spare V8 isolate")
             booted = None
         with self._lock:
-            spare, self._ready = self._ready, booted
+            # Only one spare is made at a time and take() empties the slot before it starts
+            # one, so the slot is empty here.
+            self._ready = booted
             self._making = False
-        if spare is not None:
-            spare.isolate.close()
 
 
 _SPARES = _Spares()
