@@ -85,7 +85,8 @@ def _callback_type() -> Any:
 
 
 class Isolate:
-    """A V8 context (and isolate) of one cell.
+    """A V8 context (and isolate) of one cell. Value handles (scripts, results) belong to the
+    context and are freed with it.
 
     ``on_call(request) -> reply | None`` serves the bridge (runs on the isolate thread,
     JavaScript waiting); ``on_result(tag, TaskResult)`` receives the outcome of each task
@@ -112,7 +113,6 @@ class Isolate:
         self._request: list[str] = []
         self._reply = b""
         self._reply_at = 0
-        self._handles: list[Any] = []
         self._undefined: Any = None
         self._closed = False
         self._callback = _callback_type()(self._native_callback)  # kept alive with the isolate
@@ -134,7 +134,6 @@ class Isolate:
         """Queue ``code`` as a classic script; its outcome goes to ``on_result(tag, ...)``."""
         data = code.encode("utf-8", "surrogatepass")
         handle = self._dll.mr_alloc_string_val(self._ctx, data, len(data), _T_STRING)
-        self._handles.append(handle)
         callback_id = self._register(tag)
         return self._started(callback_id, self._dll.mr_eval(self._ctx, handle, callback_id))
 
@@ -150,7 +149,6 @@ class Isolate:
     def native_callback(self) -> Any:
         """A handle of the JavaScript function that calls the bridge (see the module docstring)."""
         handle = self._dll.mr_make_js_callback(self._ctx, _BRIDGE_CALLBACK_ID)
-        self._handles.append(handle)
         return handle
 
     def cancel_running(self) -> None:
@@ -221,10 +219,8 @@ class Isolate:
         if kind == _T_SHARED_BUFFER:
             cells = (ctypes.c_ubyte * value.len).from_address(value.value.value_ptr)
             self._buffer = memoryview(cells).cast("B")
-            self._handles.append(raw)
             return TaskResult("value")
         if kind in (_T_FUNCTION, _T_ARRAY):
-            self._handles.append(raw)
             return TaskResult("handle", handle=raw)
         self._dll.mr_free_value(self._ctx, raw)
         return TaskResult("value")
