@@ -267,7 +267,7 @@ def syntax_message(message: str, source: str, line: int | None, col: int | None)
 _STATIC_IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"`;]*?(?:\bfrom\s*)?['"]([^'"]+)['"]""", re.M)
 
 
-def _first_static_import(source: str) -> str | None:
+def first_static_import(source: str) -> str | None:
     """The specifier of the first static ``import``/``export … from`` in ``source``."""
     m = _STATIC_IMPORT.search(source)
     return m.group(1) if m else None
@@ -283,7 +283,7 @@ def compile_error_text(exception_text: str, source: str, compile_time: bool) -> 
     head, _, rest = exception_text.partition("\n")
     m = re.match(r"ReferenceError: could not load module '(.*)'$", head)
     if m:
-        return f"Unsupported import in exec: {_first_static_import(source) or m.group(1)}"
+        return f"Unsupported import in exec: {first_static_import(source) or m.group(1)}"
     if compile_time and head.startswith("SyntaxError: "):
         loc = _LOCATION.search(rest)
         line, col = (int(loc.group(1)), int(loc.group(2))) if loc else (None, None)

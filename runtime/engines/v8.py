@@ -34,7 +34,7 @@ import re
 from typing import Any
 
 from ..heap import out_of_memory_text
-from ..jserrors import prepare_source
+from ..jserrors import first_static_import, prepare_source
 from ..outcome import CellOutcome
 from ..prelude_source import prelude_source
 from . import v8_spare
@@ -55,8 +55,6 @@ _IMPORT_META = re.compile(r"\bimport\s*\.\s*meta\b")
 ``__cm_meta__``, which the header declares; both are 11 characters, so positions stay."""
 _AWAIT = re.compile(r"(\bfor\s+)?(\bawait\b)")
 """``await`` (after ``for``, as in ``for await``, replaced by spaces; else by ``void``)."""
-_STATIC_IMPORT = re.compile(r"^\s*import\s*(?:[\w$*{},\s]+?\s*from\s*)?[\"']([^\"']+)[\"']", re.M)
-"""A static import and its specifier (Codex's host refuses every import with its name)."""
 
 
 class V8Engine:
@@ -113,9 +111,9 @@ class V8Engine:
             return None
         text = result.text
         if text == "SyntaxError: Cannot use import statement outside a module":
-            found = _STATIC_IMPORT.search(self._cell.source)
-            if found is not None:
-                text = f"Unsupported import in exec: {found.group(1)}"
+            specifier = first_static_import(self._cell.source)
+            if specifier is not None:
+                text = f"Unsupported import in exec: {specifier}"
         return text
 
     # ---- running -------------------------------------------------------------------
