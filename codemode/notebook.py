@@ -25,8 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-KERNEL_NAME = "codemode"
-V8_NAME = "codemode-v8"
+from codemode.install import DEFAULT_DISPLAY_NAME, V8_DISPLAY_NAME, V8_NAME, InstallTarget, install
+from codemode.install import DEFAULT_NAME as KERNEL_NAME
+
 KERNEL_NAMES = (KERNEL_NAME, V8_NAME)
 """The kernelspecs ``python -m codemode install`` writes (``--engine v8``: the second)."""
 MAX_LINE_CHARS = 100
@@ -49,8 +50,6 @@ def _ensure_kernelspec(name: str) -> None:
     try:
         KernelSpecManager().get_kernel_spec(name)
     except NoSuchKernel:
-        from codemode.install import DEFAULT_DISPLAY_NAME, V8_DISPLAY_NAME, InstallTarget, install
-
         v8 = name == V8_NAME
         install(
             name=name,
