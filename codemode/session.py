@@ -383,7 +383,8 @@ class CodeModeSession:
             # A cell that just answered is closed by the host a moment later.
             self._all_closed = asyncio.Event()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._all_closed.wait(), CLOSING_GRACE_S)
+                async with asyncio.timeout(CLOSING_GRACE_S):
+                    await self._all_closed.wait()
         if self._live:
             raise CodeModeError(f"cannot change the engine while cells run: {', '.join(self._live)}")
         if self.provider.is_reference_host or not self._owns_provider:

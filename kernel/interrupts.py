@@ -171,7 +171,8 @@ class QueuedInterrupts:
         if self._settled.is_set():
             return
         try:
-            await asyncio.wait_for(self._settled.wait(), SETTLE_TIMEOUT_S)
+            async with asyncio.timeout(SETTLE_TIMEOUT_S):
+                await self._settled.wait()
         except TimeoutError:
             log.warning("an interrupt's queued requests were not known within %.0f s", SETTLE_TIMEOUT_S)
             self._answered = self._signalled

@@ -463,11 +463,13 @@ class CodeModeKernel(Kernel):
             except RuntimeError:
                 running = None
             if running is loop:
-                await asyncio.wait_for(self._close_client(), SHUTDOWN_TIMEOUT_S)
+                async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                    await self._close_client()
             else:
                 future = asyncio.run_coroutine_threadsafe(self._close_client(), loop)
                 try:
-                    await asyncio.wait_for(asyncio.wrap_future(future), SHUTDOWN_TIMEOUT_S)
+                    async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                        await asyncio.wrap_future(future)
                 except Exception:
                     log.exception("stopping the code-mode session failed")
         self._history.close()

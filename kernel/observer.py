@@ -273,7 +273,8 @@ class CellObserver:
         """Return at the next answer or end applied, or after ``timeout_s`` seconds."""
         self._changed.clear()
         try:
-            await asyncio.wait_for(self._changed.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await self._changed.wait()
         except TimeoutError:
             pass
 

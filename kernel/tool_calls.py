@@ -111,7 +111,8 @@ class ToolCallTracker:
             return True
         settled = self._settled.setdefault(cell_id, asyncio.Event())
         try:
-            await asyncio.wait_for(settled.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                await settled.wait()
         except TimeoutError:
             log.warning(
                 "%d tool call(s) of cell %s did not end within %.0f s; the reply lists the finished ones",

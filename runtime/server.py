@@ -160,7 +160,8 @@ class Connection:
         transport = self._writer.transport
         try:
             transport.set_write_buffer_limits(high=0)  # drain() now waits for an empty buffer
-            await asyncio.wait_for(self._writer.drain(), FALLBACK_FLUSH_TIMEOUT_S)
+            async with asyncio.timeout(FALLBACK_FLUSH_TIMEOUT_S):
+                await self._writer.drain()
         except (ConnectionError, BrokenPipeError, TimeoutError, RuntimeError):
             pass
         finally:

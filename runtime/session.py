@@ -172,7 +172,8 @@ class HostSession:
         assert cell.runtime is not None
         cell.runtime.stop()
         try:
-            await asyncio.wait_for(cell.thread_done.wait(), TERMINATE_JOIN_TIMEOUT_S)
+            async with asyncio.timeout(TERMINATE_JOIN_TIMEOUT_S):
+                await cell.thread_done.wait()
         except TimeoutError:
             self.connection.schedule_fallback_exit(
                 f"cell {cell_id} of session {self.session_id} did not stop within {TERMINATE_JOIN_TIMEOUT_S:g} s "

@@ -204,7 +204,8 @@ class ConnectionDriver:
             self._writer.close()
         if process is not None and process.returncode is None:
             try:
-                await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT_S)
+                async with asyncio.timeout(SHUTDOWN_TIMEOUT_S):
+                    await process.wait()
             except TimeoutError:
                 logger.warning("code-mode host did not exit within %.0f s; killing it", SHUTDOWN_TIMEOUT_S)
         self.fail("code-mode host connection closed")

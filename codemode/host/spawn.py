@@ -105,7 +105,8 @@ async def spawn_host(
     except (OSError, RuntimeError) as exc:
         raise await give_up(f"failed to write code-mode host hello: {exc}") from None
     try:
-        answer = await asyncio.wait_for(read_frame(process.stdout), startup_timeout_s)
+        async with asyncio.timeout(startup_timeout_s):
+            answer = await read_frame(process.stdout)
     except TimeoutError:
         raise await give_up("timed out negotiating with the code-mode host") from None
     except (FrameError, OSError) as exc:

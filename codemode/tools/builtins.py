@@ -39,7 +39,8 @@ async def _echo(args: Any, ctx: ToolContext) -> Any:
 async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     ms = int(args["ms"])
     try:
-        await asyncio.wait_for(ctx.cancellation.wait(), ms / 1000)
+        async with asyncio.timeout(ms / 1000):
+            await ctx.cancellation.wait()
     except TimeoutError:
         return {"slept_ms": ms}
     raise ToolCallError(f"sleep was cancelled before {ms} ms had passed.")

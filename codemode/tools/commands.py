@@ -125,7 +125,8 @@ async def run_command(
             timed_out = not cancelled.done()
             _kill_group(process.pid, signal.SIGTERM)
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), KILL_GRACE_S)
+                async with asyncio.timeout(KILL_GRACE_S):
+                    await asyncio.shield(waiter)
             except TimeoutError:
                 _kill_group(process.pid, signal.SIGKILL)
                 await waiter
@@ -138,7 +139,8 @@ async def run_command(
         with contextlib.suppress(Exception):
             await process.wait()
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(reader), 1.0)
+            async with asyncio.timeout(1.0):
+                await asyncio.shield(reader)
         reader.cancel()
     capture.finish()
     if timed_out:

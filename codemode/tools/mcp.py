@@ -297,7 +297,8 @@ class McpClient:
             return
         if self._started is not None and self._started.is_set():
             try:
-                await asyncio.wait_for(asyncio.shield(task), 10)
+                async with asyncio.timeout(10):
+                    await asyncio.shield(task)
                 return
             except (TimeoutError, Exception):
                 pass

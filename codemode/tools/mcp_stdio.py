@@ -112,6 +112,7 @@ class StderrPipe:
         self.close_writer()
         if self._task is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, Exception):
-                await asyncio.wait_for(self._task, 1.0)
+                async with asyncio.timeout(1.0):
+                    await self._task
             self._task.cancel()
             self._task = None

@@ -218,8 +218,12 @@ def test_startup_code_without_a_config_file(tmp_path):
     assert all(p.suffix != ".toml" for p in paths)
 
 
-def test_jupyter_secrets_is_the_runtime_folder_when_it_exists(tmp_path, monkeypatch):
+def test_jupyter_secrets_are_the_runtime_folder_and_the_history_when_they_exist(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("CODEMODE_HISTORY_FILE", str(tmp_path / "history.sqlite"))
     assert jupyter_secrets() == []
     (tmp_path / "runtime").mkdir()
     assert jupyter_secrets() == [tmp_path / "runtime"]
+    (tmp_path / "history.sqlite").write_bytes(b"")
+    (tmp_path / "history.sqlite-wal").write_bytes(b"")
+    assert jupyter_secrets() == [tmp_path / "runtime", tmp_path / "history.sqlite", tmp_path / "history.sqlite-wal"]
