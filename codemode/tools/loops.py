@@ -292,22 +292,24 @@ class LoopLane(AbandonedThreads):
             self._current = None
             moved = list(host.waiting)
             host.waiting.clear()
+            blockers = ", ".join(sorted(f"`{call.label}`" for call in host.running)) or "none"
+            count = self.add()
+            # Logged before any moved call can run (and answer) on the fresh loop, so the
+            # warning always comes before what the calls it explains print.
+            logger.warning(
+                "the event loop of async Python tools (%s) has not turned for %.1f s; calls running on it: %s. "
+                "New calls go to a fresh loop; %d abandoned loop thread(s) of the %s lane are still blocked (a "
+                "thread cannot be stopped: an async tool must await, and run blocking work with asyncio.to_thread)",
+                host.name,
+                self.stall_after,
+                blockers,
+                count,
+                self.name,
+            )
             if moved:
                 self._current = self._new_loop()
                 for call in moved:
                     self._hand(call, self._current)
-            blockers = ", ".join(sorted(f"`{call.label}`" for call in host.running)) or "none"
-            count = self.add()
-        logger.warning(
-            "the event loop of async Python tools (%s) has not turned for %.1f s; calls running on it: %s. "
-            "New calls go to a fresh loop; %d abandoned loop thread(s) of the %s lane are still blocked (a "
-            "thread cannot be stopped: an async tool must await, and run blocking work with asyncio.to_thread)",
-            host.name,
-            self.stall_after,
-            blockers,
-            count,
-            self.name,
-        )
         with contextlib.suppress(RuntimeError):
             host.loop.call_soon_threadsafe(self._retire_if_idle, host)
 

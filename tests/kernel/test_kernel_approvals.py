@@ -24,8 +24,10 @@ def escalated(path: Path) -> str:
 
 def ask_and_answer(kernel, code: str, answer: str):
     """Run ``code`` allowing stdin, answer the one question with ``answer``; return the
-    question's content and the execution."""
-    msg_id = send_execute(kernel.kc, code, allow_stdin=True)
+    question's content and the execution. The cell is given a long yield time: a question comes
+    only under the execute that follows the cell, so on a slow machine the default 10 s could end
+    the execute (the cell yields) before the command asks."""
+    msg_id = send_execute(kernel.kc, '// @exec: {"yield_time_ms": 120000}\n' + code, allow_stdin=True)
     question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
     assert question["msg_type"] == "input_request"
     assert question["parent_header"]["msg_id"] == msg_id
