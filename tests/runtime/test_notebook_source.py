@@ -2,15 +2,21 @@
 
 Each case pins the whole transformed body, the declared and function names and ``has_value``:
 the body's lines and columns are what error positions and stack traces of the cell point at,
-so a change of one space is a change the kernel's users see. The execution of these bodies in
-one QuickJS realm is checked in ``test_notebook_source_run.py``.
+so a change of one space is a change the kernel's users see. Then the bodies run in one QuickJS
+realm, cell after cell, as the notebook profile runs them: values persist, re-running a cell
+works, ``has_value`` gives the last expression; and a property test compares generated cells
+with the same statements run as one script.
 """
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+import quickjs
 from codemode.runtime.notebook_source import NotebookSource, transform
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # (source, body, declared, functions, has_value)
 CASES = {
@@ -216,3 +222,184 @@ def test_lone_surrogates_survive():
     got = transform('const s = "\ud800";\ns')
     assert got.body == '      s = "\ud800";\nreturn [(s)];'
     assert got.declared == ("s",)
+
+
+# -- running the bodies ------------------------------------------------------------------------
+
+
+class Realm:
+    """One QuickJS context in which cells run as the notebook profile runs them.
+
+    Before a cell: each declared name becomes a property of the global object (kept when it
+    exists); the body runs as an async function body in strict mode whose first line publishes
+    the cell's functions as globals. ``run`` keeps the body's result in ``__last`` and gives the
+    cell's value as JSON text (``"undefined"`` for ``undefined``), None when the cell has no
+    value, or raises ``RuntimeError`` with the compile error's or the rejection's text.
+    """
+
+    def __init__(self) -> None:
+        self.ctx = quickjs.Context()
+
+    def run(self, source: str) -> str | None:
+        cell = transform(source)
+        for name in cell.declared:
+            key = json.dumps(name)
+            self.ctx.eval(f"if (!Object.hasOwn(globalThis, {key})) globalThis[{key}] = undefined;")
+        publish = "".join(f"globalThis.{name} = {name}; " for name in cell.functions)
+        self.ctx.eval("globalThis.__outcome = null;")
+        try:
+            self.ctx.eval(
+                f'(async function () {{ "use strict"; {publish}{cell.body}\n}})().then('
+                "(v) => { __last = v; __outcome = {value: v === undefined ? null"
+                " : v[0] === undefined ? 'undefined' : JSON.stringify(v[0])}; },"
+                "(e) => { __outcome = {error: String(e)}; });"
+            )
+        except quickjs.JSException as exc:  # the body does not compile
+            raise RuntimeError(str(exc).splitlines()[0]) from None
+        while self.ctx.execute_pending_job():
+            pass
+        outcome = json.loads(self.ctx.eval("JSON.stringify(__outcome)"))
+        if "error" in outcome:
+            raise RuntimeError(outcome["error"])
+        assert cell.has_value == (outcome["value"] is not None)
+        return outcome["value"]
+
+
+def test_declarations_persist_across_cells_and_cells_rerun():
+    realm = Realm()
+    first = "const a = 1\nlet b = a + 1\nconst {c, d: [e]} = {c: 3, d: [4]}\nclass K { static k = 5 }"
+    assert realm.run(first) is None
+    assert realm.run("[a, b, c, e, K.k, new K() instanceof K]") == "[1,2,3,4,5,true]"
+    assert realm.run(first.replace("1", "10")) is None  # no redeclaration error
+    assert realm.run("a + b") == "30"  # a = 10, b = a + 10
+
+
+def test_let_without_a_value_resets_and_var_keeps():
+    realm = Realm()
+    realm.run("let x = 5\nvar v = 7")
+    realm.run("let x\nvar v")
+    assert realm.run("x") == "undefined"
+    assert realm.run("v") == "7"
+    realm.run("var v, w = 3, u")
+    assert realm.run("[v, w, u]") == "[7,3,null]"
+
+
+def test_functions_are_published_and_see_later_values():
+    realm = Realm()
+    assert (
+        realm.run("let n = 2\nfunction times(m) { return n * m }\nasync function later() { return times(3) }") is None
+    )
+    assert realm.run("n = 5; await later()") == "15"
+    assert realm.run("function* gen() { yield n }\n[...gen()]") == "[5]"
+
+
+def test_the_last_expression_is_the_value_and_a_promise_is_not_awaited():
+    realm = Realm()
+    assert realm.run("await Promise.resolve(4)") == "4"
+    assert realm.run("Promise.resolve(1)") == "{}"  # JSON of a promise
+    assert realm.ctx.eval("__last[0] instanceof Promise") is True
+    assert realm.run("undefined") == "undefined"
+    assert realm.run("if (true) { 1 }") is None
+    assert realm.run("1 // one\n/* end */") == "1"
+    assert realm.run("2;;") == "2"
+
+
+def test_declarations_in_blocks_stay_in_the_cell():
+    realm = Realm()
+    realm.run("{ let hidden = 1 }\nfor (let i = 0; i < 2; i++) {}")
+    assert realm.run("[typeof hidden, typeof i]") == '["undefined","undefined"]'
+
+
+def test_statements_without_semicolons_run_as_written():
+    realm = Realm()
+    realm.run("const a = 1\nlet [b] = [a + 1]\nconst {c} = {c: b + 1}\nclass K {}\n(a)")
+    assert realm.run("a + b + c\ntypeof K") == '"function"'
+    assert realm.run("a + b + c") == "6"
+    assert realm.run("class L {}\n(function () { L.seen = true })()\nL.seen") == "true"
+
+
+def test_a_refused_source_fails_with_the_engines_own_error():
+    realm = Realm()
+    with pytest.raises(RuntimeError, match="^SyntaxError: invalid redefinition of lexical identifier"):
+        realm.run("const x = 1; const x = 2")
+
+
+# -- property: cells in one realm = the same statements as one script ----------------------------
+
+_SEPARATORS = st.sampled_from([";\n", "\n", "; "])
+
+
+@st.composite
+def _programs(draw) -> list[str]:
+    """Cells of declarations (const/let/var, patterns, classes, functions) and expressions."""
+    names: list[str] = []  # readable names, declared so far
+    assignable: list[str] = []  # let and var names
+    var_names: list[str] = []
+    cells: list[str] = []
+
+    def expr() -> str:
+        atoms = st.one_of(st.integers(0, 9).map(str), *([st.sampled_from(names)] if names else []))
+        parts = draw(st.lists(atoms, min_size=1, max_size=3))
+        ops = draw(st.lists(st.sampled_from([" + ", " - ", " * "]), min_size=len(parts) - 1, max_size=len(parts) - 1))
+        return parts[0] + "".join(op + part for op, part in zip(ops, parts[1:], strict=True))
+
+    for _ in range(draw(st.integers(1, 5))):
+        statements = []
+        for _ in range(draw(st.integers(1, 4))):
+            fresh = f"v{len(names)}"
+            kind = draw(st.sampled_from(["decl", "bare", "array", "object", "class", "function", "assign", "expr"]))
+            if kind == "decl":
+                keyword = draw(st.sampled_from(["const", "let", "var"]))
+                statements.append(f"{keyword} {fresh} = {expr()}")
+                assignable += [fresh] if keyword != "const" else []
+                var_names += [fresh] if keyword == "var" else []
+            elif kind == "bare":
+                redeclared = draw(st.sampled_from(var_names)) if var_names and draw(st.booleans()) else None
+                statements.append(f"var {redeclared}" if redeclared else f"let {fresh}")
+                assignable += [] if redeclared else [fresh]
+                fresh = redeclared or fresh
+            elif kind == "array":
+                statements.append(f"const [{fresh}, , {fresh}b = {expr()}] = [{expr()}, 0]")
+                names.append(f"{fresh}b")
+            elif kind == "object":
+                statements.append(f"let {{k: {fresh}, {fresh}b = {expr()}}} = {{k: {expr()}}}")
+                names.append(f"{fresh}b")
+                assignable += [fresh, f"{fresh}b"]
+            elif kind == "class":
+                statements.append(f"class {fresh} {{ static v = {expr()} }}")
+                names.append(f"{fresh}.v")
+                continue
+            elif kind == "function":
+                statements.append(f"function {fresh}() {{ return {expr()} }}")
+                names.append(f"{fresh}()")
+                continue
+            elif kind == "assign" and assignable:
+                statements.append(f"{draw(st.sampled_from(assignable))} = {expr()}")
+                continue
+            else:
+                statements.append(expr())
+                continue
+            if fresh not in names:
+                names.append(fresh)
+        text = statements[0] + "".join(draw(_SEPARATORS) + statement for statement in statements[1:])
+        cells.append(text + draw(st.sampled_from(["", ";", " // end", "\n/* end */\n"])))
+    return cells + ["[" + ", ".join(names) + "].map(String)"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(_programs())
+def test_cells_in_one_realm_end_as_the_same_statements_in_one_script(cells):
+    """Each cell's value is the completion value of the original cells up to it run as one script
+    (the value of its last expression); the last cell reads every name declared."""
+    realm = Realm()
+    for count, cell in enumerate(cells, 1):
+        value = realm.run(cell)
+        if value is not None:
+            assert value == _script_value(cells[:count]), cell
+    assert value == _script_value(cells)
+
+
+def _script_value(cells: list[str]) -> str:
+    """The completion value of the cells run as one script in a new context, as JSON text."""
+    script = json.dumps("\n;\n".join(cells))  # a cell may start with `[`, which would index the last
+    return quickjs.Context().eval(f"(v => v === undefined ? 'undefined' : JSON.stringify(v))(eval({script}))")
