@@ -71,6 +71,7 @@ parse is 8.7 ms (medians of 50 runs on the project's 2-core machine under a load
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 
@@ -85,7 +86,7 @@ class NotebookSource:
     ``body``: an async function body; line N of it is line N of the source.
     ``declared``: names of the top-level ``const`` / ``let`` / ``var`` / ``class`` declarations,
     in order of first appearance, without duplicates (binding names only: not property keys nor
-    default values of a pattern).
+    default values of a pattern; ``\\u0061`` escapes decoded, as in ``functions``).
     ``functions``: names of the top-level function declarations (plain, async, generator).
     ``has_value``: the last top-level statement (empty statements aside) is an expression
     statement, and ``body`` returns ``[(<that expression>)]``.
@@ -98,6 +99,7 @@ class NotebookSource:
 
 
 _FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
+_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})")
 _lock = threading.Lock()
 _parser: tree_sitter.Parser | None = None
 
@@ -129,7 +131,7 @@ def transform(source: str) -> NotebookSource:
         elif node.type in _FUNCTION_DECLARATIONS:
             name = node.child_by_field_name("name")
             if name is not None:
-                names.function(edits.text(name))
+                names.function(edits.name(name))
     if names.redeclared:
         return unchanged
     last = next((node for node in reversed(statements) if node.type != "empty_statement"), None)
@@ -148,6 +150,10 @@ class _Edits:
 
     def text(self, node: tree_sitter.Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+    def name(self, identifier: tree_sitter.Node) -> str:
+        """The name an identifier node spells (``\\u0061`` and ``\\u{61}`` escapes decoded)."""
+        return _ESCAPE.sub(_unescape, self.text(identifier))
 
     def replace(self, start: int, end: int, text: str) -> None:
         self._edits.append((start, end, len(self._edits), text))
@@ -192,22 +198,27 @@ class _Names:
         self.functions.setdefault(name)
 
 
-def _binding_names(pattern: tree_sitter.Node, edits: _Edits, out: list[str]) -> None:
+def _unescape(match: re.Match[str]) -> str:
+    code = int(match.group(1) or match.group(2), 16)
+    return chr(code) if code <= 0x10FFFF else match.group(0)  # past Unicode: the engine refuses it
+
+
+def _binding_names(pattern: tree_sitter.Node, edits: _Edits) -> list[str]:
     """The names a binding pattern binds, in source order (not keys, not default values)."""
-    kind = pattern.type
-    if kind in ("identifier", "shorthand_property_identifier_pattern"):
-        out.append(edits.text(pattern))
-    elif kind in ("assignment_pattern", "object_assignment_pattern"):
-        left = pattern.child_by_field_name("left")
-        if left is not None:
-            _binding_names(left, edits, out)
-    elif kind == "pair_pattern":
-        value = pattern.child_by_field_name("value")
-        if value is not None:
-            _binding_names(value, edits, out)
-    elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
-        for child in pattern.named_children:
-            _binding_names(child, edits, out)
+    out: list[str] = []
+    pending = [pattern]  # a stack, not recursion: patterns may nest deeper than Python's limit
+    while pending:
+        node = pending.pop()
+        kind = node.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            out.append(edits.name(node))
+        elif kind in ("assignment_pattern", "object_assignment_pattern"):
+            pending.extend(node.children_by_field_name("left"))
+        elif kind == "pair_pattern":
+            pending.extend(node.children_by_field_name("value"))
+        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
+            pending.extend(reversed(node.named_children))
+    return out
 
 
 def _declaration(node: tree_sitter.Node, edits: _Edits, names: _Names) -> None:
@@ -218,10 +229,7 @@ def _declaration(node: tree_sitter.Node, edits: _Edits, names: _Names) -> None:
     kept: list[tree_sitter.Node] = []
     for declarator in declarators:
         pattern = declarator.child_by_field_name("name")
-        bound: list[str] = []
-        if pattern is not None:
-            _binding_names(pattern, edits, bound)
-        for name in bound:
+        for name in _binding_names(pattern, edits) if pattern is not None else []:
             names.binding(name, lexical)
         if declarator.child_by_field_name("value") is None and not lexical:
             edits.blank(declarator)  # `var x`: the global keeps its value
@@ -254,7 +262,7 @@ def _class(node: tree_sitter.Node, edits: _Edits, names: _Names) -> None:
     if name is None:
         return
     text = edits.text(name)
-    names.binding(text, lexical=True)
+    names.binding(edits.name(name), lexical=True)
     edits.insert(node.start_byte, f"{text} = ")
     after = node.next_named_sibling
     while after is not None and after.type == "comment":

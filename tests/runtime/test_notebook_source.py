@@ -226,6 +226,19 @@ def test_var_and_function_of_one_name_are_both_listed():
     assert got == NotebookSource("    f = 1;\nfunction f() {}", ("f",), ("f",), False)
 
 
+def test_names_spelled_with_escapes_are_listed_as_names():
+    got = transform("const \\u0061 = 1, {\\u{62}} = o;\nclass \\u0043 {}\nfunction \\u{66}() {}\nlet \\u{110000}")
+    assert (got.declared, got.functions) == (("a", "b", "C", "\\u{110000}"), ("f",))
+    assert got.body.splitlines()[:2] == ["      \\u0061 = 1, {\\u{62}} = o;", "\\u0043 = class \\u0043 {};"]
+
+
+def test_patterns_nested_past_pythons_recursion_limit():
+    source = "const " + "[" * 3000 + "x" + "]" * 3000 + " = y"
+    got = transform(source)
+    assert got.declared == ("x",)
+    assert got.body == ";     " + source[6:] + ";"
+
+
 def test_lone_surrogates_survive():
     """A cell's text comes from JSON, which may carry lone surrogates (inside strings)."""
     got = transform('const s = "\ud800";\ns')
