@@ -155,3 +155,19 @@ async def test_a_static_import_is_refused_as_in_strict(nb):
 async def test_store_and_load_work_across_cells(nb):
     assert body_of(await run(nb, "store('k', {a: 1})"))["error_text"] is None
     assert text_items(await run(nb, "text(load('k'))")) == ['{"a":1}']
+
+
+async def test_an_exhausted_heap_ends_the_running_cells_and_the_realm_goes_on():
+    client = await start_host(profile="notebook")
+    try:
+        await client.hello()
+        await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": 16 * 1024 * 1024})
+        waiting, _ = await client.execute("yield_control()\nawait tools.sleep({ms: 30000})", yield_time_ms=10_000)
+        text = "RangeError: out of memory: the cell exceeded its heap limit of 16777216 bytes (maxHeapSizeBytes)"
+        grown = await client.run("const big = []\nfor (;;) big.push(new Array(1e5).fill(1))")
+        assert body_of(grown)["error_text"] == text
+        assert body_of((await client.wait(waiting, 5000))["LiveCell"])["error_text"] == text
+        assert text_items(await client.run("big.length = 0\ntext('still here')")) == ["still here"]
+    finally:
+        client.process.kill()
+        await client.process.wait()
