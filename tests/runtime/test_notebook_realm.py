@@ -171,3 +171,14 @@ async def test_an_exhausted_heap_ends_the_running_cells_and_the_realm_goes_on():
     finally:
         client.process.kill()
         await client.process.wait()
+
+
+async def test_each_session_has_its_own_realm_closed_with_it(nb):
+    assert (await nb.open("s2"))["status"] == "ok"
+    assert body_of(await nb.run("const onlyInS1 = 1", session_id="s1"))["error_text"] is None
+    assert text_items(await nb.run("text(typeof onlyInS1)", session_id="s2")) == ["undefined"]
+    running, _ = await nb.execute("yield_control()\nawait tools.sleep({ms: 30000})", session_id="s2")
+    closed = await nb.request({"method": "session/shutdown", "sessionId": "s2"})
+    assert closed == {"status": "ok", "value": {"type": "session/closed", "sessionId": "s2"}}
+    assert ("s2", running) in nb.closed_cells and nb.calls[-1].cancelled
+    assert text_items(await nb.run("text(onlyInS1)", session_id="s1")) == ["1"]
