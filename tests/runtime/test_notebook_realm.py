@@ -178,6 +178,7 @@ async def test_each_session_has_its_own_realm_closed_with_it(nb):
     assert body_of(await nb.run("const onlyInS1 = 1", session_id="s1"))["error_text"] is None
     assert text_items(await nb.run("text(typeof onlyInS1)", session_id="s2")) == ["undefined"]
     running, _ = await nb.execute("yield_control()\nawait tools.sleep({ms: 30000})", session_id="s2")
+    await nb.wait_for(lambda: len(nb.calls) == 1)
     closed = await nb.request({"method": "session/shutdown", "sessionId": "s2"})
     assert closed == {"status": "ok", "value": {"type": "session/closed", "sessionId": "s2"}}
     assert ("s2", running) in nb.closed_cells and nb.calls[-1].cancelled
