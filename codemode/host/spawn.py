@@ -28,16 +28,18 @@ HOST_STARTUP_TIMEOUT_S = 30.0
 MAX_SPAWN_PATH_BYTES = 512
 
 
-def default_host_command(engine: str = "quickjs") -> list[str]:
+def default_host_command(engine: str = "quickjs", profile: str = "strict") -> list[str]:
     """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter, run
     isolated (``-I``): neither the working folder (a notebook's folder) nor ``PYTHONPATH``
     (an empty entry in it means the working folder) nor the user's site-packages are on the
     host's import path, so no file a cell could write there is imported into the host.
-    ``engine``: our host's ``--engine`` (Codex's host has only V8 and takes no such flag)."""
+    ``engine``: our host's ``--engine``; ``profile``: its ``--profile`` (``strict`` or
+    ``notebook``; Codex's host has only V8 and strict cells, and takes neither flag)."""
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio", "--engine", engine]
+    command = [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio", "--engine", engine]
+    return [*command, "--profile", profile] if profile != "strict" else command
 
 
 def _short_path(path: str) -> str:
