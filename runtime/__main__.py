@@ -1,7 +1,9 @@
 """``codemode-host`` / ``python -m codemode.runtime``: the code-mode runtime host.
 
-Usage: ``codemode-host [--listen stdio] [--engine quickjs|v8]`` (the engine cells run on,
-:mod:`~codemode.runtime.engines`; default ``quickjs``). Speaks Codex's code-mode host protocol (as
+Usage: ``codemode-host [--listen stdio] [--engine quickjs|v8] [--profile strict|notebook]``
+(the engine cells run on, :mod:`~codemode.runtime.engines`, default ``quickjs``; the profile,
+:mod:`~codemode.runtime.profile`, default ``strict``; the notebook profile runs on QuickJS
+only for now: with ``--engine v8`` the host exits with status 2 before the handshake). Speaks Codex's code-mode host protocol (as
 Codex 0.171's host does) on stdin/stdout; stdout carries only frames, logs go to stderr
 (level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
 skips the in-process interrupt (tests of the process-exit fallback). SIGINT is ignored.
@@ -22,7 +24,7 @@ import sys
 
 from codemode.protocol import FrameError
 
-from . import engines, interrupt
+from . import engines, interrupt, profile
 from .server import Connection, FatalConnectionError
 
 
@@ -77,8 +79,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host")
     parser.add_argument("--listen", default="stdio", help="transport: only 'stdio' (the default) is supported")
     parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
+    parser.add_argument(
+        "--profile", default=profile.PROFILES[0], choices=profile.PROFILES, help="strict (Codex's exec) or notebook"
+    )
     args = parser.parse_args(argv)
+    if args.profile == "notebook" and args.engine not in profile.NOTEBOOK_ENGINES:
+        parser.exit(2, "codemode-host: the notebook profile runs on the quickjs engine for now\n")
     engines.select(args.engine)
+    profile.select(args.profile)
     frames = _private_stdout()
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")

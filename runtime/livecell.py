@@ -23,14 +23,28 @@ from codemode import messages
 from codemode.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 
-from .cell import CellOutcome, CellRuntime
 from .errors import ProtocolError
 from .events import item_cost
+from .outcome import CellOutcome
 
 DEFAULT_YIELD_TIME_MS = 10_000
 """``DEFAULT_EXEC_YIELD_TIME_MS`` / ``DEFAULT_WAIT_YIELD_TIME_MS``."""
 MIN_YIELD_TIME_FOR_GRACE_MS = 10_000
 YIELD_GRACE_MS = 1_000
+
+
+class CellControl(Protocol):
+    """What the asyncio side drives of a cell's runtime (``CellRuntime``, or a cell of a realm)."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None: ...
+
+    def output_taken(self, cost: int) -> None: ...
+
+    def notification_done(self) -> None: ...
 
 
 class ConnectionPort(Protocol):
@@ -124,7 +138,7 @@ class LiveCell:
     session: SessionPort
     tool_call_id: str
     tools: list[dict[str, Any]]
-    runtime: CellRuntime | None = None
+    runtime: CellControl | None = None
     buffer: list[dict[str, Any]] = field(default_factory=list)
     observer: Observer | None = None
     outcome: CellOutcome | None = None

@@ -316,15 +316,18 @@ class HostClient:
 
 
 async def start_host(
-    program: str | None = None, env: dict[str, str] | None = None, engine: str | None = None
+    program: str | None = None, env: dict[str, str] | None = None, engine: str | None = None, profile: str | None = None
 ) -> HostClient:
     """Spawn ``python -m codemode.runtime --listen stdio`` (or ``program --listen stdio``).
 
-    ``engine``: ``--engine`` for our host (``quickjs`` when None).
+    ``engine``: ``--engine`` for our host (``quickjs`` when None); ``profile``: ``--profile``
+    (``strict`` when None).
     """
     command = [program] if program else [sys.executable, "-m", "codemode.runtime"]
     if engine is not None:
         command += ["--engine", engine]
+    if profile is not None:
+        command += ["--profile", profile]
     process = await asyncio.create_subprocess_exec(
         *command,
         "--listen",

@@ -1,0 +1,264 @@
+"""What belongs to one cell, whatever thread drives its JavaScript.
+
+A :class:`CellState` holds a cell's life apart from the engine: its events to the asyncio
+side (in order, through an :class:`~codemode.runtime.events.EventPipe`, bounded by the
+output and notification :class:`~codemode.runtime.events.Window`), its tool calls in
+flight, its timers, its view of the session store and its writes, its outcome and whether
+it was stopped or ran ``exit()``. It serves the prelude's host calls
+(:mod:`~codemode.runtime.bridge`). The strict profile drives one such cell on a thread of
+its own (``runtime/cell.py``'s ``CellRuntime``); the notebook profile drives many in one
+realm (``runtime/realm.py``). What needs the engine (interrupting JavaScript, judging a
+thrown ``null``) is left to the subclass: :meth:`_interrupt` and :meth:`_null_is_out_of_memory`.
+
+Stored values: the cell starts from a snapshot of the session store (JSON texts by key);
+its writes are visible to its own ``load`` at once and are handed back in the ``finished``
+event, for the session to merge when the cell completes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from . import bridge
+from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
+from .heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
+from .jsontext import scrub
+from .outcome import CellOutcome
+
+
+@dataclass
+class CellEvents:
+    """Callbacks run on the asyncio loop for what a cell does.
+
+    ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_id, index,
+    input)``; ``notify(text)``; ``finished(outcome)``: the cell is done (once).
+    """
+
+    item: Callable[[dict[str, Any]], None]
+    yield_control: Callable[[], None]
+    tool_call: Callable[[str, int, Any], None]
+    notify: Callable[[str], None]
+    finished: Callable[[CellOutcome], None]
+
+
+class CellState:
+    """One cell's state and its side of the bridge (see the module docstring).
+
+    ``tools``: list of ``{"name": <JS name>, "description": str}`` in catalog order (the
+    index into this list identifies the tool in ``tool_call``). ``stored``: the session
+    store snapshot, key -> JSON text. ``heap_limit_bytes``: the engine's memory limit.
+    Any thread: :meth:`notification_done`, :meth:`output_taken`; everything else runs on
+    the thread that drives the cell's JavaScript.
+    """
+
+    def __init__(
+        self,
+        *,
+        cell_id: str,
+        source: str,
+        tools: list[dict[str, Any]],
+        stored: dict[str, str],
+        heap_limit_bytes: int | None,
+        events: CellEvents,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self.cell_id = cell_id
+        self.source = source
+        self.tools = tools
+        self._view = dict(stored)
+        self._writes: dict[str, str] = {}
+        self.heap_limit = heap_limit_bytes or DEFAULT_HEAP_LIMIT_BYTES
+        self._events = events
+        self._loop = loop
+        self._timers: list[tuple[float, int, int]] = []
+        self._active_timers: set[int] = set()
+        self._tool_seq = 0
+        self._outstanding_tools: set[str] = set()
+        self._outcome: CellOutcome | None = None
+        self._exit_requested = False
+        self._failed_untold = False
+        self._stop_requested = False
+        self._lock = threading.Lock()
+        self._timer_lock = threading.Lock()
+        self._flow = threading.Condition()
+        stopped = self._is_stopping
+        self._pipe = EventPipe(loop, stopped, self._flow)
+        self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
+        self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
+
+    # ---- what the subclass provides ------------------------------------------------
+
+    def _interrupt(self) -> bool:
+        """Interrupt this cell's running JavaScript if the engine can; False when it cannot."""
+        raise NotImplementedError
+
+    def _null_is_out_of_memory(self) -> bool:
+        """Whether a ``null`` the runtime met is the engine's report of a failed allocation."""
+        raise NotImplementedError
+
+    # ---- state -------------------------------------------------------------------
+
+    def _post(self, fn: Callable[..., None], *args: Any) -> None:
+        self._pipe.post(fn, *args)
+
+    def _is_stopping(self) -> bool:
+        return self._stop_requested
+
+    def _wake_waiters(self) -> None:
+        """A helper waiting for room in a window returns at once (after a stop)."""
+        with self._flow:
+            self._flow.notify_all()
+
+    def notification_done(self) -> None:
+        """A notification of this cell was answered (or will never be): one more may go. Any thread."""
+        self._notifications.release(1)
+
+    def output_taken(self, cost: int) -> None:
+        """Output of this cell (:func:`~codemode.runtime.events.item_cost`) left the buffer. Any thread."""
+        self._output.release(cost)
+
+    def final_outcome(self, outcome: CellOutcome) -> CellOutcome:
+        """``outcome`` as reported: ``stopped`` after a stop; the writes only of a completed cell."""
+        if self._stop_requested:
+            outcome = CellOutcome("stopped")
+        outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
+        return outcome
+
+    def report_finished(self, outcome: CellOutcome) -> None:
+        """Post the ``finished`` event (once per cell, by whoever ends it)."""
+        self._pipe.post(self._events.finished, outcome, wait=False)
+
+    def finished(self) -> bool:
+        """The cell has an outcome, was stopped or ran ``exit()``."""
+        return self._outcome is not None or self._stop_requested or self._exit_requested
+
+    def ended_outcome(self) -> CellOutcome:
+        """The outcome of a finished cell (:meth:`finished`), before :meth:`final_outcome`."""
+        if self._stop_requested:
+            return CellOutcome("stopped")
+        if self._exit_requested:
+            return CellOutcome("completed")
+        assert self._outcome is not None
+        return self._outcome
+
+    def untold_failure(self) -> bool:
+        """The cell failed but the text of its failure could not be formatted (see install.js)."""
+        return self._failed_untold and self._outcome is None
+
+    def set_outcome(self, outcome: CellOutcome) -> None:
+        """End the cell with ``outcome`` unless it already has one."""
+        if self._outcome is None:
+            self._outcome = outcome
+
+    def waiting_on_timers_or_tools(self) -> bool:
+        """A timer or a tool call in flight can still wake the cell."""
+        return bool(self._outstanding_tools or self._active_timers)
+
+    # ---- timers ------------------------------------------------------------------
+
+    def next_timer_due(self) -> float | None:
+        """The ``time.monotonic()`` at which the next timer is due, or None."""
+        with self._timer_lock:
+            return self._timers[0][0] if self._timers else None
+
+    def pop_due_timer(self, now: float) -> int | None:
+        """The id of an active timer due at ``now`` (taken off the schedule), or None."""
+        while True:
+            with self._timer_lock:
+                if not self._timers or self._timers[0][0] > now:
+                    return None
+                _, _, timer_id = heapq.heappop(self._timers)
+                active = timer_id in self._active_timers
+                self._active_timers.discard(timer_id)
+            if active:
+                return timer_id
+
+    def clear_timers(self) -> None:
+        """Forget every timer (the cell ended)."""
+        with self._timer_lock:
+            self._timers.clear()
+            self._active_timers.clear()
+
+    # ---- what the prelude asks (runtime/bridge.py) --------------------------------
+
+    def host_call(self, op: str, arg: str) -> str | None:
+        """Serve ``__codemode_host(op, arg)`` (:mod:`~codemode.runtime.bridge`)."""
+        return bridge.handle(self, op, arg)
+
+    def emit_item(self, item: dict[str, Any]) -> None:
+        item = scrub(item)
+        self._output.acquire(item_cost(item))
+        self._post(self._events.item, item)
+
+    def call_tool(self, index: int, tool_input: Any) -> str:
+        self._tool_seq += 1
+        runtime_id = f"tool-{self._tool_seq}"
+        self._outstanding_tools.add(runtime_id)
+        self._post(self._events.tool_call, runtime_id, index, tool_input)
+        return runtime_id
+
+    def tool_settled(self, runtime_id: str) -> None:
+        """Tool call ``runtime_id`` has its answer."""
+        self._outstanding_tools.discard(runtime_id)
+
+    def notify(self, text: str) -> None:
+        self._notifications.acquire(1)
+        self._post(self._events.notify, scrub(text))
+
+    def yield_control(self) -> None:
+        self._post(self._events.yield_control)
+
+    def store(self, key: str, value_json: str) -> None:
+        self._writes[key] = value_json
+        self._view[key] = value_json
+
+    def load(self, key: str) -> str | None:
+        return self._view.get(key)
+
+    def add_timer(self, timer_id: int, delay_ms: float) -> None:
+        with self._timer_lock:
+            self._active_timers.add(timer_id)
+            heapq.heappush(self._timers, (time.monotonic() + delay_ms / 1000.0, timer_id, timer_id))
+
+    def clear_timer(self, timer_id: int) -> None:
+        with self._timer_lock:
+            self._active_timers.discard(timer_id)
+
+    def request_exit(self) -> bool:
+        """``exit()``: True when the context will be interrupted, False for the sentinel."""
+        self._exit_requested = True
+        return self._interrupt()
+
+    def exited(self) -> None:
+        self._exit_requested = True
+
+    def module_done(self) -> None:
+        if self._outcome is None:
+            self._outcome = CellOutcome("completed")
+
+    def out_of_memory(self, kind: str) -> str | None:
+        """Runtime code met an allocation failure (``kind`` ``"error"``, or ``"null"`` that may be one).
+
+        Returns ``"ended"`` when the cell now ends with the heap-limit error and its
+        context is interrupted, None when a ``null`` is judged a plain thrown value.
+        """
+        if kind == "null" and not self._null_is_out_of_memory():
+            return None
+        if self._outcome is None:
+            self._outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
+        return "ended" if self._interrupt() else None
+
+    def module_failed(self, text: str | None) -> None:
+        """The module (or a timer callback) failed; ``text`` is None when it could not be formatted."""
+        if self._outcome is not None:
+            return
+        if text is None:
+            self._failed_untold = True
+        else:
+            self._outcome = CellOutcome("completed", scrub(text), thrown=True)
