@@ -33,7 +33,7 @@ class SessionDefaults:
 ENGINES = ("quickjs", "v8")
 """The runtime host's engines (``codemode.runtime.engines.ENGINES``), the default first."""
 PROFILES = ("strict", "notebook")
-"""The runtime host's profiles (``codemode-host --profile``), the default first."""
+"""The runtime host's profiles (``codemode.runtime.profile.PROFILES``, ``codemode-host --profile``), the default first."""
 CHOICES = {"engine": ENGINES, "profile": PROFILES}
 """The ``[session]`` settings that name one of a few choices, each with its choices (default first)."""
 

@@ -38,8 +38,18 @@ def default_host_command(engine: str = "quickjs", profile: str = "strict") -> li
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    command = [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio", "--engine", engine]
-    return [*command, "--profile", profile] if profile != "strict" else command
+    return [
+        sys.executable,
+        "-I",
+        "-m",
+        "codemode.runtime",
+        "--listen",
+        "stdio",
+        "--engine",
+        engine,
+        "--profile",
+        profile,
+    ]
 
 
 def _short_path(path: str) -> str:
