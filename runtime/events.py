@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -51,8 +52,16 @@ def item_cost(item: dict[str, Any]) -> int:
     """What one content item counts against :data:`MAX_BUFFERED_OUTPUT`: its characters plus 256.
 
     The fixed part stands for the item's own memory, so a flood of empty texts is bounded too.
+    A nested value (the MIME bundle of the notebook profile's ``display_data`` and
+    ``execute_result`` items) counts the characters of its JSON text.
     """
-    return 256 + sum(len(value) for value in item.values() if isinstance(value, str))
+    cost = 256
+    for value in item.values():
+        if isinstance(value, str):
+            cost += len(value)
+        elif isinstance(value, dict | list):
+            cost += len(json.dumps(value, ensure_ascii=False))
+    return cost
 
 
 class Window:

@@ -27,6 +27,7 @@ PARTS = (
     "tools.js",  # tools, ALL_TOOLS, tool-call settlement
     "settled.js",  # as_settled / stream_settled
     "intl.js",  # Intl and the locale methods, answered by the host (runtime/intl/)
+    "report.js",  # how the module's end or failure reaches the cell thread
     "install.js",  # the globals and the dispatcher
 )
 _QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}
@@ -39,15 +40,56 @@ ENGINE_PARTS = {
 }
 """The files of each engine's prelude, in order."""
 
+REALM_PARTS = (
+    "intrinsics.js",
+    "setup.js",
+    "stack.js",
+    "errors.js",
+    "json.js",
+    "json_parse.js",
+    "bridge.js",  # the realm's own __cm_call (Intl asks the host through it)
+    "settled.js",
+    "intl.js",
+    "notebook.js",  # inspect / format / MIME bundles of values
+    "realm.js",  # the realm's registry of running cells
+)
+"""The parts the notebook realm evaluates once (QuickJS only)."""
+REALM_CELL_PARTS = (
+    "realm_cell.js",  # the cell's host calls, configuration, exit()
+    "bridge.js",
+    "content.js",
+    "store.js",
+    "timers.js",
+    "tools.js",
+    "notebook_helpers.js",  # console, display, html, markdown, svg
+    "report.js",
+    "realm_install.js",  # the cell's helpers (routed) and its dispatcher
+)
+"""The body of ``__cm_cell_factory(__cm_cell_id, __cm_cell_config)``, run once per cell."""
+
 _SOURCES: dict[str, str] = {}
+
+
+def _read(names: tuple[str, ...]) -> str:
+    folder = resources.files(__package__).joinpath("prelude")
+    return "\n".join(f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in names)
 
 
 def prelude_source(engine: str = "quickjs") -> str:
     """The assembled prelude script of ``engine`` (read from the package data once)."""
     source = _SOURCES.get(engine)
     if source is None:
-        folder = resources.files(__package__).joinpath("prelude")
-        parts = [f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in ENGINE_PARTS[engine]]
-        source = '(function __cm_install() {\n"use strict";\n' + "\n".join(parts) + "\n})()\n"
+        source = '(function __cm_install() {\n"use strict";\n' + _read(ENGINE_PARTS[engine]) + "\n})()\n"
         _SOURCES[engine] = source
+    return source
+
+
+def realm_prelude_source() -> str:
+    """The notebook realm's prelude: its completion value is the cell factory,
+    ``__cm_cell_factory(cell_id, config_json)``, which returns the cell's dispatcher."""
+    source = _SOURCES.get("realm")
+    if source is None:
+        factory = "return function __cm_cell_factory(__cm_cell_id, __cm_cell_config) {\n" + _read(REALM_CELL_PARTS)
+        source = '(function __cm_install() {\n"use strict";\n' + _read(REALM_PARTS) + "\n" + factory + "\n};\n})()\n"
+        _SOURCES["realm"] = source
     return source

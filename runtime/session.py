@@ -19,7 +19,7 @@ from codemode import messages
 from codemode.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.tools.naming import normalize_identifier
 
-from . import engines, interrupt
+from . import engines, interrupt, profile
 from .cell import CellEvents, CellRuntime
 from .errors import ProtocolError
 from .livecell import ConnectionPort, LiveCell, Observer, effective_yield_ms, missing_cell, runtime_response
@@ -66,6 +66,8 @@ class HostSession:
         self.store: dict[str, str] = {k: json.dumps(v) for k, v in (stored_values or {}).items()}
         self.cells: dict[str, LiveCell] = {}
         self._next_cell = 0
+        self.realm: Any = None
+        """The notebook profile's realm (``runtime/realm.py``), made at the first execute."""
 
     # ---- store ------------------------------------------------------------------
 
@@ -101,15 +103,23 @@ class HostSession:
             notify=cell.on_notify,
             finished=cell.on_finished,
         )
-        cell.runtime = CellRuntime(
-            cell_id=cell_id,
-            source=str(request.get("source", "")),
-            tools=[{"name": t["name"], "description": t["description"]} for t in tools],
-            stored=dict(self.store),
-            heap_limit_bytes=self.max_heap_size_bytes,
-            events=events,
-            loop=asyncio.get_running_loop(),
-        )
+        settings: dict[str, Any] = {
+            "cell_id": cell_id,
+            "source": str(request.get("source", "")),
+            "tools": [{"name": t["name"], "description": t["description"]} for t in tools],
+            "stored": dict(self.store),
+            "heap_limit_bytes": self.max_heap_size_bytes,
+            "events": events,
+            "loop": asyncio.get_running_loop(),
+        }
+        if profile.notebook():
+            from .realm import Realm, RealmCell  # the strict profile never loads the realm
+
+            if self.realm is None:
+                self.realm = Realm(heap_limit_bytes=self.max_heap_size_bytes, name=self.session_id)
+            cell.runtime = RealmCell(realm=self.realm, **settings)
+        else:
+            cell.runtime = CellRuntime(**settings)
         self.cells[cell_id] = cell
         return cell
 
@@ -202,3 +212,6 @@ class HostSession:
                 items = cell.take_items(observer)
                 cell._resolve(runtime_response("Terminated", cell.cell_id, items, None, observer.started_ns))
             self.close_cell(cell)
+        if self.realm is not None:
+            self.realm.close()
+            self.realm = None

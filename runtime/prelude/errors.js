@@ -63,7 +63,7 @@ function __cm_v8_message(name, message, stack) {
   }
   if (name === "TypeError" && (m = __cm_exec(__cm_read_only_re, message)) !== null) {
     const at = __cm_exec(__cm_input_line_re, stackText);
-    const index = at !== null ? __cm_Number(at[1]) - 1 : -1;
+    const index = at !== null ? __cm_Number(at[1]) - 1 - __cm_line_offset : -1;
     const line = index >= 0 && index < __cm_source_lines.length ? __cm_source_lines[index] : "";
     const prop = __cm_regexp_escape(m[1]);
     const assignment = new __cm_RegExp("(\\.\\s*" + prop + "|\\[\\s*['\"]" + prop + "['\"]\\s*\\])\\s*([-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?!=)");

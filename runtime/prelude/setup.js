@@ -21,6 +21,9 @@ delete globalThis[Symbol.toStringTag];
 // closure, so no value a cell throws or builds (the text exit() throws when the context
 // cannot be interrupted included) can pass for the runtime's own exit.
 let __cm_exiting = false;
-const __cm_source_lines = __cm_split(__cm_String(__cm_config.source), "\n");
+// The lines of the source whose positions error texts map (the notebook realm sets them to
+// the cell it runs and shifts lines by its one-line header).
+let __cm_source_lines = __cm_split(__cm_String(__cm_config.source), "\n");
+let __cm_line_offset = 0;
 const IDENT = /[A-Za-z0-9_$]/;
 const SPACE = /\s/;

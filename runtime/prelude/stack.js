@@ -111,8 +111,12 @@ function __cm_frames(stack) {
     if (__cm_starts_with(name, "__cm_") || where === "native") continue;
     const pos = __cm_exec(__cm_input_position_re, where);
     if (pos === null) continue;
-    const line = __cm_Number(pos[1]);
-    const loc = "exec_main.mjs:" + line + ":" + __cm_v8_column(line, __cm_Number(pos[2]));
+    let line = __cm_Number(pos[1]) - __cm_line_offset;
+    let column = __cm_Number(pos[2]);
+    // QuickJS reports a failure before the first position it recorded in a function at the
+    // function's start: in a realm cell, on the header line (the cell's start, then).
+    if (line < 1) { line = 1; column = 1; }
+    const loc = "exec_main.mjs:" + line + ":" + __cm_v8_column(line, column);
     __cm_push(out, name === "<anonymous>" || name === "<eval>" ? "    at " + loc : "    at " + name + " (" + loc + ")");
   }
   return out;
@@ -139,7 +143,7 @@ function __cm_chain_at(text, k) {
 function __cm_callee_at(stack) {
   const m = __cm_exec(__cm_first_input_re, __cm_String(stack));
   if (m === null) return null;
-  const line = __cm_Number(m[1]);
+  const line = __cm_Number(m[1]) - __cm_line_offset;
   if (line < 1 || line > __cm_source_lines.length) return null;
   const text = __cm_source_lines[line - 1];
   let i = __cm_Number(m[2]) - 1;

@@ -1,0 +1,88 @@
+"""A notebook cell's source as the script the realm evaluates, and its compile-time errors.
+
+The realm (``runtime/realm.py``) evaluates, for each cell, one script
+
+``(async function (<helpers>) {"use strict";<globals><hoisted functions>``
+``<body>``
+``})``
+
+whose first line is a header and whose body is the cell's source transformed by
+:mod:`~codemode.runtime.notebook_source` (line N of the body is line N of the source, so
+positions in the script are one line below the cell's; ``prelude/stack.js`` and
+:func:`compile_error` move them back). The header makes each declared name a property of
+the realm's global object when it is missing, and publishes the cell's top-level functions
+as globals; a name equal to a helper's stays the cell's own (the parameter). A static
+``import`` is refused with Codex's text, as in the strict profile.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from .jserrors import compile_error_text, first_static_import, prepare_source
+from .notebook_source import transform
+
+HELPERS = (
+    "tools",
+    "ALL_TOOLS",
+    "clearTimeout",
+    "setTimeout",
+    "text",
+    "content",
+    "image",
+    "audio",
+    "generatedImage",
+    "store",
+    "load",
+    "notify",
+    "yield_control",
+    "exit",
+    "as_settled",
+    "stream_settled",
+    "console",
+    "display",
+    "html",
+    "markdown",
+    "svg",
+)
+"""The parameters of every cell's function: its own helpers (``prelude/realm_install.js``)."""
+
+_LOCATION = re.compile(r"(<input>:)(\d+)(:\d+)")
+
+
+@dataclass(frozen=True)
+class CellScript:
+    """What the realm runs for one cell: ``script`` and the ``body`` its positions refer to,
+    or ``error``, the cell's ``error_text`` when it cannot run at all."""
+
+    script: str
+    body: str
+    has_value: bool
+    error: str | None = None
+
+
+def cell_script(source: str) -> CellScript:
+    """The script of a cell's ``source`` (see the module docstring)."""
+    specifier = first_static_import(source)
+    if specifier is not None:
+        return CellScript("", source, False, f"Unsupported import in exec: {specifier}")
+    transformed = transform(source)
+    body = prepare_source(transformed.body)
+    header = ['"use strict";']
+    for name in transformed.declared:
+        if name not in HELPERS:
+            key = json.dumps(name)
+            header.append(f"if (!({key} in globalThis)) globalThis[{key}] = undefined;")
+    for name in transformed.functions:
+        if name not in HELPERS:
+            header.append(f"globalThis[{json.dumps(name)}] = {name};")
+    script = f"(async function ({', '.join(HELPERS)}) {{{''.join(header)}\n{body}\n}})"
+    return CellScript(script, body, transformed.has_value)
+
+
+def compile_error(exception_text: str, body: str) -> str:
+    """The ``error_text`` of a cell script the engine refused (``exception_text``, QuickJS's)."""
+    moved = _LOCATION.sub(lambda m: f"{m.group(1)}{int(m.group(2)) - 1}{m.group(3)}", exception_text)
+    return compile_error_text(moved, body, True)

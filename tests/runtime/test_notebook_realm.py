@@ -1,0 +1,154 @@
+"""The notebook profile's realm, through a real host (``codemode-host --profile notebook``).
+
+Every cell of a session runs in one JavaScript context: top-level declarations persist,
+cells running at the same time share bindings and keep their own output, and ending one
+cell (terminate, ``exit()``, an error) leaves the others and the realm running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from rt_client import body_of, start_host, text_items, tool_def
+
+TOOLS = [tool_def(name) for name in ("echo", "sleep", "fail", "gate")]
+
+
+@pytest.fixture
+async def nb():
+    """A notebook-profile host with session ``s1`` open and a ``gate`` tool that answers
+    when the test sets ``nb.gate_open`` (an :class:`asyncio.Event`)."""
+    client = await start_host(profile="notebook")
+    assert (await client.hello())["type"] == "connection/ready"
+    assert (await client.open("s1"))["status"] == "ok"
+    gate = asyncio.Event()
+
+    async def gate_tool(value: Any) -> Any:
+        await gate.wait()
+        return "opened"
+
+    client.tools["gate"] = gate_tool
+    client.gate_open = gate  # type: ignore[attr-defined]
+    yield client
+    if client.process.returncode is None:
+        client.process.kill()
+        await client.process.wait()
+
+
+async def run(client: Any, source: str) -> dict[str, Any]:
+    return await client.run(source, tools=TOOLS)
+
+
+async def started(client: Any, source: str, yield_time_ms: int = 10_000) -> tuple[str, dict[str, Any]]:
+    """Execute ``source`` and return (cell id, first response): a cell that yields with
+    ``yield_control()`` answers at once."""
+    return await client.execute(source, tools=TOOLS, yield_time_ms=yield_time_ms)
+
+
+async def finish(client: Any, cell_id: str) -> dict[str, Any]:
+    """Wait until the cell ends; its final response."""
+    while True:
+        response = (await client.wait(cell_id, 5000))["LiveCell"]
+        if "Yielded" not in response:
+            return response
+
+
+async def test_declarations_persist_across_cells(nb):
+    declared = "const c = 1\nlet l = 2\nvar v = 3\nfunction f(x) { return x * 10 }\nclass K { get k() { return 4 } }"
+    assert body_of(await run(nb, declared))["error_text"] is None
+    response = await run(nb, "text([c, l, v, f(1), new K().k].join(' '))")
+    assert text_items(response) == ["1 2 3 10 4"] and body_of(response)["error_text"] is None
+
+
+async def test_rerunning_a_declaring_cell_reassigns(nb):
+    assert body_of(await run(nb, "const n = 1\nlet m = 'a'"))["error_text"] is None
+    assert body_of(await run(nb, "const n = 2\nlet m = 'b'"))["error_text"] is None
+    assert text_items(await run(nb, "text(n + m)")) == ["2b"]
+
+
+async def test_a_yielded_cell_and_a_later_cell_share_bindings(nb):
+    cell, first = await started(nb, "let shared = 1\nyield_control()\nawait tools.gate({})\ntext(shared)\nfromLater")
+    assert "Yielded" in first
+    later = await run(nb, "text(shared)\nshared = 2\nlet fromLater = 99")
+    assert text_items(later) == ["1"]
+    nb.gate_open.set()
+    final = await finish(nb, cell)
+    assert text_items(final) == ["2"]
+    assert body_of(final)["content_items"][-1]["data"] == {"text/plain": "99"}
+
+
+async def test_output_of_interleaved_cells_goes_to_its_own_cell(nb):
+    source = (
+        "yield_control()\n"
+        "for (let i = 0; i < 3; i++) {\n"
+        "  await new Promise((resolve) => setTimeout(() => { text('{0}' + i); console.log('{0}log'); resolve() }, 20))\n"
+        "}"
+    )
+    a, _ = await started(nb, source.replace("{0}", "a"))
+    b, _ = await started(nb, source.replace("{0}", "b"))
+    final_a, final_b = await finish(nb, a), await finish(nb, b)
+    assert text_items(final_a) == ["a0", "a1", "a2"] and text_items(final_b) == ["b0", "b1", "b2"]
+    streams_a = [i["text"] for i in body_of(final_a)["content_items"] if i["type"] == "stream"]
+    assert streams_a == ["alog\n"] * 3
+
+
+async def test_a_function_of_an_ended_cell_prints_into_the_running_cell(nb):
+    assert body_of(await run(nb, "function say(v) { text('said ' + v) }"))["error_text"] is None
+    assert text_items(await run(nb, "say(1)")) == ["said 1"]
+
+
+async def test_a_function_of_a_running_cell_prints_into_that_cell(nb):
+    definer, _ = await started(nb, "function tell(v) { text('told ' + v) }\nyield_control()\nawait tools.gate({})")
+    assert text_items(await run(nb, "tell(2)\ntext('mine')")) == ["mine"]
+    nb.gate_open.set()
+    assert text_items(await finish(nb, definer)) == ["told 2"]
+
+
+@pytest.mark.parametrize("busy", ["while (true) {}", "await tools.echo(1)\nwhile (true) {}"])
+async def test_terminating_a_busy_cell_leaves_a_cell_awaiting_a_tool(nb, busy):
+    waiting, _ = await started(nb, "yield_control()\nconst r = await tools.gate({})\ntext('got ' + r)")
+    spinning, first = await started(nb, busy, yield_time_ms=200)
+    assert "Yielded" in first
+    outcome = (await nb.terminate(spinning))["LiveCell"]
+    assert "Terminated" in outcome
+    nb.gate_open.set()
+    assert text_items(await finish(nb, waiting)) == ["got opened"]
+    assert text_items(await run(nb, "text('realm alive')")) == ["realm alive"]
+
+
+async def test_terminating_a_cell_awaiting_a_tool_leaves_the_others(nb):
+    waiting, _ = await started(nb, "yield_control()\nawait tools.gate({})\ntext('never')")
+    timed, _ = await started(nb, "yield_control()\nawait new Promise((r) => setTimeout(r, 100))\ntext('timer done')")
+    assert "Terminated" in (await nb.terminate(waiting))["LiveCell"]
+    await nb.wait_for(lambda: any(call.cancelled for call in nb.calls))
+    assert text_items(await finish(nb, timed)) == ["timer done"]
+    nb.gate_open.set()
+    assert text_items(await run(nb, "text('after')")) == ["after"]
+
+
+async def test_exit_ends_only_its_cell(nb):
+    waiting, _ = await started(nb, "yield_control()\nawait tools.gate({})\ntext('other done')")
+    exited = await run(nb, "text('before')\nexit()\ntext('not shown')")
+    assert text_items(exited) == ["before"] and body_of(exited)["error_text"] is None
+    nb.gate_open.set()
+    assert text_items(await finish(nb, waiting)) == ["other done"]
+
+
+async def test_an_error_leaves_the_realm_usable(nb):
+    assert body_of(await run(nb, "const kept = 'k'"))["error_text"] is None
+    failed = await run(nb, "throw new Error('boom')")
+    assert body_of(failed)["error_text"] == "Error: boom\n    at exec_main.mjs:1:7"
+    assert body_of(await run(nb, "let broken = ;"))["error_text"] == "SyntaxError: Unexpected token ';'"
+    assert text_items(await run(nb, "text(kept)")) == ["k"]
+
+
+async def test_a_static_import_is_refused_as_in_strict(nb):
+    response = await run(nb, "import fs from 'node:fs'\nfs")
+    assert body_of(response)["error_text"] == "Unsupported import in exec: node:fs"
+
+
+async def test_store_and_load_work_across_cells(nb):
+    assert body_of(await run(nb, "store('k', {a: 1})"))["error_text"] is None
+    assert text_items(await run(nb, "text(load('k'))")) == ['{"a":1}']
