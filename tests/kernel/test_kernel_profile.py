@@ -12,12 +12,29 @@ import sys
 from pathlib import Path
 
 import pytest
-from kernel_driver import execute, runtime_host
+from kernel_driver import execute, runtime_host, start_kernel, stop_kernel
 from sandbox_cells import kernel_in
 
 from codemode.host import HostProvider, default_host_command
 
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
+
+
+@pytest.fixture(scope="module")
+def notebook_kernel(codemode_kernelspec, tmp_path_factory):
+    """A kernel in the notebook profile, shared by this module's rendering tests."""
+    kernel = start_kernel(tmp_path_factory.mktemp("notebook-cwd"), {"CODEMODE_PROFILE": "notebook"})
+    yield kernel
+    stop_kernel(kernel)
+
+
+def _shown(run) -> list[tuple[str, dict]]:
+    """The output messages of an execution: type and content, status displays left out."""
+    return [
+        (m["msg_type"], m["content"])
+        for m in run.messages
+        if "transient" not in m["content"] and m["msg_type"] != "update_display_data"
+    ]
 
 
 def _install(prefix: Path, *extra: str) -> Path:
@@ -174,3 +191,59 @@ def test_codemode_run_uses_the_notebooks_profile(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "\nprofile = notebook\n" in done.stdout
+
+
+def test_notebook_items_are_shown_in_order_and_the_value_is_the_execute_result(notebook_kernel):
+    kc = notebook_kernel.kc
+    run = execute(kc, 'console.log("a", 1)\ntext("t")\nconsole.warn("w")\nhtml("<b>x</b>")\nconst x = 40\nx + 2')
+    count = run.content["execution_count"]
+    assert (run.content["status"], run.codemode["status"]) == ("ok", "completed")
+    assert _shown(run) == [
+        ("stream", {"name": "stdout", "text": "a 1\nt\n"}),
+        ("stream", {"name": "stderr", "text": "w\n"}),
+        ("display_data", {"data": {"text/html": "<b>x</b>", "text/plain": "<b>x</b>"}, "metadata": {}}),
+        ("execute_result", {"execution_count": count, "data": {"text/plain": "42"}, "metadata": {}}),
+    ]
+    again = execute(kc, "x * 2")
+    assert _shown(again) == [
+        ("execute_result", {"execution_count": count + 1, "data": {"text/plain": "80"}, "metadata": {}})
+    ]
+
+
+def test_the_value_of_a_yielded_cell_shows_under_wait_as_a_display(notebook_kernel):
+    kc = notebook_kernel.kc
+    started = execute(kc, '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 600})\nconsole.log("late")\n7')
+    assert (started.codemode["status"], _shown(started)) == ("running", [])
+    waited = execute(kc, f"%wait {started.codemode['cell_id']}")
+    assert waited.codemode["status"] == "completed"
+    assert _shown(waited) == [
+        ("stream", {"name": "stdout", "text": "late\n"}),
+        ("display_data", {"data": {"text/plain": "7"}, "metadata": {}}),
+    ]
+
+
+def test_a_flood_of_console_output_and_displays_stays_within_the_budget(notebook_kernel):
+    run = execute(
+        notebook_kernel.kc,
+        '// @exec: {"max_output_tokens": 30}\nconsole.log("s".repeat(400))\nhtml("<i>" + "h".repeat(400) + "</i>")\n1',
+    )
+    # 30 tokens (120 bytes): the console line keeps 60 bytes at each end, the display is left
+    # out, the value keeps a text/plain of the truncation marker alone.
+    assert _shown(run) == [
+        ("stream", {"name": "stdout", "text": "s" * 60 + "\u202671 tokens truncated\u2026" + "s" * 59 + "\n"}),
+        (
+            "execute_result",
+            {
+                "execution_count": run.content["execution_count"],
+                "data": {"text/plain": "\u20261 tokens truncated\u2026"},
+                "metadata": {},
+            },
+        ),
+        (
+            "stream",
+            {
+                "name": "stdout",
+                "text": "[omitted 1 display items ...]\n[showed only the text/plain of 1 display items ...]\n",
+            },
+        ),
+    ]
