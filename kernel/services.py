@@ -151,11 +151,6 @@ def chosen(setting: str, configured: str) -> str:
     return value
 
 
-def chosen_engine(configured: str) -> str:
-    """The runtime host's JavaScript engine: :func:`chosen` for ``engine``."""
-    return chosen("engine", configured)
-
-
 def reference_host_problem(profile: str) -> str | None:
     """The problem to report when ``profile`` is not ``strict`` but ``CODEMODE_HOST_BIN`` names
     another host (Codex's, which takes no ``--profile`` and runs every cell strictly): the
@@ -174,7 +169,7 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
     make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
     mods = await asyncio.to_thread(_import_service_modules)
     config = mods["config"].load_config(cwd=cwd or Path.cwd())
-    config.session.engine = chosen_engine(config.session.engine)
+    config.session.engine = chosen("engine", config.session.engine)
     config.session.profile = chosen("profile", config.session.profile)
     problem = reference_host_problem(config.session.profile)
     if problem is not None:
@@ -248,7 +243,6 @@ __all__ = [
     "ServicesLoader",
     "build_services",
     "chosen",
-    "chosen_engine",
     "reference_host_problem",
     "tool_module_folder",
 ]

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from kernel_driver import execute, runtime_host, start_kernel, stop_kernel
+from kernel_driver import execute, runtime_host, shell_reply, start_kernel, stop_kernel
 from sandbox_cells import kernel_in
 
 from codemode.host import HostProvider, default_host_command
@@ -92,9 +92,16 @@ def test_the_host_command_names_engine_and_profile():
     assert HostProvider(profile="notebook").command == [*python, "--engine", "quickjs", "--profile", "notebook"]
 
 
+def _completions(kernel, code: str) -> list[str]:
+    return shell_reply(kernel.kc, kernel.kc.complete(code, len(code)), timeout=90)["content"]["matches"]
+
+
 def test_the_notebook_kernelspec_starts_its_host_with_the_notebook_profile(tmp_path):
     with kernel_in(tmp_path / "nb", kernel_name="codemode-notebook") as kernel:
+        # Before any cell built the code-mode session, the kernelspec decides: the notebook's helpers.
+        assert _completions(kernel, "console.l") == ["log"]
         assert _setting(kernel, "profile") == "profile = notebook"
+        assert _completions(kernel, "disp") == ["display"]
         assert execute(kernel.kc, "text(1 + 1)").stdout == "2\n"
         assert _host_profile(kernel) == "notebook"
 
@@ -123,8 +130,10 @@ def test_config_magic_switches_the_profile_and_keeps_stored_values(tmp_path):
     with kernel_in(tmp_path / "nb") as kernel:
         assert execute(kernel.kc, 'store("city", "Paris"); text("stored")').stdout == "stored\n"
         assert _host_profile(kernel) == "strict"
+        assert _completions(kernel, "disp") == []
         switched = execute(kernel.kc, "%config profile=notebook")
         assert switched.content["status"] == "ok" and "\nprofile = notebook\n" in switched.stdout
+        assert _completions(kernel, "disp") == ["display"]
         assert execute(kernel.kc, 'text(load("city"))').stdout == "Paris\n"
         assert _host_profile(kernel) == "notebook"
 

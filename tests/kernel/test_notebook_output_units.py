@@ -150,3 +150,21 @@ def test_the_error_budget_counts_the_notebook_items():
     assert bounded.error == ErrorParts(
         "Error", "e" * 44 + marker.format(3) + "e" * 44, ["Error: " + "e" * 37 + marker.format(5) + "e" * 44]
     )
+
+
+def test_notebook_helpers_complete_and_inspect_only_in_the_notebook_profile():
+    from codemode.kernel import completion, inspection
+
+    assert completion.complete("dis", 3, [], profile="notebook")["matches"] == ["display"]
+    assert completion.complete("dis", 3, [])["matches"] == []
+    assert completion.complete("console.", 8, [], profile="notebook")["matches"] == [
+        "debug",
+        "error",
+        "info",
+        "log",
+        "warn",
+    ]
+    assert completion.complete("console.", 8, [])["matches"] == []
+    found = inspection.inspect('markdown("# x")', 3, [], profile="notebook")
+    assert found["data"]["text/plain"] == "markdown(markdown: string): void\n\nShow Markdown."
+    assert inspection.inspect('markdown("# x")', 3, [])["found"] is False
