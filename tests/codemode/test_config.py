@@ -174,3 +174,11 @@ def test_the_profile_is_strict_unless_the_session_table_names_notebook(tmp_path)
     assert config.errors == [
         f"{path}: session.profile: must be one of 'strict', 'notebook', not a string ('jupyter'); strict is used."
     ]
+
+
+def test_the_profiles_are_the_runtime_hosts():
+    from codemode.runtime import profile
+
+    from codemode.config import PROFILES
+
+    assert PROFILES == profile.PROFILES == ("strict", "notebook")
