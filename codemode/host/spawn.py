@@ -60,7 +60,12 @@ def _short_path(path: str) -> str:
     return "..." + tail.decode("utf-8", "ignore")
 
 
-async def _log_stderr(stream: asyncio.StreamReader, pid: int) -> None:
+STDERR_GRACE_S = 1.0
+"""How long a host that exited during the handshake is given to finish writing its stderr."""
+
+
+async def _log_stderr(stream: asyncio.StreamReader, pid: int, last: list[str] | None = None) -> None:
+    """Log the host's stderr lines; the last non-blank one is kept in ``last`` (one item)."""
     host_logger = logging.getLogger("codemode.host.stderr")
     while True:
         try:
@@ -69,7 +74,10 @@ async def _log_stderr(stream: asyncio.StreamReader, pid: int) -> None:
             return
         if not line:
             return
-        host_logger.debug("[host %d] %s", pid, line.decode("utf-8", "replace").rstrip())
+        text = line.decode("utf-8", "replace").rstrip()
+        host_logger.debug("[host %d] %s", pid, text)
+        if last is not None and text.strip():
+            last[:] = [text.strip()]
 
 
 async def spawn_host(
@@ -85,7 +93,7 @@ async def spawn_host(
 
     Raises :class:`CodeModeError` with Codex's texts: ``failed to spawn code-mode host <path>:
     <error>``, ``timed out negotiating with the code-mode host``, ``code-mode host exited during
-    handshake``, ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
+    handshake`` (followed by ``: <the last line it wrote on stderr>`` when it wrote one), ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
     invalid handshake response: …``.
     """
     argv = list(command or default_host_command())
@@ -103,7 +111,8 @@ async def spawn_host(
     except OSError as exc:
         raise CodeModeError(f"failed to spawn code-mode host {_short_path(argv[0])}: {exc}") from None
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-    stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid))
+    last_stderr: list[str] = []
+    stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid, last_stderr))
 
     async def give_up(text: str) -> CodeModeError:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -124,7 +133,12 @@ async def spawn_host(
     except (FrameError, OSError) as exc:
         raise await give_up(f"failed to read code-mode host hello: {exc}") from None
     if answer is None:
-        raise await give_up("code-mode host exited during handshake")
+        await give_up("")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STDERR_GRACE_S):
+                await stderr_task
+        reason = f": {last_stderr[0][:500]}" if last_stderr else ""
+        raise CodeModeError(f"code-mode host exited during handshake{reason}")
     if answer.get("type") == "connection/rejected":
         raise await give_up(f"code-mode host rejected the handshake: {answer.get('reason')!r}")
     capabilities = answer.get("capabilities")
