@@ -7,7 +7,7 @@ handlers from entry points, when it is imported. So the package names, in pyproj
 ``[project.entry-points."papermill.engine"]``, an engine ``codemode`` (papermill's own
 nbclient engine, unchanged, so ``--engine codemode`` also works), and loading it imports this
 module, which registers :class:`CodeModeTranslator` for the kernel names in
-:data:`KERNEL_NAMES` (:class:`NotebookTranslator` for the notebook profile's kernelspecs,
+``codemode.install.KERNEL_NAMES`` (:class:`NotebookTranslator` for the notebook profile's kernelspecs,
 :data:`NOTEBOOK_KERNEL_NAMES`). The language ``javascript`` is left alone: other JavaScript
 kernels (IJavascript, tslab) have no ``store()``.
 
@@ -45,11 +45,10 @@ from papermill.engines import NBClientEngine
 from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
-KERNEL_NAMES = ("codemode", "codemode-v8", "codemode-notebook", "codemode-notebook-v8")
-"""The kernelspec names a translator is registered for (``codemode.install.KERNEL_NAMES``, not
-imported: papermill imports this module whenever it starts)."""
-NOTEBOOK_KERNEL_NAMES = ("codemode-notebook", "codemode-notebook-v8")
-"""Those whose cells run in the notebook profile (:class:`NotebookTranslator`)."""
+from codemode.install import KERNEL_NAMES, KERNELSPECS
+
+NOTEBOOK_KERNEL_NAMES = tuple(spec.name for spec in KERNELSPECS if spec.profile == "notebook")
+"""The kernelspecs whose cells run in the notebook profile (:class:`NotebookTranslator`)."""
 
 _HELP = r"\s*(?://\s*(?P<help>.*))?$"
 _STORE_LINE = re.compile(
