@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 
 class CellThread(Protocol):
-    """What the bridge drives on the cell's thread (implemented by ``CellRuntime``)."""
+    """What the bridge drives for one cell (implemented by ``cellstate.CellState``)."""
 
     def emit_item(self, item: dict[str, Any]) -> None: ...
 

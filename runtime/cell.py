@@ -17,6 +17,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from . import engines
@@ -30,7 +31,19 @@ log = logging.getLogger(__name__)
 THREAD_STACK_BYTES = 64 * 1024 * 1024
 """C stack of a cell thread; comfortably above the engines' JavaScript stack limits."""
 
-__all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime"]
+__all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime", "start_thread"]
+
+
+def start_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    """Start a daemon thread running ``target`` with a C stack of :data:`THREAD_STACK_BYTES`."""
+    old = threading.stack_size()
+    try:
+        threading.stack_size(THREAD_STACK_BYTES)
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        return thread
+    finally:
+        threading.stack_size(old)
 
 
 class CellRuntime(CellState):
@@ -51,13 +64,7 @@ class CellRuntime(CellState):
 
     def start(self) -> None:
         """Start the cell's thread (with a large C stack)."""
-        old = threading.stack_size()
-        try:
-            threading.stack_size(THREAD_STACK_BYTES)
-            self._thread = threading.Thread(target=self._run, name=f"codemode-cell-{self.cell_id}", daemon=True)
-            self._thread.start()
-        finally:
-            threading.stack_size(old)
+        self._thread = start_thread(self._run, f"codemode-cell-{self.cell_id}")
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""

@@ -31,9 +31,9 @@ from typing import Any
 import quickjs
 
 from . import bridge, interrupt
-from .cell import THREAD_STACK_BYTES
+from .cell import start_thread
 from .cellstate import CellState
-from .engines.quickjs import JS_STACK_LIMIT_BYTES
+from .engines.quickjs import new_context
 from .heap import (
     DEFAULT_HEAP_LIMIT_BYTES,
     heap_nearly_full,
@@ -111,13 +111,7 @@ class Realm:
         """Queue an event for the realm's thread (started on the first event)."""
         with self._lock:
             if self._thread is None:
-                old = threading.stack_size()
-                try:
-                    threading.stack_size(THREAD_STACK_BYTES)
-                    self._thread = threading.Thread(target=self._run, name=f"codemode-realm-{self._name}", daemon=True)
-                    self._thread.start()
-                finally:
-                    threading.stack_size(old)
+                self._thread = start_thread(self._run, f"codemode-realm-{self._name}")
         self._queue.put((kind, cell, payload))
 
     def stop_cell(self, cell: RealmCell) -> None:
@@ -192,13 +186,7 @@ class Realm:
             self._ctx = None
 
     def _boot(self) -> None:
-        ctx = quickjs.Context()
-        ctx.set_memory_limit(self.heap_limit)
-        ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
-        switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
-        if switch is not None and switch.usable:
-            switch.install()
-            self._switch = switch
+        ctx, self._switch = new_context(self.heap_limit)
         ctx.add_callable("__codemode_host", self._host_call)
         ctx.set("__codemode_config", json.dumps({"tools": [], "source": ""}))
         self._ctx = ctx

@@ -1,7 +1,7 @@
 """What the cell thread needs of an engine (:class:`CellEngine`).
 
-The cell thread (``runtime/cell.py``) owns a cell's life: its event queue, timers, tool
-calls, stored values and outcome. An engine owns one JavaScript context: it installs the
+The cell thread (``runtime/cell.py``) owns a cell's life: its event queue and, through
+``runtime/cellstate.py``, its timers, tool calls, stored values and outcome. An engine owns one JavaScript context: it installs the
 prelude and starts the cell's source, hands the prelude the cell thread's messages, and
 can be interrupted and closed. Methods returning ``CellOutcome | None`` return an outcome
 when the cell ends there (a compile error, an exception that escaped the prelude).

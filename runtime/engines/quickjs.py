@@ -26,6 +26,19 @@ JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
 
 
+def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
+    """A ``quickjs.Context`` limited to ``heap_limit`` bytes and :data:`JS_STACK_LIMIT_BYTES`
+    of stack, and its installed interrupt switch (None when no interrupt is available)."""
+    ctx = quickjs.Context()
+    ctx.set_memory_limit(heap_limit)
+    ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
+    switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
+    if switch is None or not switch.usable:
+        return ctx, None
+    switch.install()
+    return ctx, switch
+
+
 class QuickJSEngine:
     """A cell's QuickJS context (see the module docstring)."""
 
@@ -39,13 +52,9 @@ class QuickJSEngine:
 
     def start(self) -> CellOutcome | None:
         cell = self._cell
-        ctx = quickjs.Context()
+        ctx, switch = new_context(cell.heap_limit)
         self._ctx = ctx
-        ctx.set_memory_limit(cell.heap_limit)
-        ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
-        switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
-        if switch is not None and switch.usable:
-            switch.install()
+        if switch is not None:
             self._switch = switch
             cell.interrupt_ready()
         ctx.add_callable("__codemode_host", cell.host_call)

@@ -7,9 +7,8 @@ import asyncio
 import sys
 
 import pytest
-from rt_client import body_of, start_host, text_items
-
 from codemode.runtime.events import item_cost
+from rt_client import body_of, start_host, text_items
 
 
 @pytest.fixture
@@ -44,7 +43,9 @@ async def test_no_value_no_execute_result(nb, source):
 
 
 async def test_console_goes_to_stdout_and_stderr(nb):
-    response = await nb.run("console.log('a', 1)\nconsole.info('i')\nconsole.debug('d')\nconsole.warn('w')\nconsole.error('e')")
+    response = await nb.run(
+        "console.log('a', 1)\nconsole.info('i')\nconsole.debug('d')\nconsole.warn('w')\nconsole.error('e')"
+    )
     assert items(response) == [
         {"type": "stream", "name": "stdout", "text": "a 1\n"},
         {"type": "stream", "name": "stdout", "text": "i\n"},

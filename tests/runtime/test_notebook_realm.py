@@ -48,11 +48,12 @@ async def started(client: Any, source: str, yield_time_ms: int = 10_000) -> tupl
 
 
 async def finish(client: Any, cell_id: str) -> dict[str, Any]:
-    """Wait until the cell ends; its final response."""
-    while True:
+    """Wait (up to 10 s) until the cell ends; its final response."""
+    for _ in range(2):
         response = (await client.wait(cell_id, 5000))["LiveCell"]
         if "Yielded" not in response:
             return response
+    raise AssertionError(f"cell {cell_id} still runs after 10 s")
 
 
 async def test_declarations_persist_across_cells(nb):
@@ -113,6 +114,8 @@ async def test_terminating_a_busy_cell_leaves_a_cell_awaiting_a_tool(nb, busy):
     assert "Yielded" in first
     outcome = (await nb.terminate(spinning))["LiveCell"]
     assert "Terminated" in outcome
+    # Stopped in the realm, not by the host's exit (the fallback for a cell that will not stop).
+    assert not [event for event in nb.events if event.get("type") == "host/exiting"]
     nb.gate_open.set()
     assert text_items(await finish(nb, waiting)) == ["got opened"]
     assert text_items(await run(nb, "text('realm alive')")) == ["realm alive"]
@@ -152,3 +155,30 @@ async def test_a_static_import_is_refused_as_in_strict(nb):
 async def test_store_and_load_work_across_cells(nb):
     assert body_of(await run(nb, "store('k', {a: 1})"))["error_text"] is None
     assert text_items(await run(nb, "text(load('k'))")) == ['{"a":1}']
+
+
+async def test_an_exhausted_heap_ends_the_running_cells_and_the_realm_goes_on():
+    client = await start_host(profile="notebook")
+    try:
+        await client.hello()
+        await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": 16 * 1024 * 1024})
+        waiting, _ = await client.execute("yield_control()\nawait tools.sleep({ms: 30000})", yield_time_ms=10_000)
+        text = "RangeError: out of memory: the cell exceeded its heap limit of 16777216 bytes (maxHeapSizeBytes)"
+        grown = await client.run("const big = []\nfor (;;) big.push(new Array(1e5).fill(1))")
+        assert body_of(grown)["error_text"] == text
+        assert body_of((await client.wait(waiting, 5000))["LiveCell"])["error_text"] == text
+        assert text_items(await client.run("big.length = 0\ntext('still here')")) == ["still here"]
+    finally:
+        client.process.kill()
+        await client.process.wait()
+
+
+async def test_each_session_has_its_own_realm_closed_with_it(nb):
+    assert (await nb.open("s2"))["status"] == "ok"
+    assert body_of(await nb.run("const onlyInS1 = 1", session_id="s1"))["error_text"] is None
+    assert text_items(await nb.run("text(typeof onlyInS1)", session_id="s2")) == ["undefined"]
+    running, _ = await nb.execute("yield_control()\nawait tools.sleep({ms: 30000})", session_id="s2")
+    closed = await nb.request({"method": "session/shutdown", "sessionId": "s2"})
+    assert closed == {"status": "ok", "value": {"type": "session/closed", "sessionId": "s2"}}
+    assert ("s2", running) in nb.closed_cells and nb.calls[-1].cancelled
+    assert text_items(await nb.run("text(onlyInS1)", session_id="s1")) == ["1"]
