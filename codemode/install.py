@@ -27,12 +27,59 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config.session import ENGINES
+from .config.session import ENGINES, PROFILES
 
 DEFAULT_NAME = "codemode"
 DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"
 V8_NAME = "codemode-v8"
 V8_DISPLAY_NAME = "Code Mode (JavaScript, V8)"
+NOTEBOOK_NAME = "codemode-notebook"
+NOTEBOOK_DISPLAY_NAME = "Code Mode Notebook (JavaScript)"
+NOTEBOOK_V8_NAME = "codemode-notebook-v8"
+NOTEBOOK_V8_DISPLAY_NAME = "Code Mode Notebook (JavaScript, V8)"
+
+
+@dataclass(frozen=True)
+class Kernelspec:
+    """One of the kernelspecs ``install`` names by default: its kernel ``name``, the
+    ``display_name`` launchers show, and the ``engine`` / ``profile`` its env chooses (None:
+    the config's)."""
+
+    name: str
+    display_name: str
+    engine: str | None = None
+    profile: str | None = None
+
+
+KERNELSPECS = (
+    Kernelspec(DEFAULT_NAME, DEFAULT_DISPLAY_NAME),
+    Kernelspec(V8_NAME, V8_DISPLAY_NAME, engine="v8"),
+    Kernelspec(NOTEBOOK_NAME, NOTEBOOK_DISPLAY_NAME, profile="notebook"),
+    Kernelspec(NOTEBOOK_V8_NAME, NOTEBOOK_V8_DISPLAY_NAME, engine="v8", profile="notebook"),
+)
+"""The kernelspecs ``install`` writes by default: plain, ``--engine v8``, ``--profile notebook``
+and both."""
+KERNEL_NAMES = tuple(spec.name for spec in KERNELSPECS)
+"""Their names."""
+
+
+def default_kernelspec(engine: str | None = None, profile: str | None = None) -> Kernelspec:
+    """The kernelspec ``install --engine engine --profile profile`` writes when given no
+    ``--name`` / ``--display-name``: named after the choices that differ from the defaults
+    (``v8``, ``notebook``), with ``engine`` and ``profile`` as given (None: the config's)."""
+    named = next(
+        spec
+        for spec in KERNELSPECS
+        if (spec.engine == "v8") == (engine == "v8") and (spec.profile == "notebook") == (profile == "notebook")
+    )
+    return Kernelspec(named.name, named.display_name, engine, profile)
+
+
+def kernelspec_named(name: str) -> Kernelspec | None:
+    """The entry of :data:`KERNELSPECS` called ``name``, or None."""
+    return next((spec for spec in KERNELSPECS if spec.name == name), None)
+
+
 LOGO_FILES = ("logo-32x32.png", "logo-64x64.png", "logo-svg.svg")
 
 
@@ -71,19 +118,26 @@ def load_template() -> dict[str, Any]:
 
 
 def build_spec(
-    *, display_name: str = DEFAULT_DISPLAY_NAME, executable: str | None = None, engine: str | None = None
+    *,
+    display_name: str = DEFAULT_DISPLAY_NAME,
+    executable: str | None = None,
+    engine: str | None = None,
+    profile: str | None = None,
 ) -> dict[str, Any]:
     """The kernel.json content to install: the template with an absolute interpreter path.
 
     ``executable`` defaults to ``sys.executable``; it is made absolute. ``engine``: the
     runtime host's JavaScript engine for this kernelspec (``env`` ``CODEMODE_ENGINE``, which
-    the kernel prefers to ``[session] engine``); None leaves the choice to the config.
+    the kernel prefers to ``[session] engine``); ``profile``: its cells' profile (``env``
+    ``CODEMODE_PROFILE``, preferred to ``[session] profile``); None leaves the choice to the
+    config.
     """
     spec = load_template()
     spec["argv"] = [os.path.abspath(executable or sys.executable), *spec["argv"][1:]]
     spec["display_name"] = display_name
-    if engine is not None:
-        spec["env"] = {**spec.get("env", {}), "CODEMODE_ENGINE": engine}
+    for variable, value in (("CODEMODE_ENGINE", engine), ("CODEMODE_PROFILE", profile)):
+        if value is not None:
+            spec["env"] = {**spec.get("env", {}), variable: value}
     return spec
 
 
@@ -111,8 +165,10 @@ def install(
     target: InstallTarget | None = None,
     executable: str | None = None,
     engine: str | None = None,
+    profile: str | None = None,
 ) -> str:
-    """Install the kernelspec and return the folder it was written to.
+    """Install the kernelspec and return the folder it was written to (``engine`` and
+    ``profile`` as for :func:`build_spec`).
 
     Raises :class:`InstallError` when the template is unusable or Jupyter refuses the name
     or the destination (e.g. no permission).
@@ -120,7 +176,7 @@ def install(
     from jupyter_client.kernelspec import KernelSpecManager
 
     target = target or default_target()
-    spec = build_spec(display_name=display_name, executable=executable, engine=engine)
+    spec = build_spec(display_name=display_name, executable=executable, engine=engine, profile=profile)
     with tempfile.TemporaryDirectory(prefix="codemode-kernelspec-") as tmp:
         folder = Path(tmp) / name
         write_spec_dir(folder, spec)
@@ -157,15 +213,26 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--user", action="store_true", help="install for the current user")
     where.add_argument("--sys-prefix", action="store_true", help=f"install into sys.prefix ({sys.prefix})")
     where.add_argument("--prefix", metavar="P", help="install into the prefix P")
-    parser.add_argument("--name", help=f"kernel name (default {DEFAULT_NAME!r}, with --engine v8 'codemode-v8')")
+    parser.add_argument(
+        "--name",
+        help=f"kernel name (default {DEFAULT_NAME!r}; with --engine v8 {V8_NAME!r}, with --profile notebook "
+        f"{NOTEBOOK_NAME!r}, with both {NOTEBOOK_V8_NAME!r})",
+    )
     parser.add_argument(
         "--display-name",
-        help=f"name shown in launchers (default {DEFAULT_DISPLAY_NAME!r}, with --engine v8 '{V8_DISPLAY_NAME}')",
+        help=f"name shown in launchers (default {DEFAULT_DISPLAY_NAME!r}; with --engine v8 {V8_DISPLAY_NAME!r}, "
+        f"with --profile notebook {NOTEBOOK_DISPLAY_NAME!r}, with both {NOTEBOOK_V8_DISPLAY_NAME!r})",
     )
     parser.add_argument(
         "--engine",
         choices=ENGINES,
         help="the JavaScript engine of this kernelspec's cells (default: [session] engine of codemode.toml)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="how this kernelspec's cells behave: strict (each cell exactly as Codex's exec) or notebook "
+        "(declarations persist, the last expression is shown) (default: [session] profile of codemode.toml)",
     )
     return parser
 
@@ -181,11 +248,11 @@ def main(argv: list[str] | None = None) -> int:
         target = InstallTarget(prefix=args.prefix)
     else:
         target = default_target()
-    v8 = args.engine == "v8"
-    name = args.name or (V8_NAME if v8 else DEFAULT_NAME)
-    display_name = args.display_name or (V8_DISPLAY_NAME if v8 else DEFAULT_DISPLAY_NAME)
+    default = default_kernelspec(args.engine, args.profile)
+    name = args.name or default.name
+    display_name = args.display_name or default.display_name
     try:
-        where = install(name=name, display_name=display_name, target=target, engine=args.engine)
+        where = install(name=name, display_name=display_name, target=target, engine=args.engine, profile=args.profile)
     except InstallError as exc:
         print(str(exc), file=sys.stderr)
         return 1

@@ -25,11 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from codemode.install import DEFAULT_DISPLAY_NAME, V8_DISPLAY_NAME, V8_NAME, InstallTarget, install
 from codemode.install import DEFAULT_NAME as KERNEL_NAME
+from codemode.install import KERNEL_NAMES, InstallTarget, install, kernelspec_named
 
-KERNEL_NAMES = (KERNEL_NAME, V8_NAME)
-"""The kernelspecs ``python -m codemode install`` writes (``--engine v8``: the second)."""
 MAX_LINE_CHARS = 100
 """Longest source line printed whole; longer ones are cut and end with ``…``."""
 MAX_SOURCE_LINES = 12
@@ -38,8 +36,10 @@ HEAD_LINES, TAIL_LINES = 8, 3
 
 
 def kernel_name_of(nb: Any) -> str:
-    """The codemode kernel a notebook asks for (``codemode-v8`` runs its cells on V8); a
-    notebook that names another kernel, or none, gets ``codemode``."""
+    """The codemode kernel a notebook asks for (one of ``codemode.install.KERNEL_NAMES``:
+    ``codemode-v8`` runs its cells on V8, ``codemode-notebook`` in the notebook profile,
+    ``codemode-notebook-v8`` both); a notebook that names another kernel, or none, gets
+    ``codemode``."""
     name = str(nb.get("metadata", {}).get("kernelspec", {}).get("name", ""))
     return name if name in KERNEL_NAMES else KERNEL_NAME
 
@@ -50,12 +50,14 @@ def _ensure_kernelspec(name: str) -> None:
     try:
         KernelSpecManager().get_kernel_spec(name)
     except NoSuchKernel:
-        v8 = name == V8_NAME
+        spec = kernelspec_named(name)
+        assert spec is not None  # kernel_name_of gives only these names
         install(
             name=name,
-            display_name=V8_DISPLAY_NAME if v8 else DEFAULT_DISPLAY_NAME,
+            display_name=spec.display_name,
             target=InstallTarget(prefix=sys.prefix),
-            engine="v8" if v8 else None,
+            engine=spec.engine,
+            profile=spec.profile,
         )
 
 

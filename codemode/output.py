@@ -7,6 +7,7 @@ host never truncates and the kernel calls :func:`truncate_content_items` itself)
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -115,17 +116,73 @@ def _audio_tokens(item: ContentItem) -> int:
     return approx_token_count(str(item.get("audio_url", "")))
 
 
+BUNDLE_KINDS = ("display_data", "execute_result")
+"""The notebook profile's content items that carry a MIME bundle (``data``)."""
+
+
+def plain_text(item: ContentItem) -> str:
+    """The ``text/plain`` of a bundle item (:data:`BUNDLE_KINDS`), ``""`` when it has none."""
+    data = item.get("data")
+    text = data.get("text/plain", "") if isinstance(data, dict) else ""
+    return text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+
+
+def bundle_tokens(item: ContentItem) -> int:
+    """What a bundle item costs: the tokens of its largest representation other than a binary
+    image (``image/*`` but SVG, which is text): the ``text/plain``, or the ``text/html`` or
+    ``application/json`` of a large table, which ``text/plain`` abbreviates. JSON values count
+    as their JSON text."""
+    data = item.get("data")
+    if not isinstance(data, dict):
+        return 0
+    sizes = [
+        approx_token_count(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for mime, value in data.items()
+        if not (str(mime).startswith("image/") and mime != "image/svg+xml")
+    ]
+    return max(sizes, default=0)
+
+
+def text_tokens(item: ContentItem) -> int:
+    """What a text-like item costs against the budget: an ``input_text``'s or a ``stream``'s
+    text, a bundle's :func:`bundle_tokens`; 0 for images and audio (counted apart)."""
+    kind = item.get("type")
+    if kind in BUNDLE_KINDS:
+        return bundle_tokens(item)
+    if kind in ("input_image", "input_audio"):
+        return 0
+    return approx_token_count(str(item.get("text", "")))
+
+
+def _plain_only(item: ContentItem, max_tokens: int) -> ContentItem:
+    """A bundle item reduced to its ``text/plain``, middle-truncated to ``max_tokens``."""
+    return {
+        "type": item.get("type"),
+        "data": {"text/plain": truncate_middle(plain_text(item), max_tokens)},
+        "metadata": {},
+    }
+
+
 def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> list[ContentItem]:
     """Apply Codex's output budget to one observation's items.
 
-    ``items`` are wire content items (``input_text`` / ``input_image`` / ``input_audio``);
+    ``items`` are wire content items (``input_text`` / ``input_image`` / ``input_audio``, and
+    the notebook profile's ``stream`` / ``display_data`` / ``execute_result``);
     ``max_output_tokens`` is the call's budget. All-text output that does not fit collapses into
-    one item ``Warning: truncated output (original token count: N)\\nTotal output lines: L\\n\\n
+    one item ``Warning: truncated output (original token count: N)\nTotal output lines: L\n\n
     <middle-truncated text>`` (:func:`truncated_text`; lines counted as Codex does, see
     :func:`line_count`). With images or audio, texts are charged in order, the first
     overflowing text is middle-truncated, later texts and unaffordable audio are dropped and
     counted in ``[omitted <n> text items ...]`` / ``[omitted <n> audio items ...]``; images are
     always kept. Returns a new list; the input is not modified.
+
+    The notebook profile's items (never in Codex's output) are charged in order with the same
+    rules: a ``stream`` like a text (truncated, it keeps its ``name``); a bundle
+    (``display_data``, ``execute_result``) by :func:`bundle_tokens`: kept whole when that fits,
+    else reduced to its ``text/plain`` alone, middle-truncated to what is left, and counted in
+    ``[showed only the text/plain of <n> display items ...]``; once the budget is spent a
+    ``display_data`` is dropped (``[omitted <n> display items ...]``) while the cell's value
+    (``execute_result``) keeps a ``text/plain`` of the truncation marker alone.
     """
     budget_tokens = max(0, max_output_tokens)
     if all(item.get("type") == "input_text" for item in items):
@@ -140,8 +197,8 @@ def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> 
 
     remaining = budget_tokens
     out: list[ContentItem] = []
-    omitted_text = 0
-    omitted_audio = 0
+    omitted = {"text": 0, "audio": 0, "display": 0}
+    reduced = 0
     for item in items:
         kind = item.get("type")
         if kind == "input_image":
@@ -152,20 +209,33 @@ def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> 
                 remaining -= cost
                 out.append(item)
             else:
-                omitted_audio += 1
+                omitted["audio"] += 1
+        elif kind in BUNDLE_KINDS:
+            cost = bundle_tokens(item)
+            if cost <= remaining:
+                remaining -= cost
+                out.append(item)
+            elif remaining <= 0 and kind == "display_data":
+                omitted["display"] += 1
+            else:
+                reduced += 1
+                out.append(_plain_only(item, remaining))
+                remaining -= min(remaining, approx_token_count(plain_text(item)))
         else:
             text = str(item.get("text", ""))
             cost = approx_token_count(text)
             if remaining <= 0 and cost > 0:
-                omitted_text += 1
+                omitted["text"] += 1
             elif cost <= remaining:
                 remaining -= cost
                 out.append(item)
             else:
-                out.append({"type": "input_text", "text": truncate_middle(text, remaining)})
+                kept = item if kind == "stream" else {"type": "input_text"}
+                out.append({**kept, "text": truncate_middle(text, remaining)})
                 remaining = 0
-    if omitted_text:
-        out.append({"type": "input_text", "text": f"[omitted {omitted_text} text items ...]"})
-    if omitted_audio:
-        out.append({"type": "input_text", "text": f"[omitted {omitted_audio} audio items ...]"})
+    for what, count in omitted.items():
+        if count:
+            out.append({"type": "input_text", "text": f"[omitted {count} {what} items ...]"})
+    if reduced:
+        out.append({"type": "input_text", "text": f"[showed only the text/plain of {reduced} display items ...]"})
     return out

@@ -7,8 +7,9 @@ handlers from entry points, when it is imported. So the package names, in pyproj
 ``[project.entry-points."papermill.engine"]``, an engine ``codemode`` (papermill's own
 nbclient engine, unchanged, so ``--engine codemode`` also works), and loading it imports this
 module, which registers :class:`CodeModeTranslator` for the kernel names in
-:data:`KERNEL_NAMES`. The language ``javascript`` is left alone: other JavaScript kernels
-(IJavascript, tslab) have no ``store()``.
+``codemode.install.KERNEL_NAMES`` (:class:`NotebookTranslator` for the notebook profile's kernelspecs,
+:data:`NOTEBOOK_KERNEL_NAMES`). The language ``javascript`` is left alone: other JavaScript
+kernels (IJavascript, tslab) have no ``store()``.
 
 The injected cell stores each parameter as JSON, so every profile reads it with ``load``::
 
@@ -16,9 +17,22 @@ The injected cell stores each parameter as JSON, so every profile reads it with 
     store("city", "Berlin");
     store("days", 3);
 
-A value JSON cannot hold (a date from ``-y``) is stored as its string. :meth:`CodeModeTranslator.inspect`
-reads the same form from the notebook's ``parameters`` cell (``store("name", value); // help``),
-which papermill uses for ``--help-notebook`` and to warn about unknown parameters.
+In the notebook profile (the ``codemode-notebook`` kernelspecs) each parameter also becomes a
+binding later cells read by its name (a strict cell keeps no bindings, so only there)::
+
+    // Parameters
+    store("city", "Berlin"); const city = load("city");
+    store("days", 3); const days = load("days");
+
+A parameter whose name is not a JavaScript identifier, is a reserved word or names one of the
+cell's helpers (:data:`UNBOUND_NAMES`: a binding would hide ``text`` or ``tools``) is only
+stored. A value JSON cannot hold (a date from ``-y``) is stored as its string.
+
+:meth:`CodeModeTranslator.inspect` reads the notebook's ``parameters`` cell for papermill's
+``--help-notebook`` and its warning about unknown parameters, one parameter per line in any of
+these forms, each optionally followed by ``// help``: ``store("name", value);``, the notebook
+profile's ``store("name", value); const name = load("name");``, and a declaration
+``const name = value;`` (also ``let`` / ``var``), as a notebook-profile user writes defaults.
 """
 
 from __future__ import annotations
@@ -31,12 +45,34 @@ from papermill.engines import NBClientEngine
 from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
-KERNEL_NAMES = ("codemode", "codemode-v8", "codemode-notebook")
-"""The kernelspec names the translator is registered for (the default kernelspecs' names)."""
+from codemode.install import KERNEL_NAMES, KERNELSPECS
 
+NOTEBOOK_KERNEL_NAMES = tuple(spec.name for spec in KERNELSPECS if spec.profile == "notebook")
+"""The kernelspecs whose cells run in the notebook profile (:class:`NotebookTranslator`)."""
+
+_HELP = r"\s*(?://\s*(?P<help>.*))?$"
 _STORE_LINE = re.compile(
-    r"^\s*store\(\s*(?P<name>\"(?:[^\"\\]|\\.)*\")\s*,\s*(?P<value>.*?)\s*\)\s*;?\s*(?://\s*(?P<help>.*))?$"
+    r"^\s*store\(\s*(?P<name>\"(?:[^\"\\]|\\.)*\")\s*,\s*(?P<value>.*?)\s*\)\s*;?"
+    r"(?:\s*const\s+(?P<binding>[\w$]+)\s*=\s*load\(\s*(?P=name)\s*\)\s*;?)?" + _HELP
 )
+_DECLARATION_LINE = re.compile(r"^\s*(?:const|let|var)\s+(?P<binding>[\w$]+)\s*=\s*(?P<rest>.*)$")
+
+RESERVED_WORDS = frozenset(
+    "await break case catch class const continue debugger default delete do else enum export extends false "
+    "finally for function if implements import in instanceof interface let new null package private "
+    "protected public return static super switch this throw true try typeof var void while with yield "
+    "arguments eval undefined NaN Infinity globalThis".split()
+)
+"""Names a ``const`` cannot bind (ECMAScript's reserved words, and the globals a binding would
+break: ``undefined``, ``globalThis``, ...)."""
+UNBOUND_NAMES = RESERVED_WORDS | frozenset(
+    "tools ALL_TOOLS text image audio generatedImage content notify store load yield_control exit "
+    "setTimeout clearTimeout as_settled stream_settled console display html markdown svg".split()
+)
+"""Parameter names the notebook profile's injected cell stores without a binding: reserved
+words and the cells' helpers (Codex's, ``codemode.kernel.helpers``, and the notebook
+profile's ``console``, ``display``, ``html``, ``markdown``, ``svg``)."""
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)
 _JSON_TYPES = (
     (bool, "boolean"),
     (int, "number"),
@@ -68,18 +104,57 @@ class CodeModeTranslator(Translator):
 
     @classmethod
     def inspect(cls, parameters_cell: Any) -> list[Parameter]:
-        """The parameters a ``parameters`` cell stores, one ``store("name", value);`` per line
-        (an optional ``// help`` after it); other lines are ignored. ``inferred_type_name``
-        is the value's JSON type, ``"None"`` when the value is not a JSON literal."""
+        """The parameters a ``parameters`` cell declares, one per line in a form of the module
+        docstring (an optional ``// help`` after it); other lines are ignored.
+        ``inferred_type_name`` is the value's JSON type, ``"None"`` when the value is not a
+        JSON literal."""
         found = []
         for line in str(parameters_cell.source).splitlines():
             match = _STORE_LINE.match(line)
-            if match is None:
-                continue
-            name = json.loads(match.group("name"))
-            value = match.group("value")
-            found.append(Parameter(name, _json_type(value), value, match.group("help") or ""))
+            if match is not None:
+                name = json.loads(match.group("name"))
+                if match.group("binding") not in (None, name):
+                    continue  # store("a", 1); const b = load("a"): not a parameter's line
+                value, help_text = match.group("value"), match.group("help") or ""
+            else:
+                match = _DECLARATION_LINE.match(line)
+                if match is None:
+                    continue
+                name = match.group("binding")
+                value, help_text = _value_and_help(match.group("rest"))
+            found.append(Parameter(name, _json_type(value), value, help_text))
         return found
+
+
+def binds(name: str) -> bool:
+    """True when the notebook profile's injected cell binds parameter ``name`` (module
+    docstring): an ASCII JavaScript identifier that is not in :data:`UNBOUND_NAMES`."""
+    return _IDENTIFIER.fullmatch(name) is not None and name not in UNBOUND_NAMES
+
+
+class NotebookTranslator(CodeModeTranslator):
+    """The translator of the notebook profile's kernelspecs: each parameter is stored and
+    bound (module docstring)."""
+
+    @classmethod
+    def assign(cls, name: str, str_val: str) -> str:
+        stored = super().assign(name, str_val)
+        if not binds(name):
+            return stored
+        return f"{stored} const {name} = load({json.dumps(name, ensure_ascii=False)});"
+
+
+def _value_and_help(rest: str) -> tuple[str, str]:
+    """The value and the help of a declaration's text after ``=``: the value ends at the first
+    ``//`` before which it is a JSON literal (a string may hold ``//``), else at the first
+    ``//``; a final ``;`` is not part of it."""
+    cuts = [i for i in range(len(rest)) if rest.startswith("//", i)]
+    for cut in [*cuts, len(rest)]:
+        value = rest[:cut].rstrip().removesuffix(";").rstrip()
+        if _json_type(value) != "None":
+            return value, rest[cut + 2 :].strip()
+    cut = cuts[0] if cuts else len(rest)
+    return rest[:cut].rstrip().removesuffix(";").rstrip(), rest[cut + 2 :].strip()
 
 
 def _json_type(literal: str) -> str:
@@ -98,6 +173,14 @@ class CodeModeEngine(NBClientEngine):
 
 
 for _name in KERNEL_NAMES:
-    papermill_translators.register(_name, CodeModeTranslator)
+    papermill_translators.register(_name, NotebookTranslator if _name in NOTEBOOK_KERNEL_NAMES else CodeModeTranslator)
 
-__all__ = ["KERNEL_NAMES", "CodeModeEngine", "CodeModeTranslator"]
+__all__ = [
+    "KERNEL_NAMES",
+    "NOTEBOOK_KERNEL_NAMES",
+    "UNBOUND_NAMES",
+    "CodeModeEngine",
+    "CodeModeTranslator",
+    "NotebookTranslator",
+    "binds",
+]

@@ -81,7 +81,7 @@ class HostBinding:
 
 
 CLOSING_GRACE_S = 1.0
-"""How long :meth:`CodeModeSession.use_engine` waits for live cells to close (a cell that just
+"""How long :meth:`CodeModeSession.use_host` waits for live cells to close (a cell that just
 answered is closed by the host right after) before it refuses."""
 
 
@@ -115,7 +115,7 @@ class CodeModeSession:
         self.on_notify = on_notify
         self.on_cell_closed = on_cell_closed
         self._owns_provider = provider is None
-        self.provider = provider or HostProvider(host_command, engine=defaults.engine)
+        self.provider = provider or HostProvider(host_command, engine=defaults.engine, profile=defaults.profile)
         self.output_truncation = output_truncation
         self._extension = (
             stored_values_extension if stored_values_extension is not None else not self.provider.is_reference_host
@@ -368,16 +368,20 @@ class CodeModeSession:
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
         return self._publish(outcome, cell_id)
 
-    async def use_engine(self, engine: str) -> None:
-        """Run the next cells on ``engine`` (``"quickjs"`` or ``"v8"``): the host is replaced by
-        one started with ``--engine engine`` and seeded with the stored values, so ``load()``
-        goes on working. Public cell ids of the new host carry its generation (``g2:1``).
+    async def use_host(self, setting: str, value: str) -> None:
+        """Run the next cells on a host started with ``--engine value`` (``setting`` ``"engine"``:
+        ``"quickjs"`` or ``"v8"``) or ``--profile value`` (``"profile"``: ``"strict"`` or
+        ``"notebook"``), the other setting kept: the host is replaced by one seeded with the
+        stored values, so ``load()`` goes on working (a notebook profile's bindings live in
+        the replaced host and are gone). Public cell ids of the new host carry its generation
+        (``g2:1``). Nothing happens when ``value`` is the current one.
 
-        Raises :class:`~codemode.errors.CodeModeError` while cells are live (they would be
-        lost), when the values would not survive (Codex's host, which has only V8 anyway) or
-        when this session does not own its host provider.
+        Raises :class:`~codemode.errors.CodeModeError` while cells are live (``cannot change
+        the <setting> while cells run: <ids>``: they would be lost), when the values would not
+        survive (Codex's host, which has only V8 and strict cells anyway) or when this session
+        does not own its host provider.
         """
-        if engine == self.defaults.engine:
+        if getattr(self.defaults, setting) == value:
             return
         if self._live:
             # A cell that just answered is closed by the host a moment later.
@@ -386,15 +390,15 @@ class CodeModeSession:
                 async with asyncio.timeout(CLOSING_GRACE_S):
                     await self._all_closed.wait()
         if self._live:
-            raise CodeModeError(f"cannot change the engine while cells run: {', '.join(self._live)}")
+            raise CodeModeError(f"cannot change the {setting} while cells run: {', '.join(self._live)}")
         if self.provider.is_reference_host or not self._owns_provider:
             raise CodeModeError(
-                "the engine can be chosen only for codemode's own host, which this session does not run"
+                f"the {setting} can be chosen only for codemode's own host, which this session does not run"
             )
         async with self._open_lock:
             binding, self._binding = self._binding, None
-            self.defaults.engine = engine
-            await self.provider.use_engine(engine)
+            setattr(self.defaults, setting, value)
+            await self.provider.use_host(self.defaults.engine, self.defaults.profile)
             if binding is not None:
                 self._remember_failure(binding)
 

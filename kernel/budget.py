@@ -15,6 +15,10 @@ same way:
   ``…N tokens truncated…`` marker), the error's text and message with its middle marker
   (``codemode.output.truncate_middle``). The error's name is kept whole.
 
+The notebook profile's items count too (``codemode.output.truncate_content_items`` says how):
+a ``stream`` by its text, a ``display_data`` or the cell's value (``execute_result``) by its
+largest representation; one that does not fit keeps only its ``text/plain``, truncated.
+
 What a cell's Python tools print (shown as ``stream`` output while they run; not part of
 Codex's model, where tools do not print) shares the cell's budget too, across all its calls:
 :func:`tool_output_part` shows the first ``max_output_tokens`` worth and then one notice.
@@ -58,7 +62,7 @@ class Bounded:
 
 
 def _text_tokens(items: list[dict[str, Any]]) -> int:
-    return sum(output.approx_token_count(str(i.get("text", ""))) for i in items if i.get("type") == "input_text")
+    return sum(output.text_tokens(item) for item in items)
 
 
 def bound_error(error_text: str, max_tokens: int) -> ErrorParts:

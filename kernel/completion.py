@@ -7,8 +7,9 @@ Per the Jupyter messaging specification's ``complete_request``:
 - a member chain of JavaScript globals completes their members as the engine defines them
   (``Math.fl`` -> ``Math.floor``, ``JSON.str`` -> ``JSON.stringify``, ``Array.prototype.``,
   ``Promise.``, ``globalThis.``; :mod:`codemode.kernel.js_globals`);
-- a bare word completes the cell's helpers (:mod:`codemode.kernel.helpers`) and then the
-  engine's globals.
+- a bare word completes the cell's helpers (:mod:`codemode.kernel.helpers`; in the notebook
+  profile also ``console``, ``display``, ``html``, ``markdown``, ``svg``, and ``console.``
+  its methods) and then the engine's globals.
 
 All offsets are Unicode code points (Python ``str`` indices), as messaging 5.2 requires.
 Replies carry ``metadata._jupyter_types_experimental`` (``start``, ``end``, ``text``,
@@ -22,7 +23,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from codemode.kernel.helpers import HELPER_NAMES, HELPERS, kind
+from codemode.kernel.helpers import CONSOLE_MEMBERS, helpers_of, kind
 from codemode.kernel.js_globals import EngineGlobals
 from codemode.kernel.magics import MAGICS
 
@@ -94,12 +95,14 @@ def complete(
     tools: Iterable[ToolLike],
     live_cells: Iterable[str] = (),
     engine: EngineGlobals | None = None,
+    profile: str = "strict",
 ) -> dict[str, Any]:
     """The ``complete_reply`` content for ``code`` with the cursor at ``cursor_pos``.
 
     ``cursor_pos`` is in code points (None means the end of ``code``); it is clamped into
     range. ``tools`` are the enabled tools, ``live_cells`` the ids ``%wait`` could name,
-    ``engine`` the JavaScript engine's globals (None: helpers only).
+    ``engine`` the JavaScript engine's globals (None: helpers only), ``profile`` the cells'
+    profile (``strict`` or ``notebook``: which helpers a cell has).
     """
     pos = len(code) if cursor_pos is None else max(0, min(cursor_pos, len(code)))
     before = code[:pos]
@@ -123,13 +126,15 @@ def complete(
         prefix = chain.group(2) or ""
         after_dot = line[: chain.start()].rstrip().endswith(".")
         path = "" if after_dot else re.sub(r"\s+", "", chain.group(1))[:-1]
-        return _reply(_member_matches(engine.of(path) if path else [], prefix), pos - len(prefix), pos)
+        members = list(CONSOLE_MEMBERS) if path == "console" and profile == "notebook" else engine.of(path)
+        return _reply(_member_matches(members if path else [], prefix), pos - len(prefix), pos)
 
     word = _WORD_BEFORE.search(before).group(0)  # type: ignore[union-attr]
     if not word or before[: pos - len(word)].rstrip().endswith("."):
         return _reply([], pos, pos)
-    found = [(h.name, kind(h), h.signature) for h in HELPERS if h.name.startswith(word)]
-    found += _member_matches([m for m in engine.of("") if m[0] not in HELPER_NAMES], word)
+    helpers = helpers_of(profile)
+    found = [(h.name, kind(h), h.signature) for h in helpers if h.name.startswith(word)]
+    found += _member_matches([m for m in engine.of("") if m[0] not in {h.name for h in helpers}], word)
     return _reply(found, pos - len(word), pos)
 
 

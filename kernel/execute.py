@@ -105,6 +105,7 @@ class ForegroundExecutor:
         record = CellRecord(started.cell_id, request.parent, execution_count, max_output_tokens=max_tokens)
         state.cells[record.cell_id] = record
         request.cell_id = record.cell_id
+        request.execution_count = execution_count
         request.observing = True
         state.order.cell_started(record.cell_id)
         if request.interrupted:

@@ -4,7 +4,9 @@ and inspection: each one's TypeScript-style signature and a one-paragraph descri
 The names are those of Codex 0.171's code-mode runtime (``text``, ``image``, ``audio``,
 ``generatedImage``, ``content``, ``store``, ``load``, ``notify``, ``yield_control``, ``exit``,
 the timers, the undocumented ``as_settled`` and ``stream_settled``, ``tools`` and
-``ALL_TOOLS``); a kernel test compares them with a real cell's global object.
+``ALL_TOOLS``); a kernel test compares them with a real cell's global object. The notebook
+profile's cells have five more (:data:`NOTEBOOK_HELPERS`: ``console``, ``display``, ``html``,
+``markdown``, ``svg``; :func:`helpers_of`).
 """
 
 from __future__ import annotations
@@ -100,4 +102,36 @@ def kind(helper: Helper) -> str:
 HELPER_NAMES = frozenset(h.name for h in HELPERS)
 """The helpers' names."""
 
-__all__ = ["HELPERS", "HELPER_NAMES", "Helper", "kind"]
+NOTEBOOK_HELPERS: tuple[Helper, ...] = (
+    Helper(
+        "console",
+        "console: { log, info, debug, warn, error }",
+        "Print as Node does (util.format): log, info and debug to stdout, warn and error to stderr.",
+    ),
+    Helper(
+        "display",
+        "display(value: unknown): void",
+        "Show a value: text/plain, plus application/json for plain objects and arrays and an HTML "
+        "table for an array of plain objects.",
+    ),
+    Helper("html", "html(html: string): void", "Show HTML."),
+    Helper("markdown", "markdown(markdown: string): void", "Show Markdown."),
+    Helper("svg", "svg(svg: string): void", "Show an SVG image."),
+)
+"""The notebook profile's own helpers of a cell (``codemode-host --profile notebook``)."""
+CONSOLE_MEMBERS = (
+    ("debug", "function"),
+    ("error", "function"),
+    ("info", "function"),
+    ("log", "function"),
+    ("warn", "function"),
+)
+"""``console``'s members in the notebook profile, as completion lists them (``(name, kind)``)."""
+
+
+def helpers_of(profile: str) -> tuple[Helper, ...]:
+    """The helpers of a cell in ``profile`` (``strict`` or ``notebook``)."""
+    return HELPERS + NOTEBOOK_HELPERS if profile == "notebook" else HELPERS
+
+
+__all__ = ["CONSOLE_MEMBERS", "HELPERS", "HELPER_NAMES", "NOTEBOOK_HELPERS", "Helper", "helpers_of", "kind"]

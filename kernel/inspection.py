@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from codemode.kernel.completion import ToolLike
-from codemode.kernel.helpers import HELPER_NAMES, HELPERS
+from codemode.kernel.helpers import Helper, helpers_of
 from codemode.kernel.jslex import Token, tokens
 from codemode.kernel.magics import MAGICS
 
@@ -105,37 +105,44 @@ def _tool_doc(tool: ToolLike, detail_level: int) -> tuple[str, str]:
     return plain, markdown
 
 
-def _helper_doc(name: str) -> tuple[str, str] | None:
-    helper = next((h for h in HELPERS if h.name == name), None)
+def _helper_doc(name: str, helpers: tuple[Helper, ...]) -> tuple[str, str] | None:
+    helper = next((h for h in helpers if h.name == name), None)
     if helper is None:
         return None
     return f"{helper.signature}\n\n{helper.doc}", f"```ts\n{helper.signature}\n```\n\n{helper.doc}"
 
 
-def _call_doc(callee: str, by_name: dict[str, ToolLike], detail_level: int) -> tuple[str, str] | None:
+def _call_doc(
+    callee: str, by_name: dict[str, ToolLike], detail_level: int, helpers: tuple[Helper, ...]
+) -> tuple[str, str] | None:
     """What to show for the call of ``callee`` (``tools.NAME`` or a helper), or None."""
     qualifier, _, name = callee.rpartition(".")
     if qualifier == "tools" and name in by_name:
         return _tool_doc(by_name[name], detail_level)
-    return _helper_doc(callee) if not qualifier else None
+    return _helper_doc(callee, helpers) if not qualifier else None
 
 
-def inspect(code: str, cursor_pos: int | None, tools: Iterable[ToolLike], detail_level: int = 0) -> dict[str, Any]:
+def inspect(
+    code: str, cursor_pos: int | None, tools: Iterable[ToolLike], detail_level: int = 0, profile: str = "strict"
+) -> dict[str, Any]:
     """The ``inspect_reply`` content for ``code`` with the cursor at ``cursor_pos`` (code
-    points; None means the end), see the module docstring."""
+    points; None means the end), see the module docstring; ``profile`` (``strict`` or
+    ``notebook``) decides which helpers a cell has."""
     pos = len(code) if cursor_pos is None else max(0, min(cursor_pos, len(code)))
     qualifier, word = _word_at(code, pos)
     by_name = {t.js_name: t for t in tools}
+    helpers = helpers_of(profile)
+    helper_names = {h.name for h in helpers}
     doc: tuple[str, str] | None = None
-    if word in by_name and (qualifier == "tools" or word not in HELPER_NAMES):
+    if word in by_name and (qualifier == "tools" or word not in helper_names):
         doc = _tool_doc(by_name[word], detail_level)
-    elif not qualifier and word in HELPER_NAMES:
-        doc = _helper_doc(word)
+    elif not qualifier and word in helper_names:
+        doc = _helper_doc(word, helpers)
     elif code.lstrip().startswith("%") and word in MAGICS:
         doc = (MAGICS[word], MAGICS[word])
     else:
         for callee in enclosing_calls(code, pos):
-            doc = _call_doc(callee, by_name, detail_level)
+            doc = _call_doc(callee, by_name, detail_level, helpers)
             if doc is not None:
                 break
     if doc is None:

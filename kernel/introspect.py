@@ -2,8 +2,8 @@
 
 :mod:`codemode.kernel.completion` and :mod:`codemode.kernel.inspection` work on tables;
 :class:`Introspection` gathers them: the tools, the live cell ids and the globals of the
-JavaScript engine the cells run in (the services' engine, or before they are built the one
-``codemode.toml`` and the kernelspec choose, :func:`codemode.kernel.services.chosen_engine`;
+JavaScript engine the cells run in and their profile (the services', or before they are built
+the ones ``codemode.toml`` and the kernelspec choose, :func:`codemode.kernel.services.chosen`;
 listed once, in a worker thread, on the first completion:
 :func:`codemode.kernel.js_globals.engine_globals`).
 
@@ -23,7 +23,7 @@ from typing import Any
 
 from codemode.kernel import completion, inspection
 from codemode.kernel.js_globals import engine_globals
-from codemode.kernel.services import ServicesLoader, chosen_engine
+from codemode.kernel.services import ServicesLoader, chosen
 from codemode.kernel.state import KernelState
 
 log = logging.getLogger(__name__)
@@ -51,16 +51,16 @@ class Introspection:
             log.debug("no tools for completion", exc_info=True)
             return []
 
-    async def _engine(self) -> str:
-        """The name of the engine cells run in (module docstring)."""
+    async def _session(self, setting: str) -> str:
+        """The ``engine`` or ``profile`` cells run in (module docstring)."""
         services = self.loader.built()
         if services is not None:
-            return str(services.config.session.engine)
+            return str(getattr(services.config.session, setting))
 
         def configured() -> str:
             from codemode.config import load_config
 
-            return chosen_engine(load_config(cwd=Path.cwd()).session.engine)
+            return chosen(setting, getattr(load_config(cwd=Path.cwd()).session, setting))
 
         return await asyncio.to_thread(configured)
 
@@ -68,12 +68,14 @@ class Introspection:
         """The ``complete_reply`` content (:func:`codemode.kernel.completion.complete`)."""
         before = code if cursor_pos is None else code[: max(0, cursor_pos)]
         tools = await self._tools(before)
-        engine = await asyncio.to_thread(engine_globals, await self._engine())
-        return completion.complete(code, cursor_pos, tools, self.state.live_ids(), engine)
+        engine = await asyncio.to_thread(engine_globals, await self._session("engine"))
+        profile = await self._session("profile")
+        return completion.complete(code, cursor_pos, tools, self.state.live_ids(), engine, profile)
 
     async def inspect(self, code: str, cursor_pos: int | None, detail_level: int) -> dict[str, Any]:
         """The ``inspect_reply`` content (:func:`codemode.kernel.inspection.inspect`)."""
-        return inspection.inspect(code, cursor_pos, await self._tools(code), detail_level)
+        profile = await self._session("profile")
+        return inspection.inspect(code, cursor_pos, await self._tools(code), detail_level, profile)
 
 
 __all__ = ["Introspection"]

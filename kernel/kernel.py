@@ -11,7 +11,9 @@ specification), in short:
   (:mod:`codemode.kernel.counter`, :mod:`codemode.kernel.history`);
 - ``text()`` items are ``stream`` stdout lines, consecutive ones coalesced into few messages
   (:mod:`codemode.kernel.streams`), images/audio ``display_data``
-  (:mod:`codemode.kernel.render`); a failure is an ``error`` message and reply status
+  (:mod:`codemode.kernel.render`); in the notebook profile ``console`` lines are ``stream``
+  messages on their stream, displays ``display_data`` and the cell's value an
+  ``execute_result`` (a ``display_data`` when ``%wait`` shows it); a failure is an ``error`` message and reply status
   ``error``; a termination is the error ``CellTerminated``; ``max_output_tokens`` bounds the
   output, the error and each notification (:mod:`codemode.kernel.budget`);
 - a cell that yields gets its reply (status ok, metadata status ``running``) and a status

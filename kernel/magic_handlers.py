@@ -28,14 +28,15 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 
-from codemode.config.session import ENGINES
+from codemode.config.session import CHOICES
 from codemode.errors import CodeModeError, StaleCellError
 from codemode.tools import threads
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
-SETTABLE = ("yield_time_ms", "max_output_tokens", "engine")
-"""The settings ``%config`` may change while the kernel runs (``engine`` when no cell runs)."""
+SETTABLE = ("yield_time_ms", "max_output_tokens", "engine", "profile")
+"""The settings ``%config`` may change while the kernel runs (``engine`` and ``profile``, which
+replace the runtime host, when no cell runs)."""
 
 
 def abandoned_threads_text(counts: dict[str, int], most: int) -> str | None:
@@ -215,9 +216,9 @@ class MagicHandlers:
                     f"%config can change only {', '.join(SETTABLE)} while the kernel runs; "
                     f"set {key} in codemode.toml and restart the kernel.",
                 )
-            if key == "engine":
-                if value not in ENGINES:
-                    message = f"engine must be one of {', '.join(ENGINES)}, not {value!r}"
+            if key in CHOICES:
+                if value not in CHOICES[key]:
+                    message = f"{key} must be one of {', '.join(CHOICES[key])}, not {value!r}"
                     return self.publisher.plain_error_reply(request, "UsageError", message)
                 continue
             try:
@@ -225,9 +226,9 @@ class MagicHandlers:
             except magics.MagicError as exc:
                 return self.publisher.plain_error_reply(request, "UsageError", str(exc))
         for key, value in magic.assignments.items():
-            if key == "engine":
+            if key in CHOICES:
                 try:
-                    await services.code_mode.use_engine(value)
+                    await services.code_mode.use_host(key, value)
                 except CodeModeError as exc:
                     return self.publisher.plain_error_reply(request, "UsageError", str(exc))
             else:
@@ -240,6 +241,7 @@ class MagicHandlers:
             f"max_yield_time_ms = {session.max_yield_time_ms}",
             f"max_heap_size_bytes = {session.max_heap_size_bytes}",
             f"engine = {session.engine}",
+            f"profile = {session.profile}",
             *services.registry.sandbox.summary(),
         ]
         self.publisher.stdout(request, "\n".join(lines) + "\n")

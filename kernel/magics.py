@@ -25,7 +25,7 @@ MAGICS = {
     "cells": "%cells: list the cells that are still running or have undelivered output",
     "tools": "%tools [FILTER]: list the tools with their TypeScript declarations",
     "config": "%config [KEY=VALUE ...]: show the session defaults, or change "
-    "yield_time_ms / max_output_tokens for later cells",
+    "yield_time_ms / max_output_tokens / engine / profile for later cells",
 }
 """Magic name -> one-line usage (used for errors, completion and inspection)."""
 

@@ -27,6 +27,9 @@ class Request:
     first answer was shown, a ``%wait`` until its answer was): the cell's notifications and
     tool output then go under this request. ``allow_stdin`` and ``ident`` (the routing identity
     of the front end that sent it) let a tool's approval question go to that front end.
+    ``execution_count`` is set for the request that ran a JavaScript cell (the count of its
+    reply): the cell's value is shown under it as ``execute_result``; under other requests (a
+    ``%wait``) as ``display_data`` (:mod:`codemode.kernel.render`).
     """
 
     parent: dict[str, Any]
@@ -37,6 +40,7 @@ class Request:
     cell_id: str | None = None
     status: str | None = None
     interrupted: bool = False
+    execution_count: int | None = None
     _observing: bool = field(default=False, repr=False)
     _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
@@ -113,7 +117,7 @@ class Publisher:
         if request.silent:
             return
         self.flush()
-        messages = list(_coalesced(render.item_messages(items)))
+        messages = list(_coalesced(render.item_messages(items, request.execution_count)))
         for index, (msg_type, content) in enumerate(messages):
             delay = self._pacer.delay(msg_type, content)
             if delay > 0:
@@ -146,16 +150,20 @@ class Publisher:
 
 
 def _coalesced(messages: Iterable[render.Message]) -> Iterator[render.Message]:
-    """``messages`` with each run of consecutive stdout ``stream`` messages joined and split
-    into bounded pieces (:func:`codemode.kernel.streams.chunks`)."""
+    """``messages`` with each run of consecutive ``stream`` messages of one name joined and
+    split into bounded pieces (:func:`codemode.kernel.streams.chunks`)."""
     run: list[str] = []
+    name = ""
     for msg_type, content in messages:
-        if msg_type == "stream" and content.get("name") == "stdout":
+        if msg_type == "stream" and content.get("name") == name:
             run.append(str(content["text"]))
             continue
-        if run:
-            yield from (("stream", {"name": "stdout", "text": piece}) for piece in chunks("".join(run)))
-            run = []
+        yield from (("stream", {"name": name, "text": piece}) for piece in chunks("".join(run)))
+        run = []
+        if msg_type == "stream":
+            name = str(content.get("name"))
+            run.append(str(content["text"]))
+            continue
+        name = ""
         yield msg_type, content
-    if run:
-        yield from (("stream", {"name": "stdout", "text": piece}) for piece in chunks("".join(run)))
+    yield from (("stream", {"name": name, "text": piece}) for piece in chunks("".join(run)))

@@ -4,6 +4,16 @@ Mapping: an ``input_text`` item becomes a ``stream`` stdout message of one
 line (text + ``"\\n"``); an ``input_image`` item a ``display_data`` with the image's MIME type
 (from its data URL, base64 payload) plus ``text/plain``; an ``input_audio`` item a
 ``display_data`` with the audio MIME type, an HTML ``<audio>`` player and ``text/plain``.
+The notebook profile's items (``codemode-host --profile notebook``; the strict profile never
+sends them, and nothing here depends on the profile): a ``stream`` item becomes a ``stream``
+message on its ``name`` (``stdout`` or ``stderr``) with its text as is (``console.log`` lines
+end with ``"\n"`` already); a ``display_data`` item a ``display_data`` message with its
+``data`` and ``metadata``; an ``execute_result`` item (the cell's value) an ``execute_result``
+message with the execution count of the request that ran the cell, and a ``display_data``
+message with the same bundle where it is shown under another request (a ``%wait`` or
+``%terminate`` of a cell that yielded): an ``execute_result`` belongs to its own execute
+request, and under another one Jupyter front ends would number the value with the magic's
+``Out[n]``.
 A ``Result`` with ``error_text`` becomes an ``error`` message (see :func:`parse_error_text`);
 a ``Terminated`` response an ``error`` named ``CellTerminated``.
 
@@ -185,8 +195,27 @@ def audio_message(item: dict[str, Any]) -> Message:
     }
 
 
-def item_message(item: dict[str, Any]) -> Message:
-    """The IOPub message for one content item (unknown item types become ``text/plain``)."""
+STREAM_NAMES = ("stdout", "stderr")
+"""The names a ``stream`` item may have (any other is shown on ``stdout``)."""
+
+
+def bundle_content(item: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` and ``metadata`` of a ``display_data`` / ``execute_result`` item (a
+    ``data`` that is not an object becomes its ``text/plain`` repr, a ``metadata`` that is not
+    one is left out)."""
+    data = item.get("data")
+    metadata = item.get("metadata")
+    return {
+        "data": dict(data) if isinstance(data, dict) else {"text/plain": repr(data)},
+        "metadata": dict(metadata) if isinstance(metadata, dict) else {},
+    }
+
+
+def item_message(item: dict[str, Any], execution_count: int | None = None) -> Message:
+    """The IOPub message for one content item (unknown item types become ``text/plain``).
+    ``execution_count``: the count of the request that ran the cell, when the item is shown
+    under that request; None shows an ``execute_result`` item as ``display_data`` (module
+    docstring)."""
     kind = item.get("type")
     if kind == "input_text":
         return "stream", {"name": "stdout", "text": f"{item.get('text', '')}\n"}
@@ -194,9 +223,17 @@ def item_message(item: dict[str, Any]) -> Message:
         return image_message(item)
     if kind == "input_audio":
         return audio_message(item)
+    if kind == "stream":
+        name = item.get("name")
+        return "stream", {"name": name if name in STREAM_NAMES else "stdout", "text": str(item.get("text", ""))}
+    if kind == "display_data" or (kind == "execute_result" and execution_count is None):
+        return "display_data", bundle_content(item)
+    if kind == "execute_result":
+        return "execute_result", {"execution_count": execution_count, **bundle_content(item)}
     return "display_data", {"data": {"text/plain": repr(item)}, "metadata": {}}
 
 
-def item_messages(items: list[dict[str, Any]]) -> list[Message]:
-    """The IOPub messages for content items, in emission order."""
-    return [item_message(item) for item in items]
+def item_messages(items: list[dict[str, Any]], execution_count: int | None = None) -> list[Message]:
+    """The IOPub messages for content items, in emission order (``execution_count`` as for
+    :func:`item_message`)."""
+    return [item_message(item, execution_count) for item in items]

@@ -36,6 +36,10 @@ from codemode.kernel.host_loss import HostLosses
 
 ENGINE_VARIABLE = "CODEMODE_ENGINE"
 """Set by a kernelspec installed with ``--engine``: the runtime host's engine, over ``[session] engine``."""
+PROFILE_VARIABLE = "CODEMODE_PROFILE"
+"""Set by a kernelspec installed with ``--profile``: the cells' profile, over ``[session] profile``."""
+VARIABLES = {"engine": ENGINE_VARIABLE, "profile": PROFILE_VARIABLE}
+"""The ``[session]`` settings a kernelspec may choose, each with its environment variable."""
 
 if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thread at run time
     from codemode.config import Config
@@ -130,19 +134,34 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
             sys.path.remove(entry)
 
 
-def chosen_engine(configured: str) -> str:
-    """The runtime host's JavaScript engine: the kernelspec's choice (``install --engine``,
-    :data:`ENGINE_VARIABLE`) when it names one, else ``configured`` (``[session] engine``).
-    A variable that names no engine is logged."""
-    from codemode.config import ENGINES
+def chosen(setting: str, configured: str) -> str:
+    """The kernelspec's choice of ``setting`` (``"engine"`` or ``"profile"``: the variable of
+    :data:`VARIABLES` its ``install --engine`` / ``--profile`` sets) when it names one of the
+    setting's choices (``codemode.config.session.CHOICES``), else ``configured`` (the
+    ``[session]`` value). A variable that names none is logged."""
+    from codemode.config.session import CHOICES
 
-    engine = os.environ.get(ENGINE_VARIABLE)
-    if not engine:
+    variable = VARIABLES[setting]
+    value = os.environ.get(variable)
+    if not value:
         return configured
-    if engine not in ENGINES:
-        log.warning("%s=%r names no engine; %s is used", ENGINE_VARIABLE, engine, configured)
+    if value not in CHOICES[setting]:
+        log.warning("%s=%r names no %s; %s is used", variable, value, setting, configured)
         return configured
-    return engine
+    return value
+
+
+def reference_host_problem(profile: str) -> str | None:
+    """The problem to report when ``profile`` is not ``strict`` but ``CODEMODE_HOST_BIN`` names
+    another host (Codex's, which takes no ``--profile`` and runs every cell strictly): the
+    session then runs strict cells. None when there is no such problem."""
+    binary = os.environ.get("CODEMODE_HOST_BIN")
+    if profile == "strict" or not binary:
+        return None
+    return (
+        f"session.profile: {profile!r} needs codemode's own runtime host, but CODEMODE_HOST_BIN names "
+        f"{binary}, which takes no profile; cells run in the strict profile."
+    )
 
 
 async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Services:
@@ -150,7 +169,12 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
     make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
     mods = await asyncio.to_thread(_import_service_modules)
     config = mods["config"].load_config(cwd=cwd or Path.cwd())
-    config.session.engine = chosen_engine(config.session.engine)
+    config.session.engine = chosen("engine", config.session.engine)
+    config.session.profile = chosen("profile", config.session.profile)
+    problem = reference_host_problem(config.session.profile)
+    if problem is not None:
+        config.errors.append(problem)
+        config.session.profile = "strict"
     folder = config.source_path.parent if config.source_path is not None else None
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)
@@ -213,4 +237,12 @@ class ServicesLoader:
             log.exception("stopping the tool servers failed")
 
 
-__all__ = ["Callbacks", "Services", "ServicesLoader", "build_services", "chosen_engine", "tool_module_folder"]
+__all__ = [
+    "Callbacks",
+    "Services",
+    "ServicesLoader",
+    "build_services",
+    "chosen",
+    "reference_host_problem",
+    "tool_module_folder",
+]

@@ -34,8 +34,9 @@ def _install_tools() -> None:
 
 
 def _install_kernelspec(prefix: Path) -> None:
-    """Install ``codemode`` and ``codemode-v8`` (``--engine v8``) into ``prefix``."""
-    for extra in ([], ["--engine", "v8"]):
+    """Install ``codemode``, ``codemode-v8`` (``--engine v8``) and ``codemode-notebook``
+    (``--profile notebook``) into ``prefix``."""
+    for extra in ([], ["--engine", "v8"], ["--profile", "notebook"]):
         done = subprocess.run(
             [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix), *extra],
             stdout=subprocess.DEVNULL,

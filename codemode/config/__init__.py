@@ -28,7 +28,7 @@ from .sandbox import (
     misspelled_sandbox_key,
 )
 from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server
-from .session import ENGINES, MIN_HEAP_SIZE_BYTES, SessionDefaults, load_session
+from .session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
 
 CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
 """How the fallback sandbox of an unreadable file is named in its problem sentence."""
@@ -169,6 +169,7 @@ __all__ = [
     "SandboxSettings",
     "SessionDefaults",
     "ENGINES",
+    "PROFILES",
     "ShellEnvironmentPolicy",
     "find_config_path",
     "load_config",

@@ -16,7 +16,10 @@ class SessionDefaults:
     ``yield_time_ms``: default exec yield; ``max_output_tokens``: default output budget;
     ``max_yield_time_ms``: clamp for exec and wait yields (``None`` = no clamp);
     ``max_heap_size_bytes``: per-cell JavaScript heap limit; ``engine``: the JavaScript
-    engine of the runtime host, one of :data:`ENGINES` (``codemode-host --engine``).
+    engine of the runtime host, one of :data:`ENGINES` (``codemode-host --engine``);
+    ``profile``: how cells behave, one of :data:`PROFILES` (``codemode-host --profile``):
+    ``strict`` runs every cell exactly as Codex's ``exec``, ``notebook`` keeps top-level
+    declarations across cells and shows the last expression's value.
     """
 
     yield_time_ms: int = 10000
@@ -24,10 +27,15 @@ class SessionDefaults:
     max_yield_time_ms: int | None = 600000
     max_heap_size_bytes: int = 268435456
     engine: str = "quickjs"
+    profile: str = "strict"
 
 
 ENGINES = ("quickjs", "v8")
 """The runtime host's engines (``codemode.runtime.engines.ENGINES``), the default first."""
+PROFILES = ("strict", "notebook")
+"""The runtime host's profiles (``codemode.runtime.profile.PROFILES``, ``codemode-host --profile``), the default first."""
+CHOICES = {"engine": ENGINES, "profile": PROFILES}
+"""The ``[session]`` settings that name one of a few choices, each with its choices (default first)."""
 
 
 MIN_HEAP_SIZE_BYTES = 1024 * 1024
@@ -42,12 +50,14 @@ def load_session(table: Any, report: Reporter) -> SessionDefaults:
         return defaults
     for key, value in table.items():
         name = f"session.{key}"
-        if key == "engine":
-            if value in ENGINES:
-                defaults.engine = value
+        if key in CHOICES:
+            choices = CHOICES[key]
+            if value in choices:
+                setattr(defaults, key, value)
             else:
                 report(
-                    name, f"must be one of {', '.join(map(repr, ENGINES))}, not {described(value)}; quickjs is used."
+                    name,
+                    f"must be one of {', '.join(map(repr, choices))}, not {described(value)}; {choices[0]} is used.",
                 )
         elif key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
             report(name, "is not a known setting and was ignored.")

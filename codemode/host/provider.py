@@ -20,7 +20,7 @@ class HostProvider:
     """Spawns the host lazily and replaces it after a failure or an exit notice (generation + 1).
 
     ``command``: argv of the host (default :func:`~codemode.host.default_host_command` with
-    ``engine``);
+    ``engine`` and ``profile``);
     ``env``/``cwd`` for the child; ``liveness``: when a silent host is probed (default
     :class:`~codemode.host.Liveness`: after 5 s of silence, 5 s for the answer). Several
     sessions may share one provider: after a crash they all move to the same new host. Only one
@@ -35,8 +35,9 @@ class HostProvider:
         cwd: str | None = None,
         liveness: Liveness | None = None,
         engine: str = "quickjs",
+        profile: str = "strict",
     ) -> None:
-        self.command = list(command) if command else default_host_command(engine)
+        self.command = list(command) if command else default_host_command(engine, profile)
         self.env = env
         self.cwd = cwd
         self.liveness = liveness
@@ -79,11 +80,12 @@ class HostProvider:
             self._session_counter = 0
             return fresh, self.generation
 
-    async def use_engine(self, engine: str) -> None:
-        """Start later hosts with ``--engine engine``; the current host is closed (its sessions
-        end), so the next :meth:`connect` spawns one. Only for the default command."""
+    async def use_host(self, engine: str, profile: str) -> None:
+        """Start later hosts with ``--engine engine`` and ``--profile profile``; the current
+        host is closed (its sessions end), so the next :meth:`connect` spawns one. Only for the
+        default command."""
         async with self._lock:
-            self.command = default_host_command(engine)
+            self.command = default_host_command(engine, profile)
             current, self._connection = self._connection, None
         if current is not None:
             await current.close()

@@ -28,16 +28,28 @@ HOST_STARTUP_TIMEOUT_S = 30.0
 MAX_SPAWN_PATH_BYTES = 512
 
 
-def default_host_command(engine: str = "quickjs") -> list[str]:
+def default_host_command(engine: str = "quickjs", profile: str = "strict") -> list[str]:
     """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter, run
     isolated (``-I``): neither the working folder (a notebook's folder) nor ``PYTHONPATH``
     (an empty entry in it means the working folder) nor the user's site-packages are on the
     host's import path, so no file a cell could write there is imported into the host.
-    ``engine``: our host's ``--engine`` (Codex's host has only V8 and takes no such flag)."""
+    ``engine``: our host's ``--engine``; ``profile``: its ``--profile`` (``strict`` or
+    ``notebook``; Codex's host has only V8 and strict cells, and takes neither flag)."""
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio", "--engine", engine]
+    return [
+        sys.executable,
+        "-I",
+        "-m",
+        "codemode.runtime",
+        "--listen",
+        "stdio",
+        "--engine",
+        engine,
+        "--profile",
+        profile,
+    ]
 
 
 def _short_path(path: str) -> str:
@@ -48,7 +60,12 @@ def _short_path(path: str) -> str:
     return "..." + tail.decode("utf-8", "ignore")
 
 
-async def _log_stderr(stream: asyncio.StreamReader, pid: int) -> None:
+STDERR_GRACE_S = 1.0
+"""How long a host that exited during the handshake is given to finish writing its stderr."""
+
+
+async def _log_stderr(stream: asyncio.StreamReader, pid: int, last: list[str] | None = None) -> None:
+    """Log the host's stderr lines; the last non-blank one is kept in ``last`` (one item)."""
     host_logger = logging.getLogger("codemode.host.stderr")
     while True:
         try:
@@ -57,7 +74,10 @@ async def _log_stderr(stream: asyncio.StreamReader, pid: int) -> None:
             return
         if not line:
             return
-        host_logger.debug("[host %d] %s", pid, line.decode("utf-8", "replace").rstrip())
+        text = line.decode("utf-8", "replace").rstrip()
+        host_logger.debug("[host %d] %s", pid, text)
+        if last is not None and text.strip():
+            last[:] = [text.strip()]
 
 
 async def spawn_host(
@@ -73,7 +93,7 @@ async def spawn_host(
 
     Raises :class:`CodeModeError` with Codex's texts: ``failed to spawn code-mode host <path>:
     <error>``, ``timed out negotiating with the code-mode host``, ``code-mode host exited during
-    handshake``, ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
+    handshake`` (followed by ``: <the last line it wrote on stderr>`` when it wrote one), ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
     invalid handshake response: …``.
     """
     argv = list(command or default_host_command())
@@ -91,7 +111,8 @@ async def spawn_host(
     except OSError as exc:
         raise CodeModeError(f"failed to spawn code-mode host {_short_path(argv[0])}: {exc}") from None
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
-    stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid))
+    last_stderr: list[str] = []
+    stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid, last_stderr))
 
     async def give_up(text: str) -> CodeModeError:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -112,7 +133,12 @@ async def spawn_host(
     except (FrameError, OSError) as exc:
         raise await give_up(f"failed to read code-mode host hello: {exc}") from None
     if answer is None:
-        raise await give_up("code-mode host exited during handshake")
+        await give_up("")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STDERR_GRACE_S):
+                await stderr_task
+        reason = f": {last_stderr[0][:500]}" if last_stderr else ""
+        raise CodeModeError(f"code-mode host exited during handshake{reason}")
     if answer.get("type") == "connection/rejected":
         raise await give_up(f"code-mode host rejected the handshake: {answer.get('reason')!r}")
     capabilities = answer.get("capabilities")

@@ -163,3 +163,22 @@ def test_the_engine_is_quickjs_unless_the_session_table_names_v8(tmp_path):
     assert config.errors == [
         f"{path}: session.engine: must be one of 'quickjs', 'v8', not a string ('V8'); quickjs is used."
     ]
+
+
+def test_the_profile_is_strict_unless_the_session_table_names_notebook(tmp_path):
+    assert load_config(write(tmp_path, "")).session.profile == "strict"
+    assert load_config(write(tmp_path, '[session]\nprofile = "notebook"\n')).session.profile == "notebook"
+    path = write(tmp_path, '[session]\nprofile = "jupyter"\nengine = "v8"\n')
+    config = load_config(path)
+    assert (config.session.profile, config.session.engine) == ("strict", "v8")
+    assert config.errors == [
+        f"{path}: session.profile: must be one of 'strict', 'notebook', not a string ('jupyter'); strict is used."
+    ]
+
+
+def test_the_profiles_are_the_runtime_hosts():
+    from codemode.runtime import profile
+
+    from codemode.config import PROFILES
+
+    assert PROFILES == profile.PROFILES == ("strict", "notebook")

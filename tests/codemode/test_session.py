@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 
 import pytest
 from session_harness import HOSTS, OUR_HOST, texts
@@ -149,6 +150,25 @@ async def test_missing_host_binary_gives_the_spawn_error():
     async with Harness(["/nonexistent/codemode-host", "--listen", "stdio"]) as h:
         with pytest.raises(CodeModeError, match="^failed to spawn code-mode host /nonexistent/codemode-host: "):
             await h.session.execute('text("x")')
+
+
+async def test_a_host_that_exits_during_the_handshake_is_reported_with_its_last_stderr_line():
+    """A host that refuses its arguments (``codemode-host --profile notebook --engine v8``, for
+    now) says why on stderr before it exits."""
+    refusing = [
+        sys.executable,
+        "-c",
+        "import sys; sys.stderr.write('usage: host\\nhost: no such profile\\n\\n'); sys.exit(2)",
+    ]
+    async with Harness(refusing) as h:
+        with pytest.raises(CodeModeError) as info:
+            await h.session.execute('text("x")')
+    assert str(info.value) == "code-mode host exited during handshake: host: no such profile"
+    silent = [sys.executable, "-c", "pass"]
+    async with Harness(silent) as h:
+        with pytest.raises(CodeModeError) as info:
+            await h.session.execute('text("x")')
+    assert str(info.value) == "code-mode host exited during handshake"
 
 
 @pytest.mark.parametrize("command", HOSTS)

@@ -15,14 +15,22 @@ pytestmark = pytest.mark.timeout(180)
 PAPERMILL = Path(sys.executable).parent / "papermill"
 
 
-def _notebook(path: Path) -> Path:
-    parameters = new_code_cell('store("city", "Paris");  // where\nstore("days", 1);')
+def _notebook(
+    path: Path,
+    parameters_source: str = 'store("city", "Paris");  // where\nstore("days", 1);',
+    use_source: str = 'text(`${load("city")} for ${load("days") + 1} days`);\ntext(JSON.stringify(load("options")))',
+    kernel: str = "codemode",
+) -> Path:
+    parameters = new_code_cell(parameters_source)
     parameters.metadata["tags"] = ["parameters"]
-    use = new_code_cell('text(`${load("city")} for ${load("days") + 1} days`);\ntext(JSON.stringify(load("options")))')
-    nb = new_notebook(cells=[parameters, use])
-    nb.metadata["kernelspec"] = {"name": "codemode", "display_name": "Code Mode (JavaScript)", "language": "javascript"}
+    nb = new_notebook(cells=[parameters, new_code_cell(use_source)])
+    nb.metadata["kernelspec"] = {"name": kernel, "display_name": "Code Mode (JavaScript)", "language": "javascript"}
     nbformat.write(nb, path)
     return path
+
+
+NOTEBOOK_PARAMETERS = 'const city = "Paris";  // where\nstore("days", 1); const days = load("days");'
+"""A notebook-profile parameters cell: a declaration, and the injected cell's own form."""
 
 
 def _papermill(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,3 +80,48 @@ def test_help_notebook_lists_the_parameters_cell(tmp_path):
     assert done.returncode == 0, done.stderr
     listing = [line.strip() for line in done.stdout.split("inferred for notebook", 1)[1].splitlines()[1:]]
     assert listing == ['city: string (default "Paris")', "where", "days: number (default 1)"]
+
+
+def test_in_the_notebook_profile_parameters_are_bindings_and_stored(tmp_path):
+    source = _notebook(
+        tmp_path / "in.ipynb",
+        NOTEBOOK_PARAMETERS,
+        'text(`${city} for ${days + 1} days, stored: ${load("city")}, ${load("my-id")}`)',
+        kernel="codemode-notebook",
+    )
+    out = tmp_path / "out.ipynb"
+    done = _papermill(
+        str(source), str(out), "--cwd", str(tmp_path), "-p", "city", "Berlin", "-p", "days", "3", "-p", "my-id", "7"
+    )
+    assert done.returncode == 0, done.stderr
+    cells = nbformat.read(out, as_version=4).cells
+    assert cells[1].source == (
+        "// Parameters\n"
+        'store("city", "Berlin"); const city = load("city");\n'
+        'store("days", 3); const days = load("days");\n'
+        'store("my-id", 7);\n'
+    )
+    assert [o["text"] for o in cells[2].outputs] == ["Berlin for 4 days, stored: Berlin, 7\n"]
+    assert "Passed unknown parameter: my-id" in done.stderr
+    assert "Passed unknown parameter: city" not in done.stderr
+
+
+def test_help_notebook_lists_the_notebook_profiles_parameters(tmp_path):
+    source = _notebook(tmp_path / "in.ipynb", NOTEBOOK_PARAMETERS, "", kernel="codemode-notebook")
+    done = _papermill("--help-notebook", str(source))
+    assert done.returncode == 0, done.stderr
+    listing = [line.strip() for line in done.stdout.split("inferred for notebook", 1)[1].splitlines()[1:]]
+    assert listing == ['city: string (default "Paris")', "where", "days: number (default 1)"]
+
+
+def test_a_parameter_binding_never_hides_a_helper_or_breaks_the_cell():
+    import papermill  # noqa: F401  (importing papermill loads the translator through its entry point)
+    from codemode.kernel.helpers import HELPER_NAMES, NOTEBOOK_HELPERS
+
+    from codemode.papermill_parameters import UNBOUND_NAMES, binds
+
+    assert HELPER_NAMES | {h.name for h in NOTEBOOK_HELPERS} <= UNBOUND_NAMES
+    assert [n for n in ("city", "text", "tools", "display", "class", "my-id", "_x$1", "2nd") if binds(n)] == [
+        "city",
+        "_x$1",
+    ]

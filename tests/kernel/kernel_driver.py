@@ -37,13 +37,20 @@ class Kernel:
     cwd: Path
 
 
-def start_kernel(cwd: Path, extra_env: dict[str, str] | None = None, *, argv_without_safe_path: bool = False) -> Kernel:
-    """Start a codemode kernel in ``cwd`` (environment plus ``extra_env``) and wait until it
-    answers kernel_info. ``argv_without_safe_path`` drops Python's ``-P`` from the kernelspec's
-    command (as an older kernelspec or a kernel started by hand would run)."""
-    env = {k: v for k, v in os.environ.items() if k != "CODEMODE_CONFIG"}
+def start_kernel(
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    *,
+    argv_without_safe_path: bool = False,
+    kernel_name: str = KERNEL_NAME,
+) -> Kernel:
+    """Start a codemode kernel (of the kernelspec ``kernel_name``) in ``cwd`` (environment plus
+    ``extra_env``) and wait until it answers kernel_info. ``argv_without_safe_path`` drops
+    Python's ``-P`` from the kernelspec's command (as an older kernelspec or a kernel started
+    by hand would run)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CODEMODE_CONFIG", "CODEMODE_PROFILE", "CODEMODE_ENGINE")}
     env.update(extra_env or {})
-    km = KernelManager(kernel_name=KERNEL_NAME)
+    km = KernelManager(kernel_name=kernel_name)
     if argv_without_safe_path:
         km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a not in ("-P", "-E")]
     km.start_kernel(cwd=str(cwd), env=env)

@@ -8,16 +8,18 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from kernel_driver import Kernel, start_kernel, stop_kernel
+from kernel_driver import KERNEL_NAME, Kernel, start_kernel, stop_kernel
 
 
 @contextlib.contextmanager
-def kernel_in(folder: Path, toml: str = "", env: dict[str, str] | None = None) -> Iterator[Kernel]:
-    """A kernel whose workspace is ``folder``, configured by ``toml``."""
+def kernel_in(
+    folder: Path, toml: str = "", env: dict[str, str] | None = None, kernel_name: str = KERNEL_NAME
+) -> Iterator[Kernel]:
+    """A kernel of the kernelspec ``kernel_name`` whose workspace is ``folder``, configured by ``toml``."""
     folder.mkdir(parents=True, exist_ok=True)
     if toml:
         (folder / "codemode.toml").write_text(toml)
-    kernel = start_kernel(folder, env)
+    kernel = start_kernel(folder, env, kernel_name=kernel_name)
     try:
         yield kernel
     finally:

@@ -1,0 +1,258 @@
+"""Choosing the profile (``strict`` or ``notebook``) through real kernels: ``python -m codemode
+install --profile``, the kernelspec's ``CODEMODE_PROFILE``, ``[session] profile`` in
+``codemode.toml``, ``%config profile=...`` while the kernel runs, and the runtime host's
+``--profile``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kernel_driver import execute, runtime_host, shell_reply, start_kernel, stop_kernel
+from sandbox_cells import kernel_in
+
+from codemode.host import HostProvider, default_host_command
+
+pytestmark = pytest.mark.usefixtures("codemode_kernelspec")
+
+
+@pytest.fixture(scope="module")
+def notebook_kernel(codemode_kernelspec, tmp_path_factory):
+    """A kernel in the notebook profile, shared by this module's rendering tests."""
+    kernel = start_kernel(tmp_path_factory.mktemp("notebook-cwd"), {"CODEMODE_PROFILE": "notebook"})
+    yield kernel
+    stop_kernel(kernel)
+
+
+def _shown(run) -> list[tuple[str, dict]]:
+    """The output messages of an execution: type and content, status displays left out."""
+    return [
+        (m["msg_type"], m["content"])
+        for m in run.messages
+        if "transient" not in m["content"] and m["msg_type"] != "update_display_data"
+    ]
+
+
+def _install(prefix: Path, *extra: str) -> Path:
+    subprocess.run(
+        [sys.executable, "-m", "codemode", "install", "--prefix", str(prefix), *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return prefix / "share" / "jupyter" / "kernels"
+
+
+def _setting(kernel, name: str) -> str:
+    (line,) = [line for line in execute(kernel.kc, "%config").stdout.splitlines() if line.startswith(f"{name} = ")]
+    return line
+
+
+def _host_profile(kernel) -> str:
+    """The ``--profile`` the kernel's runtime host was started with."""
+    argv = runtime_host(kernel).cmdline()
+    return argv[argv.index("--profile") + 1]
+
+
+def test_install_profile_notebook_writes_the_notebook_kernelspecs(tmp_path):
+    kernels = _install(tmp_path, "--profile", "notebook")
+    _install(tmp_path, "--profile", "notebook", "--engine", "v8")
+    _install(tmp_path)
+    assert sorted(p.name for p in kernels.iterdir()) == ["codemode", "codemode-notebook", "codemode-notebook-v8"]
+    plain, notebook, both = (
+        json.loads((kernels / name / "kernel.json").read_text())
+        for name in ("codemode", "codemode-notebook", "codemode-notebook-v8")
+    )
+    assert notebook["display_name"] == "Code Mode Notebook (JavaScript)"
+    assert notebook["env"] == {**plain["env"], "CODEMODE_PROFILE": "notebook"}
+    assert both["display_name"] == "Code Mode Notebook (JavaScript, V8)"
+    assert both["env"] == {**plain["env"], "CODEMODE_PROFILE": "notebook", "CODEMODE_ENGINE": "v8"}
+    assert notebook["argv"] == plain["argv"] and "CODEMODE_PROFILE" not in plain["env"]
+    named = json.loads(
+        (_install(tmp_path, "--profile", "strict", "--name", "cm-s") / "cm-s" / "kernel.json").read_text()
+    )
+    assert (named["env"]["CODEMODE_PROFILE"], named["display_name"]) == ("strict", "Code Mode (JavaScript)")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "codemode", "install", "--prefix", str(tmp_path), "--profile", "repl"],
+        capture_output=True,
+        text=True,
+    )
+    assert wrong.returncode == 2
+    assert "argument --profile: invalid choice: 'repl' (choose from 'strict', 'notebook')" in wrong.stderr
+
+
+def test_the_host_command_names_engine_and_profile():
+    python = [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio"]
+    assert default_host_command() == [*python, "--engine", "quickjs", "--profile", "strict"]
+    assert default_host_command("v8", "notebook") == [*python, "--engine", "v8", "--profile", "notebook"]
+    assert HostProvider(profile="notebook").command == [*python, "--engine", "quickjs", "--profile", "notebook"]
+
+
+def _completions(kernel, code: str) -> list[str]:
+    return shell_reply(kernel.kc, kernel.kc.complete(code, len(code)), timeout=90)["content"]["matches"]
+
+
+def test_the_notebook_kernelspec_starts_its_host_with_the_notebook_profile(tmp_path):
+    with kernel_in(tmp_path / "nb", kernel_name="codemode-notebook") as kernel:
+        # Before any cell built the code-mode session, the kernelspec decides: the notebook's helpers.
+        assert _completions(kernel, "console.l") == ["log"]
+        assert _setting(kernel, "profile") == "profile = notebook"
+        assert _completions(kernel, "disp") == ["display"]
+        assert execute(kernel.kc, "text(1 + 1)").stdout == "2\n"
+        assert _host_profile(kernel) == "notebook"
+
+
+def test_the_config_file_chooses_the_profile_and_the_kernelspec_overrides_it(tmp_path):
+    toml = '[session]\nprofile = "notebook"\n'
+    with kernel_in(tmp_path / "nb", toml) as kernel:
+        assert _setting(kernel, "profile") == "profile = notebook"
+        assert execute(kernel.kc, "text(1)").stdout == "1\n"
+        assert _host_profile(kernel) == "notebook"
+    with kernel_in(tmp_path / "nb2", toml, env={"CODEMODE_PROFILE": "strict"}) as kernel:
+        assert _setting(kernel, "profile") == "profile = strict"
+        assert execute(kernel.kc, "text(1)").stdout == "1\n"
+        assert _host_profile(kernel) == "strict"
+    with kernel_in(tmp_path / "nb3", '[session]\nprofile = "repl"\n') as kernel:
+        run = execute(kernel.kc, "text(1)")
+        assert run.stdout == "1\n"
+        assert run.stderr_messages == [
+            f"codemode configuration problem: {tmp_path / 'nb3' / 'codemode.toml'}: session.profile: must be one "
+            "of 'strict', 'notebook', not a string ('repl'); strict is used.\n"
+        ]
+        assert _host_profile(kernel) == "strict"
+
+
+def test_config_magic_switches_the_profile_and_keeps_stored_values(tmp_path):
+    with kernel_in(tmp_path / "nb") as kernel:
+        assert execute(kernel.kc, 'store("city", "Paris"); text("stored")').stdout == "stored\n"
+        assert _host_profile(kernel) == "strict"
+        assert _completions(kernel, "disp") == []
+        switched = execute(kernel.kc, "%config profile=notebook")
+        assert switched.content["status"] == "ok" and "\nprofile = notebook\n" in switched.stdout
+        assert _completions(kernel, "disp") == ["display"]
+        assert execute(kernel.kc, 'text(load("city"))').stdout == "Paris\n"
+        assert _host_profile(kernel) == "notebook"
+
+        wrong = execute(kernel.kc, "%config profile=repl")
+        assert (wrong.content["ename"], wrong.content["evalue"]) == (
+            "UsageError",
+            "profile must be one of strict, notebook, not 'repl'",
+        )
+        assert _host_profile(kernel) == "notebook"
+
+        running = execute(kernel.kc, '// @exec: {"yield_time_ms": 100}\nawait new Promise(() => {})')
+        cell_id = running.codemode["cell_id"]
+        refused = execute(kernel.kc, "%config profile=strict")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            f"cannot change the profile while cells run: {cell_id}",
+        )
+        assert execute(kernel.kc, f"%terminate {cell_id}").codemode["status"] == "terminated"
+        assert execute(kernel.kc, "%config profile=strict").content["status"] == "ok"
+        assert execute(kernel.kc, 'text(load("city"))').stdout == "Paris\n"
+        assert _host_profile(kernel) == "strict"
+
+
+def test_a_host_that_is_not_codemodes_gets_no_profile(tmp_path):
+    """``CODEMODE_HOST_BIN`` naming Codex's host (here a stand-in under its name that runs
+    codemode's host in the strict profile): the notebook profile cannot be had, and says so."""
+    stand_in = tmp_path / "bin" / "codex-code-mode-host"
+    stand_in.parent.mkdir()
+    stand_in.write_text(f'#!/bin/sh\nexec {sys.executable} -I -m codemode.runtime "$@"\n')
+    stand_in.chmod(0o755)
+    env = {"CODEMODE_HOST_BIN": str(stand_in), "CODEMODE_PROFILE": "notebook"}
+    with kernel_in(tmp_path / "nb", env=env) as kernel:
+        run = execute(kernel.kc, "text(1)")
+        assert run.stdout == "1\n"
+        assert run.stderr_messages == [
+            "codemode configuration problem: session.profile: 'notebook' needs codemode's own runtime host, but "
+            f"CODEMODE_HOST_BIN names {stand_in}, which takes no profile; cells run in the strict profile.\n"
+        ]
+        assert _setting(kernel, "profile") == "profile = strict"
+        refused = execute(kernel.kc, "%config profile=notebook")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            "the profile can be chosen only for codemode's own host, which this session does not run",
+        )
+        assert "--profile" not in runtime_host(kernel).cmdline()
+
+
+def test_codemode_run_uses_the_notebooks_profile(tmp_path):
+    """``python -m codemode run`` starts the kernelspec a notebook names: ``codemode-notebook``
+    runs it in the notebook profile."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell("%config")])
+    nb.metadata["kernelspec"] = {"name": "codemode-notebook", "display_name": "x", "language": "javascript"}
+    nbformat.write(nb, tmp_path / "profile.ipynb")
+    env = {k: v for k, v in os.environ.items() if k != "CODEMODE_PROFILE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "codemode", "run", str(tmp_path / "profile.ipynb")],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "\nprofile = notebook\n" in done.stdout
+
+
+def test_notebook_items_are_shown_in_order_and_the_value_is_the_execute_result(notebook_kernel):
+    kc = notebook_kernel.kc
+    run = execute(kc, 'console.log("a", 1)\ntext("t")\nconsole.warn("w")\nhtml("<b>x</b>")\nconst x = 40\nx + 2')
+    count = run.content["execution_count"]
+    assert (run.content["status"], run.codemode["status"]) == ("ok", "completed")
+    assert _shown(run) == [
+        ("stream", {"name": "stdout", "text": "a 1\nt\n"}),
+        ("stream", {"name": "stderr", "text": "w\n"}),
+        ("display_data", {"data": {"text/html": "<b>x</b>", "text/plain": "<b>x</b>"}, "metadata": {}}),
+        ("execute_result", {"execution_count": count, "data": {"text/plain": "42"}, "metadata": {}}),
+    ]
+    again = execute(kc, "x * 2")
+    assert _shown(again) == [
+        ("execute_result", {"execution_count": count + 1, "data": {"text/plain": "80"}, "metadata": {}})
+    ]
+
+
+def test_the_value_of_a_yielded_cell_shows_under_wait_as_a_display(notebook_kernel):
+    kc = notebook_kernel.kc
+    started = execute(kc, '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 600})\nconsole.log("late")\n7')
+    assert (started.codemode["status"], _shown(started)) == ("running", [])
+    waited = execute(kc, f"%wait {started.codemode['cell_id']}")
+    assert waited.codemode["status"] == "completed"
+    assert _shown(waited) == [
+        ("stream", {"name": "stdout", "text": "late\n"}),
+        ("display_data", {"data": {"text/plain": "7"}, "metadata": {}}),
+    ]
+
+
+def test_a_flood_of_console_output_and_displays_stays_within_the_budget(notebook_kernel):
+    run = execute(
+        notebook_kernel.kc,
+        '// @exec: {"max_output_tokens": 30}\nconsole.log("s".repeat(400))\nhtml("<i>" + "h".repeat(400) + "</i>")\n1',
+    )
+    # 30 tokens (120 bytes): the console line keeps 60 bytes at each end, the display is left
+    # out, the value keeps a text/plain of the truncation marker alone.
+    assert _shown(run) == [
+        ("stream", {"name": "stdout", "text": "s" * 60 + "\u202671 tokens truncated\u2026" + "s" * 59 + "\n"}),
+        (
+            "execute_result",
+            {
+                "execution_count": run.content["execution_count"],
+                "data": {"text/plain": "\u20261 tokens truncated\u2026"},
+                "metadata": {},
+            },
+        ),
+        (
+            "stream",
+            {
+                "name": "stdout",
+                "text": "[omitted 1 display items ...]\n[showed only the text/plain of 1 display items ...]\n",
+            },
+        ),
+    ]

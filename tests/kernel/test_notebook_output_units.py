@@ -1,0 +1,170 @@
+"""The notebook profile's content items (``stream``, ``display_data``, ``execute_result``) on
+their own: the IOPub messages they become (``kernel/render.py``, ``kernel/publish.py``) and how
+the output budget counts and truncates them (``codemode/output.py``, ``kernel/budget.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from codemode.kernel.budget import bound_delivery
+from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.render import ErrorParts, item_messages
+
+TABLE = {
+    "text/plain": "[ { a: 1 }, { a: 2 } ]",
+    "application/json": [{"a": 1}, {"a": 2}],
+    "text/html": "<table><thead><tr><th>a</th></tr></thead><tbody><tr><td>1</td></tr><tr><td>2</td></tr></tbody></table>",
+}
+
+
+def _text(text: str) -> dict[str, str]:
+    return {"type": "input_text", "text": text}
+
+
+def _stream(name: str, text: str) -> dict[str, str]:
+    return {"type": "stream", "name": name, "text": text}
+
+
+def _display(data: dict[str, Any], metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"type": "display_data", "data": data, "metadata": metadata or {}}
+
+
+def _value(data: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "execute_result", "data": data, "metadata": {}}
+
+
+def test_each_item_becomes_its_message_in_order():
+    items = [
+        _stream("stdout", "log 1\n"),
+        _text("from text()"),
+        _stream("stderr", "warned\n"),
+        _display({"text/markdown": "# Hi", "text/plain": "# Hi"}, {"isolated": True}),
+        _value(TABLE),
+    ]
+    assert item_messages(items, 7) == [
+        ("stream", {"name": "stdout", "text": "log 1\n"}),
+        ("stream", {"name": "stdout", "text": "from text()\n"}),
+        ("stream", {"name": "stderr", "text": "warned\n"}),
+        ("display_data", {"data": {"text/markdown": "# Hi", "text/plain": "# Hi"}, "metadata": {"isolated": True}}),
+        ("execute_result", {"execution_count": 7, "data": TABLE, "metadata": {}}),
+    ]
+
+
+def test_the_value_shown_under_another_request_is_a_display_with_the_same_bundle():
+    assert item_messages([_value(TABLE)], None) == [("display_data", {"data": TABLE, "metadata": {}})]
+
+
+def test_malformed_items_still_show_something():
+    assert item_messages([_stream("stdin", "x\n"), {"type": "display_data", "data": 5, "metadata": []}]) == [
+        ("stream", {"name": "stdout", "text": "x\n"}),
+        ("display_data", {"data": {"text/plain": "5"}, "metadata": {}}),
+    ]
+
+
+class _Session:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict[str, Any], str]] = []
+
+    def send(self, socket: Any, msg_type: str, content: dict[str, Any], parent: dict[str, Any], ident: Any) -> None:
+        self.sent.append((msg_type, content, parent["header"]["msg_id"]))
+
+
+class _Kernel:
+    def __init__(self) -> None:
+        self.session = _Session()
+        self.iopub_socket = object()
+        self.last_execution_count = 3
+
+    def _topic(self, msg_type: str) -> bytes:
+        return msg_type.encode()
+
+
+def _published(items: list[dict[str, Any]], execution_count: int | None) -> list[tuple[str, dict[str, Any], str]]:
+    kernel = _Kernel()
+    request = Request(parent={"header": {"msg_id": "req-1"}}, silent=False, execution_count=execution_count)
+    asyncio.run(Publisher(kernel).emit_items(request, items))
+    return kernel.session.sent
+
+
+def test_the_publisher_joins_runs_of_one_stream_and_keeps_the_order():
+    items = [
+        _stream("stdout", "a\n"),
+        _text("b"),
+        _stream("stderr", "c\n"),
+        _stream("stderr", "d\n"),
+        _value({"text/plain": "3"}),
+        _stream("stdout", "e\n"),
+    ]
+    assert _published(items, 4) == [
+        ("stream", {"name": "stdout", "text": "a\nb\n"}, "req-1"),
+        ("stream", {"name": "stderr", "text": "c\nd\n"}, "req-1"),
+        ("execute_result", {"execution_count": 4, "data": {"text/plain": "3"}, "metadata": {}}, "req-1"),
+        ("stream", {"name": "stdout", "text": "e\n"}, "req-1"),
+    ]
+    assert _published([_value({"text/plain": "3"})], None) == [
+        ("display_data", {"data": {"text/plain": "3"}, "metadata": {}}, "req-1")
+    ]
+
+
+def test_a_huge_display_keeps_only_its_truncated_text_plain():
+    huge = _display({"text/plain": "p" * 400, "text/html": "<b>" + "h" * 4000 + "</b>"})
+    bounded = bound_delivery([_stream("stdout", "first\n"), huge, _display({"text/plain": "late"})], None, 22)
+    # 22 tokens: "first\n" costs 2, the display's largest text (its HTML) does not fit in the
+    # 20 left, so it keeps its text/plain middle-truncated to 20 tokens; nothing is left after.
+    assert bounded.items == [
+        _stream("stdout", "first\n"),
+        {
+            "type": "display_data",
+            "data": {"text/plain": "p" * 40 + "\u202680 tokens truncated\u2026" + "p" * 40},
+            "metadata": {},
+        },
+        _text("[omitted 1 display items ...]"),
+        _text("[showed only the text/plain of 1 display items ...]"),
+    ]
+
+
+def test_a_table_that_does_not_fit_shows_its_whole_text_plain_when_that_fits():
+    table = _value({"text/plain": "[ 2 items ]", "application/json": list(range(1000)), "text/html": "<table/>"})
+    assert bound_delivery([table], None, 10).items == [
+        {"type": "execute_result", "data": {"text/plain": "[ 2 items ]"}, "metadata": {}},
+        _text("[showed only the text/plain of 1 display items ...]"),
+    ]
+
+
+def test_the_value_is_never_dropped_and_a_huge_stream_keeps_its_name():
+    items = [_stream("stderr", "e" * 400), _stream("stdout", "more\n"), _value({"text/plain": "42"})]
+    assert bound_delivery(items, None, 10).items == [
+        _stream("stderr", "e" * 20 + "\u202690 tokens truncated\u2026" + "e" * 20),
+        {"type": "execute_result", "data": {"text/plain": "\u20261 tokens truncated\u2026"}, "metadata": {}},
+        _text("[omitted 1 text items ...]"),
+        _text("[showed only the text/plain of 1 display items ...]"),
+    ]
+
+
+def test_the_error_budget_counts_the_notebook_items():
+    """The error (27 tokens) keeps what the output leaves of 30 tokens: the display's 8 count."""
+    bounded = bound_delivery([_display({"text/plain": "d" * 32})], "Error: " + "e" * 100, 30)
+    assert bounded.items == [_display({"text/plain": "d" * 32})]
+    marker = "\u2026{} tokens truncated\u2026"
+    assert bounded.error == ErrorParts(
+        "Error", "e" * 44 + marker.format(3) + "e" * 44, ["Error: " + "e" * 37 + marker.format(5) + "e" * 44]
+    )
+
+
+def test_notebook_helpers_complete_and_inspect_only_in_the_notebook_profile():
+    from codemode.kernel import completion, inspection
+
+    assert completion.complete("dis", 3, [], profile="notebook")["matches"] == ["display"]
+    assert completion.complete("dis", 3, [])["matches"] == []
+    assert completion.complete("console.", 8, [], profile="notebook")["matches"] == [
+        "debug",
+        "error",
+        "info",
+        "log",
+        "warn",
+    ]
+    assert completion.complete("console.", 8, [])["matches"] == []
+    found = inspection.inspect('markdown("# x")', 3, [], profile="notebook")
+    assert found["data"]["text/plain"] == "markdown(markdown: string): void\n\nShow Markdown."
+    assert inspection.inspect('markdown("# x")', 3, [])["found"] is False
