@@ -46,8 +46,21 @@ def prelude_source(engine: str = "quickjs") -> str:
     """The assembled prelude script of ``engine`` (read from the package data once)."""
     source = _SOURCES.get(engine)
     if source is None:
-        folder = resources.files(__package__).joinpath("prelude")
-        parts = [f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in ENGINE_PARTS[engine]]
-        source = '(function __cm_install() {\n"use strict";\n' + "\n".join(parts) + "\n})()\n"
+        source = assemble(ENGINE_PARTS[engine])
         _SOURCES[engine] = source
     return source
+
+
+def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
+    """The prelude files ``names`` (of ``runtime/prelude/``) concatenated in one strict
+    function ``__cm_install``, called at once, with ``epilogue`` (JavaScript) at its end.
+
+    :func:`prelude_source` assembles an engine's whole prelude so; tests load a few parts
+    standalone the same way (e.g. ``intrinsics.js`` and ``notebook.js`` with an epilogue
+    that returns the functions under test). Raises ``FileNotFoundError`` for a missing part.
+    """
+    folder = resources.files(__package__).joinpath("prelude")
+    parts = [f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in names]
+    if epilogue:
+        parts.append(epilogue)
+    return '(function __cm_install() {\n"use strict";\n' + "\n".join(parts) + "\n})()\n"
