@@ -29,6 +29,14 @@ PARTS = (
     "intl.js",  # Intl and the locale methods, answered by the host (runtime/intl/)
     "install.js",  # the globals and the dispatcher
 )
+NOTEBOOK_PARTS = (
+    "notebook_text.js",  # util.inspect's texts of single values (strings, names, errors)
+    "notebook_inspect.js",  # util.inspect's recursion: __cm_inspect
+    "notebook.js",  # __cm_format (util.format) and __cm_bundle (display bundles)
+)
+"""The notebook profile's formatting parts: pure functions that use only ``intrinsics.js``,
+so they may come anywhere after it (the notebook realm's prelude adds them; the strict
+profile's does not)."""
 _QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}
 """What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
 ENGINE_PARTS = {
