@@ -149,6 +149,8 @@ INSPECT = [
     "(() => { const e = new Error('msg'); e.stack = 'Error: msg\\n    at x (y.js:1:1)'; e.extra = {n: 1}; return [e]; })()",
     "(() => { const e = new Error('m1'); e.stack = 'something else entirely'; return e; })()",
     "(() => { const e = new Error(''); e.stack = 'Error\\n    at x (y.js:1:1)'; return e; })()",
+    "(() => { const e = new Error('a\\n    at b'); e.stack = 'Error: a\\n    at b'; return e; })()",
+    "(() => { const e = new Error('a\\n    at b'); e.stack = 'Error: a\\n    at b\\n    at c (f.js:1:1)'; return e; })()",
     "new Map([[1, 2]]).keys()",
     "new Set([1]).values()",
     "[Object.defineProperty([], 0, {get() { return 1; }, enumerable: true})]",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from codemode.runtime.prelude_source import ENGINE_PARTS, NOTEBOOK_PARTS, assemble
 from dependencies import require
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -140,7 +141,7 @@ def test_tampered_builtins_do_not_change_the_texts(engine_run):
 _leaves = st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
 _keys = st.sampled_from(["a", "b_1", "key-dash", "", "1", "__proto__", "$x", "é"]) | st.text(max_size=8)
 JSON_VALUES = st.recursive(
-    _leaves | st.text(max_size=30),
+    _leaves | st.text(max_size=30) | st.text(alphabet="ab'\"`$ {}\n\t\\", min_size=60, max_size=130),
     lambda inner: st.lists(inner, max_size=9) | st.dictionaries(_keys, inner, max_size=6),
     max_leaves=40,
 )
@@ -157,3 +158,12 @@ def test_json_like_values_inspect_as_node_does(batch):
     for name in ENGINES:
         with engine(name) as run:
             assert in_engine(run, cases) == expected, name
+
+
+def test_the_parts_fit_in_each_engines_prelude(engine_run):
+    """Appended to the engine's whole prelude, the parts compile: no name of theirs is declared twice."""
+    name, run = engine_run
+    source = assemble((*ENGINE_PARTS[name], *NOTEBOOK_PARTS))
+    assert run(f"typeof new Function({json.dumps(source)})") == "function"
+    clash = assemble((*ENGINE_PARTS[name], *NOTEBOOK_PARTS, "intrinsics.js"))
+    assert run(f"try {{ new Function({json.dumps(clash)}); 'compiled' }} catch (e) {{ e.name }}") == "SyntaxError"
