@@ -41,18 +41,12 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
     if (value.length === 0 && keys.length === 0) return braces[0] + "]";
     extrasType = "array";
     formatter = __cm_nb_array;
-  } else if (__cm_nb_is(__cm_nb.set_size, value)) {
-    const size = __cm_nb.set_size(value);
-    const prefix = __cm_nb_prefix(constructor, tag, "Set", "(" + size + ")");
+  } else if (__cm_nb_is(__cm_nb.set_size, value) || __cm_nb_is(__cm_nb.map_size, value)) {
+    const isMap = __cm_nb_is(__cm_nb.map_size, value);
+    const size = isMap ? __cm_nb.map_size(value) : __cm_nb.set_size(value);
+    const prefix = __cm_nb_prefix(constructor, tag, isMap ? "Map" : "Set", "(" + size + ")");
     keys = __cm_nb_keys(value, ctx.showHidden, false);
-    formatter = __cm_nb_set;
-    if (size === 0 && keys.length === 0) return prefix + "{}";
-    braces = __cm_nb_pair(prefix + "{", "}");
-  } else if (__cm_nb_is(__cm_nb.map_size, value)) {
-    const size = __cm_nb.map_size(value);
-    const prefix = __cm_nb_prefix(constructor, tag, "Map", "(" + size + ")");
-    keys = __cm_nb_keys(value, ctx.showHidden, false);
-    formatter = __cm_nb_map;
+    formatter = isMap ? __cm_nb_map : __cm_nb_set;
     if (size === 0 && keys.length === 0) return prefix + "{}";
     braces = __cm_nb_pair(prefix + "{", "}");
   } else if (typedTag !== undefined) {
@@ -215,30 +209,29 @@ function __cm_nb_typed(ctx, value, recurseTimes) {
   return output;
 }
 
-function __cm_nb_set(ctx, value, recurseTimes) {
-  const size = __cm_nb.set_size(value);
+// formatSet / formatMap: the first 100 entries (`key => value` for a Map).
+function __cm_nb_entries(ctx, value, recurseTimes, isMap) {
+  const size = isMap ? __cm_nb.map_size(value) : __cm_nb.set_size(value);
   const output = __cm_list();
   ctx.indentationLvl += 2;
-  __cm_nb.set_for_each(value, function __cm_nb_set_item(item) {
-    if (output.length < 100) __cm_push(output, __cm_nb_value(ctx, item, recurseTimes));
-  });
+  const each = function __cm_nb_entry(v, k) {
+    if (output.length >= 100) return;
+    const item = __cm_nb_value(ctx, isMap ? k : v, recurseTimes);
+    __cm_push(output, isMap ? item + " => " + __cm_nb_value(ctx, v, recurseTimes) : item);
+  };
+  if (isMap) __cm_nb.map_for_each(value, each);
+  else __cm_nb.set_for_each(value, each);
   if (size > 100) __cm_push(output, __cm_nb_more(size - 100, "item"));
   ctx.indentationLvl -= 2;
   return output;
 }
 
+function __cm_nb_set(ctx, value, recurseTimes) {
+  return __cm_nb_entries(ctx, value, recurseTimes, false);
+}
+
 function __cm_nb_map(ctx, value, recurseTimes) {
-  const size = __cm_nb.map_size(value);
-  const output = __cm_list();
-  ctx.indentationLvl += 2;
-  __cm_nb.map_for_each(value, function __cm_nb_map_item(v, k) {
-    if (output.length < 100) {
-      __cm_push(output, __cm_nb_value(ctx, k, recurseTimes) + " => " + __cm_nb_value(ctx, v, recurseTimes));
-    }
-  });
-  if (size > 100) __cm_push(output, __cm_nb_more(size - 100, "item"));
-  ctx.indentationLvl -= 2;
-  return output;
+  return __cm_nb_entries(ctx, value, recurseTimes, true);
 }
 
 function __cm_nb_buffer(ctx, value) {
