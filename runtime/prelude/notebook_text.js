@@ -32,6 +32,8 @@ const __cm_nb = {
   symbol_value: __cm_uncurry(Symbol.prototype.valueOf),
   symbol_string: __cm_uncurry(Symbol.prototype.toString),
   number_string: __cm_uncurry(Number.prototype.toString),
+  to_precision: __cm_uncurry(Number.prototype.toPrecision),
+  BigInt,
   weak_map_has: __cm_uncurry(WeakMap.prototype.has),
   weak_set_has: __cm_uncurry(WeakSet.prototype.has),
   function_string: __cm_uncurry(Function.prototype.toString),
@@ -40,7 +42,7 @@ const __cm_nb = {
   repeat: __cm_uncurry(String.prototype.repeat),
   pad_start: __cm_uncurry(String.prototype.padStart),
   pad_end: __cm_uncurry(String.prototype.padEnd),
-  sqrt: Math.sqrt, round: Math.round, floor: Math.floor, min: Math.min, max: Math.max,
+  sqrt: Math.sqrt, round: Math.round, floor: Math.floor, min: Math.min, max: Math.max, abs: Math.abs,
   parse_int: Number.parseInt,
   parse_float: Number.parseFloat,
   promise_proto: Promise.prototype,
@@ -50,7 +52,6 @@ const __cm_nb = {
   generator_proto: __cm_get_prototype_of(function* () {}),
   async_generator_proto: __cm_get_prototype_of(async function* () {}),
   tag_key: Symbol.toStringTag,
-  to_primitive_key: Symbol.toPrimitive,
   // Node's builtInObjects: the global constructors whose prototypes' toString is built in.
   builtins: { __proto__: null },
 };
@@ -61,29 +62,15 @@ const __cm_nb = {
     if (typeof n === "string" && __cm_test(/^[A-Z][a-zA-Z0-9]+$/, n)) __cm_nb.builtins[n] = true;
   }
 }
+// meta: Node's escape of each code below 160 that needs one ("" for none): \b \t \n \f \r
+// \' \\, else \xHH in upper case for control characters and 0x7f-0x9f.
 const __cm_nb_meta = __cm_list();
 for (let i = 0; i < 160; i++) {
-  let m = "";
-  if (i < 32 || i > 126) m = "\\x" + (i < 16 ? "0" : "") + __cm_nb.number_string(i, 16);
-  __cm_push(__cm_nb_meta, m);
+  const hex = "0123456789ABCDEF";
+  __cm_push(__cm_nb_meta, i < 32 || i > 126 ? "\\x" + hex[(i >> 4) & 15] + hex[i & 15] : "");
 }
-// Node writes these as \X, upper-case hex for the others.
 __cm_nb_meta[8] = "\\b"; __cm_nb_meta[9] = "\\t"; __cm_nb_meta[10] = "\\n";
 __cm_nb_meta[12] = "\\f"; __cm_nb_meta[13] = "\\r"; __cm_nb_meta[39] = "\\'"; __cm_nb_meta[92] = "\\\\";
-for (let i = 0; i < 160; i++) {
-  const m = __cm_nb_meta[i];
-  if (__cm_starts_with(m, "\\x")) __cm_nb_meta[i] = "\\x" + __cm_nb_upper(__cm_slice(m, 2));
-}
-
-function __cm_nb_upper(hex) {
-  let out = "";
-  for (let i = 0; i < hex.length; i++) {
-    const c = hex[i];
-    const at = __cm_index_of("abcdef", c);
-    out += at >= 0 ? "ABCDEF"[at] : c;
-  }
-  return out;
-}
 
 // A throw-free brand check: `fn(value)` does not throw.
 function __cm_nb_is(fn, value) {
@@ -144,8 +131,59 @@ function __cm_nb_escape(str, quote) {
   return last === 0 ? str : result + __cm_slice(str, last);
 }
 
+// A number as V8 writes it (-0 as "-0"). QuickJS writes some doubles with 17 significant
+// digits where a shorter text reads back as the same double (2 ** -24:
+// 5.9604644775390625e-8, V8 5.960464477539063e-8), and its toPrecision may round a tie
+// down; the shortest text that reads back is used then (of the correctly rounded digits
+// and their neighbours in the last place).
 function __cm_nb_number(n) {
-  return n === 0 && 1 / n < 0 ? "-0" : "" + n;
+  if (n === 0 && 1 / n < 0) return "-0";
+  const text = "" + n;
+  const m = __cm_exec(__cm_nb_number_re, text);
+  if (m === null || __cm_nb_trim_zeros(__cm_nb_digits(m[2], m[3]))[0].length < 17) return text;
+  const abs = n < 0 ? -n : n;
+  for (let p = 1; p < 17; p++) {
+    const s = __cm_exec(__cm_nb_number_re, __cm_nb.to_precision(abs, p));
+    const parts = __cm_nb_digits(s[2], s[3]);
+    const scale = parts[1] - parts[0].length;  // the value is digits * 10 ** scale
+    for (let delta = 0; delta < 3; delta++) {
+      const digits = __cm_String(__cm_nb.BigInt(parts[0]) + (delta === 0 ? 0n : delta === 1 ? 1n : -1n));
+      if (digits === "0") continue;
+      const candidate = __cm_nb_number_text(__cm_nb_trim_zeros([digits, digits.length + scale]));
+      if (__cm_Number(candidate) === abs) return m[1] + candidate;
+    }
+  }
+  return text;
+}
+
+const __cm_nb_number_re = /^(-?)([0-9.]+)(?:e([-+][0-9]+))?$/;
+
+// [significant digits, n] of decimal `mantissa` times 10 ** `exponent` (a string or
+// undefined): the value is 0.digits * 10 ** n (Number::toString's digits and n).
+function __cm_nb_digits(mantissa, exponent) {
+  const point = __cm_index_of(mantissa, ".");
+  let digits = point < 0 ? mantissa : __cm_slice(mantissa, 0, point) + __cm_slice(mantissa, point + 1);
+  let n = (point < 0 ? mantissa.length : point) + (exponent === undefined ? 0 : __cm_Number(exponent));
+  while (digits.length > 1 && digits[0] === "0") { digits = __cm_slice(digits, 1); n--; }
+  return [digits, n];
+}
+
+function __cm_nb_trim_zeros(parts) {
+  let digits = parts[0];
+  while (digits.length > 1 && digits[digits.length - 1] === "0") digits = __cm_slice(digits, 0, -1);
+  return [digits, parts[1]];
+}
+
+// Number::toString's layout of [digits, n] (a positive number).
+function __cm_nb_number_text(parts) {
+  const d = parts[0];
+  const n = parts[1];
+  const k = d.length;
+  if (k <= n && n <= 21) return d + __cm_nb.repeat("0", n - k);
+  if (0 < n && n <= 21) return __cm_slice(d, 0, n) + "." + __cm_slice(d, n);
+  if (-6 < n && n <= 0) return "0." + __cm_nb.repeat("0", -n) + d;
+  const e = n - 1;
+  return (k === 1 ? d : d[0] + "." + __cm_slice(d, 1)) + "e" + (e < 0 ? "-" : "+") + __cm_nb.abs(e);
 }
 
 function __cm_nb_primitive(value, ctx) {
@@ -237,8 +275,7 @@ function __cm_nb_function_base(value, constructor, tag) {
   try { source = __cm_nb.function_string(value); } catch (e) { __cm_end_if_out_of_memory(e); }
   if (__cm_starts_with(source, "class") && __cm_ends_with(source, "}")) {
     const body = __cm_slice(source, 5, -1);
-    const brace = __cm_index_of(body, "{");
-    if (brace !== -1 && __cm_index_of(__cm_slice(body, 0, brace), "(") < 0) {
+    if (__cm_nb_class_head(body) || (__cm_test(/^\s/, body) && __cm_nb_class_head(__cm_nb_strip_comments(body)))) {
       return __cm_nb_class_base(value, constructor, tag);
     }
   }
@@ -256,6 +293,27 @@ function __cm_nb_function_base(value, constructor, tag) {
   if (constructor !== type && constructor !== null) base += " " + constructor;
   if (tag !== "" && constructor !== tag) base += " [" + tag + "]";
   return base;
+}
+
+// A class's source after `class`: a `{` with no `(` before it (`extends f(B)` is no class
+// to Node).
+function __cm_nb_class_head(body) {
+  const brace = __cm_index_of(body, "{");
+  return brace !== -1 && __cm_index_of(__cm_slice(body, 0, brace), "(") < 0;
+}
+
+// `text` without its `// ...\n` and `/* ... */` comments.
+function __cm_nb_strip_comments(text) {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const line = __cm_starts_with(text, "//", i) ? __cm_index_of(text, "\n", i) : -1;
+    const block = __cm_starts_with(text, "/*", i) ? __cm_index_of(text, "*/", i + 2) : -1;
+    if (line !== -1) i = line + 1;
+    else if (block !== -1) i = block + 2;
+    else out += text[i++];
+  }
+  return out;
 }
 
 function __cm_nb_class_base(value, constructor, tag) {

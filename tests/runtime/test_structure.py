@@ -9,16 +9,17 @@ from pathlib import Path
 
 import quickjs
 from codemode.runtime import interrupt
-from codemode.runtime.prelude_source import ENGINE_PARTS, prelude_source
+from codemode.runtime.prelude_source import ENGINE_PARTS, NOTEBOOK_PARTS, prelude_source
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 PYPROJECT = RUNTIME.parent / "pyproject.toml"
 
 
 def test_every_prelude_file_is_assembled_and_shipped():
-    """Each ``runtime/prelude/*.js`` is in some engine's assembly order, and every JavaScript file is package data."""
+    """Each ``runtime/prelude/*.js`` is in some engine's assembly order or among the notebook profile's parts, and
+    every JavaScript file is package data."""
     on_disk = sorted(p.name for p in (RUNTIME / "prelude").glob("*.js"))
-    assert sorted({name for parts in ENGINE_PARTS.values() for name in parts}) == on_disk
+    assert sorted({name for parts in (*ENGINE_PARTS.values(), NOTEBOOK_PARTS) for name in parts}) == on_disk
     globs = tomllib.loads(PYPROJECT.read_text())["tool"]["setuptools"]["package-data"]["codemode.runtime"]
     for path in RUNTIME.rglob("*.js"):
         name = path.relative_to(RUNTIME).as_posix()
