@@ -86,6 +86,7 @@ function __cm_nb_directive(c, arg) {
   return __cm_nb_value(__cm_nb_context(4, true), arg, 0);
 }
 
+// util.format(...args) -> string, for a list of arguments (what console.log prints).
 function __cm_format(args) {
   const count = args.length;
   const first = args[0];
@@ -180,6 +181,7 @@ function __cm_nb_json_copy(value, path) {
   return copy;
 }
 
+// `text` safe in HTML text and attribute values.
 function __cm_nb_html_escape(text) {
   let out = "";
   for (let i = 0; i < text.length; i++) {

@@ -77,12 +77,15 @@ function __cm_nb_is(fn, value) {
   try { fn(value); return true; } catch (e) { __cm_end_if_out_of_memory(e); return false; }
 }
 
+// An own property's descriptor that inherits nothing (its absent `get` never reaches
+// Object.prototype), or undefined.
 function __cm_nb_descriptor(obj, key) {
   const d = __cm_own_descriptor(obj, key);
   if (d !== undefined) __cm_set_prototype_of(d, null);
   return d;
 }
 
+// The options and state of one inspection (Node's ctx).
 function __cm_nb_context(depth, showHidden) {
   const ctx = __cm_record();
   ctx.seen = __cm_list();
@@ -186,6 +189,7 @@ function __cm_nb_number_text(parts) {
   return (k === 1 ? d : d[0] + "." + __cm_slice(d, 1)) + "e" + (e < 0 ? "-" : "+") + __cm_nb.abs(e);
 }
 
+// formatPrimitive: a quoted string (a long one split after its newlines), a number, ...
 function __cm_nb_primitive(value, ctx) {
   const t = typeof value;
   if (t === "string") {
@@ -260,6 +264,7 @@ function __cm_nb_constructor(obj, ctx, recurseTimes) {
   return "Object <" + inner + ">";
 }
 
+// getPrefix: `Name(size) [tag] ` before the braces, `[Name: null prototype] ` without a constructor.
 function __cm_nb_prefix(constructor, tag, fallback, size) {
   size = size === undefined ? "" : size;
   if (constructor === null) {
@@ -270,6 +275,7 @@ function __cm_nb_prefix(constructor, tag, fallback, size) {
   return constructor + size + " ";
 }
 
+// getFunctionBase: `[Function: f]`, `[AsyncFunction: f]`, ... or a class's base.
 function __cm_nb_function_base(value, constructor, tag) {
   let source = "";
   try { source = __cm_nb.function_string(value); } catch (e) { __cm_end_if_out_of_memory(e); }
@@ -316,6 +322,7 @@ function __cm_nb_strip_comments(text) {
   return out;
 }
 
+// getClassBase: `[class C extends B]`.
 function __cm_nb_class_base(value, constructor, tag) {
   const name = (__cm_has_own(value, "name") && value.name) || "(anonymous)";
   let base = "class " + name;
@@ -340,6 +347,7 @@ function __cm_nb_boxed(value) {
   return null;
 }
 
+// getBoxedBase: `[Number: 3]`, `[String: 'abc']`, ...
 function __cm_nb_boxed_base(value, type, ctx, keys, constructor, tag) {
   const unbox = { __proto__: null, Number: __cm_nb.number_value, String: __cm_nb.string_value,
     Boolean: __cm_nb.boolean_value, BigInt: __cm_nb.bigint_value, Symbol: __cm_nb.symbol_value }[type];
@@ -363,16 +371,19 @@ function __cm_nb_shift(list) {
   list.length -= 1;
 }
 
+// isError: an error object (its brand, or Error.prototype on its chain).
 function __cm_nb_is_error(value) {
   if (__cm_object_to_string(value) === "[object Error]") return true;
   try { return __cm_has_instance(__cm_Error, value); } catch (e) { __cm_end_if_out_of_memory(e); return false; }
 }
 
+// `... N more items` and its kin.
 function __cm_nb_more(remaining, what) {
   return "... " + remaining + " more " + what + (remaining > 1 ? "s" : "");
 }
 
-// formatRaw: the braces, the base and the entries of an object, then one string.
+// formatError: the error's stack (or `[Name: message]` without frames), its name made
+// to agree with its constructor, `cause` and `errors` listed.
 function __cm_nb_error(err, constructor, tag, ctx, keys) {
   const name = err.name !== null && err.name !== undefined ? __cm_String(err.name) : "Error";
   let stack = __cm_nb_stack_of(err);
@@ -475,7 +486,3 @@ function __cm_nb_identical(a, b) {
   }
   return [0, 0];
 }
-
-// reduceToSingleString: one line when the entries fit within breakLength and the object
-// holds at most `compact` (3) inner levels, else one entry per line (short array items
-// grouped in columns).
