@@ -15,8 +15,9 @@
 //   `Promise { <pending> }`, `Promise { 1 }`, `Promise { <rejected> ... }`);
 // - the entries of a Map or Set iterator without consuming it: `[Map Iterator] { <unknown> }`
 //   (Node previews them); WeakMap / WeakSet show `{ <items unknown> }`, as Node does;
-// - proxies are inspected as their target would be, through the proxy's traps (Node looks
-//   through them); Symbol.for('nodejs.util.inspect.custom') methods are not called;
+// - a proxy is inspected through its traps (Node reads its target directly, so traps that
+//   lie or throw change the text here only); a revoked one shows `<Revoked Proxy>` as in
+//   Node; Symbol.for('nodejs.util.inspect.custom') methods are not called;
 // - the class name V8 keeps for an object whose prototype chain has no constructor
 //   (`Object <[Object: null prototype] {}>` in Node) is always taken to be "Object";
 // - an async or generator function is recognised by its prototype (the built-in
@@ -26,8 +27,11 @@
 //   `[Function: bound f] AsyncFunction`;
 // - errors: the stack is the engine's `error.stack` (V8's form once stack.js has run on
 //   QuickJS); Node's trimming of node_modules / node:internal frames does not apply;
-// - %o (showHidden) lists own non-enumerable properties but not Node's extra prototype
-//   properties of user classes.
+// - %o shows what the engine keeps: V8 14 makes an error's `stack` an own accessor
+//   (`[stack]: [Getter/Setter]`), QuickJS keeps it on Error.prototype.
+// A bundle and its JSON copy are records and lists that inherit nothing, so a toJSON a cell
+// put on Object.prototype does not reach them (serialise them with the intrinsic
+// JSON.stringify). Numbers are written as V8 writes them on both engines (see __cm_nb_number for QuickJS).
 // A getter that throws, a toStringTag or `name` accessor that throws, or a failing
 // JSON.stringify under %j propagates, as in Node.
 

@@ -4,9 +4,11 @@
 // groupArrayElements) with its default options: depth 2, no colours, breakLength 80,
 // compact 3, maxArrayLength 100, maxStringLength 10000.
 
+// formatValue: a primitive, `[Circular *N]` for an object being formatted, else formatRaw.
 function __cm_nb_value(ctx, value, recurseTimes, typedArray) {
   if (typeof value !== "object" && typeof value !== "function") return __cm_nb_primitive(value, ctx);
   if (value === null) return "null";
+  if (__cm_nb_revoked(value)) return "<Revoked Proxy>";
   if (__cm_list_index_of(ctx.seen, value) >= 0) {
     if (ctx.circular === null) ctx.circular = __cm_list();
     let index = __cm_list_index_of(ctx.circular, value);
@@ -19,9 +21,17 @@ function __cm_nb_value(ctx, value, recurseTimes, typedArray) {
   return __cm_nb_raw(ctx, value, recurseTimes, typedArray);
 }
 
-// The kind of a function (type "Function", "AsyncFunction", ...) and its class-ness.
+// A revoked proxy (Array.isArray throws for it, and only for it).
+function __cm_nb_revoked(value) {
+  try { __cm_is_array(value); return false; } catch (e) { __cm_end_if_out_of_memory(e); return true; }
+}
+
+// formatRaw: the braces, the base and the entries of an object, then one string.
 function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
-  const constructor = __cm_nb_constructor(value, ctx, recurseTimes);
+  // %o: the accessors and values a user class's prototypes hold, formatted now.
+  let protoProps = ctx.showHidden && recurseTimes <= ctx.depth ? __cm_list() : null;
+  const constructor = __cm_nb_constructor(value, ctx, recurseTimes, protoProps);
+  if (protoProps !== null && protoProps.length === 0) protoProps = null;
   let tag = value[__cm_nb.tag_key];
   if (typeof tag !== "string") tag = "";
   else if (tag !== "") {
@@ -38,7 +48,7 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
     const prefix = constructor !== "Array" || tag !== "" ? __cm_nb_prefix(constructor, tag, "Array", "(" + value.length + ")") : "";
     keys = __cm_nb_keys(value, ctx.showHidden, true);
     braces = __cm_nb_pair(prefix + "[", "]");
-    if (value.length === 0 && keys.length === 0) return braces[0] + "]";
+    if (value.length === 0 && keys.length === 0 && protoProps === null) return braces[0] + "]";
     extrasType = "array";
     formatter = __cm_nb_array;
   } else if (__cm_nb_is(__cm_nb.set_size, value) || __cm_nb_is(__cm_nb.map_size, value)) {
@@ -47,7 +57,7 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
     const prefix = __cm_nb_prefix(constructor, tag, isMap ? "Map" : "Set", "(" + size + ")");
     keys = __cm_nb_keys(value, ctx.showHidden, false);
     formatter = isMap ? __cm_nb_map : __cm_nb_set;
-    if (size === 0 && keys.length === 0) return prefix + "{}";
+    if (size === 0 && keys.length === 0 && protoProps === null) return prefix + "{}";
     braces = __cm_nb_pair(prefix + "{", "}");
   } else if (typedTag !== undefined) {
     keys = __cm_nb_keys(value, ctx.showHidden, true);
@@ -69,29 +79,29 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
     let boxed;
     if (typeof value === "function") {
       base = __cm_nb_function_base(value, constructor, tag);
-      if (keys.length === 0) return base;
+      if (keys.length === 0 && protoProps === null) return base;
     } else if (constructor === "Object") {
       if (__cm_object_to_string(value) === "[object Arguments]") braces[0] = "[Arguments] {";
       else if (tag !== "") braces[0] = __cm_nb_prefix(constructor, tag, "Object") + "{";
-      if (keys.length === 0) return braces[0] + "}";
+      if (keys.length === 0 && protoProps === null) return braces[0] + "}";
     } else if (__cm_nb_is(__cm_nb.regexp_source, value)) {
       base = __cm_nb.regexp_string(value);
       const prefix = __cm_nb_prefix(constructor, tag, "RegExp");
       if (prefix !== "RegExp ") base = prefix + base;
-      if (keys.length === 0 || recurseTimes > ctx.depth) return base;
+      if (keys.length === 0 && protoProps === null || recurseTimes > ctx.depth) return base;
     } else if (__cm_nb_is(__cm_nb.date_time, value)) {
       const time = __cm_nb.date_time(value);
       base = time !== time ? __cm_nb.date_string(value) : __cm_nb.date_iso(value);
       const prefix = __cm_nb_prefix(constructor, tag, "Date");
       if (prefix !== "Date ") base = prefix + base;
-      if (keys.length === 0) return base;
+      if (keys.length === 0 && protoProps === null) return base;
     } else if (__cm_nb_is_error(value)) {
       base = __cm_nb_error(value, constructor, tag, ctx, keys);
-      if (keys.length === 0) return base;
+      if (keys.length === 0 && protoProps === null) return base;
     } else if (__cm_nb_is(__cm_nb.buffer_length, value)) {
       const prefix = __cm_nb_prefix(constructor, tag, "ArrayBuffer");
       if (typedArray !== true) formatter = __cm_nb_buffer;
-      else if (keys.length === 0) return prefix + "{ byteLength: " + __cm_nb_number(__cm_nb.buffer_length(value)) + " }";
+      else if (keys.length === 0 && protoProps === null) return prefix + "{ byteLength: " + __cm_nb_number(__cm_nb.buffer_length(value)) + " }";
       braces[0] = prefix + "{";
       __cm_nb_unshift(keys, "byteLength");
     } else if (__cm_nb_is(__cm_nb.view_length, value)) {
@@ -110,9 +120,9 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
       formatter = __cm_nb_weak;
     } else if ((boxed = __cm_nb_boxed(value)) !== null) {
       base = __cm_nb_boxed_base(value, boxed, ctx, keys, constructor, tag);
-      if (keys.length === 0) return base;
+      if (keys.length === 0 && protoProps === null) return base;
     } else {
-      if (keys.length === 0) return __cm_nb_prefix(constructor, tag, "Object") + "{}";
+      if (keys.length === 0 && protoProps === null) return __cm_nb_prefix(constructor, tag, "Object") + "{}";
       braces[0] = __cm_nb_prefix(constructor, tag, "Object") + "{";
     }
   }
@@ -126,6 +136,7 @@ function __cm_nb_raw(ctx, value, recurseTimes, typedArray) {
   ctx.currentDepth = recurseTimes;
   const output = formatter === null ? __cm_list() : formatter(ctx, value, recurseTimes);
   for (let i = 0; i < keys.length; i++) __cm_push(output, __cm_nb_property(ctx, value, recurseTimes, keys[i], extrasType));
+  if (protoProps !== null) for (let i = 0; i < protoProps.length; i++) __cm_push(output, protoProps[i]);
   if (ctx.circular !== null) {
     const index = __cm_list_index_of(ctx.circular, value);
     if (index >= 0) {
@@ -149,6 +160,7 @@ function __cm_nb_unshift(list, item) {
   list[0] = item;
 }
 
+// formatArray: the first 100 items.
 function __cm_nb_array(ctx, value, recurseTimes) {
   const length = value.length;
   const shown = length < 100 ? length : 100;
@@ -188,6 +200,7 @@ function __cm_nb_sparse(ctx, value, recurseTimes, maxLength, output, i) {
   return output;
 }
 
+// formatTypedArray: the first 100 elements (and, for %o, the hidden fields).
 function __cm_nb_typed(ctx, value, recurseTimes) {
   const length = __cm_nb.typed_length(value);
   const shown = length < 100 ? length : 100;
@@ -234,6 +247,7 @@ function __cm_nb_map(ctx, value, recurseTimes) {
   return __cm_nb_entries(ctx, value, recurseTimes, true);
 }
 
+// formatArrayBuffer: `[Uint8Contents]: <00 ff>`.
 function __cm_nb_buffer(ctx, value) {
   const bytes = new __cm_nb.Uint8Array(value);
   const shown = bytes.length < 100 ? bytes.length : 100;
@@ -261,8 +275,8 @@ function __cm_nb_weak() {
 }
 
 // formatProperty: `key: value` of an object's entry, or the value alone in an array.
-function __cm_nb_property(ctx, value, recurseTimes, key, type) {
-  let desc = __cm_nb_descriptor(value, key);
+function __cm_nb_property(ctx, value, recurseTimes, key, type, given) {
+  let desc = given !== undefined ? given : __cm_nb_descriptor(value, key);
   if (desc === undefined) {
     desc = __cm_record();
     desc.value = value[key];
@@ -291,8 +305,9 @@ function __cm_nb_property(ctx, value, recurseTimes, key, type) {
 }
 
 
-// formatError: the error's stack (or `[Name: message]` without frames), its name made
-// to agree with its constructor, `cause` and `errors` listed.
+// reduceToSingleString: one line when the entries fit within breakLength and the object
+// holds at most `compact` (3) inner levels, else one entry per line (short array items
+// grouped in columns).
 function __cm_nb_reduce(ctx, output, base, braces, extrasType, recurseTimes, value) {
   const entries = output.length;
   if (extrasType === "array" && entries > 6) output = __cm_nb_group(ctx, output, value);
@@ -329,7 +344,7 @@ function __cm_nb_group(ctx, output, value) {
   const separatorSpace = 2;
   const dataLen = __cm_list();
   for (let i = 0; i < outputLength; i++) {
-    const len = output[i].length;
+    const len = __cm_nb_width(output[i]);
     dataLen[i] = len;
     totalLength += len + separatorSpace;
     if (maxLength < len) maxLength = len;
@@ -367,9 +382,11 @@ function __cm_nb_group(ctx, output, value) {
       let j = i;
       for (; j < max - 1; j++) {
         const cell = output[j] + ", ";
-        str += padStart ? __cm_nb.pad_start(cell, maxLineLength[j - i], " ") : __cm_nb.pad_end(cell, maxLineLength[j - i], " ");
+        const padding = maxLineLength[j - i] + output[j].length - dataLen[j];
+        str += padStart ? __cm_nb.pad_start(cell, padding, " ") : __cm_nb.pad_end(cell, padding, " ");
       }
-      str += padStart ? __cm_nb.pad_start(output[j], maxLineLength[j - i] - separatorSpace, " ") : output[j];
+      const padding = maxLineLength[j - i] + output[j].length - dataLen[j] - separatorSpace;
+      str += padStart ? __cm_nb.pad_start(output[j], padding, " ") : output[j];
       __cm_push(tmp, str);
     }
     if (100 < output.length) __cm_push(tmp, output[outputLength]);
@@ -378,12 +395,76 @@ function __cm_nb_group(ctx, output, value) {
   return output;
 }
 
+// addPrototypeProperties (%o): the non-function properties of up to three prototypes of
+// `main` below the first built-in one, those `main` or a nearer prototype has left out.
+function __cm_nb_proto_props(ctx, main, obj, recurseTimes, output) {
+  let keys = null;
+  const shadowed = __cm_list();
+  for (let depth = 0; depth < 3; depth++) {
+    if (depth !== 0 || main === obj) {
+      obj = __cm_get_prototype_of(obj);
+      if (obj === null) return;
+      const d = __cm_nb_descriptor(obj, "constructor");
+      if (d !== undefined && typeof d.value === "function" && __cm_nb.builtins[d.value.name] === true) return;
+    }
+    if (keys !== null) for (let i = 0; i < keys.length; i++) __cm_push(shadowed, keys[i]);
+    keys = __cm_own_keys(obj);
+    __cm_push(ctx.seen, main);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      if (key === "constructor" || __cm_has_own(main, key) || (depth !== 0 && __cm_list_index_of(shadowed, key) >= 0)) continue;
+      const desc = __cm_nb_descriptor(obj, key);
+      if (typeof desc.value === "function") continue;
+      __cm_push(output, __cm_nb_property(ctx, obj, recurseTimes, key, "object", desc));
+    }
+    ctx.seen.length -= 1;
+  }
+}
+
+// getStringWidth: the columns a text takes in a terminal, as Node (with ICU) counts them:
+// 0 for marks, format and control characters, 2 for East Asian wide and full-width ones
+// and emoji shown as emoji, else 1. Plain JavaScript has no East Asian Width property:
+// the wide ranges are those of Node's own table for builds without ICU.
+function __cm_nb_width(text) {
+  let width = 0;
+  let i = 0;
+  while (i < text.length && __cm_char_code_at(text, i) < 127) {
+    if (__cm_char_code_at(text, i) >= 32) width++;
+    i++;
+  }
+  if (i === text.length) return width;
+  const rest = __cm_nb.normalize(__cm_slice(text, i), "NFC");
+  for (let k = 0; k < rest.length; k++) {
+    const code = __cm_nb.code_point_at(rest, k);
+    if (code > 0xffff) k++;
+    const c = __cm_nb.from_code_point(code);
+    if (code !== 0xad && __cm_test(__cm_nb_zero_width_re, c)) continue;
+    width += __cm_nb_wide(code) || __cm_test(__cm_nb_emoji_re, c) ? 2 : 1;
+  }
+  return width;
+}
+
+const __cm_nb_zero_width_re = /^[\p{Mn}\p{Me}\p{Cf}\p{Cc}\p{Emoji_Modifier}]$/u;
+const __cm_nb_emoji_re = /^\p{Emoji_Presentation}$/u;
+
+function __cm_nb_wide(code) {
+  return code >= 0x1100 && (code <= 0x115f || code === 0x2329 || code === 0x232a ||
+    (code >= 0x2e80 && code <= 0x3247 && code !== 0x303f) || (code >= 0x3250 && code <= 0x4dbf) ||
+    (code >= 0x4e00 && code <= 0xa4c6) || (code >= 0xa960 && code <= 0xa97c) ||
+    (code >= 0xac00 && code <= 0xd7a3) || (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe10 && code <= 0xfe19) || (code >= 0xfe30 && code <= 0xfe6b) ||
+    (code >= 0xff01 && code <= 0xff60) || (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1b000 && code <= 0x1b001) || (code >= 0x1f200 && code <= 0x1f251) ||
+    (code >= 0x1f300 && code <= 0x1f64f) || (code >= 0x20000 && code <= 0x3fffd));
+}
+
 // value[i] of an array without running a getter (Node reads it, getters included).
 function __cm_nb_own_value(value, i) {
   const d = __cm_nb_descriptor(value, i);
   return d === undefined ? value[i] : d.value;
 }
 
+// util.inspect(value) with Node's default options -> string.
 function __cm_inspect(value) {
   return __cm_nb_value(__cm_nb_context(2, false), value, 0);
 }

@@ -42,6 +42,9 @@ const __cm_nb = {
   repeat: __cm_uncurry(String.prototype.repeat),
   pad_start: __cm_uncurry(String.prototype.padStart),
   pad_end: __cm_uncurry(String.prototype.padEnd),
+  normalize: __cm_uncurry(String.prototype.normalize),
+  code_point_at: __cm_uncurry(String.prototype.codePointAt),
+  from_code_point: String.fromCodePoint,
   sqrt: Math.sqrt, round: Math.round, floor: Math.floor, min: Math.min, max: Math.max, abs: Math.abs,
   parse_int: Number.parseInt,
   parse_float: Number.parseFloat,
@@ -241,7 +244,7 @@ function __cm_nb_is_index(key) {
 
 // getConstructorName: the name of the first constructor on the chain that `obj` is an
 // instance of, or null for a chain that ends without one.
-function __cm_nb_constructor(obj, ctx, recurseTimes) {
+function __cm_nb_constructor(obj, ctx, recurseTimes, protoProps) {
   let first;
   let o = obj;
   while (o !== null && o !== undefined) {
@@ -249,14 +252,19 @@ function __cm_nb_constructor(obj, ctx, recurseTimes) {
     if (d !== undefined && typeof d.value === "function" && d.value.name !== "") {
       let instance = false;
       try { instance = __cm_has_instance(d.value, obj); } catch (e) { __cm_end_if_out_of_memory(e); }
-      if (instance) return __cm_String(d.value.name);
+      if (instance) {
+        if (protoProps !== null && protoProps !== undefined && (first !== o || __cm_nb.builtins[d.value.name] !== true)) {
+          __cm_nb_proto_props(ctx, obj, first || obj, recurseTimes, protoProps);
+        }
+        return __cm_String(d.value.name);
+      }
     }
     o = __cm_get_prototype_of(o);
     if (first === undefined) first = o;
   }
   if (first === null) return null;
   if (recurseTimes > ctx.depth) return "Object <Complex prototype>";
-  const inner = __cm_nb_constructor(first, ctx, recurseTimes + 1);
+  const inner = __cm_nb_constructor(first, ctx, recurseTimes + 1, protoProps);
   if (inner === null) {
     const sub = __cm_nb_context(-1, false);
     return "Object <" + __cm_nb_value(sub, first, 0) + ">";

@@ -172,6 +172,11 @@ INSPECT = [
     "Object.defineProperty({}, 'hidden', {value: 1, enumerable: false})",
     "['apple', 'banana', 'cherry', 'date', 'elderberry', 'fig', 'grape', 'honeydew']",
     "[-1, 20, -300, 4000, -50000, 6, 7]",
+    "[null, null, null, null, null, null, '⺀']",
+    "['漢字', 'かな', 'abc', 'd', 'e', 'f', 'g', 'h']",
+    "['😀', '😀😀', 'x', 'y', 'z', 'w', 'v']",
+    "['e\\u0301', 'a\\u200b', 'b', 'c', 'd', 'e', 'f', 'g']",
+    "Array.from({length: 30}, (_, i) => 'ｘ'.repeat(i % 4))",
     "[1, 'a', 2, 'b', 3, 'c', 4]",
     "Array.from({length: 101}, (_, i) => 'v' + i)",
     "[['a', 1], ['b', 2], ['c', 3], ['d', 4], ['e', 5], ['f', 6], ['g', 7]]",
@@ -207,6 +212,13 @@ INSPECT = [
 ]
 
 FORMAT = [
+    "'%o', new (class A { constructor() { this.a = 1; } get x() { return 1; } })()",
+    "'%o', new (class B extends (class A { get y() { return 2; } }) { constructor() { super(); this.b = 1; } get x() { return 1; } })()",
+    "'%o', {a: new (class C { get z() { return 3; } })()}",
+    "'%o', (() => { class P { get q() { return 1; } } return Object.assign(Object.create(P.prototype), {r: 1}); })()",
+    "'%o', new (class D extends Map { get s() { return 1; } })([[1, 2]])",
+    "'%o', new (class E {})()",
+    "'%o', (class F { static m() {} get g() { return 1; } }).prototype",
     "'a'",
     "'a', 'b', 1",
     "1, 'b', {c: 1}",
