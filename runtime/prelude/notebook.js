@@ -29,9 +29,11 @@
 //   QuickJS); Node's trimming of node_modules / node:internal frames does not apply;
 // - %o shows what the engine keeps: V8 14 makes an error's `stack` an own accessor
 //   (`[stack]: [Getter/Setter]`), QuickJS keeps it on Error.prototype.
-// A bundle and its JSON copy are records and lists that inherit nothing, so a toJSON a cell
-// put on Object.prototype does not reach them (serialise them with the intrinsic
-// JSON.stringify). Numbers are written as V8 writes them on both engines (see __cm_nb_number for QuickJS).
+// Numbers are written as V8 writes them on both engines (__cm_nb_number, for QuickJS). The
+// columns of grouped array items are counted as Node's ICU counts them, but East Asian wide
+// characters come from a fixed table (__cm_nb_width). A bundle and its JSON copy are
+// records and lists that inherit nothing, so a toJSON a cell put on Object.prototype does
+// not reach them (serialise them with the intrinsic JSON.stringify).
 // A getter that throws, a toStringTag or `name` accessor that throws, or a failing
 // JSON.stringify under %j propagates, as in Node.
 
