@@ -30,6 +30,14 @@ PARTS = (
     "report.js",  # how the module's end or failure reaches the cell thread
     "install.js",  # the globals and the dispatcher
 )
+NOTEBOOK_PARTS = (
+    "notebook_text.js",  # util.inspect's texts of single values (strings, names, errors)
+    "notebook_inspect.js",  # util.inspect's recursion: __cm_inspect
+    "notebook.js",  # __cm_format (util.format) and __cm_bundle (display bundles)
+)
+"""The notebook profile's formatting parts: pure functions that use only ``intrinsics.js``,
+so they may come anywhere after it (the notebook realm's prelude adds them; the strict
+profile's does not)."""
 _QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}
 """What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
 ENGINE_PARTS = {
@@ -50,7 +58,7 @@ REALM_PARTS = (
     "bridge.js",  # the realm's own __cm_call (Intl asks the host through it)
     "settled.js",
     "intl.js",
-    "notebook.js",  # inspect / format / MIME bundles of values
+    *NOTEBOOK_PARTS,  # inspect / format / MIME bundles of values
     "realm.js",  # the realm's registry of running cells
 )
 """The parts the notebook realm evaluates once (QuickJS only)."""
@@ -79,9 +87,21 @@ def prelude_source(engine: str = "quickjs") -> str:
     """The assembled prelude script of ``engine`` (read from the package data once)."""
     source = _SOURCES.get(engine)
     if source is None:
-        source = '(function __cm_install() {\n"use strict";\n' + _read(ENGINE_PARTS[engine]) + "\n})()\n"
+        source = assemble(ENGINE_PARTS[engine])
         _SOURCES[engine] = source
     return source
+
+
+def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
+    """The prelude files ``names`` (of ``runtime/prelude/``) concatenated in one strict
+    function ``__cm_install``, called at once, with ``epilogue`` (JavaScript) at its end.
+
+    :func:`prelude_source` assembles an engine's whole prelude so; tests load a few parts
+    standalone the same way (e.g. ``intrinsics.js`` and ``notebook.js`` with an epilogue
+    that returns the functions under test). Raises ``FileNotFoundError`` for a missing part.
+    """
+    body = _read(tuple(names)) + ("\n" + epilogue if epilogue else "")
+    return '(function __cm_install() {\n"use strict";\n' + body + "\n})()\n"
 
 
 def realm_prelude_source() -> str:
@@ -90,6 +110,6 @@ def realm_prelude_source() -> str:
     source = _SOURCES.get("realm")
     if source is None:
         factory = "return function __cm_cell_factory(__cm_cell_id, __cm_cell_config) {\n" + _read(REALM_CELL_PARTS)
-        source = '(function __cm_install() {\n"use strict";\n' + _read(REALM_PARTS) + "\n" + factory + "\n};\n})()\n"
+        source = assemble(REALM_PARTS, factory + "\n};")
         _SOURCES["realm"] = source
     return source
