@@ -2,7 +2,7 @@
 
 The realm (``runtime/realm.py``) evaluates, for each cell, one script
 
-``(async function (<helpers>) {"use strict";<globals><hoisted functions>``
+``(async function __cm_cell$<id>(<helpers>) {"use strict";<globals><hoisted functions>``
 ``<body>``
 ``})``
 
@@ -13,6 +13,10 @@ positions in the script are one line below the cell's; ``prelude/stack.js`` and
 the realm's global object when it is missing, and publishes the cell's top-level functions
 as globals; a name equal to a helper's stays the cell's own (the parameter). A static
 ``import`` is refused with Codex's text, as in the strict profile.
+
+The function's name, ``__cm_cell$<id>``, is how the realm knows whose body an interrupt stopped
+(:func:`interrupted_cell`): QuickJS names it in the interrupt's stack (at most its first ten
+frames), and ``prelude/stack.js`` shows its frames as the cell's own, unnamed.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ HELPERS = (
 """The parameters of every cell's function: its own helpers (``prelude/realm_install.js``)."""
 
 _LOCATION = re.compile(r"(<input>:)(\d+)(:\d+)")
+_BODY_FRAME = re.compile(r"^\s*at __cm_cell\$(\w+) \(", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,12 @@ class CellScript:
     error: str | None = None
 
 
-def cell_script(source: str) -> CellScript:
-    """The script of a cell's ``source`` (see the module docstring)."""
+def _function_name(cell_id: str) -> str:
+    return "__cm_cell$" + "".join(c if c.isalnum() or c == "_" else "_" for c in cell_id)
+
+
+def cell_script(source: str, cell_id: str) -> CellScript:
+    """The script of the ``source`` of cell ``cell_id`` (see the module docstring)."""
     specifier = first_static_import(source)
     if specifier is not None:
         return CellScript("", source, False, f"Unsupported import in exec: {specifier}")
@@ -78,8 +87,17 @@ def cell_script(source: str) -> CellScript:
     for name in transformed.functions:
         if name not in HELPERS:
             header.append(f"globalThis[{json.dumps(name)}] = {name};")
-    script = f"(async function ({', '.join(HELPERS)}) {{{''.join(header)}\n{body}\n}})"
+    script = f"(async function {_function_name(cell_id)}({', '.join(HELPERS)}) {{{''.join(header)}\n{body}\n}})"
     return CellScript(script, body, transformed.has_value)
+
+
+def interrupted_cell(exception_text: str) -> str | None:
+    """The id of the cell whose body an interrupt stopped, from QuickJS's ``exception_text``
+    (``InternalError: interrupted`` and its stack): the outermost ``__cm_cell$<id>`` frame, or
+    None when no cell's body is on the stack (a ``.then`` callback, an async function resumed on
+    its own, a stack deeper than QuickJS's ten frames)."""
+    found = _BODY_FRAME.findall(exception_text)
+    return found[-1] if found else None
 
 
 def compile_error(exception_text: str, body: str) -> str:

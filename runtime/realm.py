@@ -12,11 +12,14 @@ reports each cell that has ended with its own ``finished`` event.
 Stopping one cell (terminate, ``exit()``, an exhausted heap) must leave the others running.
 A cell whose JavaScript is not running is ended at once: its pending tool calls never
 settle, its timers are dropped and its helpers act for the cell running now. JavaScript
-that runs is interrupted (:mod:`~codemode.runtime.interrupt`) only when it is the stopped
-cell's: the realm attributes what runs to the cell it last handed an event to or that last
-called a helper of its own. QuickJS cannot tell whose promise job runs; a busy loop that
-resumes after a promise another cell settled may be taken for the other cell's, and is
-then not interrupted (the terminate's answer comes, the loop keeps the realm busy).
+that runs is interrupted (:mod:`~codemode.runtime.interrupt`) at once when it is a call the
+realm made for the stopped cell (its start, a timer, a settlement). QuickJS cannot tell whose
+promise job runs, so any other JavaScript may be the stopped cell's too: a
+:class:`~codemode.runtime.realm_stop.StopWatch` interrupts it when the thread has not come
+back to its event loop shortly after the stop, and gives the realm up when even that does not
+bring it back (every cell ends; the session's next cells get a fresh realm,
+:attr:`Realm.lost`). An interrupt that stopped another live cell's body (read from the
+interrupt's stack) ends that cell with a clear error rather than leaving it waiting forever.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 
 import quickjs
 
-from . import bridge, interrupt
+from . import bridge
 from .cell import start_thread
 from .cellstate import CellState
 from .engines.quickjs import new_context
@@ -42,9 +45,11 @@ from .heap import (
     out_of_memory_text,
 )
 from .jserrors import compile_error_text
-from .notebook_cell import HELPERS, cell_script, compile_error
+from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
 from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
+from .realm_stop import StopWatch, collateral_text
+from .realm_thread import RealmThread
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +80,10 @@ class RealmCell(CellState):
         self.realm.post("settle", self, (runtime_id, json.dumps({"id": runtime_id, "ok": ok, "value": value})))
 
     def _interrupt(self) -> bool:
-        return self.realm.interrupt_running()
+        return self.realm.interrupt_running(f"cell {self.cell_id} ran exit()")
+
+    def _is_stopping(self) -> bool:
+        return self._stop_requested or self.realm.lost is not None
 
     def _null_is_out_of_memory(self) -> bool:
         return self.realm.null_is_out_of_memory(self.source)
@@ -87,7 +95,8 @@ class RealmCell(CellState):
 class Realm:
     """One session's JavaScript context and the thread that drives it (see the module docstring).
 
-    Thread-safe: :meth:`post`, :meth:`stop_cell`, :meth:`close`.
+    Thread-safe: :meth:`post`, :meth:`stop_cell`, :meth:`close`, :attr:`lost`, and what a
+    :class:`StopWatch` calls.
     """
 
     def __init__(self, *, heap_limit_bytes: int | None, name: str) -> None:
@@ -95,59 +104,97 @@ class Realm:
         self._name = name
         self._queue: queue.SimpleQueue[tuple[str, RealmCell | None, Any]] = queue.SimpleQueue()
         self._cells: dict[str, RealmCell] = {}
-        self._lock = threading.Lock()
+        self._state = RealmThread()
+        self._lock = self._state.lock
+        self._members: dict[str, RealmCell] = {}
+        """Every cell handed to the realm and not yet reported (what ends when it is given up)."""
         self._running: RealmCell | None = None
-        self._in_js = False
-        self._armed = False
-        self._switch: interrupt.Interrupter | None = None
         self._ctx: Any = None
         self._factory: Any = None
         self._thread: threading.Thread | None = None
-        self._closed = False
+
+    @property
+    def lost(self) -> str | None:
+        """The error text of its cells once the realm was given up: the next cells need a new one."""
+        return self._state.lost
 
     # ---- thread-safe API -----------------------------------------------------------
 
     def post(self, kind: str, cell: RealmCell | None, payload: Any = None) -> None:
-        """Queue an event for the realm's thread (started on the first event)."""
+        """Queue an event for the realm's thread (started on the first event). A cell started
+        on a realm given up meanwhile ends at once with the realm's error text."""
         with self._lock:
+            lost = self.lost
+            if kind == "start" and cell is not None and lost is None:
+                self._members[cell.cell_id] = cell
             if self._thread is None:
                 self._thread = start_thread(self._run, f"codemode-realm-{self._name}")
+        if kind == "start" and cell is not None and lost is not None:
+            cell.set_outcome(CellOutcome("completed", lost))
+            self._report(cell)
+            return
         self._queue.put((kind, cell, payload))
 
     def stop_cell(self, cell: RealmCell) -> None:
-        """Terminate ``cell``: interrupt its JavaScript if it runs now, else end it at once."""
+        """Terminate ``cell``: interrupt its JavaScript if it runs now, else end it at once; in
+        both cases watch that the realm's thread comes back (:class:`StopWatch`)."""
         with self._lock:
-            if cell._stop_requested:
+            if cell._stop_requested or self.lost is not None:
+                cell._stop_requested = True
                 return
             cell._stop_requested = True
-            running = self._in_js and self._running is cell and self._arm()
-            report_now = not running and not cell.reported
-            cell.reported = cell.reported or report_now
+            own_call = self._state.in_js and self._state.call_cell is cell
+            if own_call:
+                self._state.arm(f"cell {cell.cell_id} was terminated")
+            report_now = not own_call and not cell.reported
+            if report_now:
+                cell.reported = True
+                self._members.pop(cell.cell_id, None)
+            epoch = self._state.epoch
         cell._wake_waiters()
         if report_now:
             cell.report_finished(cell.final_outcome(CellOutcome("stopped")))
         self.post("stop", cell)
+        StopWatch(self, cell.cell_id, epoch).start()
 
     def close(self) -> None:
-        """End the realm's thread (the session closed; its cells were stopped)."""
+        """End the realm's thread (the session closed; its cells were stopped): JavaScript
+        still running is interrupted for good."""
+        self._state.end()
         if self._thread is not None:
             self._queue.put(("close", None, None))
 
-    # ---- interrupts (realm thread, or a stop) ----------------------------------------
+    # ---- a stop that does not take effect at once (realm_stop.StopWatch) -------------
 
-    def _arm(self) -> bool:
-        """Interrupt the JavaScript running now (lock held); False when no interrupt is available."""
-        if self._switch is None:
-            return False
-        if not self._armed:
-            self._switch.arm()
-            self._armed = True
-        return True
+    def wait_idle(self, epoch: int, timeout_s: float) -> bool:
+        """True once the thread came back to its event loop after idle count ``epoch``, or the
+        realm ended; False after ``timeout_s`` seconds."""
+        return self._state.wait_return(epoch, timeout_s)
 
-    def interrupt_running(self) -> bool:
-        """Interrupt the JavaScript running now (``exit()``, an exhausted heap). Realm thread."""
+    def interrupt_stray(self, reason: str) -> None:
+        """Interrupt the JavaScript running now, whoever's it is, because ``reason``."""
+        self._state.interrupt(reason)
+
+    def give_up(self, text: str) -> None:
+        """The thread cannot be got back: every cell ends (a stopped one as stopped, the others
+        with ``text``), the thread is interrupted for good and leaves at its next poll."""
+        if not self._state.end(lost=text):
+            return
         with self._lock:
-            return self._in_js and self._arm()
+            cells = list(self._members.values())
+            self._members.clear()
+        for cell in cells:
+            cell._wake_waiters()
+            if not cell.finished():
+                cell.set_outcome(CellOutcome("completed", text))
+            self._report(cell)
+
+    # ---- interrupts (realm thread) -----------------------------------------------------
+
+    def interrupt_running(self, reason: str) -> bool:
+        """Interrupt the JavaScript running now because ``reason`` (``exit()``, an exhausted
+        heap); False when no interrupt is available."""
+        return self._state.interrupt(reason)
 
     def null_is_out_of_memory(self, source: str) -> bool:
         """Whether a thrown ``null`` is QuickJS's report of a failed allocation (realm thread)."""
@@ -159,7 +206,7 @@ class Realm:
         if kind == "null" and not self.null_is_out_of_memory(running.source if running is not None else ""):
             return None
         self._all_out_of_memory()
-        return "ended" if self.interrupt_running() else None
+        return "ended" if self.interrupt_running("the heap was exhausted") else None
 
     def _all_out_of_memory(self) -> None:
         text = out_of_memory_text(self.heap_limit)
@@ -182,11 +229,11 @@ class Realm:
             self._fail_all(f"code-mode runtime error: {exc}")
         finally:
             self._factory = None
-            self._switch = None
+            self._state.switch = None
             self._ctx = None
 
     def _boot(self) -> None:
-        ctx, self._switch = new_context(self.heap_limit)
+        ctx, self._state.switch = new_context(self.heap_limit)
         ctx.add_callable("__codemode_host", self._host_call)
         ctx.set("__codemode_config", json.dumps({"tools": [], "source": ""}))
         self._ctx = ctx
@@ -207,9 +254,10 @@ class Realm:
         self._cells.clear()
 
     def _loop(self) -> None:
-        while True:
+        while self.lost is None:
             self._run_jobs()
             self._check_cells()
+            self._state.came_back()
             try:
                 kind, cell, payload = self._queue.get(timeout=self._next_timeout())
             except queue.Empty:
@@ -256,7 +304,7 @@ class Realm:
         self._cells[cell.cell_id] = cell
         if cell.finished():
             return
-        script = cell_script(cell.source)
+        script = cell_script(cell.source, cell.cell_id)
         if script.error is not None:
             cell.set_outcome(CellOutcome("completed", script.error))
             return
@@ -281,7 +329,7 @@ class Realm:
     def _run_jobs(self) -> None:
         if self._ctx is None:
             return
-        while self._call(None, self._ctx.execute_pending_job):
+        while self.lost is None and self._call(None, self._ctx.execute_pending_job):
             pass
         for cell in self._cells.values():
             if cell.untold_failure():
@@ -294,10 +342,10 @@ class Realm:
         Returns what the call returned, None when it failed; a failure that escaped the
         prelude ends the cell it is attributed to (an interrupt is no failure of its own).
         """
-        with self._lock:
-            if cell is not None:
-                self._running = cell
-            self._in_js = True
+        if not self._state.enter(cell):
+            return None
+        if cell is not None:
+            self._running = cell
         failure = None
         result = None
         try:
@@ -305,14 +353,23 @@ class Realm:
         except quickjs.JSException as exc:
             failure = str(exc)
         finally:
-            with self._lock:
-                self._in_js = False
-                armed, self._armed = self._armed, False
-                if armed and self._switch is not None:
-                    self._switch.disarm()
-        if failure is not None and not (armed and "interrupted" in failure.partition("\n")[0]):
+            armed, reason, ended = self._state.leave()
+        if failure is None or ended:
+            return result
+        if armed and "interrupted" in failure.partition("\n")[0]:
+            self._interrupted(cell, failure, reason)
+        else:
             self._escaped(cell or self._running, failure)
         return result
+
+    def _interrupted(self, cell: RealmCell | None, text: str, reason: str | None) -> None:
+        """An interrupt armed because ``reason`` stopped a call made for ``cell`` (None: a
+        promise job): the live cell whose body it stopped (read from the stack ``text``, else
+        ``cell``) can never go on, so it ends with a clear error."""
+        owner_id = interrupted_cell(text)
+        owner = self._cells.get(owner_id) if owner_id is not None else cell
+        if owner is not None and reason is not None and not owner.finished():
+            owner.set_outcome(CellOutcome("completed", collateral_text(reason)))
 
     def _escaped(self, cell: RealmCell | None, text: str) -> None:
         source = cell.source if cell is not None else ""
@@ -341,6 +398,7 @@ class Realm:
     def _report(self, cell: RealmCell) -> None:
         with self._lock:
             report, cell.reported = not cell.reported, True
+            self._members.pop(cell.cell_id, None)
         if report:
             cell.report_finished(cell.final_outcome(cell.ended_outcome()))
 
@@ -360,7 +418,7 @@ class Realm:
         with self._lock:
             self._running = cell
             if cell._stop_requested:
-                self._arm()
+                self._state.arm(f"cell {cell_id} was terminated")
                 return None
         if cell.finished() and name in _SILENT_WHEN_ENDED:
             return None

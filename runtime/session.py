@@ -115,7 +115,9 @@ class HostSession:
         if profile.notebook():
             from .realm import Realm, RealmCell  # the strict profile never loads the realm
 
-            if self.realm is None:
+            if self.realm is None or self.realm.lost is not None:
+                if self.realm is not None:
+                    self.realm.close()  # given up after a cell that would not stop: a fresh one
                 self.realm = Realm(heap_limit_bytes=self.max_heap_size_bytes, name=self.session_id)
             cell.runtime = RealmCell(realm=self.realm, **settings)
         else:

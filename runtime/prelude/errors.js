@@ -50,7 +50,8 @@ function __cm_v8_message(name, message, stack) {
   }
   if (name === "TypeError" && message === "class constructors must be invoked with 'new'") {
     const frame = __cm_exec(__cm_class_frame_re, stackText);
-    const callee = frame !== null && frame[1] !== "<anonymous>" ? frame[1] : __cm_callee_at(stack);
+    const named = frame !== null && frame[1] !== "<anonymous>" && !__cm_starts_with(frame[1], "__cm_cell$");
+    const callee = named ? frame[1] : __cm_callee_at(stack);
     if (callee) return "Class constructor " + __cm_last_part(callee) + " cannot be invoked without 'new'";
   }
   const fixed = V8_MESSAGES[name + ": " + message];

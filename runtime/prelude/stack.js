@@ -14,13 +14,19 @@ function __cm_raw_stack(e) {
   return undefined;
 }
 
+// QuickJS's uncatchable InternalError "interrupted" (runtime/interrupt.py).
+function __cm_is_interrupt(e) {
+  return __cm_InternalError !== undefined && __cm_has_instance(__cm_InternalError, e) && __cm_own_message(e) === "interrupted";
+}
+
 if (typeof __cm_stack_get === "function" && typeof __cm_stack_set === "function") {
   __cm_define_property(Error.prototype, "stack", {
     __proto__: null,
     get: function __cm_get_stack() {
       const raw = __cm_invoke(__cm_stack_get, this);
       // Parse errors keep QuickJS's location lines: the host reads them to word V8's message.
-      if (typeof raw !== "string" || __cm_has_instance(__cm_SyntaxError, this)) return raw;
+      // An interrupt keeps its frames: the notebook realm reads whose cell it stopped.
+      if (typeof raw !== "string" || __cm_has_instance(__cm_SyntaxError, this) || __cm_is_interrupt(this)) return raw;
       return __cm_v8_stack(this, raw);
     },
     set: function __cm_set_stack(value) {
@@ -106,7 +112,8 @@ function __cm_frames(stack) {
   for (let n = 0; n < lines.length; n++) {
     const m = __cm_exec(__cm_frame_re, lines[n]);
     if (m === null) continue;
-    const name = m[1];
+    // A notebook cell's body is the function __cm_cell$<id> (runtime/notebook_cell.py).
+    const name = __cm_starts_with(m[1], "__cm_cell$") ? "<anonymous>" : m[1];
     const where = m[2];
     if (__cm_starts_with(name, "__cm_") || where === "native") continue;
     const pos = __cm_exec(__cm_input_position_re, where);
