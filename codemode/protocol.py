@@ -24,6 +24,7 @@ import struct
 from typing import Any, cast
 
 from . import messages
+from .messages.bindings import BINDINGS_CAPABILITY
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -44,9 +45,11 @@ CAPABILITIES = (
     "tool-catalog-revision-v1",
     "yield-observation",
     EXIT_NOTICE_CAPABILITY,
+    BINDINGS_CAPABILITY,
 )
 """Capabilities the client offers and our host grants: the five of Codex 0.171's host (which
-grants the requested ones it knows and ignores the rest) and codemode's extensions."""
+grants the requested ones it knows and ignores the rest) and codemode's extensions (our host
+grants :data:`~codemode.messages.bindings.BINDINGS_CAPABILITY` in the notebook profile only)."""
 
 
 class FrameError(Exception):

@@ -37,7 +37,7 @@ from .config import SessionDefaults
 from .errors import CodeModeError, HostConnectionError, StaleCellError
 from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
-from .messages import CellExecutionLimits, execute_request
+from .messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
 from .responses import RuntimeResponse, WaitOutcome
 from .session_delegate import SessionDelegateAdapter, SessionHooks, generation_of, public_cell_id
 
@@ -367,6 +367,16 @@ class CodeModeSession:
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
         return self._publish(outcome, cell_id)
+
+    async def bindings(self, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
+        """The notebook realm's global bindings (``path`` empty) or the members of the value at
+        ``path``, as ``(name, kind)`` pairs (:mod:`codemode.messages.bindings`); None when the
+        realm was busy for ``timeout_ms``, when no host runs yet, or when the host does not list
+        bindings (strict profile, Codex's host). Raises :class:`CodeModeError` on host errors."""
+        binding = self._binding
+        if binding is None or not binding.usable or BINDINGS_CAPABILITY not in binding.connection.capabilities:
+            return None
+        return await binding.connection.bindings(binding.session_id, path, timeout_ms)
 
     async def use_host(self, setting: str, value: str) -> None:
         """Run the next cells on a host started with ``--engine value`` (``setting`` ``"engine"``:

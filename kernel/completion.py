@@ -9,7 +9,13 @@ Per the Jupyter messaging specification's ``complete_request``:
   ``Promise.``, ``globalThis.``; :mod:`codemode.kernel.js_globals`);
 - a bare word completes the cell's helpers (:mod:`codemode.kernel.helpers`; in the notebook
   profile also ``console``, ``display``, ``html``, ``markdown``, ``svg``, and ``console.``
-  its methods) and then the engine's globals.
+  its methods) and then the engine's globals;
+- in the notebook profile, the session's realm also answers (:func:`binding_query` says what
+  to ask it, codemode's ``session/bindings``): a bare word completes the global bindings
+  earlier cells declared (``ro`` -> ``rows``, after the helpers), and a member chain that
+  is no engine global's (``rows.ma``, ``rows[0].na``, ``rows.0.na``, ``cfg.inner.de``)
+  completes the members of the value it names, own and inherited, read without running
+  a getter or proxy trap of the cells. A busy realm answers nothing: what is known still is.
 
 All offsets are Unicode code points (Python ``str`` indices), as messaging 5.2 requires.
 Replies carry ``metadata._jupyter_types_experimental`` (``start``, ``end``, ``text``,
@@ -40,6 +46,9 @@ _WORD_BEFORE = re.compile(r"[A-Za-z_$][\w$]*$|$")
 _TOOLS_MEMBER = re.compile(r"\btools\s*\.\s*([A-Za-z_$][\w$]*)?$")
 _TOOLS_INDEX = re.compile(r"\btools\s*\[\s*(['\"])([^'\"]*)$")
 _MEMBER_CHAIN = re.compile(r"((?:[A-Za-z_$][\w$]*\s*\.\s*)+)([A-Za-z_$][\w$]*)?$")
+_SEGMENT = r"""(?:\.\s*(?:[A-Za-z_$][\w$]*|\d+)|\[\s*(?:\d+|"[^"\\]*"|'[^'\\]*')\s*\])"""
+_BINDING_CHAIN = re.compile(r"(?<![\w$.\])])([A-Za-z_$][\w$]*)((?:\s*" + _SEGMENT + r")*)\s*\.\s*([A-Za-z_$][\w$]*)?$")
+_SEGMENTS = re.compile(r"""\.\s*([A-Za-z_$][\w$]*|\d+)|\[\s*(\d+|"[^"\\]*"|'[^'\\]*')\s*\]""")
 
 Match = tuple[str, str, str]
 """One completion: ``(text, type, signature)``."""
@@ -75,6 +84,42 @@ def _member_matches(members: Iterable[tuple[str, str]], prefix: str) -> list[Mat
     return [(name, found[name], "") for name in sorted(found, key=lambda n: (n.startswith("_"), n))]
 
 
+def _binding_chain(line: str, engine: EngineGlobals) -> tuple[list[str], str] | None:
+    """The path and prefix of a member chain rooted at a binding (``rows[0].na`` ->
+    ``(["rows", "0"], "na")``), or None when ``line`` ends in no such chain or in one the
+    engine's globals, ``console`` or ``tools`` answer."""
+    match = _BINDING_CHAIN.search(line)
+    if match is None:
+        return None
+    path = [match.group(1)]
+    for name, index in _SEGMENTS.findall(match.group(2)):
+        path.append(name or (index[1:-1] if index[:1] in "'\"" else index))
+    if path[0] in ("console", "tools") or engine.of(".".join(path)):
+        return None
+    return path, match.group(3) or ""
+
+
+def binding_query(code: str, cursor_pos: int | None, engine: EngineGlobals | None = None) -> list[str] | None:
+    """What to ask the notebook realm for completing ``code`` at ``cursor_pos``: ``[]`` (its
+    global bindings) for a bare word, the path of a member chain rooted at a binding, or None
+    (the realm knows nothing useful here: a magic, ``tools.``, an engine global's members)."""
+    pos = len(code) if cursor_pos is None else max(0, min(cursor_pos, len(code)))
+    before = code[:pos]
+    line = before[before.rfind("\n") + 1 :]
+    if (
+        line.lstrip().startswith("%")
+        and "\n" not in before
+        or _TOOLS_MEMBER.search(before)
+        or _TOOLS_INDEX.search(before)
+    ):
+        return None
+    chain = _binding_chain(line, engine or EngineGlobals())
+    if chain is not None:
+        return chain[0]
+    word = _WORD_BEFORE.search(before).group(0)  # type: ignore[union-attr]
+    return [] if word and not before[: pos - len(word)].rstrip().endswith(".") else None
+
+
 def _magic_completion(line: str, pos: int, tools: list[ToolLike], live_cells: Iterable[str]) -> dict[str, Any]:
     words = line.lstrip()[1:].split(" ")
     if len(words) == 1:  # completing the magic's name
@@ -96,13 +141,15 @@ def complete(
     live_cells: Iterable[str] = (),
     engine: EngineGlobals | None = None,
     profile: str = "strict",
+    bindings: Iterable[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The ``complete_reply`` content for ``code`` with the cursor at ``cursor_pos``.
 
     ``cursor_pos`` is in code points (None means the end of ``code``); it is clamped into
     range. ``tools`` are the enabled tools, ``live_cells`` the ids ``%wait`` could name,
     ``engine`` the JavaScript engine's globals (None: helpers only), ``profile`` the cells'
-    profile (``strict`` or ``notebook``: which helpers a cell has).
+    profile (``strict`` or ``notebook``: which helpers a cell has), ``bindings`` the realm's
+    answer to :func:`binding_query` (``(name, kind)`` pairs; None: none came).
     """
     pos = len(code) if cursor_pos is None else max(0, min(cursor_pos, len(code)))
     before = code[:pos]
@@ -121,6 +168,11 @@ def complete(
         prefix = index.group(2)
         return _reply(_tool_matches(tool_list, prefix), pos - len(prefix), pos)
     line = before[line_start:]
+    listed = list(bindings or [])
+    binding_chain = _binding_chain(line, engine) if profile == "notebook" else None
+    if binding_chain is not None:
+        prefix = binding_chain[1]
+        return _reply(_member_matches(listed, prefix), pos - len(prefix), pos)
     chain = _MEMBER_CHAIN.search(line)
     if chain is not None:
         prefix = chain.group(2) or ""
@@ -134,8 +186,11 @@ def complete(
         return _reply([], pos, pos)
     helpers = helpers_of(profile)
     found = [(h.name, kind(h), h.signature) for h in helpers if h.name.startswith(word)]
-    found += _member_matches([m for m in engine.of("") if m[0] not in {h.name for h in helpers}], word)
+    known = {h.name for h in helpers}
+    found += _member_matches([m for m in listed if m[0] not in known], word)
+    known |= {name for name, _ in listed}
+    found += _member_matches([m for m in engine.of("") if m[0] not in known], word)
     return _reply(found, pos - len(word), pos)
 
 
-__all__ = ["ToolLike", "complete", "mentions_tools"]
+__all__ = ["ToolLike", "binding_query", "complete", "mentions_tools"]

@@ -11,7 +11,9 @@ When the code names ``tools`` (:func:`codemode.kernel.completion.mentions_tools`
 is the one after every MCP server has started or given up, each within its
 ``startup_timeout_sec`` (``ToolRegistry.ready_tools``), as a cell waits for it: the first
 completion of ``tools.`` in a session lists the MCP tools too. Other code is completed at once,
-without building the code-mode services.
+without building the code-mode services. In the notebook profile the session's realm is asked
+for the bindings and members it knows (:func:`codemode.kernel.completion.binding_query`),
+within :data:`BINDINGS_WAIT_MS`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ from codemode.kernel.services import ServicesLoader, chosen
 from codemode.kernel.state import KernelState
 
 log = logging.getLogger(__name__)
+
+BINDINGS_WAIT_MS = 200
+"""How long the realm may take to list bindings for a completion (it is busy running JavaScript
+when it takes longer, and the completion answers without them)."""
+BINDINGS_TRANSPORT_S = 0.5
+"""Allowance for the request's way to the host and back, on top of :data:`BINDINGS_WAIT_MS`."""
 
 
 class Introspection:
@@ -70,7 +78,25 @@ class Introspection:
         tools = await self._tools(before)
         engine = await asyncio.to_thread(engine_globals, await self._session("engine"))
         profile = await self._session("profile")
-        return completion.complete(code, cursor_pos, tools, self.state.live_ids(), engine, profile)
+        query = completion.binding_query(code, cursor_pos, engine) if profile == "notebook" else None
+        bindings = None if query is None else await self._bindings(query)
+        return completion.complete(code, cursor_pos, tools, self.state.live_ids(), engine, profile, bindings)
+
+    async def _bindings(self, path: list[str]) -> list[tuple[str, str]] | None:
+        """What the notebook realm lists at ``path`` (``CodeModeSession.bindings``), within
+        :data:`BINDINGS_WAIT_MS` (plus the way there and back); None when no cell ran yet, the
+        realm was busy or anything failed (logged)."""
+        services = self.loader.built()
+        if services is None:
+            return None
+        try:
+            async with asyncio.timeout(BINDINGS_WAIT_MS / 1000 + BINDINGS_TRANSPORT_S):
+                return await services.code_mode.bindings(path, BINDINGS_WAIT_MS)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.debug("no bindings for completion", exc_info=True)
+            return None
 
     async def inspect(self, code: str, cursor_pos: int | None, detail_level: int) -> dict[str, Any]:
         """The ``inspect_reply`` content (:func:`codemode.kernel.inspection.inspect`)."""

@@ -60,6 +60,7 @@ REALM_PARTS = (
     "intl.js",
     *NOTEBOOK_PARTS,  # inspect / format / MIME bundles of values
     "realm.js",  # the realm's registry of running cells
+    "realm_members.js",  # its bindings and their members, for completion (last: the baseline)
 )
 """The parts the notebook realm evaluates once (QuickJS only)."""
 REALM_CELL_PARTS = (
@@ -105,11 +106,16 @@ def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
 
 
 def realm_prelude_source() -> str:
-    """The notebook realm's prelude: its completion value is the cell factory,
-    ``__cm_cell_factory(cell_id, config_json)``, which returns the cell's dispatcher."""
+    """The notebook realm's prelude: its completion value is the realm's entry,
+    ``entry("cell", cell_id, config_json)`` (the cell factory, which returns the cell's
+    dispatcher) or ``entry("members", path_json)`` (``realm_members.js``'s listing)."""
     source = _SOURCES.get("realm")
     if source is None:
-        factory = "return function __cm_cell_factory(__cm_cell_id, __cm_cell_config) {\n" + _read(REALM_CELL_PARTS)
-        source = assemble(REALM_PARTS, factory + "\n};")
+        factory = "function __cm_cell_factory(__cm_cell_id, __cm_cell_config) {\n" + _read(REALM_CELL_PARTS) + "\n}"
+        entry = (
+            "return function __cm_realm_entry(op, a, b) {\n"
+            '  return op === "members" ? __cm_realm_members(a) : __cm_cell_factory(a, b);\n};'
+        )
+        source = assemble(REALM_PARTS, factory + "\n" + entry)
         _SOURCES["realm"] = source
     return source

@@ -24,6 +24,7 @@ interrupt's stack) ends that cell with a clear error rather than leaving it wait
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import logging
 import queue
@@ -110,7 +111,7 @@ class Realm:
         """Every cell handed to the realm and not yet reported (what ends when it is given up)."""
         self._running: RealmCell | None = None
         self._ctx: Any = None
-        self._factory: Any = None
+        self._entry: Any = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -156,6 +157,18 @@ class Realm:
             cell.report_finished(cell.final_outcome(CellOutcome("stopped")))
         self.post("stop", cell)
         StopWatch(self, cell.cell_id, epoch).start()
+
+    def members(self, path: list[str]) -> concurrent.futures.Future[list[list[str]] | None]:
+        """The names the cells declared as globals (``path`` empty), or the members of the value
+        at ``path`` (``[name, kind]`` pairs, ``prelude/realm_members.js``), listed by the realm's
+        thread between jobs; None when the listing failed. A busy thread answers late: the
+        caller bounds its wait and may cancel the future."""
+        future: concurrent.futures.Future[list[list[str]] | None] = concurrent.futures.Future()
+        if self._state.ended:
+            future.set_result(None)
+        else:
+            self.post("members", None, (path, future))
+        return future
 
     def close(self) -> None:
         """End the realm's thread (the session closed; its cells were stopped): JavaScript
@@ -228,7 +241,7 @@ class Realm:
             log.exception("realm %s failed", self._name)
             self._fail_all(f"code-mode runtime error: {exc}")
         finally:
-            self._factory = None
+            self._entry = None
             self._state.switch = None
             self._ctx = None
 
@@ -237,7 +250,7 @@ class Realm:
         ctx.add_callable("__codemode_host", self._host_call)
         ctx.set("__codemode_config", json.dumps({"tools": [], "source": ""}))
         self._ctx = ctx
-        self._factory = ctx.eval(realm_prelude_source())
+        self._entry = ctx.eval(realm_prelude_source())
 
     def _fail_all(self, text: str) -> None:
         """The realm cannot go on: every cell, also one queued to start, ends with ``text``."""
@@ -268,7 +281,9 @@ class Realm:
                         live._stop_requested = True
                         self._finalize(live)
                     return
-                if cell is not None:
+                if kind == "members":
+                    self._list_members(*payload)
+                elif cell is not None:
                     self._handle(kind, cell, payload)
                 try:
                     kind, cell, payload = self._queue.get_nowait()
@@ -291,6 +306,12 @@ class Realm:
         elif kind == "stop" and cell.cell_id in self._cells:
             self._finalize(cell)
 
+    def _list_members(self, path: list[str], future: concurrent.futures.Future[list[list[str]] | None]) -> None:
+        if not future.set_running_or_notify_cancel():
+            return  # the caller stopped waiting
+        listed = self._call(None, self._entry, "members", json.dumps(path), quiet=True)
+        future.set_result(json.loads(listed) if isinstance(listed, str) else None)
+
     def _fire_timers(self) -> None:
         now = time.monotonic()
         for cell in list(self._cells.values()):
@@ -310,7 +331,7 @@ class Realm:
             return
         config = {"tools": cell.tools, "source": script.body, "helpers": HELPERS, "has_value": script.has_value}
         try:
-            cell.dispatch = self._factory(cell.cell_id, json.dumps(config))
+            cell.dispatch = self._entry("cell", cell.cell_id, json.dumps(config))
             function = self._ctx.eval(script.script)
         except quickjs.JSException as exc:
             text = str(exc)
@@ -336,11 +357,12 @@ class Realm:
                 untold = heap_nearly_full(self._ctx, self.heap_limit)
                 cell.set_outcome(CellOutcome("completed", out_of_memory_text(self.heap_limit) if untold else _UNTOLD))
 
-    def _call(self, cell: RealmCell | None, function: Any, *args: Any) -> Any:
+    def _call(self, cell: RealmCell | None, function: Any, *args: Any, quiet: bool = False) -> Any:
         """Call into JavaScript on behalf of ``cell`` (None: promise jobs, the last cell's).
 
         Returns what the call returned, None when it failed; a failure that escaped the
-        prelude ends the cell it is attributed to (an interrupt is no failure of its own).
+        prelude ends the cell it is attributed to (an interrupt is no failure of its own),
+        unless ``quiet`` (the runtime's own calls, which no cell made).
         """
         if not self._state.enter(cell):
             return None
@@ -358,7 +380,7 @@ class Realm:
             return result
         if armed and "interrupted" in failure.partition("\n")[0]:
             self._interrupted(cell, failure, reason)
-        else:
+        elif not quiet:
             self._escaped(cell or self._running, failure)
         return result
 

@@ -36,6 +36,8 @@ from codemode.protocol import (
     read_frame,
 )
 
+from . import profile
+from .bindings import list_bindings
 from .delegates import DelegateTable
 from .errors import FatalConnectionError, ProtocolError
 from .session import HostSession, LiveCell, missing_cell, runtime_response
@@ -188,10 +190,13 @@ class Connection:
             self.send(messages.rejected({"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}))
             return False
         for capability in required:
-            if capability not in CAPABILITIES:
+            if capability not in CAPABILITIES or (
+                capability == messages.BINDINGS_CAPABILITY and not profile.notebook()
+            ):
                 self.send(messages.rejected({"type": "missingRequiredCapability", "capability": capability}))
                 return False
-        granted = [c for c in CAPABILITIES if c in required or c in optional]
+        offered = [c for c in CAPABILITIES if profile.notebook() or c != messages.BINDINGS_CAPABILITY]
+        granted = [c for c in offered if c in required or c in optional]
         self._granted = granted
         self.send(messages.ready(PROTOCOL_VERSION, granted))
         return True
@@ -381,6 +386,9 @@ class Connection:
                 session.close_cell(stopped)
             if self._exit_reason is not None:
                 await self._exit_after_answer()
+        elif method == "session/bindings":
+            session = self._session(request["sessionId"])
+            self._respond(request_id, messages.ok(await list_bindings(session.realm, request)))
         elif method == "session/shutdown":
             session_id = request["sessionId"]
             session = self._session(session_id)

@@ -7,13 +7,16 @@ frame does not match its schema (as recorded from Codex 0.171's host:
 raises :class:`~codemode.runtime.errors.FatalConnectionError` with such a text.
 
 ``session/open`` also accepts ``storedValues`` (the codemode protocol extension: an
-object of JSON values seeding the session store; Codex's host would reject it).
+object of JSON values seeding the session store; Codex's host would reject it), and
+``session/bindings`` is codemode's (:mod:`codemode.messages.bindings`).
 """
 
 from __future__ import annotations
 
 import json
 from typing import Any
+
+from codemode.messages.bindings import MAX_BINDINGS_TIMEOUT_MS, MAX_PATH_LENGTH
 
 from .errors import FatalConnectionError
 
@@ -26,6 +29,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "session/wait": (("sessionId", "request"), ("maxOutputTokens",)),
     "session/terminate": (("sessionId", "cellId"), ("maxOutputTokens",)),
     "session/shutdown": (("sessionId",), ()),
+    "session/bindings": (("sessionId", "path"), ("timeoutMs",)),
 }
 _EXECUTE = (("tool_call_id", "enabled_tools", "source"), ("yield_time_ms", "max_output_tokens", "catalog_revision"))
 _WAIT = (("cell_id", "yield_time_ms"), ())
@@ -112,6 +116,13 @@ def validate_request(request: Any) -> None:
         _uint(request.get("maxOutputTokens"), "maxOutputTokens")
     elif method == "session/terminate":
         _uint(request.get("maxOutputTokens"), "maxOutputTokens")
+    elif method == "session/bindings":
+        path = request["path"]
+        if not isinstance(path, list) or not all(isinstance(p, str) for p in path) or len(path) > MAX_PATH_LENGTH:
+            raise _fatal(f"invalid type: `path` must be a sequence of at most {MAX_PATH_LENGTH} strings")
+        _uint(request.get("timeoutMs"), "timeoutMs")
+        if (request.get("timeoutMs") or 0) > MAX_BINDINGS_TIMEOUT_MS:
+            raise _fatal(f"invalid value for `timeoutMs`: at most {MAX_BINDINGS_TIMEOUT_MS}")
 
 
 def validate_delegate_response(message: dict[str, Any]) -> None:

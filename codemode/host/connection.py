@@ -147,6 +147,19 @@ class HostConnection(ConnectionDriver):
             task.add_done_callback(lambda _t: self._shutdowns.pop(session_id, None))
         await asyncio.shield(task)
 
+    async def bindings(self, session_id: str, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
+        """``session/bindings`` (codemode's extension, :mod:`codemode.messages.bindings`): the
+        ``(name, kind)`` pairs the notebook realm lists at ``path``, None when it was busy for
+        ``timeout_ms``. Raises :class:`CodeModeError` when the host did not grant the
+        extension, the session is not open, or the connection fails."""
+        self._check_alive()
+        self.state.require_session(session_id)
+        if messages.BINDINGS_CAPABILITY not in self.capabilities:
+            raise CodeModeError("code-mode host does not list bindings (not codemode's host in the notebook profile)")
+        body = messages.bindings_body(session_id, path, timeout_ms)
+        result: list[tuple[str, str]] | None = await self._request("bindings", session_id, body)
+        return result
+
     def answers_read(self, session_id: str, cell_id: str) -> int:
         """How many answers about the cell have been read (:mod:`codemode.host.answers`): in the
         first step of one of its delegate calls, those read before that call's request."""

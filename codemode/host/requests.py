@@ -9,7 +9,7 @@ from typing import Literal
 
 from ..errors import CodeModeError
 
-RequestKind = Literal["open", "execute", "wait", "terminate", "shutdown", "probe"]
+RequestKind = Literal["open", "execute", "wait", "terminate", "shutdown", "probe", "bindings"]
 MAX_REQUEST_ID = 2**63 - 1
 
 

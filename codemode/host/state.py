@@ -224,6 +224,11 @@ class ConnectionState:
                     f"code-mode host returned cell {outcome.response.cell_id} for request targeting {pending.cell_id}"
                 )
             effects.append(self._resolve(pending, outcome))
+        elif pending.kind == "bindings":
+            try:
+                effects.append(self._resolve(pending, messages.parse_bindings_listed(value)))
+            except messages.MessageError as exc:
+                raise Violation(f"code-mode host returned an invalid bindings response: {exc}") from None
         elif pending.kind == "open" and value.get("type") != "session/ready":
             text = f"code-mode host returned an invalid open response: {value!r}"
             effects += self.fail(text)

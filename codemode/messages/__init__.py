@@ -19,6 +19,8 @@ The messages (field names are the wire names; Codex's host ``codex-rs/code-mode-
   (``execute/initialResponse``), :func:`tool_invoke` / :func:`notification_send` (the two
   ``delegate/request`` kinds), :func:`delegate_cancel`, :func:`cell_closed`, and codemode's
   extensions :func:`stored_values` (``session/storedValues``) and :func:`host_exiting`;
+- codemode's ``session/bindings`` (:mod:`codemode.messages.bindings`): :func:`bindings_body`,
+  answered with :func:`bindings_listed`;
 - results: :func:`ok` / :func:`error`; success values :func:`session_ready`,
   :func:`execution_started`, :func:`wait_completed`, :func:`session_closed`,
   :func:`tool_result`, :func:`notification_delivered`;
@@ -48,6 +50,7 @@ dicts the JSON codec reads and writes, cost nothing to import, and still give my
 field; a megabyte frame costs a few milliseconds, small beside the cell that produced it.
 """
 
+from .bindings import *  # noqa: F403
 from .events import *  # noqa: F403
 from .handshake import *  # noqa: F403
 from .requests import *  # noqa: F403

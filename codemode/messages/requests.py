@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
+from .bindings import BindingsBody
 from .results import JsonValue, WireResult
 
 # -- client to host -----------------------------------------------------------------------------
@@ -70,7 +71,7 @@ class ShutdownBody(TypedDict):
     sessionId: str
 
 
-RequestBody: TypeAlias = OpenBody | ExecuteBody | WaitBody | TerminateBody | ShutdownBody
+RequestBody: TypeAlias = OpenBody | ExecuteBody | WaitBody | TerminateBody | ShutdownBody | BindingsBody
 
 
 class OperationRequest(TypedDict):
