@@ -217,3 +217,24 @@ def test_a_probe_is_answered_by_any_result():
     assert not state.requests.awaiting_host()
     reply = messages.operation_response(probe.request_id, messages.error("unknown code-mode session x"))
     assert state.on_message(reply) == [Settle(probe.request_id), Resolve(probe.request_id, None)]
+
+
+def test_a_bindings_answer_resolves_with_its_pairs_or_none_and_a_bad_one_fails_the_connection():
+    state = opened()
+    listed = state.begin("bindings", SESSION)
+    answer = messages.bindings_listed([["rows", "property"], ["helper", "function"]])
+    assert state.on_message(messages.operation_response(listed.request_id, messages.ok(answer))) == [
+        Settle(listed.request_id),
+        Resolve(listed.request_id, [("rows", "property"), ("helper", "function")]),
+    ]
+    busy = state.begin("bindings", SESSION)
+    reply = messages.operation_response(busy.request_id, messages.ok(messages.bindings_listed(None)))
+    assert state.on_message(reply) == [Settle(busy.request_id), Resolve(busy.request_id, None)]
+    bad = state.begin("bindings", SESSION)
+    effects = state.on_message(messages.operation_response(bad.request_id, messages.ok({"type": "session/bindings"})))
+    assert effects[1] == Reject(
+        bad.request_id,
+        "code-mode host returned an invalid bindings response: invalid session/bindings answer: "
+        "{'type': 'session/bindings'}",
+    )
+    assert not state.alive

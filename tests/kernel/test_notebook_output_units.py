@@ -168,3 +168,27 @@ def test_notebook_helpers_complete_and_inspect_only_in_the_notebook_profile():
     found = inspection.inspect('markdown("# x")', 3, [], profile="notebook")
     assert found["data"]["text/plain"] == "markdown(markdown: string): void\n\nShow Markdown."
     assert inspection.inspect('markdown("# x")', 3, [])["found"] is False
+
+
+def test_the_realms_bindings_complete_a_word_and_a_member_chain_in_the_notebook_profile():
+    from codemode.kernel import completion
+    from codemode.kernel.js_globals import EngineGlobals
+
+    engine = EngineGlobals({"": [("Math", "instance")], "Math": [("floor", "function")]})
+    assert completion.binding_query("const x = ro", None, engine) == []
+    assert completion.binding_query("rows[0].na", None, engine) == ["rows", "0"]
+    assert completion.binding_query('cfg["inner"].de', None, engine) == ["cfg", "inner"]
+    assert completion.binding_query("Math.fl", None, engine) is None
+    assert completion.binding_query("tools.ec", None, engine) is None
+    assert completion.binding_query("f().x", None, engine) is None
+    listed = [("rows", "property"), ("render", "function"), ("Math", "property")]
+    word = completion.complete("r", None, [], engine=engine, profile="notebook", bindings=listed)
+    assert word["matches"] == ["render", "rows"]
+    assert completion.complete("M", None, [], engine=engine, profile="notebook", bindings=listed)["matches"] == ["Math"]
+    members = [("map", "function"), ("length", "property")]
+    chain = completion.complete("rows.ma", None, [], engine=engine, profile="notebook", bindings=members)
+    assert (chain["matches"], chain["cursor_start"]) == (["map"], 5)
+    assert completion.complete("Math.fl", None, [], engine=engine, profile="notebook", bindings=members)["matches"] == [
+        "floor"
+    ]
+    assert completion.complete("rows.ma", None, [], engine=engine, profile="strict", bindings=members)["matches"] == []
