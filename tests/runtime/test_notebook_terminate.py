@@ -85,11 +85,17 @@ async def alive(client: Any) -> None:
     assert text_items(await asyncio.wait_for(client.run("text('realm alive')", tools=TOOLS), GUARD)) == ["realm alive"]
 
 
-async def test_a_loop_resumed_by_a_promise_another_cell_settled_is_stopped(nb):
+@pytest.mark.parametrize(
+    "spinning",
+    [
+        "await new Promise((resolve) => { globalThis.go = resolve })\nwhile (true) {}",
+        "new Promise((resolve) => { globalThis.go = resolve }).then(() => { while (true) {} })\nawait tools.gate2({})",
+    ],
+    ids=["resumed-body", "then-callback"],
+)
+async def test_a_loop_run_after_a_promise_another_cell_settled_is_stopped(nb, spinning):
     releaser = await started(nb, "yield_control()\nawait tools.gate({})\nglobalThis.go()\nnotify('released')")
-    spinner = await started(
-        nb, "yield_control()\nawait new Promise((resolve) => { globalThis.go = resolve })\nwhile (true) {}"
-    )
+    spinner = await started(nb, "yield_control()\n" + spinning)
     nb.gate.set()
     await asyncio.wait_for(nb.wait_for(lambda: "released" in nb.notifications), GUARD)
     await terminated(nb, spinner)
@@ -110,21 +116,6 @@ async def test_a_loop_calling_a_function_of_an_ended_cell_is_stopped(nb):
     nb.gate2.set()
     final = await finish(nb, later)
     assert text_items(final) == ["later done"] and body_of(final)["error_text"] is None
-
-
-async def test_a_loop_in_a_then_callback_is_stopped(nb):
-    releaser = await started(nb, "yield_control()\nawait tools.gate({})\nglobalThis.go()\nnotify('released')")
-    spinner = await started(
-        nb,
-        "yield_control()\n"
-        "new Promise((resolve) => { globalThis.go = resolve }).then(() => { while (true) {} })\n"
-        "await tools.gate2({})",
-    )
-    nb.gate.set()
-    await asyncio.wait_for(nb.wait_for(lambda: "released" in nb.notifications), GUARD)
-    await terminated(nb, spinner)
-    await alive(nb)
-    assert body_of(await finish(nb, releaser))["error_text"] is None
 
 
 async def test_a_live_cell_whose_loop_was_interrupted_to_stop_another_ends_with_a_clear_error(nb):
