@@ -32,6 +32,9 @@ in-process interrupt stops JavaScript within milliseconds; only one long engine 
 of a huge array, a catastrophic regex) outlasts it. Short enough that the answer, with the
 output the cell produced before, reaches a client that gives an interrupt one second
 (``codemode.kernel.termination``)."""
+REALM_TERMINATE_WAIT_S = 0.9
+"""How long a terminate of a notebook cell waits for its end: the realm reports it within
+``realm_stop.RESET_AFTER_S`` at the latest, giving its thread up rather than the host."""
 
 
 class HostPort(ConnectionPort, Protocol):
@@ -183,19 +186,23 @@ class HostSession:
         cell.cancel_pending_tools()
         assert cell.runtime is not None
         cell.runtime.stop()
+        realm = profile.notebook()
         try:
-            async with asyncio.timeout(TERMINATE_JOIN_TIMEOUT_S):
+            async with asyncio.timeout(REALM_TERMINATE_WAIT_S if realm else TERMINATE_JOIN_TIMEOUT_S):
                 await cell.thread_done.wait()
         except TimeoutError:
-            self.connection.schedule_fallback_exit(
-                f"cell {cell_id} of session {self.session_id} did not stop within {TERMINATE_JOIN_TIMEOUT_S:g} s "
-                "of session/terminate"
-                + (
-                    ""
-                    if interrupt.AVAILABLE or engines.selected() != "quickjs"
-                    else " (no in-process interrupt is available)"
+            if realm:  # the realm ends its cells itself, replacing a thread it cannot get back
+                log.error("cell %s of session %s did not report its end after terminate", cell_id, self.session_id)
+            else:
+                self.connection.schedule_fallback_exit(
+                    f"cell {cell_id} of session {self.session_id} did not stop within {TERMINATE_JOIN_TIMEOUT_S:g} s "
+                    "of session/terminate"
+                    + (
+                        ""
+                        if interrupt.AVAILABLE or engines.selected() != "quickjs"
+                        else " (no in-process interrupt is available)"
+                    )
                 )
-            )
         items = cell.take_items(observer)
         response = runtime_response("Terminated", cell_id, items, None, observer.started_ns)
         cell._resolve(response)
