@@ -2,8 +2,9 @@
 
 A :class:`Realm` is created at a session's first execute and closed with the session. Its
 thread evaluates the realm prelude once (``prelude_source.realm_prelude_source``: the parts
-every cell shares, and a factory that makes one cell's helpers and dispatcher), then serves
-one queue of events tagged by cell: a cell to start, a tool's settlement, a stop. Each
+every cell shares, and an entry to the factory that makes one cell's helpers and dispatcher
+and to the listing of bindings for completion), then serves one queue of events tagged by
+cell: a cell to start, a tool's settlement, a stop; and listings (:meth:`Realm.members`). Each
 :class:`RealmCell` keeps what belongs to it (:class:`~codemode.runtime.cellstate.CellState`:
 its output, tool calls, timers, stored values, outcome); the thread fires every cell's due
 timers, runs the context's promise jobs (one job queue for all cells) and, after each step,
