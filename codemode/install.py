@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config.session import ENGINES, PROFILES
+from .config.session import ENGINES, NOTEBOOK_ENGINES, PROFILES
 
 DEFAULT_NAME = "codemode"
 DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"
@@ -35,9 +35,6 @@ V8_NAME = "codemode-v8"
 V8_DISPLAY_NAME = "Code Mode (JavaScript, V8)"
 NOTEBOOK_NAME = "codemode-notebook"
 NOTEBOOK_DISPLAY_NAME = "Code Mode Notebook (JavaScript)"
-NOTEBOOK_ENGINES = ("quickjs",)
-"""The engines the notebook profile runs on (``codemode-host --profile notebook --engine v8``
-stops before its handshake)."""
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,34 @@ def test_config_magic_switches_the_profile_and_keeps_stored_values(tmp_path):
         assert _host_profile(kernel) == "strict"
 
 
+def test_the_notebook_profile_refuses_the_v8_engine_everywhere(tmp_path):
+    """The notebook profile runs on QuickJS only: the config's v8 gives way with a problem
+    report, and neither ``%config engine=v8`` (notebook) nor ``%config profile=notebook`` (V8)
+    replaces a working host by one that cannot start."""
+    with kernel_in(tmp_path / "nb", '[session]\nprofile = "notebook"\nengine = "v8"\n') as kernel:
+        run = execute(kernel.kc, "const kept = 1; kept")
+        assert run.stderr_messages == [
+            "codemode configuration problem: session.engine: the notebook profile runs on the quickjs engine for "
+            "now, not on v8; quickjs is used.\n"
+        ]
+        assert _setting(kernel, "engine") == "engine = quickjs"
+        refused = execute(kernel.kc, "%config engine=v8")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            "the notebook profile runs on the quickjs engine for now, not on v8",
+        )
+        assert _setting(kernel, "engine") == "engine = quickjs"
+        assert _shown(execute(kernel.kc, "kept + 1"))[0][1]["data"]["text/plain"] == "2"  # the same host
+    with kernel_in(tmp_path / "v8", env={"CODEMODE_ENGINE": "v8"}) as kernel:
+        refused = execute(kernel.kc, "%config profile=notebook")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            "the notebook profile runs on the quickjs engine for now, not on v8",
+        )
+        assert _setting(kernel, "profile") == "profile = strict"
+        assert execute(kernel.kc, "text(1)").stdout == "1\n"
+
+
 def test_a_host_that_is_not_codemodes_gets_no_profile(tmp_path):
     """``CODEMODE_HOST_BIN`` naming Codex's host (here a stand-in under its name that runs
     codemode's host in the strict profile): the notebook profile cannot be had, and says so."""
