@@ -23,9 +23,16 @@ def history_location() -> str:
     return str(Path(jupyter_data_dir()) / "codemode" / "history.sqlite")
 
 
+HISTORY_COMPANIONS = ("", "-journal", "-wal", "-shm")
+"""Suffixes of the history file and of SQLite's files beside it (rollback journal, write-ahead
+log and its index), which hold copies of its pages while a write is under way."""
+
+
 def history_files() -> list[Path]:
-    """The history file and SQLite's companions (``-journal``, ``-wal``, ``-shm``) that exist."""
+    """The history file and SQLite's companions, whether they exist yet or not: the sandbox
+    hides each one that exists when a command starts, so a journal made by a write after the
+    kernel started is hidden too (none when the history is kept in memory)."""
     location = history_location()
     if location == IN_MEMORY:
         return []
-    return [p for p in (Path(location + suffix) for suffix in ("", "-journal", "-wal", "-shm")) if p.exists()]
+    return [Path(location + suffix) for suffix in HISTORY_COMPANIONS]

@@ -37,8 +37,8 @@ HEAD_LINES, TAIL_LINES = 8, 3
 
 def kernel_name_of(nb: Any) -> str:
     """The codemode kernel a notebook asks for (one of ``codemode.install.KERNEL_NAMES``:
-    ``codemode-v8`` runs its cells on V8, ``codemode-notebook`` in the notebook profile,
-    ``codemode-notebook-v8`` both); a notebook that names another kernel, or none, gets
+    ``codemode-v8`` runs its cells on V8, ``codemode-notebook`` in the notebook profile);
+    a notebook that names another kernel, or none, gets
     ``codemode``."""
     name = str(nb.get("metadata", {}).get("kernelspec", {}).get("name", ""))
     return name if name in KERNEL_NAMES else KERNEL_NAME

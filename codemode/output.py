@@ -163,12 +163,24 @@ def _plain_only(item: ContentItem, max_tokens: int) -> ContentItem:
     }
 
 
+TEXT_KINDS = ("input_text", "stream")
+"""Items that are text alone: Codex's ``input_text`` and the notebook profile's ``stream``."""
+
+
+def _line_text(item: ContentItem) -> str:
+    """An item's text as one of the lines the all-text budget joins (a ``stream``'s text ends
+    with its own newline, which the join adds back)."""
+    text = str(item.get("text", ""))
+    return text.removesuffix("\n") if item.get("type") == "stream" else text
+
+
 def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> list[ContentItem]:
     """Apply Codex's output budget to one observation's items.
 
     ``items`` are wire content items (``input_text`` / ``input_image`` / ``input_audio``, and
     the notebook profile's ``stream`` / ``display_data`` / ``execute_result``);
-    ``max_output_tokens`` is the call's budget. All-text output that does not fit collapses into
+    ``max_output_tokens`` is the call's budget. All-text output (``stream`` items count as
+    text: ``console.log`` floods are cut as ``text()`` floods are) that does not fit collapses into
     one item ``Warning: truncated output (original token count: N)\nTotal output lines: L\n\n
     <middle-truncated text>`` (:func:`truncated_text`; lines counted as Codex does, see
     :func:`line_count`). With images or audio, texts are charged in order, the first
@@ -185,10 +197,10 @@ def truncate_content_items(items: list[ContentItem], max_output_tokens: int) -> 
     (``execute_result``) keeps a ``text/plain`` of the truncation marker alone.
     """
     budget_tokens = max(0, max_output_tokens)
-    if all(item.get("type") == "input_text" for item in items):
+    if all(item.get("type") in TEXT_KINDS for item in items):
         if not items:
             return []
-        joined = "\n".join(str(item.get("text", "")) for item in items)
+        joined = "\n".join(_line_text(item) for item in items)
         data = joined.encode("utf-8", "surrogatepass")
         if len(data) <= budget_tokens * BYTES_PER_TOKEN:
             return list(items)

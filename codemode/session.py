@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .config import SessionDefaults
+from .config.session import combination_problem
 from .errors import CodeModeError, HostConnectionError, StaleCellError
 from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
@@ -393,6 +394,10 @@ class CodeModeSession:
         """
         if getattr(self.defaults, setting) == value:
             return
+        choice = {"engine": self.defaults.engine, "profile": self.defaults.profile, setting: value}
+        problem = combination_problem(choice["engine"], choice["profile"])
+        if problem is not None:
+            raise CodeModeError(problem)
         if self._live:
             # A cell that just answered is closed by the host a moment later.
             self._all_closed = asyncio.Event()

@@ -175,6 +175,12 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
     if problem is not None:
         config.errors.append(problem)
         config.session.profile = "strict"
+    from codemode.config.session import NOTEBOOK_ENGINES, combination_problem
+
+    combination = combination_problem(config.session.engine, config.session.profile)
+    if combination is not None:
+        config.errors.append(f"session.engine: {combination}; {NOTEBOOK_ENGINES[0]} is used.")
+        config.session.engine = NOTEBOOK_ENGINES[0]
     folder = config.source_path.parent if config.source_path is not None else None
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)

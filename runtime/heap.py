@@ -31,6 +31,18 @@ def out_of_memory_text(limit: int) -> str:
     return f"RangeError: out of memory: the cell exceeded its heap limit of {limit} bytes (maxHeapSizeBytes)"
 
 
+def shared_out_of_memory_text(limit: int) -> str:
+    """The ``error_text`` of a notebook-profile cell that exhausted the heap its session's
+    cells share (``limit`` bytes), with what holds memory there: earlier cells' bindings."""
+    return (
+        out_of_memory_text(limit).replace(
+            "the cell exceeded its heap limit", "the session's cells exceeded their heap limit"
+        )
+        + ". The notebook profile's cells share one heap, and what earlier cells declared keeps its memory: "
+        "set a large binding to null to free it."
+    )
+
+
 def heap_nearly_full(ctx: Any, limit: int) -> bool:
     """True when ``ctx`` (a ``quickjs.Context``) uses at least half of ``limit`` bytes."""
     try:

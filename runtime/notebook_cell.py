@@ -12,7 +12,8 @@ positions in the script are one line below the cell's; ``prelude/stack.js`` and
 :func:`compile_error` move them back). The header makes each declared name a property of
 the realm's global object when it is missing, and publishes the cell's top-level functions
 as globals; a name equal to a helper's stays the cell's own (the parameter). A static
-``import`` is refused with Codex's text, as in the strict profile.
+``import`` and a ``return`` outside every function are refused with Codex's texts, as in the
+strict profile.
 
 The function's name, ``__cm_cell$<id>``, is how the realm knows whose body an interrupt stopped
 (:func:`interrupted_cell`): QuickJS names it in the interrupt's stack (at most its first ten
@@ -78,6 +79,9 @@ def cell_script(source: str, cell_id: str) -> CellScript:
     if specifier is not None:
         return CellScript("", source, False, f"Unsupported import in exec: {specifier}")
     transformed = transform(source)
+    if transformed.top_level_return:
+        # What Codex's module and the strict profile answer (a module has no top-level return).
+        return CellScript("", source, False, "SyntaxError: Illegal return statement")
     body = prepare_source(transformed.body)
     header = ['"use strict";']
     for name in transformed.declared:

@@ -90,15 +90,26 @@ class NotebookSource:
     ``functions``: names of the top-level function declarations (plain, async, generator).
     ``has_value``: the last top-level statement (empty statements aside) is an expression
     statement, and ``body`` returns ``[(<that expression>)]``.
+    ``top_level_return``: a ``return`` outside every function (legal in the async function the
+    body runs in, but not in a module: the caller refuses it as Codex's module does).
     """
 
     body: str
     declared: tuple[str, ...]
     functions: tuple[str, ...]
     has_value: bool
+    top_level_return: bool = False
 
 
 _FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
+_FUNCTIONS = _FUNCTION_DECLARATIONS | {
+    "function_expression",
+    "generator_function",
+    "arrow_function",
+    "method_definition",
+    "class_static_block",
+}
+"""Nodes whose ``return`` statements are their own, not the cell's."""
 _ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})")
 _lock = threading.Lock()
 _parser: tree_sitter.Parser | None = None
@@ -120,6 +131,8 @@ def transform(source: str) -> NotebookSource:
     root = _parse(data).root_node
     if root.has_error:
         return unchanged
+    if _returns_at_top_level(root):
+        return NotebookSource(source, (), (), False, top_level_return=True)
     edits = _Edits(data)
     names = _Names()
     statements = [node for node in root.named_children if node.type not in ("comment", "hash_bang_line")]
@@ -139,6 +152,18 @@ def transform(source: str) -> NotebookSource:
     if last is not None and has_value:
         _return_value(last, edits)
     return NotebookSource(edits.apply(), tuple(names.declared), tuple(names.functions), has_value)
+
+
+def _returns_at_top_level(root: tree_sitter.Node) -> bool:
+    """Whether a ``return`` statement lies outside every function of ``root`` (walked with a
+    stack: a deep nesting must not exhaust Python's recursion)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            return True
+        stack.extend(child for child in node.named_children if child.type not in _FUNCTIONS)
+    return False
 
 
 class _Edits:

@@ -10,29 +10,19 @@ chosen once per process (``codemode-host --profile``, :func:`select`).
 
 from __future__ import annotations
 
+from .choice import ProcessChoice
+
 PROFILES = ("strict", "notebook")
 """The profile names, the default first."""
 NOTEBOOK_ENGINES = ("quickjs",)
 """The engines the notebook profile runs on."""
-_selected = "strict"
-
-
-def select(name: str) -> None:
-    """Make ``name`` (one of :data:`PROFILES`) the profile of this process.
-
-    Raises ``ValueError`` for another name.
-    """
-    global _selected
-    if name not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}: expected one of {', '.join(PROFILES)}")
-    _selected = name
-
-
-def selected() -> str:
-    """The profile of this process."""
-    return _selected
+_choice = ProcessChoice("profile", PROFILES)
+select = _choice.select
+"""Make a name of :data:`PROFILES` the profile of this process (``ValueError`` for another)."""
+selected = _choice.selected
+"""The profile of this process."""
 
 
 def notebook() -> bool:
     """True in the notebook profile."""
-    return _selected == "notebook"
+    return _choice.value == "notebook"

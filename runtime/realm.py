@@ -44,7 +44,7 @@ from .heap import (
     heap_nearly_full,
     is_out_of_memory,
     null_is_out_of_memory,
-    out_of_memory_text,
+    shared_out_of_memory_text,
 )
 from .jserrors import compile_error_text
 from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
@@ -223,7 +223,7 @@ class Realm:
         return "ended" if self.interrupt_running("the heap was exhausted") else None
 
     def _all_out_of_memory(self) -> None:
-        text = out_of_memory_text(self.heap_limit)
+        text = shared_out_of_memory_text(self.heap_limit)
         for cell in self._cells.values():
             cell.set_outcome(CellOutcome("completed", text))
 
@@ -356,7 +356,9 @@ class Realm:
         for cell in self._cells.values():
             if cell.untold_failure():
                 untold = heap_nearly_full(self._ctx, self.heap_limit)
-                cell.set_outcome(CellOutcome("completed", out_of_memory_text(self.heap_limit) if untold else _UNTOLD))
+                cell.set_outcome(
+                    CellOutcome("completed", shared_out_of_memory_text(self.heap_limit) if untold else _UNTOLD)
+                )
 
     def _call(self, cell: RealmCell | None, function: Any, *args: Any, quiet: bool = False) -> Any:
         """Call into JavaScript on behalf of ``cell`` (None: promise jobs, the last cell's).

@@ -203,20 +203,105 @@ def engines() -> nbformat.NotebookNode:
     return _notebook(cells)
 
 
-def _notebook(cells: list) -> nbformat.NotebookNode:
+def notebook_profile() -> nbformat.NotebookNode:
+    fruit_command = "printf 'apples 3\\\\npears 5\\\\nplums 8\\\\n'"
+    cells = [
+        new_markdown_cell(
+            "# The notebook profile\n\n"
+            "This notebook runs on the **Code Mode Notebook (JavaScript)** kernel (`codemode-notebook`), the "
+            "profile for a person exploring tools: what a cell declares at its top level stays for the next "
+            "cells, a cell's last expression is shown as its result (a table for an array of objects), "
+            "`console.log` prints, and `display`, `html`, `markdown` and `svg` show rich output. Tools, "
+            "`text()`, `store()`/`load()`, yields and `%wait` work as in the strict profile, where every cell "
+            "behaves exactly as Codex's `exec`.\n\n"
+            "The tools here are real: the `time` MCP server from `codemode.toml` beside this notebook and the "
+            "built-in `exec_command`."
+        ),
+        new_markdown_cell("A declaration stays for later cells; a cell that ends in a declaration shows nothing."),
+        new_code_cell('const zones = ["UTC", "Asia/Tokyo", "Asia/Kolkata"];'),
+        new_markdown_cell(
+            "Convert a fixed time into each zone (none of them has daylight saving time, so the result is the "
+            "same on any day) with parallel MCP calls. The last expression, an array of plain objects, is shown "
+            "as a table, with its text beside it for other front ends."
+        ),
+        new_code_cell(
+            "const converted = await Promise.all(zones.map(timezone =>\n"
+            '  tools.mcp__time__convert_time({ source_timezone: "UTC", time: "14:30", target_timezone: timezone })\n'
+            "));\n"
+            "const rows = converted.map(({ structuredContent: { target } }) => ({\n"
+            "  zone: target.timezone,\n"
+            "  time: target.datetime.slice(11, 16),\n"
+            "}));\n"
+            "rows"
+        ),
+        new_markdown_cell(
+            "A function declared in one cell is called in the next; `console.log` formats values as Node does."
+        ),
+        new_code_cell("function describe(row) {\n  return `${row.zone.padEnd(12)} ${row.time}`;\n}"),
+        new_code_cell(
+            "for (const row of rows) console.log(describe(row));\n"
+            "console.log({ zones: zones.length, first: rows[0] });\n"
+            'console.warn("console.warn and console.error go to stderr");'
+        ),
+        new_markdown_cell("A shell command through the built-in `exec_command`; its output becomes data."),
+        new_code_cell(
+            f'const run = await tools.exec_command({{ cmd: "{fruit_command}" }});\n'
+            'const fruit = run.output.trim().split("\\n").map(line => {\n'
+            '  const [name, count] = line.split(" ");\n'
+            "  return { name, count: Number(count) };\n"
+            "});\n"
+            "fruit"
+        ),
+        new_markdown_cell("Rich displays: Markdown and an SVG bar chart drawn from the same data."),
+        new_code_cell(
+            "const total = fruit.reduce((sum, f) => sum + f.count, 0);\n"
+            "markdown(`**${fruit.length} kinds** of fruit, **${total}** pieces in all.`);\n"
+            "const bars = fruit.map((f, i) =>\n"
+            '  `<rect x="0" y="${i * 22}" width="${f.count * 20}" height="18" fill="#4a90d9"/>` +\n'
+            '  `<text x="${f.count * 20 + 6}" y="${i * 22 + 14}" font-size="13">${f.name}</text>`\n'
+            ').join("");\n'
+            'svg(`<svg xmlns="http://www.w3.org/2000/svg" width="260" height="${fruit.length * 22}">${bars}</svg>`);'
+        ),
+        new_markdown_cell("A plain object is shown as JSON (JupyterLab's JSON viewer), anything else by its text."),
+        new_code_cell("({ total, kinds: fruit.map(f => f.name) })"),
+        new_code_cell("new Map(fruit.map(f => [f.name, f.count]))"),
+        new_markdown_cell(
+            "A long-running cell still *yields*: its reply returns while the program keeps running, a status "
+            "display tracks it, and `%wait` collects what it printed and its value. Later cells see the "
+            "bindings it has made so far."
+        ),
+        new_code_cell(
+            '// @exec: {"yield_time_ms": 200}\n'
+            'let progress = "started";\n'
+            "await tools.sleep({ ms: 1500 });\n"
+            'progress = "finished";\n'
+            'console.log("slept 1.5 s");\n'
+            "progress",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_code_cell("%wait"),
+        new_code_cell("progress"),
+        new_markdown_cell("`store()` and `load()` keep working, and survive a change of profile or engine."),
+        new_code_cell('store("fruit", fruit);\nload("fruit").length'),
+    ]
+    return _notebook(cells, kernel=("codemode-notebook", "Code Mode Notebook (JavaScript)"))
+
+
+def _notebook(cells: list, kernel: tuple[str, str] = ("codemode", "Code Mode (JavaScript)")) -> nbformat.NotebookNode:
     for number, cell in enumerate(cells, start=1):
         cell.id = f"cell-{number}"  # stable ids: rebuilding changes only what really changed
     nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {
-        "name": "codemode",
-        "display_name": "Code Mode (JavaScript)",
-        "language": "javascript",
-    }
+    nb.metadata["kernelspec"] = {"name": kernel[0], "display_name": kernel[1], "language": "javascript"}
     nb.metadata["language_info"] = {"name": "javascript", "file_extension": ".js", "mimetype": "text/javascript"}
     return nb
 
 
-BUILDERS = {"quickstart": quickstart, "mcp-tools": mcp_tools, "engines": engines}
+BUILDERS = {
+    "quickstart": quickstart,
+    "mcp-tools": mcp_tools,
+    "engines": engines,
+    "notebook-profile": notebook_profile,
+}
 
 
 def main(names: list[str]) -> int:

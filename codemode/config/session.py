@@ -36,6 +36,16 @@ PROFILES = ("strict", "notebook")
 """The runtime host's profiles (``codemode.runtime.profile.PROFILES``, ``codemode-host --profile``), the default first."""
 CHOICES = {"engine": ENGINES, "profile": PROFILES}
 """The ``[session]`` settings that name one of a few choices, each with its choices (default first)."""
+NOTEBOOK_ENGINES = ("quickjs",)
+"""The engines the notebook profile runs on (``codemode-host --profile notebook --engine v8``
+stops before its handshake)."""
+
+
+def combination_problem(engine: str, profile: str) -> str | None:
+    """Why ``engine`` and ``profile`` cannot run together, or None when they can."""
+    if profile == "notebook" and engine not in NOTEBOOK_ENGINES:
+        return f"the notebook profile runs on the {' or '.join(NOTEBOOK_ENGINES)} engine for now, not on {engine}"
+    return None
 
 
 MIN_HEAP_SIZE_BYTES = 1024 * 1024

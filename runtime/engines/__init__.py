@@ -10,32 +10,21 @@ helpers, limits, output) is the same for both.
 
 from __future__ import annotations
 
+from ..choice import ProcessChoice
 from .base import CellEngine, CellHost
 
 ENGINES = ("quickjs", "v8")
 """The engine names, the default first."""
-_selected = "quickjs"
-
-
-def select(name: str) -> None:
-    """Make ``name`` (one of :data:`ENGINES`) the engine of every cell this process starts.
-
-    Raises ``ValueError`` for another name.
-    """
-    global _selected
-    if name not in ENGINES:
-        raise ValueError(f"unknown engine {name!r}: expected one of {', '.join(ENGINES)}")
-    _selected = name
-
-
-def selected() -> str:
-    """The engine cells of this process run on."""
-    return _selected
+_choice = ProcessChoice("engine", ENGINES)
+select = _choice.select
+"""Make a name of :data:`ENGINES` the engine of every cell this process starts (``ValueError`` for another)."""
+selected = _choice.selected
+"""The engine cells of this process run on."""
 
 
 def create(cell: CellHost) -> CellEngine:
     """A new engine instance for ``cell`` (imported on first use, so a host loads one engine)."""
-    if _selected == "v8":
+    if _choice.value == "v8":
         from .v8 import V8Engine
 
         return V8Engine(cell)

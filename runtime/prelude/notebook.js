@@ -249,12 +249,12 @@ function __cm_nb_table(value) {
   return html + "</tbody>\n</table>";
 }
 
-// The display bundle of `value`: text/plain always, application/json for a plain object
-// or array JSON holds exactly, text/html for a non-empty array of plain objects.
-function __cm_bundle(value) {
-  const bundle = __cm_record();
-  bundle["text/plain"] = __cm_inspect(value);
-  if (value !== null && typeof value === "object" && (__cm_is_array(value) || __cm_nb_plain(value))) {
+// The table or JSON part of `value`'s bundle (see __cm_bundle), added to `bundle`.
+function __cm_nb_rich_parts(value, bundle) {
+  const table = __cm_nb_table(value);
+  if (table !== undefined) {
+    bundle["text/html"] = table;
+  } else if (value !== null && typeof value === "object" && (__cm_is_array(value) || __cm_nb_plain(value))) {
     let copy;
     try {
       copy = __cm_nb_json_copy(value, __cm_list());
@@ -264,7 +264,21 @@ function __cm_bundle(value) {
     }
     if (copy !== undefined) bundle["application/json"] = copy;
   }
-  const table = __cm_nb_table(value);
-  if (table !== undefined) bundle["text/html"] = table;
+}
+
+// The display bundle of `value`: text/plain always; text/html with a table for a non-empty
+// array of plain objects; otherwise application/json for a plain object or array JSON holds
+// exactly. A table goes without its JSON: JupyterLab ranks its JSON viewer above HTML, so the
+// table would never be seen (ipykernel's data frames also send only text/html and text/plain).
+function __cm_bundle(value) {
+  const bundle = __cm_record();
+  bundle["text/plain"] = __cm_inspect(value);
+  try {
+    __cm_nb_rich_parts(value, bundle);
+  } catch (e) {
+    // A value inspect could show but not walk as data (a revoked Proxy: Array.isArray
+    // throws): its text alone.
+    __cm_end_if_out_of_memory(e);
+  }
   return bundle;
 }

@@ -17,6 +17,7 @@ browser is a failure (:mod:`dependencies`).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -136,12 +137,12 @@ def browser_page(tmp_path):
         time.sleep(0.1)
 
 
-def _kernel_idle(base: str) -> str | None:
-    """The codemode kernel's id once a notebook session has it and it is idle (else None)."""
+def _kernel_idle(base: str, name: str = "codemode") -> str | None:
+    """The id of the kernel ``name`` once a notebook session has it and it is idle (else None)."""
     sessions = requests.get(f"{base}/api/sessions", headers={"Authorization": f"token {TOKEN}"}, timeout=5).json()
     for session in sessions:
         kernel = session.get("kernel") or {}
-        if kernel.get("name") == "codemode" and kernel.get("execution_state") == "idle":
+        if kernel.get("name") == name and kernel.get("execution_state") == "idle":
             return kernel["id"]
     return None
 
@@ -163,18 +164,26 @@ def _run_cell(page, index: int, code: str, *, paste: bool = False) -> None:
     page.keyboard.press("Shift+Enter")
 
 
+def _open_notebook(page, base: str, display_name: str, kernel_name: str) -> None:
+    """Start a notebook of the kernel ``display_name`` from the launcher; return once the
+    server sees its kernel ``kernel_name`` idle."""
+    page.goto(f"{base}/lab?token={TOKEN}")
+    card = page.locator('.jp-LauncherCard[data-category="Notebook"]', has_text=display_name)
+    card.click()
+    page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first.wait_for()
+    # The kernel-status selector in the page turns "idle" before the kernel answers requests
+    # (observed with JupyterLab 4); the server's view of the session is reliable.
+    wait_for(
+        lambda: _kernel_idle(base, kernel_name), f"the {kernel_name} kernel to be idle in /api/sessions", deadline_s=60
+    )
+
+
 def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_path):
     from playwright.sync_api import expect
 
     base, server, notebooks = lab
     page = browser_page
-    page.goto(f"{base}/lab?token={TOKEN}")
-    card = page.locator('.jp-LauncherCard[data-category="Notebook"]', has_text=KERNEL_DISPLAY_NAME)
-    card.click()
-    page.locator(".jp-NotebookPanel .jp-Cell .cm-content").first.wait_for()
-    # The kernel-status selector in the page turns "idle" before the kernel answers requests
-    # (observed with JupyterLab 4); the server's view of the session is reliable.
-    wait_for(lambda: _kernel_idle(base), "the codemode kernel to be idle in /api/sessions", deadline_s=60)
+    _open_notebook(page, base, KERNEL_DISPLAY_NAME, "codemode")
 
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
     outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(3)]
@@ -215,3 +224,38 @@ def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_pat
         code = None
     assert code == 0, f"JupyterLab did not shut down cleanly (exit code {code}); output:\n{server.output()}"
     server.assert_all_gone()
+
+
+def test_lab_notebook_profile_shows_a_table_markdown_and_a_yielded_cell(lab, browser_page, tmp_path):
+    """The notebook profile in Lab: a binding kept from one cell to the next, an array of
+    objects shown as an HTML table, a Markdown display rendered, and a yielded cell's value
+    collected by ``%wait``. Screenshot: ``jupyterlab-notebook-profile.png``."""
+    from playwright.sync_api import expect
+
+    base, server, _ = lab
+    page = browser_page
+    _open_notebook(page, base, "Code Mode Notebook (JavaScript)", "codemode-notebook")
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(5)]
+    try:
+        _run_cell(page, 0, 'const rows = [{city: "Berlin", temp: 3}, {city: "Tokyo", temp: 12}];')
+        _run_cell(page, 1, "rows")
+        table = outputs[1].locator("table")
+        expect(table.locator("thead th")).to_have_text(["city", "temp"])
+        expect(table.locator("tbody tr")).to_have_count(2)
+        expect(table.locator("tbody tr").nth(1).locator("td")).to_have_text(["Tokyo", "12"])
+        _run_cell(page, 2, "markdown(`## ${rows.length} cities`)")
+        # Lab's Markdown renderer appends a "¶" anchor link to headings.
+        expect(outputs[2].locator("h2")).to_have_text(re.compile(r"^2 cities¶?$"))
+        _run_cell(
+            page,
+            3,
+            '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 1500});\nrows.map(r => r.city).join(" and ")',
+            paste=True,
+        )
+        expect(outputs[3]).to_contain_text("is running")
+        _run_cell(page, 4, "%wait")
+        expect(outputs[4]).to_have_text("'Berlin and Tokyo'")
+        expect(outputs[3]).to_contain_text("its output was shown")
+    finally:
+        page.screenshot(path=str(tmp_path / "jupyterlab-notebook-profile.png"), full_page=True)

@@ -58,20 +58,38 @@ def _host_profile(kernel) -> str:
     return argv[argv.index("--profile") + 1]
 
 
-def test_install_profile_notebook_writes_the_notebook_kernelspecs(tmp_path):
+def test_install_profile_notebook_writes_the_notebook_kernelspec(tmp_path):
     kernels = _install(tmp_path, "--profile", "notebook")
-    _install(tmp_path, "--profile", "notebook", "--engine", "v8")
     _install(tmp_path)
-    assert sorted(p.name for p in kernels.iterdir()) == ["codemode", "codemode-notebook", "codemode-notebook-v8"]
-    plain, notebook, both = (
-        json.loads((kernels / name / "kernel.json").read_text())
-        for name in ("codemode", "codemode-notebook", "codemode-notebook-v8")
+    assert sorted(p.name for p in kernels.iterdir()) == ["codemode", "codemode-notebook"]
+    plain, notebook = (
+        json.loads((kernels / name / "kernel.json").read_text()) for name in ("codemode", "codemode-notebook")
     )
     assert notebook["display_name"] == "Code Mode Notebook (JavaScript)"
     assert notebook["env"] == {**plain["env"], "CODEMODE_PROFILE": "notebook"}
-    assert both["display_name"] == "Code Mode Notebook (JavaScript, V8)"
-    assert both["env"] == {**plain["env"], "CODEMODE_PROFILE": "notebook", "CODEMODE_ENGINE": "v8"}
     assert notebook["argv"] == plain["argv"] and "CODEMODE_PROFILE" not in plain["env"]
+    # The notebook profile does not run on V8 yet: no kernelspec that could not start.
+    v8 = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "codemode",
+            "install",
+            "--prefix",
+            str(tmp_path),
+            "--profile",
+            "notebook",
+            "--engine",
+            "v8",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert (v8.returncode, v8.stderr) == (
+        1,
+        "The notebook profile runs on the quickjs engine for now; install it without --engine v8.\n",
+    )
+    assert sorted(p.name for p in kernels.iterdir()) == ["codemode", "codemode-notebook"]
     named = json.loads(
         (_install(tmp_path, "--profile", "strict", "--name", "cm-s") / "cm-s" / "kernel.json").read_text()
     )
@@ -155,6 +173,34 @@ def test_config_magic_switches_the_profile_and_keeps_stored_values(tmp_path):
         assert execute(kernel.kc, "%config profile=strict").content["status"] == "ok"
         assert execute(kernel.kc, 'text(load("city"))').stdout == "Paris\n"
         assert _host_profile(kernel) == "strict"
+
+
+def test_the_notebook_profile_refuses_the_v8_engine_everywhere(tmp_path):
+    """The notebook profile runs on QuickJS only: the config's v8 gives way with a problem
+    report, and neither ``%config engine=v8`` (notebook) nor ``%config profile=notebook`` (V8)
+    replaces a working host by one that cannot start."""
+    with kernel_in(tmp_path / "nb", '[session]\nprofile = "notebook"\nengine = "v8"\n') as kernel:
+        run = execute(kernel.kc, "const kept = 1; kept")
+        assert run.stderr_messages == [
+            "codemode configuration problem: session.engine: the notebook profile runs on the quickjs engine for "
+            "now, not on v8; quickjs is used.\n"
+        ]
+        assert _setting(kernel, "engine") == "engine = quickjs"
+        refused = execute(kernel.kc, "%config engine=v8")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            "the notebook profile runs on the quickjs engine for now, not on v8",
+        )
+        assert _setting(kernel, "engine") == "engine = quickjs"
+        assert _shown(execute(kernel.kc, "kept + 1"))[0][1]["data"]["text/plain"] == "2"  # the same host
+    with kernel_in(tmp_path / "v8", env={"CODEMODE_ENGINE": "v8"}) as kernel:
+        refused = execute(kernel.kc, "%config profile=notebook")
+        assert (refused.content["ename"], refused.content["evalue"]) == (
+            "UsageError",
+            "the notebook profile runs on the quickjs engine for now, not on v8",
+        )
+        assert _setting(kernel, "profile") == "profile = strict"
+        assert execute(kernel.kc, "text(1)").stdout == "1\n"
 
 
 def test_a_host_that_is_not_codemodes_gets_no_profile(tmp_path):

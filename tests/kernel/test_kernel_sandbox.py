@@ -179,7 +179,14 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",
         f"  read-only inside them: {real / '.git'}, {real / 'codemode.toml'}",
-        f"  hidden from commands: {jupyter_runtime_dir()}, {os.environ['CODEMODE_HISTORY_FILE']}, {connection_file}",
+        "  hidden from commands: "
+        + ", ".join(
+            [
+                jupyter_runtime_dir(),
+                *(os.environ["CODEMODE_HISTORY_FILE"] + s for s in ("", "-journal", "-wal", "-shm")),
+            ]
+        )
+        + f", {connection_file}",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "all", *KEY*/*SECRET*/*TOKEN* removed',

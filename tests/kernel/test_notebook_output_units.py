@@ -142,6 +142,23 @@ def test_the_value_is_never_dropped_and_a_huge_stream_keeps_its_name():
     ]
 
 
+def test_a_console_flood_is_cut_in_the_middle_as_a_text_flood_is():
+    """Only text-like items (console lines, text()): Codex's all-text rule keeps the head and
+    the tail under its warning, whichever helper printed."""
+    lines = [f"line {i}" for i in range(2000)]
+    as_text = bound_delivery([_text(line) for line in lines], None, 100).items
+    as_console = bound_delivery([_stream("stdout", line + "\n") for line in lines], None, 100).items
+    mixed = [_stream("stdout", line + "\n") if i % 2 else _text(line) for i, line in enumerate(lines)]
+    assert as_console == as_text == bound_delivery(mixed, None, 100).items
+    (only,) = as_console
+    assert only["text"].startswith(
+        "Warning: truncated output (original token count: 4723)\nTotal output lines: 2000\n\n"
+    )
+    assert only["text"].endswith("line 1998\nline 1999")
+    short = [_stream("stderr", "warn\n"), _text("fits")]
+    assert bound_delivery(short, None, 100).items == short
+
+
 def test_the_error_budget_counts_the_notebook_items():
     """The error (27 tokens) keeps what the output leaves of 30 tokens: the display's 8 count."""
     bounded = bound_delivery([_display({"text/plain": "d" * 32})], "Error: " + "e" * 100, 30)

@@ -65,6 +65,27 @@ async def test_display_helpers(nb):
     ]
 
 
+async def test_a_value_that_throws_when_inspected_is_shown_as_the_failure_and_the_cell_goes_on(nb):
+    trap = "new Proxy({}, {get() { throw new Error('proxy get') }, ownKeys() { throw new Error('keys') }})"
+    response = await nb.run(
+        f"const trapped = {trap};\nconsole.log('n=%d', 1, trapped)\ndisplay(trapped)\ntext('after')\ntrapped"
+    )
+    assert body_of(response)["error_text"] is None
+    assert items(response) == [
+        {"type": "stream", "name": "stdout", "text": "[the arguments could not be shown: Error: proxy get]\n"},
+        {
+            "type": "display_data",
+            "data": {"text/plain": "[the value could not be shown: Error: proxy get]"},
+            "metadata": {},
+        },
+        {"type": "input_text", "text": "after"},
+        result("[the value could not be shown: Error: proxy get]"),
+    ]
+    revoked = await nb.run("const r = Proxy.revocable({}, {}); r.revoke(); r.proxy")
+    assert body_of(revoked)["error_text"] is None
+    assert items(revoked) == [result("<Revoked Proxy>")]
+
+
 def test_a_display_costs_its_bundle():
     bundle = {"text/html": "x" * 1000, "text/plain": "y"}
     assert item_cost({"type": "display_data", "data": bundle, "metadata": {}}) > 1000

@@ -152,6 +152,13 @@ async def test_a_static_import_is_refused_as_in_strict(nb):
     assert body_of(response)["error_text"] == "Unsupported import in exec: node:fs"
 
 
+@pytest.mark.parametrize("source", ["return 42", "const early = 1;\nif (early) return 'early';"])
+async def test_a_return_outside_functions_is_refused_as_in_strict_and_declares_nothing(nb, source):
+    response = await run(nb, source)
+    assert body_of(response)["error_text"] == "SyntaxError: Illegal return statement"
+    assert text_items(await run(nb, "text(typeof early)")) == ["undefined"]
+
+
 async def test_store_and_load_work_across_cells(nb):
     assert body_of(await run(nb, "store('k', {a: 1})"))["error_text"] is None
     assert text_items(await run(nb, "text(load('k'))")) == ['{"a":1}']
@@ -163,7 +170,11 @@ async def test_an_exhausted_heap_ends_the_running_cells_and_the_realm_goes_on():
         await client.hello()
         await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": 16 * 1024 * 1024})
         waiting, _ = await client.execute("yield_control()\nawait tools.sleep({ms: 30000})", yield_time_ms=10_000)
-        text = "RangeError: out of memory: the cell exceeded its heap limit of 16777216 bytes (maxHeapSizeBytes)"
+        text = (
+            "RangeError: out of memory: the session's cells exceeded their heap limit of 16777216 bytes "
+            "(maxHeapSizeBytes). The notebook profile's cells share one heap, and what earlier cells declared "
+            "keeps its memory: set a large binding to null to free it."
+        )
         grown = await client.run("const big = []\nfor (;;) big.push(new Array(1e5).fill(1))")
         assert body_of(grown)["error_text"] == text
         assert body_of((await client.wait(waiting, 5000))["LiveCell"])["error_text"] == text

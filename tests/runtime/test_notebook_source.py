@@ -425,3 +425,32 @@ def _script_value(cells: list[str]) -> str:
     """The completion value of the cells run as one script in a new context, as JSON text."""
     script = json.dumps("\n;\n".join(cells))  # a cell may start with `[`, which would index the last
     return quickjs.Context().eval(f"(v => v === undefined ? 'undefined' : JSON.stringify(v))(eval({script}))")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "return 42",
+        "if (x) return 'early';\nx",
+        "for (;;) { return }",
+        "label: { return; }",
+        "try {} finally { return 1 }",
+    ],
+)
+def test_a_return_outside_every_function_is_flagged(source):
+    assert transform(source) == NotebookSource(source, (), (), False, top_level_return=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "function f() { return 1 }\nf()",
+        "const g = () => { return 2 }; g()",
+        "const o = { m() { return 3 } }; o.m()",
+        "class C { static { if (1) {} } get v() { return 4 } }; new C().v",
+        "[1].map(function (x) { return x })",
+        "'return 5'",
+    ],
+)
+def test_a_return_inside_a_function_is_the_functions(source):
+    assert transform(source).top_level_return is False

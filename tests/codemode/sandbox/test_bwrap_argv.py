@@ -271,6 +271,32 @@ def test_extra_protected_and_hidden_paths_are_mounted_after_the_config_mask(ws, 
     ]
 
 
+def test_a_history_journal_made_after_the_policy_is_hidden_from_the_next_command(ws, tmp_path, proc, monkeypatch):
+    """SQLite's journal exists only while the history is written: the policy names it from the
+    start, and each command hides what exists when it starts."""
+    from codemode.history_file import history_files
+
+    monkeypatch.setenv("CODEMODE_HISTORY_FILE", str(tmp_path / "history.sqlite"))
+    (tmp_path / "history.sqlite").write_text("")
+    p = policy(ws, sandbox_mode="read-only").with_protection(hidden=tuple(history_files()))
+    before = bwrap_argv("bwrap", p, ws, 7, COMMAND)
+    assert before[before.index("--seccomp") - 3 : before.index("--seccomp")] == [
+        "--ro-bind",
+        "/dev/null",
+        str(tmp_path / "history.sqlite"),
+    ]
+    (tmp_path / "history.sqlite-journal").write_text("pages of cells being stored")
+    after = bwrap_argv("bwrap", p, ws, 7, COMMAND)
+    assert after[after.index("--seccomp") - 6 : after.index("--seccomp")] == [
+        "--ro-bind",
+        "/dev/null",
+        str(tmp_path / "history.sqlite"),
+        "--ro-bind",
+        "/dev/null",
+        str(tmp_path / "history.sqlite-journal"),
+    ]
+
+
 def test_hidden_paths_are_hidden_in_read_only_mode_too(ws, tmp_path, proc):
     p = policy(ws, sandbox_mode="read-only").with_protection(hidden=(tmp_path,))
     argv = bwrap_argv("bwrap", p, ws, 7, COMMAND)

@@ -218,12 +218,17 @@ def test_startup_code_without_a_config_file(tmp_path):
     assert all(p.suffix != ".toml" for p in paths)
 
 
-def test_jupyter_secrets_are_the_runtime_folder_and_the_history_when_they_exist(tmp_path, monkeypatch):
+def test_jupyter_secrets_are_the_runtime_folder_when_it_exists_and_every_history_file(tmp_path, monkeypatch):
+    """The history's files are listed before they exist: a journal appears only while the
+    history is written, after the policy was made (bubblewrap hides those that exist)."""
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
     monkeypatch.setenv("CODEMODE_HISTORY_FILE", str(tmp_path / "history.sqlite"))
-    assert jupyter_secrets() == []
+    history = [
+        tmp_path / name
+        for name in ("history.sqlite", "history.sqlite-journal", "history.sqlite-wal", "history.sqlite-shm")
+    ]
+    assert jupyter_secrets() == history
     (tmp_path / "runtime").mkdir()
+    assert jupyter_secrets() == [tmp_path / "runtime", *history]
+    monkeypatch.setenv("CODEMODE_HISTORY_FILE", ":memory:")
     assert jupyter_secrets() == [tmp_path / "runtime"]
-    (tmp_path / "history.sqlite").write_bytes(b"")
-    (tmp_path / "history.sqlite-wal").write_bytes(b"")
-    assert jupyter_secrets() == [tmp_path / "runtime", tmp_path / "history.sqlite", tmp_path / "history.sqlite-wal"]
