@@ -1,12 +1,10 @@
 """What a cell may show in a front end (``kernel/sanitize.py``): hostile HTML and Markdown made
-inert, what a notebook needs kept, and the publisher sending every bundle through it."""
+inert and what a notebook needs kept (the publisher sending every bundle through it:
+``test_notebook_output_units.py``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.sanitize import clean_html, markdown_html, safe_bundle
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
@@ -109,47 +107,3 @@ def test_bundles_keep_safe_types_and_drop_the_others():
         "text/html": "<p><em>a</em></p>\n",
     }
     assert safe_bundle({"text/html": ["<script>"], "text/plain": "x"}) == {"text/plain": "x"}
-
-
-class _Session:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, dict[str, Any]]] = []
-
-    def send(self, socket: Any, msg_type: str, content: dict[str, Any], **_: Any) -> None:
-        self.sent.append((msg_type, content))
-
-
-class _Kernel:
-    def __init__(self) -> None:
-        self.session = _Session()
-        self.iopub_socket = object()
-        self.last_execution_count = 3
-
-    def _topic(self, msg_type: str) -> bytes:
-        return msg_type.encode()
-
-
-async def test_the_publisher_cleans_every_bundle_it_sends():
-    kernel = _Kernel()
-    publisher = Publisher(kernel)
-    request = Request(parent={"header": {"msg_id": "m"}}, silent=False, execution_count=3)
-    hostile = {"text/html": "<b>x</b><script>alert(1)</script>", "text/plain": "x"}
-    await publisher.emit_items(
-        request,
-        [
-            {"type": "display_data", "data": hostile, "metadata": {}},
-            {"type": "execute_result", "data": {"text/markdown": "<script>alert(1)</script>"}, "metadata": {}},
-        ],
-    )
-    publisher.send("update_display_data", {"data": hostile, "metadata": {}, "transient": {"display_id": "d"}}, {})
-    publisher.send("stream", {"name": "stdout", "text": "<script>alert(1)</script>\n"}, {})
-    publisher.flush()
-    assert kernel.session.sent == [
-        ("display_data", {"data": {"text/html": "<b>x</b>", "text/plain": "x"}, "metadata": {}}),
-        ("execute_result", {"execution_count": 3, "data": {"text/html": "\n\n"}, "metadata": {}}),
-        (
-            "update_display_data",
-            {"data": {"text/html": "<b>x</b>", "text/plain": "x"}, "metadata": {}, "transient": {"display_id": "d"}},
-        ),
-        ("stream", {"name": "stdout", "text": "<script>alert(1)</script>\n"}),
-    ]
