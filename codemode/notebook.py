@@ -21,6 +21,7 @@ failing cell unless the cell is tagged ``raises-exception``, as in nbclient).
 from __future__ import annotations
 
 import base64
+import binascii
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -70,10 +71,34 @@ def _describe_output(output: dict[str, Any]) -> str:
     data = output.get("data", {})
     for mime, payload in data.items():
         if mime.startswith(("image/", "audio/")):
-            size = len(base64.b64decode(payload)) if isinstance(payload, str) else 0
-            return f"[{mime}, {size} bytes]\n"
+            return f"[{mime}, {media_size(mime, payload)}]\n"
     text = data.get("text/plain", "")
     return (text if isinstance(text, str) else "".join(text)) + "\n"
+
+
+def is_text_mime(mime: str) -> bool:
+    """Whether a bundle holds ``mime`` as text rather than base64: ``text/*``, JSON and the
+    ``+xml`` / ``+json`` types (``image/svg+xml``), as nbformat keeps them (nbformat v4 schema,
+    ``mimebundle``: only binary types are base64-encoded)."""
+    return (
+        mime.startswith("text/")
+        or mime in ("application/json", "application/javascript")
+        or mime.endswith(("+xml", "+json"))
+    )
+
+
+def media_size(mime: str, payload: Any) -> str:
+    """How big an image or audio output is, as :func:`print_notebook` shows it: ``N characters``
+    for a text type (:func:`is_text_mime`), ``N bytes`` decoded for a base64 one (a payload may
+    be a string or, in a saved notebook, a list of lines), ``N characters of invalid base64``
+    when it does not decode."""
+    text = payload if isinstance(payload, str) else "".join(payload) if isinstance(payload, list) else ""
+    if is_text_mime(mime):
+        return f"{len(text)} characters"
+    try:
+        return f"{len(base64.b64decode(text))} bytes"
+    except (binascii.Error, ValueError):
+        return f"{len(text)} characters of invalid base64"
 
 
 def shorten_source(source: str) -> str:

@@ -176,6 +176,12 @@ class CodeModeSession:
         failure = self._failures.get(generation)
         return HostConnectionError(failure, generation) if failure is not None else None
 
+    def host_replaced(self, cell_id: str) -> bool:
+        """True when the host ``cell_id`` ran on is no longer where new cells start (it failed,
+        announced its exit or was replaced by ``use_host``): the next cell runs on a new host."""
+        binding = self._binding
+        return binding is None or binding.generation != self.generation_of(cell_id) or not binding.usable
+
     def _remember_failure(self, binding: HostBinding) -> None:
         self._failures[binding.generation] = binding.connection.failure or CLOSED
         while len(self._failures) > MAX_REMEMBERED_FAILURES:

@@ -56,7 +56,8 @@ class CellRecord:
     ``ended_at`` are ``time.monotonic()`` seconds; ``buffer`` holds content items received
     from the session but not yet shown; ``final`` is the cell's last response (``Result`` or
     ``Terminated``) once known; ``lost`` says why, when the cell ended because the runtime
-    host stopped (:mod:`codemode.kernel.host_loss`); ``max_output_tokens`` is the cell's
+    host stopped (:mod:`codemode.kernel.host_loss`), and ``restart_note`` when the host exited to
+    stop it and bindings went with it (``HostLosses.restart_note``); ``max_output_tokens`` is the cell's
     output budget (its pragma's or the kernel's default when it started), which what its tools
     print shares (``tool_output_bytes`` shown so far; ``tool_output_cut`` once it ran out,
     :func:`codemode.kernel.budget.tool_output_part`). ``interrupted`` is set when an interrupt
@@ -75,6 +76,7 @@ class CellRecord:
     notifications: list[str] = field(default_factory=list)
     displays: list[StatusDisplay] = field(default_factory=list)
     lost: HostLoss | None = None
+    restart_note: str | None = None
     max_output_tokens: int | None = None
     tool_output_bytes: int = 0
     tool_output_cut: bool = False

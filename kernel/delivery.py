@@ -95,7 +95,7 @@ class Delivery:
             self.displays.update(record, now=True)
         self.state.close(record)
         if final.kind == "Terminated":
-            return self.publisher.error_reply(request, render.terminated_error(record.cell_id))
+            return self.publisher.error_reply(request, render.terminated_error(record.cell_id, record.restart_note))
         if record.lost is not None:
             return self.publisher.error_reply(request, record.lost.error(record.cell_id))
         if bounded.error is not None:

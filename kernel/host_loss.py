@@ -6,7 +6,11 @@ stdout`` (a :class:`~codemode.errors.HostConnectionError`),
 and every live cell of that host generation is gone. The kernel shows such a cell's end as an
 ``error`` named :data:`HOST_STOPPED_ENAME` whose value says what happened, keeps Codex's
 reason in parentheses, and says that the next cell starts a new host and whether values
-stored with ``store()`` survive (our host: yes; Codex's host: no).
+stored with ``store()`` survive (our host: yes; Codex's host: no). In the notebook profile
+every such message also says that the bindings of earlier cells are gone (they live in the
+host's one JavaScript context): :func:`after_replacement` words it for the lost cells, for
+the cell whose termination made the host exit (:meth:`HostLosses.restart_note`) and for
+``%config profile=`` / ``engine=``, which replace the host.
 
 One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
 stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``). The other live cells then go with it; their message names the cell whose
@@ -45,16 +49,30 @@ CLIENT_DECLARED = ("code-mode host stopped responding", "code-mode host timed ou
 deadline): such a host did not exit to stop a cell, whatever terminate was in flight."""
 
 
+def after_replacement(stored_values_kept: bool, bindings_lost: bool) -> str:
+    """What a new host keeps, for the user: ``values stored with store() are kept`` (or ``were
+    lost with the host``), after ``the bindings of earlier cells are gone, `` when
+    ``bindings_lost`` (the notebook profile)."""
+    stored = (
+        "values stored with store() are kept"
+        if stored_values_kept
+        else "values stored with store() were lost with the host"
+    )
+    return f"the bindings of earlier cells are gone, {stored}" if bindings_lost else stored
+
+
 @dataclass(frozen=True)
 class HostLoss:
     """Why a cell was lost: ``reason`` (Codex's text), the host ``generation``, the cell whose
-    termination made the host exit (``restarted_for``, or None), and whether stored values
-    survive the rebuild (``stored_values_kept``)."""
+    termination made the host exit (``restarted_for``, or None), whether stored values
+    survive the rebuild (``stored_values_kept``) and whether bindings of earlier cells were lost
+    with it (``bindings_lost``: the notebook profile)."""
 
     reason: str
     generation: int | None
     restarted_for: str | None
     stored_values_kept: bool
+    bindings_lost: bool = False
 
     def sentence(self, cell_id: str | None) -> str:
         """What happened to ``cell_id`` (None: a cell that never started), for the user."""
@@ -66,12 +84,8 @@ class HostLoss:
         else:
             what = f"The code-mode runtime host stopped ({self.reason})"
         lost = f"cell {cell_id} was lost" if cell_id is not None else "the cell was not started"
-        stored = (
-            "values stored with store() are kept"
-            if self.stored_values_kept
-            else "values stored with store() were lost with the host"
-        )
-        return f"{what}; {lost}. The next cell starts a new host; {stored}."
+        kept = after_replacement(self.stored_values_kept, self.bindings_lost)
+        return f"{what}; {lost}. The next cell starts a new host; {kept}."
 
     def error(self, cell_id: str | None) -> ErrorParts:
         """The ``error`` output for ``cell_id`` (``ename`` :data:`HOST_STOPPED_ENAME`)."""
@@ -131,7 +145,7 @@ class HostLosses:
     """Turns failures seen by the kernel into :class:`HostLoss` values.
 
     ``code_mode`` is the code-mode session (``host_failure``, ``generation_of``,
-    ``stored_values_kept``).
+    ``stored_values_kept``, ``host_replaced``, ``defaults.profile``).
     """
 
     def __init__(self, code_mode: CodeModeSession) -> None:
@@ -153,4 +167,18 @@ class HostLosses:
             failure.generation,
             self.terminations.cause(failure.generation) if exited else None,
             self.code_mode.stored_values_kept,
+            self.bindings_lost,
         )
+
+    @property
+    def bindings_lost(self) -> bool:
+        """Whether replacing the host loses bindings of earlier cells (the notebook profile)."""
+        return getattr(self.code_mode.defaults, "profile", "strict") == "notebook"
+
+    def restart_note(self, cell_id: str) -> str | None:
+        """The sentence added to a terminated cell's message when its host exited to stop it
+        (it has announced its exit or is gone) and that lost bindings; None otherwise."""
+        if not self.bindings_lost or not self.code_mode.host_replaced(cell_id):
+            return None
+        kept = after_replacement(self.code_mode.stored_values_kept, True)
+        return f"The code-mode runtime host was restarted to stop it: {kept}."

@@ -23,6 +23,7 @@ from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
 from codemode.kernel.delivery import Delivery
+from codemode.kernel.host_loss import after_replacement
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
@@ -181,7 +182,8 @@ class MagicHandlers:
         self.state.observers.pop(record.cell_id, None)
         self.delivery.displays.update(record, now=True)
         self.state.close(record)
-        self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.\n")
+        note = f" {record.restart_note}" if record.restart_note else ""
+        self.publisher.stdout(request, f"Cell {record.cell_id} was terminated.{note}\n")
         return self.publisher.ok_reply()
 
     async def _tools(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
@@ -225,8 +227,11 @@ class MagicHandlers:
                 magics.non_negative(key, value)
             except magics.MagicError as exc:
                 return self.publisher.plain_error_reply(request, "UsageError", str(exc))
+        replaced = False
+        bindings_lost = services.losses.bindings_lost
         for key, value in magic.assignments.items():
             if key in CHOICES:
+                replaced = replaced or getattr(services.code_mode.defaults, key) != value
                 try:
                     await services.code_mode.use_host(key, value)
                 except CodeModeError as exc:
@@ -244,5 +249,8 @@ class MagicHandlers:
             f"profile = {session.profile}",
             *services.registry.sandbox.summary(),
         ]
+        if replaced:
+            kept = after_replacement(services.code_mode.stored_values_kept, bindings_lost)
+            lines.insert(0, f"The code-mode runtime host was replaced: {kept}.")
         self.publisher.stdout(request, "\n".join(lines) + "\n")
         return self.publisher.ok_reply()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel import render
+from codemode.kernel.sanitize import safe_content
 from codemode.kernel.streams import Pacer, StreamCoalescer, chunks
 
 
@@ -69,7 +70,9 @@ class Publisher:
     """Sends IOPub messages through an ipykernel ``Kernel`` and builds execute_reply contents.
 
     ``kernel`` supplies ``session``, ``iopub_socket``, ``_topic(msg_type)`` and
-    ``last_execution_count`` (the count replies carry, read at each call). ``stream``
+    ``last_execution_count`` (the count replies carry, read at each call). Every bundle it
+    sends is made safe first (:func:`codemode.kernel.sanitize.safe_content`: the one place all
+    ``display_data``, ``execute_result`` and ``update_display_data`` pass). ``stream``
     messages are coalesced (:mod:`codemode.kernel.streams`): any other message first sends the
     stream text held before it, and :meth:`flush` sends the rest (end of a delivery, end of a
     request).
@@ -84,6 +87,7 @@ class Publisher:
         kernel = self._kernel
         if kernel.session is None or kernel.iopub_socket is None:
             return
+        content = safe_content(msg_type, content)
         kernel.session.send(kernel.iopub_socket, msg_type, content, parent=parent, ident=kernel._topic(msg_type))
 
     def send(self, msg_type: str, content: dict[str, Any], parent: dict[str, Any]) -> None:

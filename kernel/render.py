@@ -101,13 +101,16 @@ def with_hint(parts: ErrorParts) -> ErrorParts:
     return ErrorParts(parts.ename, parts.evalue, [*parts.traceback, CONSOLE_HINT])
 
 
-def terminated_error(cell_id: str | None) -> ErrorParts:
+def terminated_error(cell_id: str | None, note: str | None = None) -> ErrorParts:
     """The error shown for a terminated cell; ``cell_id`` None for an execute interrupted
-    before its cell existed (while the code-mode session or its tools were starting)."""
+    before its cell existed (while the code-mode session or its tools were starting). ``note``
+    (a sentence: the host was restarted to stop the cell, ``HostLosses.restart_note``) is added."""
     if cell_id is None:
         text = "The cell was terminated before it started (the code-mode session was starting); nothing ran."
     else:
         text = f"Cell {cell_id} was terminated; output it produced before that is shown above."
+    if note:
+        text = f"{text} {note}"
     return ErrorParts(TERMINATED_ENAME, text, [f"{TERMINATED_ENAME}: {text}"])
 
 

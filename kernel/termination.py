@@ -131,7 +131,8 @@ async def stop_cell(
     (a finished ``initial`` response, or the ``observer``'s last answer; Codex's terminate
     answers the same); a cell lost with its host (``record.lost``, shown as ``HostStopped``);
     ``Terminated`` when the answer did not come in time or the cell was already gone; any other
-    session error as a failed ``Result``. ``observer`` (a yielded cell's) is closed. An
+    session error as a failed ``Result``. A ``Terminated`` cell whose host exited to stop it
+    gets ``record.restart_note`` in the notebook profile (bindings went with the host). ``observer`` (a yielded cell's) is closed. An
     ``initial`` ``Yielded`` answer is one not shown yet: its output comes first.
     """
     cell_id = record.cell_id
@@ -168,6 +169,8 @@ async def stop_cell(
     if record.final is None:
         record.buffer.extend(items)
         record.finish(response)
+        if response.kind == "Terminated":
+            record.restart_note = services.losses.restart_note(cell_id)
     if observer is not None:
         await observer.aclose()
     remaining, record.buffer = record.buffer, []

@@ -259,3 +259,38 @@ def test_lab_notebook_profile_shows_a_table_markdown_and_a_yielded_cell(lab, bro
         expect(outputs[3]).to_contain_text("its output was shown")
     finally:
         page.screenshot(path=str(tmp_path / "jupyterlab-notebook-profile.png"), full_page=True)
+
+
+HOSTILE_CELL = (
+    'html(\'<b>shown</b><script>document.title = "pwned"; '
+    'document.body.appendChild(document.createElement("codemode-pwned"))</script>'
+    '<img src="data:," onerror="document.body.appendChild(document.createElement(&quot;codemode-pwned&quot;))">\')\n'
+    "markdown('*md*\\n\\n<script>document.title = \"pwned\"</script>')"
+)
+"""A cell that would run script in the page (set the title, add ``<codemode-pwned>`` elements)
+if the kernel published its HTML and Markdown as written."""
+
+
+def test_lab_runs_no_script_a_cell_puts_in_html_or_markdown(lab, browser_page, tmp_path):
+    """Outputs of a live session are trusted in JupyterLab, which runs their ``<script>`` tags
+    and event handlers: the kernel must have removed them (``kernel/sanitize.py``).
+    Screenshot: ``jupyterlab-hostile.png``."""
+    from playwright.sync_api import expect
+
+    base, _, _ = lab
+    page = browser_page
+    _open_notebook(page, base, "Code Mode Notebook (JavaScript)", "codemode-notebook")
+    cells = page.locator(".jp-NotebookPanel .jp-Cell")
+    outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(2)]
+    title = page.title()
+    try:
+        _run_cell(page, 0, HOSTILE_CELL, paste=True)
+        expect(outputs[0].nth(0).locator("b")).to_have_text("shown")
+        expect(outputs[0].nth(1).locator("em")).to_have_text("md")
+        # A later cell's output: by then an error handler of the first would have run.
+        _run_cell(page, 1, '"after"')
+        expect(outputs[1]).to_have_text("'after'")
+        assert page.locator("codemode-pwned").count() == 0
+        assert page.title() == title != "pwned"
+    finally:
+        page.screenshot(path=str(tmp_path / "jupyterlab-hostile.png"), full_page=True)

@@ -91,3 +91,26 @@ def test_a_cell_over_the_time_limit_is_reported_without_a_traceback(tmp_path):
     assert done.returncode == 1
     assert "longer than the time limit of 3 s" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_svg_and_image_displays_are_described_by_their_size(tmp_path):
+    """An SVG is text (its size in characters), a PNG base64 (its size in bytes)."""
+    path = _notebook(
+        tmp_path / "svg.ipynb",
+        "svg('<svg a/>')",
+        'svg(\'<svg xmlns="http://www.w3.org/2000/svg" width="4"/>\')\nimage("data:image/png;base64,iVBORw0KGgo=")',
+        kernel="codemode-notebook",
+    )
+    saved = tmp_path / "saved.ipynb"
+    done = _run(str(path), "--save-to", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert "── output\n[image/svg+xml, 8 characters]\n" in done.stdout
+    assert "── output\n[image/svg+xml, 51 characters]\n[image/png, 8 bytes]\n" in done.stdout
+    # The saved notebook (outputs as lists of lines) is described the same way.
+    import io
+
+    from codemode.notebook import print_notebook
+
+    out = io.StringIO()
+    print_notebook(nbformat.read(saved, as_version=4), out)
+    assert out.getvalue() == done.stdout

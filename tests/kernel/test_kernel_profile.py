@@ -302,3 +302,41 @@ def test_a_flood_of_console_output_and_displays_stays_within_the_budget(notebook
             },
         ),
     ]
+
+
+def test_html_and_markdown_of_a_cell_are_cleaned_before_they_are_published(notebook_kernel):
+    """A model-written cell must not run script in the front end (``kernel/sanitize.py``)."""
+    kc = notebook_kernel.kc
+    run = execute(kc, 'html("<b>x</b><script>alert(1)</script>")\nmarkdown("# T\\n<img src=x onerror=alert(1)>")')
+    assert _shown(run) == [
+        (
+            "display_data",
+            {
+                "data": {"text/html": "<b>x</b>", "text/plain": "<b>x</b><script>alert(1)</script>"},
+                "metadata": {},
+            },
+        ),
+        (
+            "display_data",
+            {
+                "data": {"text/html": "<h1>T</h1>\n<img>\n\n", "text/plain": "# T\n<img src=x onerror=alert(1)>"},
+                "metadata": {},
+            },
+        ),
+    ]
+    started = execute(
+        kc, '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 400})\nhtml("<a href=javascript:alert(1)>a</a>")'
+    )
+    waited = execute(kc, f"%wait {started.codemode['cell_id']}")
+    assert _shown(waited) == [
+        (
+            "display_data",
+            {
+                "data": {
+                    "text/html": '<a rel="noopener noreferrer">a</a>',
+                    "text/plain": "<a href=javascript:alert(1)>a</a>",
+                },
+                "metadata": {},
+            },
+        )
+    ]

@@ -209,3 +209,23 @@ def test_the_realms_bindings_complete_a_word_and_a_member_chain_in_the_notebook_
         "floor"
     ]
     assert completion.complete("rows.ma", None, [], engine=engine, profile="strict", bindings=members)["matches"] == []
+
+
+def test_the_publisher_cleans_every_bundle_it_sends():
+    """``kernel/sanitize.py`` on the way out: displays, values, display updates; not streams."""
+    hostile = {"text/html": "<b>x</b><script>alert(1)</script>", "text/plain": "x"}
+    kernel = _Kernel()
+    publisher = Publisher(kernel)
+    request = Request(parent={"header": {"msg_id": "req-1"}}, silent=False, execution_count=3)
+    items = [_display(hostile), _value({"text/markdown": "<script>alert(1)</script>"})]
+    asyncio.run(publisher.emit_items(request, items))
+    update = {"data": hostile, "metadata": {}, "transient": {"display_id": "d"}}
+    publisher.send("update_display_data", update, request.parent)
+    publisher.send("stream", {"name": "stdout", "text": "<script>alert(1)</script>\n"}, request.parent)
+    publisher.flush()
+    assert kernel.session.sent == [
+        ("display_data", {"data": {"text/html": "<b>x</b>", "text/plain": "x"}, "metadata": {}}, "req-1"),
+        ("execute_result", {"execution_count": 3, "data": {"text/html": "\n\n"}, "metadata": {}}, "req-1"),
+        ("update_display_data", {**update, "data": {"text/html": "<b>x</b>", "text/plain": "x"}}, "req-1"),
+        ("stream", {"name": "stdout", "text": "<script>alert(1)</script>\n"}, "req-1"),
+    ]

@@ -284,6 +284,12 @@ def test_host_loss_sentences_name_reason_cell_and_stored_values():
     )
     assert "the cell was not started" in parts.evalue
     assert parts.evalue.endswith("values stored with store() were lost with the host.")
+    notebook = HostLoss("code-mode host closed its stdout", 1, None, True, bindings_lost=True)
+    assert notebook.sentence("3") == (
+        "The code-mode runtime host stopped (code-mode host closed its stdout); cell 3 was lost. "
+        "The next cell starts a new host; the bindings of earlier cells are gone, values stored with store() "
+        "are kept."
+    )
 
 
 def test_termination_log_attributes_only_slow_recent_terminates_of_that_generation(monkeypatch):

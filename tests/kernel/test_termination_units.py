@@ -45,7 +45,10 @@ class _Log:
 
 
 def _services(session: _Session) -> Any:
-    return SimpleNamespace(code_mode=session, losses=SimpleNamespace(terminations=_Log(), explain=lambda *a: None))
+    return SimpleNamespace(
+        code_mode=session,
+        losses=SimpleNamespace(terminations=_Log(), explain=lambda *a: None, restart_note=lambda cell_id: None),
+    )
 
 
 def _answered(response: RuntimeResponse) -> asyncio.Future[RuntimeResponse]:
