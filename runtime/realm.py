@@ -50,7 +50,7 @@ from .jserrors import compile_error_text
 from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
 from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
-from .realm_stop import StopWatch, collateral_text
+from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
 from .realm_thread import RealmThread
 
 log = logging.getLogger(__name__)
@@ -199,7 +199,10 @@ class Realm:
             self._members.clear()
         for cell in cells:
             cell._wake_waiters()
-            if not cell.finished():
+            if cell._stop_requested:
+                # Its own output says what stopping it cost (the others' error texts say it).
+                cell.emit_item({"type": "input_text", "text": STOPPED_BY_RESET})
+            elif not cell.finished():
                 cell.set_outcome(CellOutcome("completed", text))
             self._report(cell)
 

@@ -94,6 +94,13 @@ def collateral_text(reason: str) -> str:
     )
 
 
+STOPPED_BY_RESET = (
+    "[The notebook session's JavaScript context was reset to stop this cell: the bindings of earlier cells "
+    "are gone, values stored with store() are kept.]"
+)
+"""The last output item of a terminated cell whose realm had to be given up to stop it."""
+
+
 def reset_text(cell_id: str) -> str:
     """The ``error_text`` of the cells of a realm given up because cell ``cell_id`` would not stop."""
     return (
@@ -102,4 +109,12 @@ def reset_text(cell_id: str) -> str:
     )
 
 
-__all__ = ["REARM_S", "RESET_AFTER_S", "STOP_GRACE_S", "StopWatch", "collateral_text", "reset_text"]
+__all__ = [
+    "REARM_S",
+    "RESET_AFTER_S",
+    "STOPPED_BY_RESET",
+    "STOP_GRACE_S",
+    "StopWatch",
+    "collateral_text",
+    "reset_text",
+]
