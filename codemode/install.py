@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config.session import ENGINES, NOTEBOOK_ENGINES, PROFILES
+from .config.session import ENGINES, NOTEBOOK_ENGINES, PROFILES, combination_problem
 
 DEFAULT_NAME = "codemode"
 DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"
@@ -67,7 +67,7 @@ def default_kernelspec(engine: str | None = None, profile: str | None = None) ->
 
     Raises :class:`InstallError` for a combination that cannot run (:data:`NOTEBOOK_ENGINES`).
     """
-    if profile == "notebook" and engine is not None and engine not in NOTEBOOK_ENGINES:
+    if engine is not None and profile is not None and combination_problem(engine, profile) is not None:
         raise InstallError(
             f"The notebook profile runs on the {' or '.join(NOTEBOOK_ENGINES)} engine for now; "
             "install it without --engine v8."
