@@ -31,6 +31,17 @@ def out_of_memory_text(limit: int) -> str:
     return f"RangeError: out of memory: the cell exceeded its heap limit of {limit} bytes (maxHeapSizeBytes)"
 
 
+UNTOLD_FAILURE_TEXT = "Error: the cell failed, and the text of its error could not be formatted"
+"""The ``error_text`` of a cell whose failure could not be formatted on a heap that is not full."""
+
+
+def untold_failure_text(ctx: Any, limit: int, exhausted: str) -> str:
+    """The ``error_text`` of a cell that failed where formatting its error failed too
+    (``prelude/report.js``): ``exhausted`` (the heap-limit text) when ``ctx``'s heap of
+    ``limit`` bytes is nearly full, else :data:`UNTOLD_FAILURE_TEXT`."""
+    return exhausted if heap_nearly_full(ctx, limit) else UNTOLD_FAILURE_TEXT
+
+
 def shared_out_of_memory_text(limit: int) -> str:
     """The ``error_text`` of a notebook-profile cell that exhausted the heap its session's
     cells share (``limit`` bytes), with what holds memory there: earlier cells' bindings."""

@@ -41,10 +41,10 @@ from .cellstate import CellState
 from .engines.quickjs import new_context
 from .heap import (
     DEFAULT_HEAP_LIMIT_BYTES,
-    heap_nearly_full,
     is_out_of_memory,
     null_is_out_of_memory,
     shared_out_of_memory_text,
+    untold_failure_text,
 )
 from .jserrors import compile_error_text
 from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
@@ -57,7 +57,6 @@ log = logging.getLogger(__name__)
 
 _SILENT_WHEN_ENDED = frozenset({"emit", "notify", "tool", "store", "yield", "timer"})
 """Host calls of a cell that has ended which have no effect (nothing more of it is observable)."""
-_UNTOLD = "Error: the cell failed, and the text of its error could not be formatted"
 
 
 class RealmCell(CellState):
@@ -358,10 +357,8 @@ class Realm:
             pass
         for cell in self._cells.values():
             if cell.untold_failure():
-                untold = heap_nearly_full(self._ctx, self.heap_limit)
-                cell.set_outcome(
-                    CellOutcome("completed", shared_out_of_memory_text(self.heap_limit) if untold else _UNTOLD)
-                )
+                text = untold_failure_text(self._ctx, self.heap_limit, shared_out_of_memory_text(self.heap_limit))
+                cell.set_outcome(CellOutcome("completed", text))
 
     def _call(self, cell: RealmCell | None, function: Any, *args: Any, quiet: bool = False) -> Any:
         """Call into JavaScript on behalf of ``cell`` (None: promise jobs, the last cell's).

@@ -16,7 +16,7 @@ from typing import Any
 import quickjs
 
 from .. import interrupt
-from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text
+from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text, untold_failure_text
 from ..jserrors import prepare_source
 from ..outcome import CellOutcome
 from ..prelude_source import prelude_source
@@ -89,12 +89,8 @@ class QuickJSEngine:
         except quickjs.JSException as exc:
             return cell.js_failure(str(exc), compile_time=False)
         if cell.untold_failure():
-            # The cell failed but formatting its error failed too (see install.js).
-            if heap_nearly_full(self._ctx, cell.heap_limit):
-                cell.set_outcome(CellOutcome("completed", out_of_memory_text(cell.heap_limit)))
-            else:
-                text = "Error: the cell failed, and the text of its error could not be formatted"
-                cell.set_outcome(CellOutcome("completed", text))
+            text = untold_failure_text(self._ctx, cell.heap_limit, out_of_memory_text(cell.heap_limit))
+            cell.set_outcome(CellOutcome("completed", text))
         return None
 
     def stalled(self) -> CellOutcome | None:
