@@ -29,9 +29,9 @@ on its way to IOPub (:meth:`codemode.kernel.publish.Publisher.send`):
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-import mistune
 import nh3
 
 BUNDLE_MESSAGES = ("display_data", "execute_result", "update_display_data")
@@ -65,7 +65,15 @@ images, table spans and alignment), without ``cite`` URLs, plus ``controls`` and
 KERNEL_CLASSES = frozenset({"codemode-status"})
 """Classes the kernel's own displays use (status displays, ``kernel/cells.py``); any other class
 is dropped (a cell could otherwise dress its output as JupyterLab's own dialogs)."""
-_MARKDOWN = mistune.create_markdown(escape=False, plugins=["table", "strikethrough", "math"])
+
+
+@functools.cache
+def _markdown() -> Any:
+    """The Markdown renderer, made at the first Markdown display (mistune's import costs tens
+    of milliseconds, kept off the kernel's start)."""
+    import mistune
+
+    return mistune.create_markdown(escape=False, plugins=["table", "strikethrough", "math"])
 
 
 def _squeezed(url: str) -> str:
@@ -107,7 +115,7 @@ def clean_html(source: str) -> str:
 
 def markdown_html(source: str) -> str:
     """The Markdown ``source`` rendered to HTML and cleaned (:func:`clean_html`)."""
-    rendered = _MARKDOWN(source)
+    rendered = _markdown()(source)
     return clean_html(rendered if isinstance(rendered, str) else "")
 
 
