@@ -30,9 +30,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import jsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from codemode.schema import ValidationError, jsonschema
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +93,8 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 
 
 _Validator = jsonschema.validators.extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 _VALIDATORS = {name: _Validator({"type": "object", **schema}) for name, schema in SCHEMAS.items()}
 

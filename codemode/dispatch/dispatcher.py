@@ -28,11 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import jsonschema
-from jsonschema.exceptions import best_match
-
 from ..cancellation import CancellationToken
 from ..errors import ToolCallError
+from ..schema import best_match, jsonschema
 from ..tools.base import ApprovalRequester, Tool, ToolContext
 from ..tools.failures import exception_text, failure_text, field_path, json_problem
 from .gate import SharedExclusiveGate
