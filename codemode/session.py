@@ -250,6 +250,13 @@ class CodeModeSession:
             self._binding = HostBinding(connection, session_id, generation)
             return self._binding
 
+    async def open(self) -> None:
+        """Start the host and open this session on it now rather than at the first
+        :meth:`execute` (which then finds it open). The kernel calls it as it starts, so that
+        the host starts while the frontend is still connecting. Raises what :meth:`execute`
+        raises for a host that cannot start (:class:`CodeModeError`)."""
+        await self._ensure_open()
+
     def _live_binding(self, generation: int) -> HostBinding | None:
         """The binding of ``generation`` while its host is alive (current or retiring)."""
         for binding in (self._binding, self._retired.get(generation)):

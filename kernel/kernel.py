@@ -210,6 +210,7 @@ class CodeModeKernel(Kernel):
         self._loop = self.io_loop.asyncio_loop
         self._interrupts.attach(self._loop)
         signal.signal(signal.SIGINT, self._on_sigint)
+        self._services.start_early(self._loop)
 
     def shell_channel_thread_main(self, msg: Any) -> Any:
         """Number each shell message as the shell channel thread receives it

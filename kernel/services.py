@@ -202,6 +202,20 @@ class ServicesLoader:
     def __init__(self, build: Callable[[], Awaitable[Services]]) -> None:
         self._build = build
         self._future: asyncio.Future[Services] | None = None
+        self._early: asyncio.Task[None] | None = None
+
+    def start_early(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Build the services and start the runtime host on ``loop`` now, while the frontend
+        is still connecting, so that the first cell does not wait for them. A failure is only
+        logged: the first request that needs the services builds them again and reports it."""
+        self._early = loop.create_task(self._start())
+
+    async def _start(self) -> None:
+        try:
+            services = await self.get()
+            await services.code_mode.open()
+        except Exception:  # noqa: BLE001 - reported by the first cell that needs the services
+            log.debug("starting the services ahead of the first cell failed", exc_info=True)
 
     async def get(self) -> Services:
         """The services, built on first use. Raises what building raised; the next call
@@ -226,6 +240,10 @@ class ServicesLoader:
     async def aclose(self) -> None:
         """Stop the code-mode session (and its host) and the tool servers; later :meth:`get`
         calls build new services. Problems are logged, never raised."""
+        early, self._early = self._early, None
+        if early is not None:
+            # Not cancelled: a host cancelled in its handshake would be left running.
+            await early
         future, self._future = self._future, None
         if future is None:
             return
