@@ -26,6 +26,7 @@ from codemode.protocol import FrameError
 
 from . import engines, interrupt, profile
 from .server import Connection, FatalConnectionError
+from .spare_thread import SPARES
 
 
 def _private_stdout() -> int:
@@ -107,6 +108,9 @@ def main(argv: list[str] | None = None) -> None:
             interrupt.AVAILABLE = False
         else:
             interrupt.probe()
+    if args.profile == "strict":
+        # The first cell's thread, prepared while the client says hello and opens its session.
+        SPARES.refill(engines.preparer())
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.

@@ -17,7 +17,6 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from . import engines
@@ -25,25 +24,11 @@ from .cellstate import CellEvents, CellState
 from .heap import out_of_memory_text
 from .jserrors import compile_error_text
 from .outcome import CellOutcome
+from .spare_thread import SPARES
 
 log = logging.getLogger(__name__)
 
-THREAD_STACK_BYTES = 64 * 1024 * 1024
-"""C stack of a cell thread; comfortably above the engines' JavaScript stack limits."""
-
-__all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime", "start_thread"]
-
-
-def start_thread(target: Callable[[], None], name: str) -> threading.Thread:
-    """Start a daemon thread running ``target`` with a C stack of :data:`THREAD_STACK_BYTES`."""
-    old = threading.stack_size()
-    try:
-        threading.stack_size(THREAD_STACK_BYTES)
-        thread = threading.Thread(target=target, name=name, daemon=True)
-        thread.start()
-        return thread
-    finally:
-        threading.stack_size(old)
+__all__ = ["CellEvents", "CellOutcome", "CellRuntime"]
 
 
 class CellRuntime(CellState):
@@ -63,8 +48,9 @@ class CellRuntime(CellState):
     # ---- thread-safe API -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start the cell's thread (with a large C stack)."""
-        self._thread = start_thread(self._run, f"codemode-cell-{self.cell_id}")
+        """Start the cell on a thread with a large C stack: the host's spare cell thread,
+        already prepared for the engine, when there is one (:mod:`~codemode.runtime.spare_thread`)."""
+        self._thread = SPARES.run(self._run, f"codemode-cell-{self.cell_id}", engines.preparer())
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
@@ -84,21 +70,23 @@ class CellRuntime(CellState):
 
     # ---- the thread --------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, prepared: Any) -> None:
         try:
-            outcome = self._execute()
+            outcome = self._execute(prepared)
         except MemoryError:
             outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
         except Exception as exc:  # noqa: BLE001 - a cell must always report its end
             log.exception("cell %s failed inside the runtime", self.cell_id)
             outcome = CellOutcome("completed", f"code-mode runtime error: {exc}")
         self.report_finished(self.final_outcome(outcome))
-        # Free the context here, on this thread, after the outcome went out.
+        # Free the context here, on this thread, after the outcome went out; then prepare
+        # the next cell's thread, between cells.
         if self._engine is not None:
             self._engine.close()
+        SPARES.refill(engines.preparer())
 
-    def _execute(self) -> CellOutcome:
-        engine = engines.create(self)
+    def _execute(self, prepared: Any) -> CellOutcome:
+        engine = engines.create(self, prepared)
         with self._lock:
             self._engine = engine
         try:

@@ -77,6 +77,7 @@ REALM_CELL_PARTS = (
 """The body of ``__cm_cell_factory(__cm_cell_id, __cm_cell_config)``, run once per cell."""
 
 _SOURCES: dict[str, str] = {}
+_CALL = "()\n"
 
 
 def _read(names: tuple[str, ...]) -> str:
@@ -102,7 +103,14 @@ def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
     that returns the functions under test). Raises ``FileNotFoundError`` for a missing part.
     """
     body = _read(tuple(names)) + ("\n" + epilogue if epilogue else "")
-    return '(function __cm_install() {\n"use strict";\n' + body + "\n})()\n"
+    return '(function __cm_install() {\n"use strict";\n' + body + "\n})" + _CALL
+
+
+def prelude_function_source(engine: str = "quickjs") -> str:
+    """:func:`prelude_source` without its call: evaluating it compiles the prelude and gives
+    the install function, which a later call runs (a context is prepared before its cell)."""
+    source = prelude_source(engine)
+    return source[: -len(_CALL)] + "\n"
 
 
 def realm_prelude_source() -> str:

@@ -36,7 +36,6 @@ from typing import Any
 import quickjs
 
 from . import bridge
-from .cell import start_thread
 from .cellstate import CellState
 from .engines.quickjs import new_context
 from .heap import (
@@ -52,6 +51,7 @@ from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
 from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
 from .realm_thread import RealmThread
+from .spare_thread import start_thread
 
 log = logging.getLogger(__name__)
 

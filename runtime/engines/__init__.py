@@ -10,6 +10,9 @@ helpers, limits, output) is the same for both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from ..choice import ProcessChoice
 from .base import CellEngine, CellHost
 
@@ -22,15 +25,27 @@ selected = _choice.selected
 """The engine cells of this process run on."""
 
 
-def create(cell: CellHost) -> CellEngine:
-    """A new engine instance for ``cell`` (imported on first use, so a host loads one engine)."""
+def create(cell: CellHost, prepared: Any = None) -> CellEngine:
+    """A new engine instance for ``cell`` (imported on first use, so a host loads one engine);
+    ``prepared`` is what :func:`preparer`'s function made on the cell's thread, or None."""
     if _choice.value == "v8":
         from .v8 import V8Engine
 
         return V8Engine(cell)
     from .quickjs import QuickJSEngine
 
-    return QuickJSEngine(cell)
+    return QuickJSEngine(cell, prepared)
 
 
-__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "select", "selected"]
+def preparer() -> Callable[[], Any] | None:
+    """The function that prepares a cell's thread for this process's engine before its cell
+    arrives (:mod:`~codemode.runtime.spare_thread`), or None when the engine needs none (V8
+    keeps its own spare isolates, :mod:`~codemode.runtime.engines.v8_spare`)."""
+    if _choice.value == "v8":
+        return None
+    from .quickjs import prepare
+
+    return prepare
+
+
+__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "preparer", "select", "selected"]

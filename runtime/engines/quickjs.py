@@ -1,4 +1,6 @@
-"""The QuickJS engine: one ``quickjs.Context`` per cell, used only on the cell's thread.
+"""The QuickJS engine: one ``quickjs.Context`` per cell, used only on the cell's thread, which
+usually made it (and compiled the prelude in it) before the cell arrived (:func:`prepare`,
+:mod:`~codemode.runtime.spare_thread`).
 
 The source runs as an ES module (top-level await); promise jobs run when the cell thread
 calls :meth:`QuickJSEngine.run_jobs`. A memory limit and a stack limit bound the context;
@@ -11,6 +13,7 @@ QuickJS may report as a bare ``null``, is recognised here (:mod:`~codemode.runti
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import quickjs
@@ -19,18 +22,26 @@ from .. import interrupt
 from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text, untold_failure_text
 from ..jserrors import prepare_source
 from ..outcome import CellOutcome
-from ..prelude_source import prelude_source
+from ..prelude_source import prelude_function_source
 from .base import CellHost
 
 JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
 
 
-def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
-    """A ``quickjs.Context`` limited to ``heap_limit`` bytes and :data:`JS_STACK_LIMIT_BYTES`
-    of stack, and its installed interrupt switch (None when no interrupt is available)."""
+SPARE_MIN_HEAP_LIMIT = 16 * 1024 * 1024
+"""A cell whose heap limit is lower does not take a prepared context: its limit must already
+bound the prelude's compilation, as it did before spares (a heap too small for the prelude
+fails the cell with a runtime error)."""
+
+
+def new_context(heap_limit: int | None) -> tuple[Any, interrupt.Interrupter | None]:
+    """A ``quickjs.Context`` limited to ``heap_limit`` bytes (None: no limit yet) and
+    :data:`JS_STACK_LIMIT_BYTES` of stack, and its installed interrupt switch (None when no
+    interrupt is available)."""
     ctx = quickjs.Context()
-    ctx.set_memory_limit(heap_limit)
+    if heap_limit is not None:
+        ctx.set_memory_limit(heap_limit)
     ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
     switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
     if switch is None or not switch.usable:
@@ -39,28 +50,50 @@ def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
     return ctx, switch
 
 
+@dataclass
+class Prepared:
+    """A context with the prelude compiled but not run: ``install()`` runs it and returns the
+    cell's dispatcher. Made and used on one thread (the cell's)."""
+
+    ctx: Any
+    switch: interrupt.Interrupter | None
+    install: Any
+
+
+def prepare(heap_limit: int | None = None) -> Prepared:
+    """A :class:`Prepared` context limited to ``heap_limit`` bytes (None: none until a cell
+    sets its own). Raises ``quickjs.JSException`` when the prelude does not fit the limit."""
+    ctx, switch = new_context(heap_limit)
+    return Prepared(ctx, switch, ctx.eval(prelude_function_source("quickjs")))
+
+
 class QuickJSEngine:
     """A cell's QuickJS context (see the module docstring)."""
 
     poll_s: float | None = None
 
-    def __init__(self, cell: CellHost) -> None:
+    def __init__(self, cell: CellHost, prepared: Prepared | None = None) -> None:
         self._cell = cell
+        self._prepared = prepared
         self._ctx: Any = None
         self._dispatch: Any = None
         self._switch: interrupt.Interrupter | None = None
 
     def start(self) -> CellOutcome | None:
         cell = self._cell
-        ctx, switch = new_context(cell.heap_limit)
-        self._ctx = ctx
-        if switch is not None:
-            self._switch = switch
-            cell.interrupt_ready()
-        ctx.add_callable("__codemode_host", cell.host_call)
-        ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
+        prepared, self._prepared = self._prepared, None
         try:
-            dispatch = ctx.eval(prelude_source("quickjs"))
+            if prepared is not None and cell.heap_limit >= SPARE_MIN_HEAP_LIMIT:
+                prepared.ctx.set_memory_limit(cell.heap_limit)
+            else:
+                prepared = prepare(cell.heap_limit)
+            ctx = self._ctx = prepared.ctx
+            if prepared.switch is not None:
+                self._switch = prepared.switch
+                cell.interrupt_ready()
+            ctx.add_callable("__codemode_host", cell.host_call)
+            ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
+            dispatch = prepared.install()
         except quickjs.JSException as exc:
             # Only a heap too small for the prelude itself can fail here.
             return CellOutcome("completed", f"code-mode runtime error: {exc}")

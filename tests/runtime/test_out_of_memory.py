@@ -79,3 +79,21 @@ async def test_a_thrown_null_is_not_taken_for_an_exhausted_heap(small_heap):
     assert body_of(await small_heap.run("throw null;"))["error_text"] == "null"
     texts = text_items(await small_heap.run("try { text({toJSON() { throw null; }}); } catch (e) { text(String(e)); }"))
     assert texts == ["null"]
+
+
+async def test_cells_on_prepared_threads_keep_their_heap_limit():
+    # Above 16 MB a cell takes the host's spare thread, whose context was made (and the
+    # prelude compiled) with no limit; the cell's own limit must still bound it, for the first
+    # cell (its spare was made at start-up) and the next (made after the first ended).
+    heap = 24 * 1024 * 1024
+    client = await start_host()
+    try:
+        await client.hello()
+        await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": heap})
+        for _ in range(2):
+            response = await _final(client, 'const s = "x".repeat(40 * 1024 * 1024); text(s.length);')
+            assert body_of(response)["error_text"] == OOM_TEXT.replace(str(HEAP), str(heap))
+        response = await _final(client, 'text("after")')
+        assert text_items(response) == ["after"]
+    finally:
+        await client.close()
