@@ -57,7 +57,7 @@ def _start(km: KernelManager) -> None:
     """Start ``km``'s kernel with its stdout and stderr appended to :data:`LOG`."""
     global _log
     if _log is None:
-        _log = LOG.open("a", encoding="utf-8")
+        _log = LOG.open("w", encoding="utf-8")
     km.start_kernel(stdout=_log, stderr=_log)
 
 
