@@ -1,7 +1,7 @@
 """What following a background cell costs: CPU seconds of the kernel and of the runtime host,
 and host frames, while a yielded cell does nothing but await a timer.
 
-    python bench/background_cell.py [--seconds 30]
+    python -m bench.background_cell [--seconds 30]
 
 A real codemode kernel is started (with jupyter_client) through a small launcher
 (``bench/counting_kernel.py``) that counts the frames the kernel's host connection writes

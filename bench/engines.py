@@ -1,19 +1,19 @@
 """QuickJS, V8 and Codex's host side by side on CPU-bound cells, as per-round ratios.
 
-    CODEMODE_REFERENCE_HOST=<codex-code-mode-host of @openai/codex@0.171.0> python bench/engines.py [--rounds 9]
+    CODEMODE_REFERENCE_HOST=<codex-code-mode-host of @openai/codex@0.171.0> python -m bench.engines [--rounds 9]
 
 Hosts: codemode's host on QuickJS and on V8 (``codemode.host.default_host_command(engine)``,
 the command the kernel runs) and, when ``CODEMODE_REFERENCE_HOST`` is set, Codex's host;
-without it only the two engines are compared. All are driven by ``bench/host.py``'s client
-(``CodeModeSession``) in one process, with one session per host kept across the rounds.
+without it only the two engines are compared. All are driven by the project's client
+(``CodeModeSession``, :mod:`bench.hosts`) in one process, with one session per host kept across the rounds.
 
-Each round runs every cell once on every host, in an order reversed every other round, so in
-every pair A and B alternate which runs first; a pair's ratio (QuickJS / Codex, V8 / Codex,
-V8 / QuickJS) is taken within one round; min and median over the rounds are printed, with the median milliseconds
+Each round runs every cell once on every host, in an order reversed every other round
+(:func:`bench.pairing.order`), so in every pair A and B alternate which runs first; a pair's
+ratio (QuickJS / Codex, V8 / Codex, V8 / QuickJS) is taken within one round; min and median over the rounds are printed, with the median milliseconds
 of each host and the machine's load average (``os.getloadavg``) at start and end.
 
 The time of a cell is the client's wall clock from ``session.execute`` to the cell's
-``Result`` (``bench/host.py``'s ``run_cell``), so it includes a round trip of the protocol
+``Result`` (:func:`bench.hosts.run_cell`), so it includes a round trip of the protocol
 (the ``trivial`` row shows how much); ``start`` is spawning a host and answering its first
 cell. Each sized cell also runs at a fifth of its size, and its growth is the slope between
 the two sizes' medians (per step, per MB of 10^6 bytes, per million numbers; sorting grows
@@ -28,21 +28,15 @@ import asyncio
 import contextlib
 import functools
 import json
-import os
-import platform
 import statistics
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 
-from host import host_session, run_cell
+from . import machine
+from .hosts import NO_YIELD, codemode_host, host_session, host_start, reference_host, run_cell
+from .pairing import order, ratio_text, slope
 
-from codemode.config import SessionDefaults
-from codemode.host import default_host_command
-
-DEFAULTS = SessionDefaults(yield_time_ms=600_000)
-"""No cell may yield: a yield would end the timing early (``run_cell`` refuses it)."""
 SMALL = 5
 """The second size of a cell is its full size divided by this."""
 _ROW = {"id": 0, "name": "item 0", "tags": ["alpha", "beta", "gamma"], "score": 0, "ok": True}
@@ -144,16 +138,11 @@ PAIRS = (("quickjs", "codex"), ("v8", "codex"), ("v8", "quickjs"))
 
 def commands() -> dict[str, list[str]]:
     """The hosts by name: ``quickjs``, ``v8`` and, with ``CODEMODE_REFERENCE_HOST``, ``codex``."""
-    hosts = {engine: default_host_command(engine) for engine in ("quickjs", "v8")}
-    reference = os.environ.get("CODEMODE_REFERENCE_HOST")
+    hosts = {engine: codemode_host(engine) for engine in ("quickjs", "v8")}
+    reference = reference_host()
     if reference:
-        hosts["codex"] = [reference, "--listen", "stdio"]
+        hosts["codex"] = reference
     return hosts
-
-
-async def _start(command: list[str]) -> float:
-    async with host_session(command, DEFAULTS) as session:
-        return await run_cell(session, "text(0)")
 
 
 async def measure(hosts: dict[str, list[str]], rounds: int) -> dict[str, dict[str, list[float]]]:
@@ -161,17 +150,16 @@ async def measure(hosts: dict[str, list[str]], rounds: int) -> dict[str, dict[st
     cells = [(cell.label, cell.source(cell.size)) for full in CELLS for cell in (full, full.at(full.size // SMALL))]
     times: dict[str, dict[str, list[float]]] = {}
     async with contextlib.AsyncExitStack() as stack:
-        sessions = {name: await stack.enter_async_context(host_session(cmd, DEFAULTS)) for name, cmd in hosts.items()}
+        sessions = {name: await stack.enter_async_context(host_session(cmd, NO_YIELD)) for name, cmd in hosts.items()}
         for session in sessions.values():  # warm-up: the host is spawned, every cell runs once
             for _, source in [("trivial", TRIVIAL), *cells]:
                 await run_cell(session, source)
         names = list(hosts)
         for index in range(rounds):
-            order = names if index % 2 == 0 else names[::-1]
-            for name in order:
-                times.setdefault("start", {}).setdefault(name, []).append(await _start(hosts[name]))
+            for name in order(names, index):
+                times.setdefault("start", {}).setdefault(name, []).append(await host_start(hosts[name], NO_YIELD))
             for label, source in [("trivial", TRIVIAL), *cells]:
-                for name in order:
+                for name in order(names, index):
                     times.setdefault(label, {}).setdefault(name, []).append(await run_cell(sessions[name], source))
             print(f"round {index + 1}/{rounds} done", file=sys.stderr, flush=True)
     return times
@@ -179,11 +167,6 @@ async def measure(hosts: dict[str, list[str]], rounds: int) -> dict[str, dict[st
 
 def _ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1e3:.1f}"
-
-
-def _ratios(a: list[float], b: list[float]) -> str:
-    per_round = [x / y for x, y in zip(a, b, strict=True)]
-    return f"{min(per_round):.2f} / {statistics.median(per_round):.2f}"
 
 
 def report(times: dict[str, dict[str, list[float]]], names: list[str]) -> list[str]:
@@ -194,7 +177,7 @@ def report(times: dict[str, dict[str, list[float]]], names: list[str]) -> list[s
     lines = [header]
     for label, per_host in times.items():
         row = f"{label:<18}" + "".join(f"{_ms(per_host[name]):>12}" for name in names)
-        row += "".join(f"{_ratios(per_host[a], per_host[b]):>22}" for a, b in pairs)
+        row += "".join(f"{ratio_text(per_host[a], per_host[b]):>22}" for a, b in pairs)
         lines.append(row)
     lines += ["", f"{'growth':<26}" + "".join(f"{name:>12}" for name in names)]
     for full in CELLS:
@@ -203,20 +186,10 @@ def report(times: dict[str, dict[str, list[float]]], names: list[str]) -> list[s
         for name in names:
             big_s = statistics.median(times[full.label][name])
             small_s = statistics.median(times[small.label][name])
-            per_unit = (big_s - small_s) * 1e3 / (full.amount(full.size) - full.amount(small.size))
+            per_unit = slope((full.amount(small.size), small_s), (full.amount(full.size), big_s)) * 1e3
             row += f"{per_unit * full.scale:>12.2f}"
         lines.append(row)
     return lines
-
-
-def machine() -> str:
-    """CPU model, core count, OS, Python and the engines' binding versions."""
-    model = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), model)
-    versions = ", ".join(f"{package} {metadata.version(package)}" for package in ("quickjs-ng", "mini-racer"))
-    return f"{model}, {os.cpu_count()} cores, {platform.platform()}, Python {platform.python_version()}, {versions}"
 
 
 def main(argv: list[str]) -> int:
@@ -224,10 +197,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=9, help="rounds, i.e. pairs per ratio (default 9)")
     args = parser.parse_args(argv)
     hosts = commands()
-    print(f"machine: {machine()}")
-    print(f"load average at start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"machine: {machine.describe()}")
+    print(f"load average at start: {machine.load()}")
     times = asyncio.run(measure(hosts, args.rounds))
-    print(f"load average at end:   {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+    print(f"load average at end:   {machine.load()}")
     print(f"{args.rounds} rounds; time = execute to Result on the client's clock; ratio < 1: the first is faster\n")
     print("\n".join(report(times, list(hosts))))
     return 0

@@ -1,14 +1,15 @@
 """A large MCP tool result through codemode's stdio transport vs the SDK's ``stdio_client``.
 
-    python bench/mcp_large_result.py [--chars 30000000] [--runs 1]
+    python -m bench.mcp_large_result [--chars 30000000] [--runs 1]
 
 Both transports talk to the same hand-written server (``tests/codemode/servers/cm_raw_server.py``)
-with the SDK's ``ClientSession``, in this process, one after the other: initialize, then the
-tool ``big`` returning one text of ``--chars`` characters (mixed ASCII and multi-byte UTF-8),
-timed from the request to the parsed ``CallToolResult`` (median of ``--runs``). Also timed:
+with the SDK's ``ClientSession``, in this process, alternating (A then B, then B then A:
+:func:`bench.pairing.order`) for ``--runs`` pairs: initialize, then the tool ``big`` returning
+one text of ``--chars`` characters (mixed ASCII and multi-byte UTF-8), timed from the request
+to the parsed ``CallToolResult`` (median of ``--runs``). Also timed:
 how much of that the event loop was blocked - the longest gap seen by a 10 ms ticker task,
-which is what other cells of the kernel wait for. Prints seconds and the ratio
-codemode/SDK (< 1: codemode is faster). Nothing is asserted: ``codemode.tools.stdio_transport``
+which is what other cells of the kernel wait for. Prints seconds and the min / median of the
+per-pair ratio codemode/SDK (< 1: codemode is faster). Nothing is asserted: ``codemode.tools.stdio_transport``
 explains why the SDK's reader is quadratic in the line length.
 """
 
@@ -25,6 +26,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from codemode.tools.stdio_transport import stdio_transport
+
+from .pairing import compare, order
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "codemode" / "servers" / "cm_raw_server.py"
 
@@ -57,16 +60,21 @@ async def _one(transport, chars: int) -> tuple[float, float]:
 
 
 async def main(chars: int, runs: int) -> None:
-    rows = {}
-    for label, transport in (("codemode stdio_transport", stdio_transport), ("mcp SDK stdio_client", stdio_client)):
-        samples = [await _one(transport, chars) for _ in range(runs)]
-        rows[label] = (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples))
+    transports = {"codemode stdio_transport": stdio_transport, "mcp SDK stdio_client": stdio_client}
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label in transports}
+    for index in range(runs):
+        for label in order(list(transports), index):
+            samples[label].append(await _one(transports[label], chars))
+    rows = {
+        label: (statistics.median(s[0] for s in found), statistics.median(s[1] for s in found))
+        for label, found in samples.items()
+    }
     print(f"{chars:,} characters in one tool result, median of {runs} run(s):")
     print(f"{'transport':<26}{'call (s)':>10}{'longest loop stall (s)':>25}")
     for label, (call_s, stall_s) in rows.items():
         print(f"{label:<26}{call_s:>10.2f}{stall_s:>25.2f}")
-    ours, sdk = rows["codemode stdio_transport"][0], rows["mcp SDK stdio_client"][0]
-    print(f"ratio codemode/SDK: {ours / sdk:.3f}")
+    found = compare(*([call for call, _ in samples[label]] for label in transports))
+    print(f"ratio codemode/SDK: min {found.ratio_min:.3f}, median {found.ratio_median:.3f}")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """What the sandbox costs a trivial ``exec_command``: sandboxed (bubblewrap + seccomp) against
 the same call with no sandbox (``sandbox_mode = "danger-full-access"``).
 
-    python bench/sandbox.py [--pairs 15] [--cmd true]
+    python -m bench.sandbox [--pairs 15] [--cmd true]
 
 Both calls go through the dispatcher as a cell's would (``ToolCallRuntime.handle_tool_call``,
 schema check, the launcher, ``bash -c``), in a scratch workspace; A (sandboxed) and B (no
-sandbox) alternate, one warm-up call each first (the sandbox's one-off probe and filter build
-happen there). Prints, for each side, the min and median wall time per call in milliseconds,
+sandbox) alternate (A then B, then B then A: :func:`bench.pairing.order`), after one warm-up
+call each (the sandbox's one-off probe and filter build happen there). Prints, for each side, the min and median wall time per call in milliseconds,
 and the min and median of the per-pair ratio A/B. The cost is per command: a fixed start-up
 (the ``bwrap`` process, its namespaces and mounts), independent of what the command does.
 Nothing is asserted.
@@ -25,6 +25,8 @@ from codemode.cancellation import CancellationToken
 from codemode.config import Config, SandboxSettings
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
+
+from .pairing import compare, order
 
 
 async def _dispatcher(mode: str) -> tuple[ToolRegistry, ToolCallRuntime]:
@@ -51,10 +53,11 @@ async def measure(pairs: int, cmd: str) -> dict[str, list[float]]:
     try:
         await _one(sandboxed_dispatcher, cmd)
         await _one(bare_dispatcher, cmd)
-        times: dict[str, list[float]] = {"sandboxed": [], "unsandboxed": []}
-        for _ in range(pairs):
-            times["sandboxed"].append(await _one(sandboxed_dispatcher, cmd))
-            times["unsandboxed"].append(await _one(bare_dispatcher, cmd))
+        dispatchers = {"sandboxed": sandboxed_dispatcher, "unsandboxed": bare_dispatcher}
+        times: dict[str, list[float]] = {name: [] for name in dispatchers}
+        for index in range(pairs):
+            for name in order(list(dispatchers), index):
+                times[name].append(await _one(dispatchers[name], cmd))
         return times
     finally:
         await sandboxed.aclose()
@@ -67,13 +70,13 @@ def main() -> None:
     parser.add_argument("--cmd", default="true")
     args = parser.parse_args()
     times = asyncio.run(measure(args.pairs, args.cmd))
-    ratios = [a / b for a, b in zip(times["sandboxed"], times["unsandboxed"], strict=True)]
+    found = compare(times["sandboxed"], times["unsandboxed"])
     load = os.getloadavg()[0]
     print(f"exec_command({args.cmd!r}), {args.pairs} pairs, load average {load:.2f}")
     for side, values in times.items():
         print(f"  {side:<12} min {min(values) * 1000:7.1f} ms   median {statistics.median(values) * 1000:7.1f} ms")
-    print(f"  ratio sandboxed/unsandboxed: min {min(ratios):.2f}, median {statistics.median(ratios):.2f}")
-    extra = statistics.median(times["sandboxed"]) - statistics.median(times["unsandboxed"])
+    print(f"  ratio sandboxed/unsandboxed: min {found.ratio_min:.2f}, median {found.ratio_median:.2f}")
+    extra = found.a_median - found.b_median
     print(f"  the sandbox adds about {extra * 1000:.1f} ms per command (fixed, whatever the command does)")
 
 

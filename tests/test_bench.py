@@ -1,0 +1,38 @@
+"""``python -m bench`` keeps working: it runs a row against its peer and writes its table.
+
+Only the shape of the output is checked (a row with a numeric ratio), never a speed: speed is
+read from ``docs/benchmarks.md``, not asserted.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.timeout(120)
+def test_the_benchmark_command_writes_the_round_trip_row_with_a_ratio(tmp_path):
+    output = tmp_path / "benchmarks.md"
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--rows", "cell", "--pairs", "1", "--output", str(output)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    text = output.read_text()
+    assert "Produced by `python -m bench --rows cell --pairs 1`" in text
+    row = re.search(r"^\| trivial cell round trip \(`cell`\) \| (.*) \|$", text, re.M)
+    assert row, text
+    ours, peer, ratio, pairs, goal = row.group(1).split(" | ")
+    assert re.fullmatch(r"\d+\.\d+ ms", ours) and re.fullmatch(r"\d+\.\d+ ms", peer), row.group(0)
+    assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d", ratio), row.group(0)
+    assert pairs == "1"
+    assert goal in ("<= 1x (met)", "<= 1x (not met)")
