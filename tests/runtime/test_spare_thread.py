@@ -36,7 +36,7 @@ def _run(spares: SpareThreads, recorder: Recorder, prepare) -> tuple[object, int
 
 
 def test_a_cell_takes_the_spare_prepared_on_its_own_thread():
-    spares, recorder = SpareThreads(), Recorder()
+    spares, recorder = SpareThreads(count=1), Recorder()
     spares.refill(recorder.prepare)
     prepared, ident, name = _run(spares, recorder, recorder.prepare)
     assert prepared == ("prepared", 1)
@@ -51,17 +51,18 @@ def test_without_a_spare_the_cell_prepares_inline():
     assert recorder.prepared_on == []
 
 
-def test_a_spare_serves_one_cell_only():
-    spares, recorder = SpareThreads(), Recorder()
+def test_each_spare_serves_one_cell_and_refill_tops_up_to_the_count():
+    spares, recorder = SpareThreads(count=2), Recorder()
     spares.refill(recorder.prepare)
-    spares.refill(recorder.prepare)  # one spare at most: this does nothing
-    assert _run(spares, recorder, recorder.prepare)[0] == ("prepared", 1)
-    assert _run(spares, recorder, recorder.prepare)[0] is None
-    assert len(recorder.prepared_on) == 1
+    spares.refill(recorder.prepare)  # already two: this starts none
+    first, second, third = (_run(spares, recorder, recorder.prepare)[0] for _ in range(3))
+    assert sorted([first, second]) == [("prepared", 1), ("prepared", 2)]
+    assert third is None
+    assert len(recorder.prepared_on) == 2
 
 
 def test_a_spare_prepared_for_another_engine_is_not_used():
-    spares, recorder, other = SpareThreads(), Recorder(), Recorder()
+    spares, recorder, other = SpareThreads(count=1), Recorder(), Recorder()
     spares.refill(other.prepare)
     assert _run(spares, recorder, recorder.prepare)[0] is None
     assert other.ran == []
