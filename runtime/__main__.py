@@ -22,6 +22,7 @@ import os
 import signal
 import sys
 
+from codemode.frame_writer import FrameWriter
 from codemode.protocol import FrameError
 
 from . import engines, interrupt, profile
@@ -60,17 +61,17 @@ async def serve_stdio(frames: int) -> int:
         await connection.serve()
         return 0
     except (FatalConnectionError, FrameError) as exc:
-        await _drain(writer)
+        await _drain(connection.frames)
         sys.stderr.write(f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n")
         sys.stderr.flush()
         return 1
     finally:
-        await _drain(writer)
+        await _drain(connection.frames)
 
 
-async def _drain(writer: asyncio.StreamWriter) -> None:
+async def _drain(frames: FrameWriter) -> None:
     try:
-        await writer.drain()
+        await frames.drain()
     except (ConnectionError, BrokenPipeError):
         pass
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codemode import messages
+from codemode.frame_writer import FrameWriter
 from codemode.protocol import (
     CAPABILITIES,
     EXIT_NOTICE_CAPABILITY,
@@ -77,6 +78,8 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._reader = reader
         self._writer = writer
+        self.frames = FrameWriter(writer)
+        """Where frames go (coalesced per loop iteration, :mod:`codemode.frame_writer`)."""
         self.sessions: dict[str, HostSession] = {}
         self._recent_sessions = _Recent(MAX_RECENT_IDS)
         self._active_requests: dict[int, asyncio.Task[None]] = {}
@@ -97,7 +100,7 @@ class Connection:
         """
         frame = encode_frame(message)
         if not self._silent:
-            self._writer.write(frame)
+            self.frames.write(frame)
 
     def _respond(self, request_id: int, result: messages.WireResult) -> None:
         try:
@@ -159,6 +162,7 @@ class Connection:
     async def _exit_after_answer(self) -> None:  # pragma: no cover - ends the process
         """Write out everything queued (the terminate's answer last), then end the process."""
         self._silent = True  # nothing after the answer
+        self.frames.flush()
         transport = self._writer.transport
         try:
             transport.set_write_buffer_limits(high=0)  # drain() now waits for an empty buffer
@@ -225,7 +229,7 @@ class Connection:
 
     async def _flush(self) -> None:
         try:
-            await self._writer.drain()
+            await self.frames.drain()
         except (ConnectionError, BrokenPipeError):
             pass
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from .. import messages
 from ..errors import CodeModeError, HostConnectionError
+from ..frame_writer import FrameWriter
 from ..messages import RequestBody
 from ..protocol import FrameError, FrameTooLarge, encode_frame, read_frame
 from ..responses import RuntimeResponse, WaitOutcome
@@ -74,6 +75,7 @@ class ConnectionDriver:
     ) -> None:
         self._reader = reader
         self._writer = writer
+        self._frames = FrameWriter(writer)
         self.process = process
         self.capabilities = list(capabilities or [])
         self.wait_transport_timeout_s = wait_transport_timeout_s
@@ -201,6 +203,7 @@ class ConnectionDriver:
         process = self.process
         self._closing = True
         with contextlib.suppress(Exception):
+            self._frames.flush()  # what was written last (a shutdown) goes before the EOF
             self._writer.close()
         if process is not None and process.returncode is None:
             try:
@@ -281,10 +284,10 @@ class ConnectionDriver:
         async with self._write_lock:
             self._check_alive()
             try:
-                self._writer.write(frame)
+                self._frames.write(frame)
                 if pending is not None:
                     pending.sent = True
-                await self._writer.drain()
+                await self._frames.wait_for_room()
             except (OSError, RuntimeError) as exc:
                 if self.state.retiring is not None:
                     # The host announced its exit and is closing its pipes: its exit, which the
