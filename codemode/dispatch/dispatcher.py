@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cancellation import CancellationToken
+from ..cancellation import CancellationToken, first_of
 from ..errors import ToolCallError
 from ..schema import best_match, jsonschema
 from ..tools.base import ApprovalRequester, Tool, ToolContext
@@ -386,15 +386,12 @@ class ToolCallRuntime:
                 gate.release(exclusive)
 
         task = asyncio.ensure_future(dispatch())
-        cancel_wait = asyncio.ensure_future(cancellation.wait())
         try:
-            await asyncio.wait({task, cancel_wait}, return_when=asyncio.FIRST_COMPLETED)
+            await first_of(task, cancellation)
         except asyncio.CancelledError:
             cancellation.cancel()
-            cancel_wait.cancel()
             await self._abort(call, tool, task)
             raise
-        cancel_wait.cancel()
         if task.done() and call.claimed:
             return task.result()
         return await self._abort(call, tool, task)
