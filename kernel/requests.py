@@ -26,11 +26,13 @@ is a JSON object.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from codemode.schema import ValidationError, jsonschema
+if TYPE_CHECKING:
+    from codemode.schema import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -92,11 +94,17 @@ def _is_integer(checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-_VALIDATORS = {name: _Validator({"type": "object", **schema}) for name, schema in SCHEMAS.items()}
+@functools.cache
+def _validators() -> dict[str, Any]:
+    """The validator of each request type, made at the first request that has fields to check:
+    ``jsonschema`` is imported then, not with the kernel (the services, which start with the
+    kernel in a worker thread, import it meanwhile)."""
+    from codemode.schema import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    validator = jsonschema.validators.extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
+    return {name: validator({"type": "object", **schema}) for name, schema in SCHEMAS.items()}
+
 
 _JSON_TYPE_NAMES = {
     "string": "a string",
@@ -175,10 +183,10 @@ def check_request(msg_type: str, message: dict[str, Any]) -> str | None:
 def check_content(msg_type: str, content: Any) -> str | None:
     """None when ``content`` is a valid ``msg_type`` content, else the sentence to reply with
     (the first problem found, fields in the specification's order)."""
-    validator = _VALIDATORS.get(msg_type)
-    if validator is None:
-        return None
-    errors = sorted(validator.iter_errors(content), key=lambda e: _order(msg_type, e))
+    schema = SCHEMAS.get(msg_type)
+    if schema is None or (not schema and isinstance(content, dict)):
+        return None  # not checked, or a request that defines no fields (kernel_info_request)
+    errors = sorted(_validators()[msg_type].iter_errors(content), key=lambda e: _order(msg_type, e))
     return _sentence(msg_type, errors[0]) if errors else None
 
 
