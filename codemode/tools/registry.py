@@ -27,6 +27,23 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+class _Index:
+    """The enabled tools worked out from ``sources`` (kept, so that the ids in ``key`` stay
+    theirs) and their lookups by wire name and by JS or raw name (first in order wins)."""
+
+    def __init__(self, key: tuple[object, ...], sources: tuple[list[Tool], ...], tools: list[Tool]) -> None:
+        self.key = key
+        self.sources = sources
+        self.tools = tools
+        self.by_wire_name: dict[tuple[str, str | None], Tool] = {}
+        self.by_other_name: dict[str, Tool] = {}
+        for tool in tools:
+            self.by_wire_name.setdefault((tool.name, tool.namespace or None), tool)
+        for tool in tools:
+            for other in (tool.js_name, tool.raw_name):
+                self.by_other_name.setdefault(other, tool)
+
+
 class ToolRegistry:
     """Enabled tools and where they come from. Use :meth:`create`; close with :meth:`aclose`."""
 
@@ -36,6 +53,7 @@ class ToolRegistry:
         self._mcp_clients: dict[str, McpClient] = {}
         self._errors: list[str] = list(self.config.errors)
         self._warned: set[str] = set()
+        self._cached: _Index | None = None
         self.sandbox = Sandbox.from_settings(self.config.sandbox)
 
     @classmethod
@@ -91,10 +109,23 @@ class ToolRegistry:
 
     @property
     def tools(self) -> list[Tool]:
-        """Enabled tools, de-duplicated by JS name (first wins), sorted by raw name."""
+        """Enabled tools, de-duplicated by JS name (first wins), sorted by raw name. A new list
+        each time; worked out again only when a source's tools changed (an MCP server started
+        or listed its tools again), since every tool call looks its tool up here."""
+        return list(self._index().tools)
+
+    def _index(self) -> _Index:
+        sources: tuple[list[Tool], ...] = (self._static, *(client.tools for client in self._mcp_clients.values()))
+        key = (tuple(map(id, sources)), tuple(map(len, sources)), tuple(self.config.disabled_tools))
+        index = self._cached
+        if index is None or index.key != key:
+            index = self._cached = _Index(key, sources, self._enabled(sources))
+        return index
+
+    def _enabled(self, sources: tuple[list[Tool], ...]) -> list[Tool]:
         disabled = set(self.config.disabled_tools)
         seen: dict[str, Tool] = {}
-        for tool in self._all():
+        for tool in (tool for source in sources for tool in source):
             if tool.js_name in disabled or tool.raw_name in disabled:
                 continue
             if tool.name in ("exec", "wait") and not tool.namespace:
@@ -154,15 +185,11 @@ class ToolRegistry:
     def find(self, name: str, namespace: str | None = None) -> Tool | None:
         """The enabled tool with wire name ``{name, namespace}`` (as in a delegate request);
         falls back to the JS or raw name when ``namespace`` is ``None``."""
-        tools = self.tools
-        for tool in tools:
-            if tool.name == name and (tool.namespace or None) == (namespace or None):
-                return tool
-        if namespace is None:
-            for tool in tools:
-                if name in (tool.js_name, tool.raw_name):
-                    return tool
-        return None
+        index = self._index()
+        tool = index.by_wire_name.get((name, namespace or None))
+        if tool is None and namespace is None:
+            tool = index.by_other_name.get(name)
+        return tool
 
     @property
     def mcp_clients(self) -> dict[str, McpClient]:
