@@ -98,6 +98,8 @@ from codemode.kernel.tool_calls import ToolCallTracker
 from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
+from codemode.gc_tuning import freeze_startup_objects
+
 log = logging.getLogger(__name__)
 
 SHUTDOWN_TIMEOUT_S = 20.0
@@ -217,6 +219,7 @@ class CodeModeKernel(Kernel):
         self._interrupts.attach(self._loop)
         signal.signal(signal.SIGINT, self._on_sigint)
         self._services.start_early(self._loop)
+        freeze_startup_objects()
 
     def shell_channel_thread_main(self, msg: Any) -> Any:
         """Number each shell message as the shell channel thread receives it
@@ -321,6 +324,7 @@ class CodeModeKernel(Kernel):
         connection_file = getattr(self.parent, "abs_connection_file", None)
         if connection_file:
             services.registry.sandbox.protect(hidden=[Path(connection_file)])
+        freeze_startup_objects()  # the services live as long as the kernel
         self._state.order.answers_read = services.code_mode.answers_read
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms

@@ -23,6 +23,7 @@ import signal
 import sys
 
 from codemode.frame_writer import FrameWriter
+from codemode.gc_tuning import freeze_startup_objects
 from codemode.protocol import FrameError
 
 from . import engines, interrupt, profile
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.profile == "strict":
         # The first cell's thread, prepared while the client says hello and opens its session.
         SPARES.refill(engines.preparer())
+    freeze_startup_objects()
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.
