@@ -33,12 +33,18 @@ async def test_wait_returns_when_cancelled():
     assert token.cancelled
 
 
-async def test_first_of_returns_when_the_task_ends():
+async def _waiting() -> tuple[CancellationToken, asyncio.Event, asyncio.Future[bool], asyncio.Future[None]]:
+    """A token, a gate, a task waiting on the gate, and ``first_of`` of the two, started."""
     token = CancellationToken()
     gate = asyncio.Event()
     task = asyncio.ensure_future(gate.wait())
     waiting = asyncio.ensure_future(first_of(task, token))
     await asyncio.sleep(0)
+    return token, gate, task, waiting
+
+
+async def test_first_of_returns_when_the_task_ends():
+    token, gate, task, waiting = await _waiting()
     assert not waiting.done()
     gate.set()
     await asyncio.wait_for(waiting, 5)
@@ -46,11 +52,7 @@ async def test_first_of_returns_when_the_task_ends():
 
 
 async def test_first_of_returns_when_the_token_is_cancelled_and_leaves_the_task_running():
-    token = CancellationToken()
-    gate = asyncio.Event()
-    task = asyncio.ensure_future(gate.wait())
-    waiting = asyncio.ensure_future(first_of(task, token))
-    await asyncio.sleep(0)
+    token, gate, task, waiting = await _waiting()
     token.cancel()
     await asyncio.wait_for(waiting, 5)
     assert not task.done()
@@ -59,11 +61,7 @@ async def test_first_of_returns_when_the_token_is_cancelled_and_leaves_the_task_
 
 
 async def test_cancelling_the_caller_of_first_of_leaves_the_task_running():
-    token = CancellationToken()
-    gate = asyncio.Event()
-    task = asyncio.ensure_future(gate.wait())
-    waiting = asyncio.ensure_future(first_of(task, token))
-    await asyncio.sleep(0)
+    _, gate, task, waiting = await _waiting()
     waiting.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiting

@@ -56,16 +56,21 @@ def _hosts(kernel_pid: int) -> list[psutil.Process]:
     return [p for p in _descendants(kernel_pid) if _alive(p) and "codemode.runtime" in " ".join(p.cmdline())]
 
 
+def _started_hosts(kernel_pid: int) -> list[psutil.Process]:
+    """The kernel's runtime hosts, once there is one (no cell is sent meanwhile)."""
+    deadline = time.monotonic() + 20
+    while not _hosts(kernel_pid):
+        assert time.monotonic() < deadline, "no runtime host started before the first cell"
+        time.sleep(0.05)
+    return _hosts(kernel_pid)
+
+
 def test_the_runtime_host_starts_with_the_kernel_and_runs_the_first_cell(codemode_kernelspec, tmp_path):
     # The host starts while the frontend connects, so the first cell does not wait for it.
     kernel = start_kernel(tmp_path)
     kernel_pid = kernel.km.provisioner.pid
     try:
-        deadline = time.monotonic() + 20
-        while not _hosts(kernel_pid):
-            assert time.monotonic() < deadline, "no runtime host started before the first cell"
-            time.sleep(0.05)
-        started = [p.pid for p in _hosts(kernel_pid)]
+        started = [p.pid for p in _started_hosts(kernel_pid)]
         assert execute(kernel.kc, 'text("first")').stdout == "first\n"
         assert [p.pid for p in _hosts(kernel_pid)] == started
     finally:
@@ -74,13 +79,8 @@ def test_the_runtime_host_starts_with_the_kernel_and_runs_the_first_cell(codemod
 
 def test_a_kernel_shut_down_before_any_cell_leaves_no_host(codemode_kernelspec, tmp_path):
     kernel = start_kernel(tmp_path)
-    kernel_pid = kernel.km.provisioner.pid
     try:
-        deadline = time.monotonic() + 20
-        while not _hosts(kernel_pid):
-            assert time.monotonic() < deadline, "no runtime host started before the first cell"
-            time.sleep(0.05)
-        hosts = _hosts(kernel_pid)
+        hosts = _started_hosts(kernel.km.provisioner.pid)
     finally:
         stop_kernel(kernel)
     deadline = time.monotonic() + 10
