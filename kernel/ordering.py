@@ -23,6 +23,7 @@ events before ``execute`` returns, so they are held until the id is known
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import logging
 from collections.abc import Callable
@@ -77,7 +78,11 @@ class CellOrder:
             self._handled.setdefault(cell_id, 0)
             self._drain(cell_id)
         for other in [c for c in self._held if c not in self._handled]:
-            log.debug("%d event(s) for unknown cell %s dropped", len(self._held.pop(other)), other)
+            dropped = self._held.pop(other)
+            log.debug("%d event(s) for unknown cell %s dropped", len(dropped), other)
+            for _stamp, event in dropped:
+                if isinstance(event, _Turn):
+                    event()  # a waiter is told its turn will not come otherwise
 
     def answered(self, cell_id: str) -> None:
         """The kernel has handled one more answer about ``cell_id``: run what came after it."""
@@ -107,6 +112,15 @@ class CellOrder:
         if held is not None and not held:
             del self._held[cell_id]
 
+    async def turn(self, cell_id: str) -> None:
+        """Return once every callback about ``cell_id`` read before this call has run (for a
+        cell an execute is starting: once the execute knows the cell's id). Work the kernel
+        starts on its own for a cell (an approval question) so sees the state those callbacks
+        made, as their host frames came first; at once for a cell the kernel does not follow."""
+        turn = _Turn()
+        self.event(cell_id, turn)
+        await turn.future
+
     @staticmethod
     def _run(event: Event) -> None:
         try:
@@ -117,3 +131,14 @@ class CellOrder:
     def following(self) -> list[str]:
         """The cells whose events are being ordered (for tests and diagnostics)."""
         return list(self._handled)
+
+
+class _Turn:
+    """The callback :meth:`CellOrder.turn` holds in the cell's order: it ends the wait."""
+
+    def __init__(self) -> None:
+        self.future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def __call__(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)

@@ -3,6 +3,8 @@ by their stamps (the answers read before them), whatever order they arrive in.""
 
 from __future__ import annotations
 
+import asyncio
+
 from codemode.kernel.ordering import CellOrder
 
 
@@ -83,3 +85,27 @@ def test_caught_up_counts_every_answer_read_as_handled():
     order.event("1", lambda: ran.append("after both"))
     order.caught_up("1")
     assert ran == ["after both"]
+
+
+async def test_turn_waits_until_the_starting_execute_knows_its_cell():
+    # A cell that asks for approval at once: its tool call can come before the execute's
+    # answer with the cell's id; the question must wait for that id, or it has no request.
+
+    order, _, _ = _order()
+    order.starting = True
+    waiting = asyncio.ensure_future(order.turn("1"))
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    order.cell_started("1")
+    await asyncio.wait_for(waiting, 5)
+
+
+async def test_turn_ends_when_the_cell_turns_out_unknown_and_at_once_for_an_unfollowed_cell():
+
+    order, _, _ = _order()
+    await asyncio.wait_for(order.turn("9"), 5)  # not following it, nothing starting: at once
+    order.starting = True
+    waiting = asyncio.ensure_future(order.turn("2"))
+    await asyncio.sleep(0)
+    order.cell_started("1")  # the execute started another cell: "2" is never followed
+    await asyncio.wait_for(waiting, 5)
