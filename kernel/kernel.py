@@ -96,6 +96,7 @@ from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
 from ipykernel.kernelbase import Kernel
+from traitlets import Float
 
 from codemode.gc_tuning import freeze_startup_objects
 
@@ -117,6 +118,11 @@ class CodeModeKernel(Kernel):
 
     implementation = "codemode"
     implementation_version = _version("codemode-kernel")
+    # ipykernel sleeps 0.5 ms before every execute_reply, hoping that what the cell printed
+    # to sys.stdout reaches the frontend first. A cell's output here is published by the
+    # kernel itself, ahead of the idle status on the same IOPub queue, which is what
+    # frontends wait for; nothing writes to sys.stdout.
+    _execute_sleep = Float(0.0)
     banner = (
         "Code Mode (JavaScript): cells are code-mode programs run in a QuickJS sandbox that "
         "call tools with `await tools.NAME(args)`.\n"
