@@ -100,7 +100,7 @@ def test_an_interrupt_right_after_an_execute_stops_that_execute_not_the_backgrou
 def test_interrupt_while_the_session_starts_is_cell_terminated(codemode_kernelspec, tmp_path):
     # A tool server that starts slowly: the first cell waits for it (the session's start).
     (tmp_path / "codemode.toml").write_text(
-        '[mcp_servers.slow]\ncommand = "sh"\nargs = ["-c", "sleep 30"]\nstartup_timeout_sec = 4\n'
+        '[mcp_servers.slow]\ncommand = "sh"\nargs = ["-c", "sleep 60"]\nstartup_timeout_sec = 15\n'
     )
     kernel = start_kernel(tmp_path)
     try:
