@@ -11,7 +11,7 @@ only the cell's own frames.
 
 from __future__ import annotations
 
-from importlib import resources
+import os
 
 PARTS = (
     "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
@@ -77,11 +77,19 @@ REALM_CELL_PARTS = (
 """The body of ``__cm_cell_factory(__cm_cell_id, __cm_cell_config)``, run once per cell."""
 
 _SOURCES: dict[str, str] = {}
+_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude")
+"""The prelude's files: package data next to this module (read as plain files, not through
+``importlib.resources``, whose import costs the host's start several milliseconds; the package
+is always installed as a folder, never imported from a zip)."""
+
+
+def _part(name: str) -> str:
+    with open(os.path.join(_FOLDER, name), encoding="utf-8") as file:
+        return file.read()
 
 
 def _read(names: tuple[str, ...]) -> str:
-    folder = resources.files(__package__).joinpath("prelude")
-    return "\n".join(f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in names)
+    return "\n".join(f"// ---- {name} ----\n" + _part(name) for name in names)
 
 
 def prelude_source(engine: str = "quickjs") -> str:

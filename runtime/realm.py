@@ -33,7 +33,7 @@ import threading
 import time
 from typing import Any
 
-import quickjs
+import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
 
 from . import bridge
 from .cell import start_thread

@@ -6,6 +6,11 @@ the in-process interrupt (:mod:`~codemode.runtime.interrupt`) stops running Java
 QuickJS words some failures unlike V8 (Codex's engine): the prelude and
 :mod:`~codemode.runtime.jserrors` give them V8's texts, and an exhausted heap, which
 QuickJS may report as a bare ``null``, is recognised here (:mod:`~codemode.runtime.heap`).
+
+The binding's extension module ``_quickjs`` is imported, not its package ``quickjs``: the
+package only re-exports ``Context`` and ``JSException`` from it, and importing it starts a
+thread pool for its ``Function`` helper (which the host never uses) and loads
+``concurrent.futures``, a cost paid at every host start.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import quickjs
+import _quickjs as quickjs
 
 from .. import interrupt
 from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text, untold_failure_text
