@@ -24,7 +24,7 @@ import sys
 
 from codemode.protocol import FrameError
 
-from . import engines, interrupt, profile
+from . import cell_thread, engines, interrupt, profile
 from .server import Connection, FatalConnectionError
 
 
@@ -107,6 +107,10 @@ def main(argv: list[str] | None = None) -> None:
             interrupt.AVAILABLE = False
         else:
             interrupt.probe()
+    if args.profile == "strict":
+        # The first cell's thread prepares its engine (the prelude compiled) while the host
+        # answers the handshake and the session's opening.
+        cell_thread.keep_spare()
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.

@@ -17,10 +17,10 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 from . import engines
+from .cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
 from .cellstate import CellEvents, CellState
 from .heap import out_of_memory_text
 from .jserrors import compile_error_text
@@ -28,22 +28,7 @@ from .outcome import CellOutcome
 
 log = logging.getLogger(__name__)
 
-THREAD_STACK_BYTES = 64 * 1024 * 1024
-"""C stack of a cell thread; comfortably above the engines' JavaScript stack limits."""
-
 __all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime", "start_thread"]
-
-
-def start_thread(target: Callable[[], None], name: str) -> threading.Thread:
-    """Start a daemon thread running ``target`` with a C stack of :data:`THREAD_STACK_BYTES`."""
-    old = threading.stack_size()
-    try:
-        threading.stack_size(THREAD_STACK_BYTES)
-        thread = threading.Thread(target=target, name=name, daemon=True)
-        thread.start()
-        return thread
-    finally:
-        threading.stack_size(old)
 
 
 class CellRuntime(CellState):
@@ -59,12 +44,14 @@ class CellRuntime(CellState):
         self._engine: engines.CellEngine | None = None
         self._interruptible = False
         self._thread: threading.Thread | None = None
+        self._ran = threading.Event()
 
     # ---- thread-safe API -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start the cell's thread (with a large C stack)."""
-        self._thread = start_thread(self._run, f"codemode-cell-{self.cell_id}")
+        """Start the cell on its thread: the spare cell thread, whose engine is prepared
+        (``runtime/cell_thread.py``)."""
+        self._thread = start_cell_thread(self._run, f"codemode-cell-{self.cell_id}")
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
@@ -79,14 +66,14 @@ class CellRuntime(CellState):
         self._queue.put(("stop", None))
 
     def is_alive(self) -> bool:
-        """True while the cell's thread runs."""
-        return self._thread is not None and self._thread.is_alive()
+        """True while the cell's thread runs the cell (the thread itself may serve a later one)."""
+        return self._thread is not None and not self._ran.is_set()
 
     # ---- the thread --------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, prepared: Any = None) -> None:
         try:
-            outcome = self._execute()
+            outcome = self._execute(prepared)
         except MemoryError:
             outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
         except Exception as exc:  # noqa: BLE001 - a cell must always report its end
@@ -96,9 +83,10 @@ class CellRuntime(CellState):
         # Free the context here, on this thread, after the outcome went out.
         if self._engine is not None:
             self._engine.close()
+        self._ran.set()
 
-    def _execute(self) -> CellOutcome:
-        engine = engines.create(self)
+    def _execute(self, prepared: Any) -> CellOutcome:
+        engine = engines.create(self, prepared)
         with self._lock:
             self._engine = engine
         try:

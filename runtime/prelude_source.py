@@ -92,25 +92,32 @@ def _read(names: tuple[str, ...]) -> str:
     return "\n".join(f"// ---- {name} ----\n" + _part(name) for name in names)
 
 
-def prelude_source(engine: str = "quickjs") -> str:
-    """The assembled prelude script of ``engine`` (read from the package data once)."""
-    source = _SOURCES.get(engine)
+def prelude_source(engine: str = "quickjs", *, called: bool = True) -> str:
+    """The assembled prelude script of ``engine`` (read from the package data once).
+
+    ``called=False``: the same function, not called: the script's value is ``__cm_install``
+    itself, which a context can compile before its cell is known and call later
+    (``runtime/cell_thread.py``); called, it returns the dispatcher as the script does.
+    """
+    key = engine if called else engine + ":function"
+    source = _SOURCES.get(key)
     if source is None:
-        source = assemble(ENGINE_PARTS[engine])
-        _SOURCES[engine] = source
+        source = assemble(ENGINE_PARTS[engine], called=called)
+        _SOURCES[key] = source
     return source
 
 
-def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
+def assemble(names: tuple[str, ...] | list[str], epilogue: str = "", *, called: bool = True) -> str:
     """The prelude files ``names`` (of ``runtime/prelude/``) concatenated in one strict
-    function ``__cm_install``, called at once, with ``epilogue`` (JavaScript) at its end.
+    function ``__cm_install``, called at once (unless ``called`` is False), with ``epilogue``
+    (JavaScript) at its end.
 
     :func:`prelude_source` assembles an engine's whole prelude so; tests load a few parts
     standalone the same way (e.g. ``intrinsics.js`` and ``notebook.js`` with an epilogue
     that returns the functions under test). Raises ``FileNotFoundError`` for a missing part.
     """
     body = _read(tuple(names)) + ("\n" + epilogue if epilogue else "")
-    return '(function __cm_install() {\n"use strict";\n' + body + "\n})()\n"
+    return '(function __cm_install() {\n"use strict";\n' + body + "\n})" + ("()" if called else "") + "\n"
 
 
 def realm_prelude_source() -> str:

@@ -36,7 +36,7 @@ from typing import Any
 import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
 
 from . import bridge
-from .cell import start_thread
+from .cell_thread import start_thread
 from .cellstate import CellState
 from .engines.quickjs import new_context
 from .heap import (

@@ -10,6 +10,8 @@ helpers, limits, output) is the same for both.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..choice import ProcessChoice
 from .base import CellEngine, CellHost
 
@@ -22,15 +24,27 @@ selected = _choice.selected
 """The engine cells of this process run on."""
 
 
-def create(cell: CellHost) -> CellEngine:
-    """A new engine instance for ``cell`` (imported on first use, so a host loads one engine)."""
+def prepare() -> Any:
+    """What a cell thread makes before its cell is known, on that thread (``runtime/cell_thread.py``):
+    for QuickJS a context with the prelude compiled (:func:`.quickjs.prepare`); None for V8,
+    which keeps its own booted isolate ready (``v8_spare.py``)."""
+    if _choice.value == "v8":
+        return None
+    from .quickjs import prepare as prepare_quickjs
+
+    return prepare_quickjs()
+
+
+def create(cell: CellHost, prepared: Any = None) -> CellEngine:
+    """A new engine instance for ``cell`` (imported on first use, so a host loads one engine);
+    ``prepared``: what :func:`prepare` made on this thread, or None."""
     if _choice.value == "v8":
         from .v8 import V8Engine
 
         return V8Engine(cell)
     from .quickjs import QuickJSEngine
 
-    return QuickJSEngine(cell)
+    return QuickJSEngine(cell, prepared)
 
 
-__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "select", "selected"]
+__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "prepare", "select", "selected"]

@@ -16,6 +16,7 @@ thread pool for its ``Function`` helper (which the host never uses) and loads
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import _quickjs as quickjs
@@ -29,6 +30,10 @@ from .base import CellHost
 
 JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
+PREPARED_HEAP_LIMIT_BYTES = 8 * 1024 * 1024
+"""The heap limit of a context prepared before its cell is known (:func:`prepare`). A cell
+whose limit is lower gets a fresh context made under its own limit instead, so a heap too
+small for the prelude fails as it always did."""
 
 
 def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
@@ -44,20 +49,46 @@ def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
     return ctx, switch
 
 
+@dataclass
+class Prepared:
+    """A context made ahead on a cell thread: ``install`` is the prelude's ``__cm_install``
+    compiled in it, not called yet (it reads the cell's configuration when called)."""
+
+    ctx: Any
+    switch: interrupt.Interrupter | None
+    install: Any
+
+
+def prepare() -> Prepared:
+    """A context with the prelude compiled, on the thread that will run its cell (see
+    ``runtime/cell_thread.py``); limited to :data:`PREPARED_HEAP_LIMIT_BYTES` until a cell
+    takes it. Raises ``quickjs.JSException`` when the prelude does not compile."""
+    ctx, switch = new_context(PREPARED_HEAP_LIMIT_BYTES)
+    return Prepared(ctx, switch, ctx.eval(prelude_source("quickjs", called=False)))
+
+
 class QuickJSEngine:
     """A cell's QuickJS context (see the module docstring)."""
 
     poll_s: float | None = None
 
-    def __init__(self, cell: CellHost) -> None:
+    def __init__(self, cell: CellHost, prepared: Prepared | None = None) -> None:
         self._cell = cell
+        self._prepared = prepared
         self._ctx: Any = None
         self._dispatch: Any = None
         self._switch: interrupt.Interrupter | None = None
 
     def start(self) -> CellOutcome | None:
         cell = self._cell
-        ctx, switch = new_context(cell.heap_limit)
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None and cell.heap_limit >= PREPARED_HEAP_LIMIT_BYTES:
+            ctx, switch, install = prepared.ctx, prepared.switch, prepared.install
+            ctx.set_memory_limit(cell.heap_limit)
+        else:
+            ctx, switch = new_context(cell.heap_limit)
+            install = None
+        prepared = None
         self._ctx = ctx
         if switch is not None:
             self._switch = switch
@@ -65,7 +96,7 @@ class QuickJSEngine:
         ctx.add_callable("__codemode_host", cell.host_call)
         ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
         try:
-            dispatch = ctx.eval(prelude_source("quickjs"))
+            dispatch = install() if install is not None else ctx.eval(prelude_source("quickjs"))
         except quickjs.JSException as exc:
             # Only a heap too small for the prelude itself can fail here.
             return CellOutcome("completed", f"code-mode runtime error: {exc}")
