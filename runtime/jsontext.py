@@ -29,7 +29,7 @@ _PREFIX = "failed to serialize JavaScript value: "
 def scrub(value: Any) -> Any:
     """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
     if isinstance(value, str):
-        if _SURROGATE.search(value):
+        if not value.isascii() and _SURROGATE.search(value):
             return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         return value
     if isinstance(value, list):
