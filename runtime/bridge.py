@@ -25,7 +25,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from .jsontext import lone_surrogate_error, scrub
+from .jsontext import has_surrogate, lone_surrogate_error, scrub
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,19 @@ class CellThread(Protocol):
     def module_failed(self, text: str | None) -> None: ...
 
     def out_of_memory(self, kind: str) -> str | None: ...
+
+
+def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
+    """The dispatcher call ``(op, arg)`` that settles tool call ``runtime_id`` in the prelude
+    (``install.js``, ``realm_install.js``): a string result crosses as it is,
+    ``("resolve:<id>", value)``, which the binding converts at C speed (a JSON literal would be
+    written here and parsed in JavaScript, several ms per MB each); anything else, and a string
+    holding a lone surrogate (which the QuickJS binding cannot convert), is
+    ``("settle", '{"id": ..., "ok": ..., "value": ...}')``, rejecting with ``value`` when not
+    ``ok``."""
+    if ok and isinstance(value, str) and not has_surrogate(value):
+        return "resolve:" + runtime_id, value
+    return "settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})
 
 
 def value_reply(value: Any) -> str:

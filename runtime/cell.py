@@ -12,7 +12,6 @@ timers, stored values, outcome) is :class:`~codemode.runtime.cellstate.CellState
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
@@ -20,6 +19,7 @@ import time
 from typing import Any
 
 from . import engines
+from .bridge import settlement
 from .cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
 from .cellstate import CellEvents, CellState
 from .heap import out_of_memory_text
@@ -55,7 +55,7 @@ class CellRuntime(CellState):
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self._queue.put(("settle", (runtime_id, json.dumps({"id": runtime_id, "ok": ok, "value": value}))))
+        self._queue.put(("settle", (runtime_id, settlement(runtime_id, ok, value))))
 
     def stop(self) -> None:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
@@ -169,9 +169,9 @@ class CellRuntime(CellState):
                     self.set_outcome(payload)
                     break
                 if kind == "settle":
-                    runtime_id, settlement = payload
+                    runtime_id, (op, arg) = payload
                     self.tool_settled(runtime_id)
-                    outcome = engine.deliver("settle", settlement)
+                    outcome = engine.deliver(op, arg)
                     if outcome is not None:
                         return outcome
                     if self.finished():
