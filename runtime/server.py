@@ -2,7 +2,7 @@
 
 Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
 two asyncio streams. Every message is built by its constructor in :mod:`codemode.messages`
-(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame`,
+(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame_parts`,
 whose payload is valid UTF-8 whatever a string holds. Host-side rules and limits, as in
 Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
@@ -32,7 +32,7 @@ from codemode.protocol import (
     PROTOCOL_VERSION,
     FrameError,
     FrameTooLarge,
-    encode_frame,
+    encode_frame_parts,
     read_frame,
 )
 
@@ -52,6 +52,8 @@ FALLBACK_EXIT_STATUS = 3
 """Exit status of a host that exited because a cell could not be stopped."""
 FALLBACK_FLUSH_TIMEOUT_S = 5.0
 """How long an exiting host waits for the client to read its last frames."""
+_JOIN_BELOW = 64 * 1024
+"""Payloads shorter than this are written joined to their length prefix."""
 
 
 class _Recent:
@@ -95,9 +97,14 @@ class Connection:
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
-        frame = encode_frame(message)
-        if not self._silent:
-            self._writer.write(frame)
+        header, payload = encode_frame_parts(message)
+        if self._silent:
+            return
+        if len(payload) < _JOIN_BELOW:
+            self._writer.write(header + payload)  # one write, one system call
+        else:
+            self._writer.write(header)  # a large payload is not copied once more to join them
+            self._writer.write(payload)
 
     def _respond(self, request_id: int, result: messages.WireResult) -> None:
         try:
