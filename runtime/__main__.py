@@ -15,7 +15,6 @@ error, printed on stderr as ``Error: failed to read code-mode client message`` /
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
@@ -98,8 +97,25 @@ async def _drain(writer: asyncio.StreamWriter) -> None:
         pass
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``codemode-host`` console script."""
+def _client_options(argv: list[str]) -> tuple[str, str] | None:
+    """``(engine, profile)`` when ``argv`` is exactly what the client writes,
+    ``--listen stdio --engine E --profile P`` with a valid pair (``codemode.host.default_host_command``);
+    None for anything else, which :func:`_parse_options` reads. Reading this one form by hand spares
+    every start argparse's import and its help formatter's (``shutil``, ``bz2``, ``lzma``)."""
+    if len(argv) != 6 or argv[0::2] != ["--listen", "--engine", "--profile"] or argv[1] != "stdio":
+        return None
+    engine, chosen = argv[3], argv[5]
+    if engine not in engines.ENGINES or chosen not in profile.PROFILES:
+        return None
+    if chosen == "notebook" and engine not in profile.NOTEBOOK_ENGINES:
+        return None
+    return engine, chosen
+
+
+def _parse_options(argv: list[str]) -> tuple[str, str]:
+    """``(engine, profile)`` of any command line, with argparse's help and errors (exit status 2)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host")
     parser.add_argument("--listen", default="stdio", help="transport: only 'stdio' (the default) is supported")
     parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
@@ -109,12 +125,19 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.profile == "notebook" and args.engine not in profile.NOTEBOOK_ENGINES:
         parser.exit(2, "codemode-host: the notebook profile runs on the quickjs engine for now\n")
-    engines.select(args.engine)
-    profile.select(args.profile)
-    frames = _private_stdout()
-    _widen_pipes(0, frames)
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
+    return args.engine, args.profile
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``codemode-host`` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    engine, chosen = _client_options(argv) or _parse_options(argv)
+    engines.select(engine)
+    profile.select(chosen)
+    frames = _private_stdout()
+    _widen_pipes(0, frames)
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
@@ -126,13 +149,13 @@ def main(argv: list[str] | None = None) -> None:
     # session/terminate; the host ends on EOF.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # V8 stops a cell by terminating its isolate; only QuickJS needs the in-process interrupt.
-    if args.engine == "quickjs":
+    if engine == "quickjs":
         if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
             # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
             interrupt.AVAILABLE = False
         else:
             interrupt.probe()
-    if args.profile == "strict":
+    if chosen == "strict":
         # The first cell's thread prepares its engine (the prelude compiled) while the host
         # answers the handshake and the session's opening.
         cell_thread.keep_spare()

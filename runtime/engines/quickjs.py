@@ -16,7 +16,6 @@ thread pool for its ``Function`` helper (which the host never uses) and loads
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import _quickjs as quickjs
@@ -49,14 +48,17 @@ def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
     return ctx, switch
 
 
-@dataclass
 class Prepared:
     """A context made ahead on a cell thread: ``install`` is the prelude's ``__cm_install``
-    compiled in it, not called yet (it reads the cell's configuration when called)."""
+    compiled in it, not called yet (it reads the cell's configuration when called). A plain
+    class: a dataclass costs the host's start the generation of its methods."""
 
-    ctx: Any
-    switch: interrupt.Interrupter | None
-    install: Any
+    __slots__ = ("ctx", "switch", "install")
+
+    def __init__(self, ctx: Any, switch: interrupt.Interrupter | None, install: Any) -> None:
+        self.ctx = ctx
+        self.switch = switch
+        self.install = install
 
 
 def prepare() -> Prepared:

@@ -25,6 +25,8 @@ NOT_AT_START = (
     "concurrent.futures.thread",  # that thread pool
     "importlib.resources",  # the prelude is read as plain files (prelude_source.py)
     "hashlib",  # only a long MCP tool name is hashed (codemode/tools/naming.py)
+    "argparse",  # the client's command line is read by hand (runtime/__main__.py)
+    "shutil",  # argparse's help formatter
     "tree_sitter",  # the notebook profile's parser
     "icu",  # Intl, loaded at a cell's first Intl call
     "py_mini_racer",  # V8, for --engine v8 or Intl
@@ -107,3 +109,27 @@ def test_the_import_plan_names_the_folders_this_interpreter_imports_from():
         "codemode.runtime": codemode.runtime.__path__[0],
     }
     assert all("site-packages" in folder or "dist-packages" in folder for folder in plan["path"])
+
+
+def test_the_clients_command_line_is_read_as_argparse_reads_it():
+    """The host reads the client's ``--listen stdio --engine E --profile P`` by hand; every such
+    line gives what argparse gives, and anything else is left to argparse (its errors, ``--help``)."""
+    from codemode.runtime.__main__ import _client_options, _parse_options
+
+    for engine in ("quickjs", "v8"):
+        for chosen in ("strict", "notebook"):
+            argv = default_host_command(engine, chosen)[-6:]
+            if (engine, chosen) == ("v8", "notebook"):
+                assert _client_options(argv) is None  # argparse's path refuses it (status 2)
+            else:
+                assert _client_options(argv) == _parse_options(argv) == (engine, chosen)
+    for argv in (
+        [],
+        ["--listen", "stdio"],
+        ["--engine", "v8", "--listen", "stdio", "--profile", "strict"],
+        ["--listen", "stdio://", "--engine", "v8", "--profile", "strict"],
+        ["--listen", "stdio", "--engine", "V8", "--profile", "strict"],
+        ["--listen", "stdio", "--engine=v8", "--profile", "strict", "x"],
+    ):
+        assert _client_options(argv) is None, argv
+    assert _parse_options(["--engine", "v8"]) == ("v8", "strict")
