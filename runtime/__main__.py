@@ -15,16 +15,12 @@ error, printed on stderr as ``Error: failed to read code-mode client message`` /
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
 import sys
 
-from codemode.protocol import FrameError
-
 from . import cell_thread, engines, interrupt, profile
-from .server import Connection, FatalConnectionError
 
 
 def _private_stdout() -> int:
@@ -38,63 +34,6 @@ def _private_stdout() -> int:
     os.dup2(2, 1)
     sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - descriptor 1, now stderr
     return frames
-
-
-PIPE_BYTES = 256 * 1024
-"""The kernel buffer the host asks for on its two pipes (Linux's default is 64 KiB): a large
-frame then crosses in a quarter of the writes and wake-ups on each side, and asyncio reads a pipe
-256 KiB at a time. Small enough for an unprivileged user's pipe-page budget to hold many hosts."""
-
-
-def _widen_pipes(*descriptors: int) -> None:
-    """Ask for :data:`PIPE_BYTES` of buffer on each descriptor that is a pipe (Linux only; a
-    refusal or another kind of file leaves it as it is)."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not a POSIX system
-        return
-    get, set_ = getattr(fcntl, "F_GETPIPE_SZ", None), getattr(fcntl, "F_SETPIPE_SZ", None)
-    if get is None or set_ is None:
-        return
-    for descriptor in descriptors:
-        try:
-            if fcntl.fcntl(descriptor, get) < PIPE_BYTES:
-                fcntl.fcntl(descriptor, set_, PIPE_BYTES)
-        except OSError:
-            pass
-
-
-async def _stdio_streams(frames: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=2**31 - 1)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    return reader, writer
-
-
-async def serve_stdio(frames: int) -> int:
-    """Serve one connection: requests on stdin, frames on descriptor ``frames`` (the process's
-    stdout, see :func:`_private_stdout`); returns the process exit status."""
-    reader, writer = await _stdio_streams(frames)
-    connection = Connection(reader, writer)
-    try:
-        await connection.serve()
-        return 0
-    except (FatalConnectionError, FrameError) as exc:
-        await _drain(writer)
-        sys.stderr.write(f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n")
-        sys.stderr.flush()
-        return 1
-    finally:
-        await _drain(writer)
-
-
-async def _drain(writer: asyncio.StreamWriter) -> None:
-    try:
-        await writer.drain()
-    except (ConnectionError, BrokenPipeError):
-        pass
 
 
 def _client_options(argv: list[str]) -> tuple[str, str] | None:
@@ -130,14 +69,16 @@ def _parse_options(argv: list[str]) -> tuple[str, str]:
     return args.engine, args.profile
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``codemode-host`` console script."""
-    argv = sys.argv[1:] if argv is None else argv
+def start(argv: list[str]) -> int:
+    """Everything of the host's start that needs no asyncio: read the options, take stdout
+    for the frames (its descriptor is returned), set up logging and signals, probe the QuickJS
+    interrupt and, for strict QuickJS cells, start the first cell's thread preparing its context
+    (``runtime/cell_thread.py``), whose prelude then compiles while :func:`serve` imports asyncio
+    and the protocol server."""
     engine, chosen = _client_options(argv) or _parse_options(argv)
     engines.select(engine)
     profile.select(chosen)
     frames = _private_stdout()
-    _widen_pipes(0, frames)
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
@@ -155,14 +96,29 @@ def main(argv: list[str] | None = None) -> None:
             interrupt.AVAILABLE = False
         else:
             interrupt.probe()
-    if chosen == "strict":
-        # The first cell's thread prepares its engine (the prelude compiled) while the host
-        # answers the handshake and the session's opening.
+    if engine == "quickjs" and chosen == "strict":
+        engines.load()
         cell_thread.keep_spare()
+    return frames
+
+
+def serve(frames: int) -> None:
+    """Serve the connection on stdin and descriptor ``frames``, then end the process with the
+    exit status (never returns)."""
+    import asyncio
+
+    from .stdio import serve_stdio, widen_pipes
+
+    widen_pipes(0, frames)
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.
     os._exit(status)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``codemode-host`` console script."""
+    serve(start(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

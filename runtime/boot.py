@@ -16,8 +16,11 @@ The host keeps what ``-I`` gives it: neither the working folder nor ``PYTHONPATH
 user's site-packages is on its import path. Its other arguments are ``codemode-host``'s
 (:mod:`codemode.runtime.__main__`).
 
-asyncio is imported without ``ssl``: asyncio imports it for TLS transports, which the host
-never opens, and loading OpenSSL is a few milliseconds of every start. The block is lifted
+The host starts in two steps (``runtime/__main__.py``): :func:`~codemode.runtime.__main__.start`
+needs no asyncio and starts the first cell's thread compiling the prelude, then
+:func:`~codemode.runtime.__main__.serve` loads asyncio and the protocol server, while that
+compiles. asyncio is imported without ``ssl``: asyncio imports it for TLS transports, which the
+host never opens, and loading OpenSSL is a few milliseconds of every start. The block is lifted
 once asyncio is loaded, so anything that imports ``ssl`` later gets it.
 """
 
@@ -63,10 +66,11 @@ def boot(plan: dict[str, Any], argv: list[str]) -> None:
     """Set up the import path of ``plan`` and run the host with ``argv`` (never returns)."""
     sys.path.extend(str(folder) for folder in plan.get("path", []))
     sys.meta_path.insert(0, PackageFolders({str(k): str(v) for k, v in plan.get("packages", {}).items()}))
-    import_asyncio_without_ssl()
-    from codemode.runtime.__main__ import main
+    from codemode.runtime import __main__ as host
 
-    main(argv)
+    frames = host.start(argv)  # the first cell's context is prepared from here on, in a thread
+    import_asyncio_without_ssl()
+    host.serve(frames)
 
 
 if __name__ == "__main__":

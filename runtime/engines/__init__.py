@@ -24,6 +24,16 @@ selected = _choice.selected
 """The engine cells of this process run on."""
 
 
+def load() -> None:
+    """Import the selected engine's module now (the host does at start, on its main thread, so a
+    cell thread started then runs the engine's code without importing it alongside the host's own
+    imports)."""
+    if _choice.value == "v8":
+        from . import v8  # noqa: F401
+    else:
+        from . import quickjs  # noqa: F401
+
+
 def prepare() -> Any:
     """What a cell thread makes before its cell is known, on that thread (``runtime/cell_thread.py``):
     for QuickJS a context with the prelude compiled (:func:`.quickjs.prepare`); None for V8,
@@ -47,4 +57,4 @@ def create(cell: CellHost, prepared: Any = None) -> CellEngine:
     return QuickJSEngine(cell, prepared)
 
 
-__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "prepare", "select", "selected"]
+__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "load", "prepare", "select", "selected"]
