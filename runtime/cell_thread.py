@@ -79,7 +79,7 @@ _spare: _Worker | None = None
 
 
 def keep_spare() -> None:
-    """Start a spare cell thread unless one exists (the host calls it at start, strict profile)."""
+    """Start a spare cell thread unless one exists (the host calls it at start for strict QuickJS cells)."""
     global _spare
     with _lock:
         if _spare is None:
