@@ -37,6 +37,20 @@ class FrameWriter:
             self.flush()
             self.writer.write(frame)
             return
+        self._keep(frame)
+
+    def write_parts(self, header: bytes, payload: bytes) -> None:
+        """Queue the frame made of ``header`` then ``payload`` (``protocol.encode_frame_parts``):
+        a large payload goes to the transport as it is, after its header, never copied to join
+        them."""
+        if len(payload) >= LARGE_FRAME_BYTES:
+            self.flush()
+            self.writer.write(header)
+            self.writer.write(payload)
+            return
+        self._keep(header + payload)
+
+    def _keep(self, frame: bytes) -> None:
         self._kept.append(frame)
         if not self._scheduled:
             self._scheduled = True

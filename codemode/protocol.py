@@ -79,6 +79,12 @@ def encode_frame(message: Any) -> bytes:
     Any Python ``str`` can be sent: the payload is always valid UTF-8 (see the module
     docstring for surrogates). Raises :class:`FrameTooLarge` when the JSON is over 64 MiB.
     """
+    return b"".join(encode_frame_parts(message))
+
+
+def encode_frame_parts(message: Any) -> tuple[bytes, bytes]:
+    """:func:`encode_frame` as its two parts, the 4-byte length prefix and the payload, for a
+    writer that can take them one after the other without copying a large payload once more."""
     text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     try:
         payload = text.encode("utf-8")
@@ -86,7 +92,7 @@ def encode_frame(message: Any) -> bytes:
         payload = well_formed(text).encode("utf-8")
     if len(payload) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(payload))
-    return _LENGTH.pack(len(payload)) + payload
+    return _LENGTH.pack(len(payload)), payload
 
 
 def decode_payload(payload: bytes) -> dict[str, Any]:

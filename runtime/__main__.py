@@ -15,20 +15,12 @@ error, printed on stderr as ``Error: failed to read code-mode client message`` /
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import logging
 import os
 import signal
 import sys
 
-from codemode.frame_writer import FrameWriter
-from codemode.gc_tuning import freeze_startup_objects
-from codemode.protocol import FrameError
-
-from . import engines, interrupt, profile
-from .server import Connection, FatalConnectionError
-from .spare_thread import SPARES
+from . import cell_thread, engines, interrupt, profile
 
 
 def _private_stdout() -> int:
@@ -44,41 +36,25 @@ def _private_stdout() -> int:
     return frames
 
 
-async def _stdio_streams(frames: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=2**31 - 1)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    return reader, writer
+def _client_options(argv: list[str]) -> tuple[str, str] | None:
+    """``(engine, profile)`` when ``argv`` is exactly what the client writes,
+    ``--listen stdio --engine E --profile P`` with a valid pair (``codemode.host.default_host_command``);
+    None for anything else, which :func:`_parse_options` reads. Reading this one form by hand spares
+    every start argparse's import and its help formatter's (``shutil``, ``bz2``, ``lzma``)."""
+    if len(argv) != 6 or argv[0::2] != ["--listen", "--engine", "--profile"] or argv[1] != "stdio":
+        return None
+    engine, chosen = argv[3], argv[5]
+    if engine not in engines.ENGINES or chosen not in profile.PROFILES:
+        return None
+    if chosen == "notebook" and engine not in profile.NOTEBOOK_ENGINES:
+        return None
+    return engine, chosen
 
 
-async def serve_stdio(frames: int) -> int:
-    """Serve one connection: requests on stdin, frames on descriptor ``frames`` (the process's
-    stdout, see :func:`_private_stdout`); returns the process exit status."""
-    reader, writer = await _stdio_streams(frames)
-    connection = Connection(reader, writer)
-    try:
-        await connection.serve()
-        return 0
-    except (FatalConnectionError, FrameError) as exc:
-        await _drain(connection.frames)
-        sys.stderr.write(f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n")
-        sys.stderr.flush()
-        return 1
-    finally:
-        await _drain(connection.frames)
+def _parse_options(argv: list[str]) -> tuple[str, str]:
+    """``(engine, profile)`` of any command line, with argparse's help and errors (exit status 2)."""
+    import argparse
 
-
-async def _drain(frames: FrameWriter) -> None:
-    try:
-        await frames.drain()
-    except (ConnectionError, BrokenPipeError):
-        pass
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``codemode-host`` console script."""
     parser = argparse.ArgumentParser(prog="codemode-host", description="codemode runtime host")
     parser.add_argument("--listen", default="stdio", help="transport: only 'stdio' (the default) is supported")
     parser.add_argument("--engine", default=engines.ENGINES[0], choices=engines.ENGINES, help="the JavaScript engine")
@@ -88,11 +64,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.profile == "notebook" and args.engine not in profile.NOTEBOOK_ENGINES:
         parser.exit(2, "codemode-host: the notebook profile runs on the quickjs engine for now\n")
-    engines.select(args.engine)
-    profile.select(args.profile)
-    frames = _private_stdout()
     if args.listen not in ("stdio", "stdio://"):
         parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
+    return args.engine, args.profile
+
+
+def start(argv: list[str]) -> int:
+    """Everything of the host's start that needs no asyncio: read the options, take stdout
+    for the frames (its descriptor is returned), set up logging and signals, probe the QuickJS
+    interrupt and, for strict QuickJS cells, start the first cell's thread preparing its context
+    (``runtime/cell_thread.py``), whose prelude then compiles while :func:`serve` imports asyncio
+    and the protocol server."""
+    engine, chosen = _client_options(argv) or _parse_options(argv)
+    engines.select(engine)
+    profile.select(chosen)
+    frames = _private_stdout()
     logging.basicConfig(
         stream=sys.stderr,
         level=os.environ.get("CODEMODE_HOST_LOG", "WARNING").upper(),
@@ -104,20 +90,38 @@ def main(argv: list[str] | None = None) -> None:
     # session/terminate; the host ends on EOF.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # V8 stops a cell by terminating its isolate; only QuickJS needs the in-process interrupt.
-    if args.engine == "quickjs":
+    if engine == "quickjs":
         if os.environ.get("CODEMODE_HOST_NO_INTERRUPT"):
             # Test and diagnosis switch: behave as if the in-process interrupt were unavailable.
             interrupt.AVAILABLE = False
         else:
             interrupt.probe()
-    if args.profile == "strict":
-        # The first cell's thread, prepared while the client says hello and opens its session.
-        SPARES.refill(engines.preparer())
+    if engine == "quickjs" and chosen == "strict":
+        engines.load()
+        cell_thread.keep_spare()
+    return frames
+
+
+def serve(frames: int) -> None:
+    """Serve the connection on stdin and descriptor ``frames``, then end the process with the
+    exit status (never returns)."""
+    import asyncio
+
+    from codemode.gc_tuning import freeze_startup_objects
+
+    from .stdio import serve_stdio, widen_pipes
+
+    widen_pipes(0, frames)
     freeze_startup_objects()
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.
     os._exit(status)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``codemode-host`` console script."""
+    serve(start(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ argument and gets back ``None`` or a tagged string: ``"v" + JSON text`` (a value
 Replies carry JSON with ASCII escapes, so no string the binding cannot convert (a NUL, a
 lone surrogate) ever crosses back into JavaScript raw.
 
-Operations: ``emit`` (a content item, JSON), ``tool`` (``"<index>:<input JSON>"``),
+Operations: ``emit`` (a content item, JSON), ``text:<n>`` (the text of an ``input_text``
+item, raw: a well-formed text of ``n`` UTF-16 units; answered ``"json"`` when what arrived is
+shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends the item as
+``emit``), ``tool`` (``"<index>:<input JSON>"``),
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
 have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
@@ -22,7 +25,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from .jsontext import lone_surrogate_error, scrub
+from .jsontext import has_surrogate, lone_surrogate_error, scrub
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +34,8 @@ class CellThread(Protocol):
     """What the bridge drives for one cell (implemented by ``cellstate.CellState``)."""
 
     def emit_item(self, item: dict[str, Any]) -> None: ...
+
+    def emit_text(self, text: str) -> None: ...
 
     def call_tool(self, index: int, tool_input: Any) -> str: ...
 
@@ -57,6 +62,19 @@ class CellThread(Protocol):
     def out_of_memory(self, kind: str) -> str | None: ...
 
 
+def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
+    """The dispatcher call ``(op, arg)`` that settles tool call ``runtime_id`` in the prelude
+    (``install.js``, ``realm_install.js``): a string result crosses as it is,
+    ``("resolve:<id>", value)``, which the binding converts at C speed (a JSON literal would be
+    written here and parsed in JavaScript, several ms per MB each); anything else, and a string
+    holding a lone surrogate (which the QuickJS binding cannot convert), is
+    ``("settle", '{"id": ..., "ok": ..., "value": ...}')``, rejecting with ``value`` when not
+    ``ok``."""
+    if ok and isinstance(value, str) and not has_surrogate(value):
+        return "resolve:" + runtime_id, value
+    return "settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})
+
+
 def value_reply(value: Any) -> str:
     """``"v"`` + the value as ASCII JSON."""
     return "v" + json.dumps(value)
@@ -79,9 +97,20 @@ def handle(cell: CellThread, op: str, arg: str) -> str | None:
         return error_reply(f"code-mode runtime error: {exc}")
 
 
+def utf16_length(text: str) -> int:
+    """The length of ``text`` in UTF-16 code units, as JavaScript counts it."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def _handle(cell: CellThread, op: str, arg: str) -> str | None:
     if op == "emit":
         cell.emit_item(json.loads(arg))
+    elif op.startswith("text:"):
+        if utf16_length(arg) != int(op[5:]):
+            return value_reply("json")
+        cell.emit_text(arg)
     elif op == "tool":
         index, _, input_json = arg.partition(":")
         problem = lone_surrogate_error(input_json)

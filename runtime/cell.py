@@ -12,7 +12,6 @@ timers, stored values, outcome) is :class:`~codemode.runtime.cellstate.CellState
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
@@ -20,15 +19,16 @@ import time
 from typing import Any
 
 from . import engines
+from .bridge import settlement
+from .cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
 from .cellstate import CellEvents, CellState
 from .heap import out_of_memory_text
 from .jserrors import compile_error_text
 from .outcome import CellOutcome
-from .spare_thread import SPARES
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CellEvents", "CellOutcome", "CellRuntime"]
+__all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime", "start_thread"]
 
 
 class CellRuntime(CellState):
@@ -44,17 +44,18 @@ class CellRuntime(CellState):
         self._engine: engines.CellEngine | None = None
         self._interruptible = False
         self._thread: threading.Thread | None = None
+        self._ran = threading.Event()
 
     # ---- thread-safe API -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start the cell on a thread with a large C stack: the host's spare cell thread,
-        already prepared for the engine, when there is one (:mod:`~codemode.runtime.spare_thread`)."""
-        self._thread = SPARES.run(self._run, f"codemode-cell-{self.cell_id}", engines.preparer())
+        """Start the cell on its thread: the spare cell thread, whose engine is prepared
+        (``runtime/cell_thread.py``)."""
+        self._thread = start_cell_thread(self._run, f"codemode-cell-{self.cell_id}")
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self._queue.put(("settle", (runtime_id, json.dumps({"id": runtime_id, "ok": ok, "value": value}))))
+        self._queue.put(("settle", (runtime_id, settlement(runtime_id, ok, value))))
 
     def stop(self) -> None:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
@@ -65,12 +66,12 @@ class CellRuntime(CellState):
         self._queue.put(("stop", None))
 
     def is_alive(self) -> bool:
-        """True while the cell's thread runs."""
-        return self._thread is not None and self._thread.is_alive()
+        """True while the cell's thread runs the cell (the thread itself may serve a later one)."""
+        return self._thread is not None and not self._ran.is_set()
 
     # ---- the thread --------------------------------------------------------------
 
-    def _run(self, prepared: Any) -> None:
+    def _run(self, prepared: Any = None) -> None:
         try:
             outcome = self._execute(prepared)
         except MemoryError:
@@ -79,11 +80,10 @@ class CellRuntime(CellState):
             log.exception("cell %s failed inside the runtime", self.cell_id)
             outcome = CellOutcome("completed", f"code-mode runtime error: {exc}")
         self.report_finished(self.final_outcome(outcome))
-        # Free the context here, on this thread, after the outcome went out; then prepare
-        # the next cell's thread, between cells.
+        # Free the context here, on this thread, after the outcome went out.
         if self._engine is not None:
             self._engine.close()
-        SPARES.refill(engines.preparer())
+        self._ran.set()
 
     def _execute(self, prepared: Any) -> CellOutcome:
         engine = engines.create(self, prepared)
@@ -169,9 +169,9 @@ class CellRuntime(CellState):
                     self.set_outcome(payload)
                     break
                 if kind == "settle":
-                    runtime_id, settlement = payload
+                    runtime_id, (op, arg) = payload
                     self.tool_settled(runtime_id)
-                    outcome = engine.deliver("settle", settlement)
+                    outcome = engine.deliver(op, arg)
                     if outcome is not None:
                         return outcome
                     if self.finished():

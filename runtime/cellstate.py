@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from codemode import messages
+
 from . import bridge
 from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
 from .heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
@@ -193,6 +195,13 @@ class CellState:
 
     def emit_item(self, item: dict[str, Any]) -> None:
         item = scrub(item)
+        self._output.acquire(item_cost(item))
+        self._post(self._events.item, item)
+
+    def emit_text(self, text: str) -> None:
+        """An ``input_text`` item whose text the prelude sent raw, checked well formed there (and
+        a Python ``str`` the binding decoded as strict UTF-8 holds no surrogate): nothing to scrub."""
+        item = dict(messages.input_text(text))
         self._output.acquire(item_cost(item))
         self._post(self._events.item, item)
 

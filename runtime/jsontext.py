@@ -29,7 +29,7 @@ _PREFIX = "failed to serialize JavaScript value: "
 def scrub(value: Any) -> Any:
     """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
     if isinstance(value, str):
-        if _SURROGATE.search(value):
+        if has_surrogate(value):
             return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         return value
     if isinstance(value, list):
@@ -37,6 +37,12 @@ def scrub(value: Any) -> Any:
     if isinstance(value, dict):
         return {scrub(k): scrub(v) for k, v in value.items()}
     return value
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (in a ``str`` from ``json.loads`` or the
+    engines, a lone one: a pair is one character); O(1) for an ASCII string."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def _error(text: str, message: str, end: int, extra_bytes: int = 0) -> str:

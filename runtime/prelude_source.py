@@ -11,7 +11,7 @@ only the cell's own frames.
 
 from __future__ import annotations
 
-from importlib import resources
+import os
 
 PARTS = (
     "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
@@ -77,40 +77,47 @@ REALM_CELL_PARTS = (
 """The body of ``__cm_cell_factory(__cm_cell_id, __cm_cell_config)``, run once per cell."""
 
 _SOURCES: dict[str, str] = {}
-_CALL = "()\n"
+_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude")
+"""The prelude's files: package data next to this module (read as plain files, not through
+``importlib.resources``, whose import costs the host's start several milliseconds; the package
+is always installed as a folder, never imported from a zip)."""
+
+
+def _part(name: str) -> str:
+    with open(os.path.join(_FOLDER, name), encoding="utf-8") as file:
+        return file.read()
 
 
 def _read(names: tuple[str, ...]) -> str:
-    folder = resources.files(__package__).joinpath("prelude")
-    return "\n".join(f"// ---- {name} ----\n" + folder.joinpath(name).read_text("utf-8") for name in names)
+    return "\n".join(f"// ---- {name} ----\n" + _part(name) for name in names)
 
 
-def prelude_source(engine: str = "quickjs") -> str:
-    """The assembled prelude script of ``engine`` (read from the package data once)."""
-    source = _SOURCES.get(engine)
+def prelude_source(engine: str = "quickjs", *, called: bool = True) -> str:
+    """The assembled prelude script of ``engine`` (read from the package data once).
+
+    ``called=False``: the same function, not called: the script's value is ``__cm_install``
+    itself, which a context can compile before its cell is known and call later
+    (``runtime/cell_thread.py``); called, it returns the dispatcher as the script does.
+    """
+    key = engine if called else engine + ":function"
+    source = _SOURCES.get(key)
     if source is None:
-        source = assemble(ENGINE_PARTS[engine])
-        _SOURCES[engine] = source
+        source = assemble(ENGINE_PARTS[engine], called=called)
+        _SOURCES[key] = source
     return source
 
 
-def assemble(names: tuple[str, ...] | list[str], epilogue: str = "") -> str:
+def assemble(names: tuple[str, ...] | list[str], epilogue: str = "", *, called: bool = True) -> str:
     """The prelude files ``names`` (of ``runtime/prelude/``) concatenated in one strict
-    function ``__cm_install``, called at once, with ``epilogue`` (JavaScript) at its end.
+    function ``__cm_install``, called at once (unless ``called`` is False), with ``epilogue``
+    (JavaScript) at its end.
 
     :func:`prelude_source` assembles an engine's whole prelude so; tests load a few parts
     standalone the same way (e.g. ``intrinsics.js`` and ``notebook.js`` with an epilogue
     that returns the functions under test). Raises ``FileNotFoundError`` for a missing part.
     """
     body = _read(tuple(names)) + ("\n" + epilogue if epilogue else "")
-    return '(function __cm_install() {\n"use strict";\n' + body + "\n})" + _CALL
-
-
-def prelude_function_source(engine: str = "quickjs") -> str:
-    """:func:`prelude_source` without its call: evaluating it compiles the prelude and gives
-    the install function, which a later call runs (a context is prepared before its cell)."""
-    source = prelude_source(engine)
-    return source[: -len(_CALL)] + "\n"
+    return '(function __cm_install() {\n"use strict";\n' + body + "\n})" + ("()" if called else "") + "\n"
 
 
 def realm_prelude_source() -> str:

@@ -33,9 +33,11 @@ import threading
 import time
 from typing import Any
 
-import quickjs
+import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
 
 from . import bridge
+from .bridge import settlement
+from .cell_thread import start_thread
 from .cellstate import CellState
 from .engines.quickjs import new_context
 from .heap import (
@@ -51,7 +53,6 @@ from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
 from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
 from .realm_thread import RealmThread
-from .spare_thread import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class RealmCell(CellState):
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self.realm.post("settle", self, (runtime_id, json.dumps({"id": runtime_id, "ok": ok, "value": value})))
+        self.realm.post("settle", self, (runtime_id, settlement(runtime_id, ok, value)))
 
     def _interrupt(self) -> bool:
         return self.realm.interrupt_running(f"cell {self.cell_id} ran exit()")
@@ -302,10 +303,10 @@ class Realm:
         if kind == "start":
             self._start(cell)
         elif kind == "settle":
-            runtime_id, settlement = payload
+            runtime_id, (op, arg) = payload
             cell.tool_settled(runtime_id)
             if cell.cell_id in self._cells and not cell.finished():
-                self._deliver(cell, "settle", settlement)
+                self._deliver(cell, op, arg)
         elif kind == "stop" and cell.cell_id in self._cells:
             self._finalize(cell)
 

@@ -2,7 +2,7 @@
 
 Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
 two asyncio streams. Every message is built by its constructor in :mod:`codemode.messages`
-(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame`,
+(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame_parts`,
 whose payload is valid UTF-8 whatever a string holds. Host-side rules and limits, as in
 Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
@@ -33,7 +33,7 @@ from codemode.protocol import (
     PROTOCOL_VERSION,
     FrameError,
     FrameTooLarge,
-    encode_frame,
+    encode_frame_parts,
     read_frame,
 )
 
@@ -98,9 +98,9 @@ class Connection:
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
-        frame = encode_frame(message)
+        header, payload = encode_frame_parts(message)
         if not self._silent:
-            self.frames.write(frame)
+            self.frames.write_parts(header, payload)
 
     def _respond(self, request_id: int, result: messages.WireResult) -> None:
         try:

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import importlib.util
+import json
 import logging
 import os
 import signal
+import site
 import sys
+from typing import Any
 
 from .. import messages
 from ..errors import CodeModeError
@@ -29,27 +34,47 @@ MAX_SPAWN_PATH_BYTES = 512
 
 
 def default_host_command(engine: str = "quickjs", profile: str = "strict") -> list[str]:
-    """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter, run
-    isolated (``-I``): neither the working folder (a notebook's folder) nor ``PYTHONPATH``
-    (an empty entry in it means the working folder) nor the user's site-packages are on the
-    host's import path, so no file a cell could write there is imported into the host.
+    """``$CODEMODE_HOST_BIN --listen stdio`` when set, else our own host via this interpreter.
+
+    Our host runs isolated (``-I``): neither the working folder (a notebook's folder) nor
+    ``PYTHONPATH`` (an empty entry in it means the working folder) nor the user's site-packages
+    are on the host's import path, so no file a cell could write there is imported into the
+    host. It also runs without ``site`` (``-S``), started by ``codemode/runtime/boot.py`` with
+    the import path this process knows (:func:`host_import_plan`): running ``site`` (every
+    ``.pth`` file, an editable install's import hook) is most of an interpreter's start.
+    When codemode's packages cannot be located, the host is ``-I -m codemode.runtime``.
     ``engine``: our host's ``--engine``; ``profile``: its ``--profile`` (``strict`` or
     ``notebook``; Codex's host has only V8 and strict cells, and takes neither flag)."""
     binary = os.environ.get("CODEMODE_HOST_BIN")
     if binary:
         return [binary, "--listen", "stdio"]
-    return [
-        sys.executable,
-        "-I",
-        "-m",
-        "codemode.runtime",
-        "--listen",
-        "stdio",
-        "--engine",
-        engine,
-        "--profile",
-        profile,
-    ]
+    flags = ["--listen", "stdio", "--engine", engine, "--profile", profile]
+    plan = host_import_plan()
+    if plan is None:
+        return [sys.executable, "-I", "-m", "codemode.runtime", *flags]
+    script = os.path.join(plan["packages"]["codemode.runtime"], "boot.py")
+    return [sys.executable, "-I", "-S", script, json.dumps(plan, separators=(",", ":")), *flags]
+
+
+@functools.cache
+def host_import_plan() -> dict[str, Any] | None:
+    """Where the host finds what it imports, as ``codemode/runtime/boot.py`` reads it:
+    ``{"path": [this interpreter's site-packages folders], "packages": {"codemode": folder,
+    "codemode.runtime": folder}}``, or None when a package's folder cannot be found."""
+    packages: dict[str, str] = {}
+    for name in ("codemode", "codemode.runtime"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        if len(folders) != 1 or not os.path.isfile(os.path.join(folders[0], "__init__.py")):
+            return None
+        packages[name] = os.path.abspath(folders[0])
+    if not os.path.isfile(os.path.join(packages["codemode.runtime"], "boot.py")):
+        return None
+    path = [folder for folder in site.getsitepackages() if os.path.isdir(folder)]
+    return {"path": path, "packages": packages}
 
 
 def _short_path(path: str) -> str:

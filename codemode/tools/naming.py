@@ -7,7 +7,6 @@ sanitised to ``[A-Za-z0-9_]``, at most 64 characters with a sha1 suffix on overf
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 MAX_TOOL_NAME_CHARS = 64
@@ -57,6 +56,8 @@ def sanitize_api_name(name: str) -> str:
 
 
 def _hash_suffix(identity: str) -> str:
+    import hashlib  # here, not at the top: the runtime host imports this module and never hashes a name
+
     return "_" + hashlib.sha1(identity.encode("utf-8")).hexdigest()[:12]
 
 

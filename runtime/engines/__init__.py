@@ -10,7 +10,6 @@ helpers, limits, output) is the same for both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..choice import ProcessChoice
@@ -25,9 +24,30 @@ selected = _choice.selected
 """The engine cells of this process run on."""
 
 
+def load() -> None:
+    """Import the selected engine's module now (the host does at start, on its main thread, so a
+    cell thread started then runs the engine's code without importing it alongside the host's own
+    imports)."""
+    if _choice.value == "v8":
+        from . import v8  # noqa: F401
+    else:
+        from . import quickjs  # noqa: F401
+
+
+def prepare() -> Any:
+    """What a cell thread makes before its cell is known, on that thread (``runtime/cell_thread.py``):
+    for QuickJS a context with the prelude compiled (:func:`.quickjs.prepare`); None for V8,
+    which keeps its own booted isolate ready (``v8_spare.py``)."""
+    if _choice.value == "v8":
+        return None
+    from .quickjs import prepare as prepare_quickjs
+
+    return prepare_quickjs()
+
+
 def create(cell: CellHost, prepared: Any = None) -> CellEngine:
     """A new engine instance for ``cell`` (imported on first use, so a host loads one engine);
-    ``prepared`` is what :func:`preparer`'s function made on the cell's thread, or None."""
+    ``prepared``: what :func:`prepare` made on this thread, or None."""
     if _choice.value == "v8":
         from .v8 import V8Engine
 
@@ -37,15 +57,4 @@ def create(cell: CellHost, prepared: Any = None) -> CellEngine:
     return QuickJSEngine(cell, prepared)
 
 
-def preparer() -> Callable[[], Any] | None:
-    """The function that prepares a cell's thread for this process's engine before its cell
-    arrives (:mod:`~codemode.runtime.spare_thread`), or None when the engine needs none (V8
-    keeps its own spare isolates, :mod:`~codemode.runtime.engines.v8_spare`)."""
-    if _choice.value == "v8":
-        return None
-    from .quickjs import prepare
-
-    return prepare
-
-
-__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "preparer", "select", "selected"]
+__all__ = ["ENGINES", "CellEngine", "CellHost", "create", "load", "prepare", "select", "selected"]

@@ -1,6 +1,4 @@
-"""The QuickJS engine: one ``quickjs.Context`` per cell, used only on the cell's thread, which
-usually made it (and compiled the prelude in it) before the cell arrived (:func:`prepare`,
-:mod:`~codemode.runtime.spare_thread`).
+"""The QuickJS engine: one ``quickjs.Context`` per cell, used only on the cell's thread.
 
 The source runs as an ES module (top-level await); promise jobs run when the cell thread
 calls :meth:`QuickJSEngine.run_jobs`. A memory limit and a stack limit bound the context;
@@ -8,40 +6,40 @@ the in-process interrupt (:mod:`~codemode.runtime.interrupt`) stops running Java
 QuickJS words some failures unlike V8 (Codex's engine): the prelude and
 :mod:`~codemode.runtime.jserrors` give them V8's texts, and an exhausted heap, which
 QuickJS may report as a bare ``null``, is recognised here (:mod:`~codemode.runtime.heap`).
+
+The binding's extension module ``_quickjs`` is imported, not its package ``quickjs``: the
+package only re-exports ``Context`` and ``JSException`` from it, and importing it starts a
+thread pool for its ``Function`` helper (which the host never uses) and loads
+``concurrent.futures``, a cost paid at every host start.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
-import quickjs
+import _quickjs as quickjs
 
 from .. import interrupt
 from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text, untold_failure_text
 from ..jserrors import prepare_source
 from ..outcome import CellOutcome
-from ..prelude_source import prelude_function_source
+from ..prelude_source import prelude_source
 from .base import CellHost
 
 JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""
+PREPARED_HEAP_LIMIT_BYTES = 8 * 1024 * 1024
+"""The heap limit of a context prepared before its cell is known (:func:`prepare`). A cell
+whose limit is lower gets a fresh context made under its own limit instead, so a heap too
+small for the prelude fails as it always did."""
 
 
-SPARE_MIN_HEAP_LIMIT = 16 * 1024 * 1024
-"""A cell whose heap limit is lower does not take a prepared context: its limit must already
-bound the prelude's compilation, as it did before spares (a heap too small for the prelude
-fails the cell with a runtime error)."""
-
-
-def new_context(heap_limit: int | None) -> tuple[Any, interrupt.Interrupter | None]:
-    """A ``quickjs.Context`` limited to ``heap_limit`` bytes (None: no limit yet) and
-    :data:`JS_STACK_LIMIT_BYTES` of stack, and its installed interrupt switch (None when no
-    interrupt is available)."""
+def new_context(heap_limit: int) -> tuple[Any, interrupt.Interrupter | None]:
+    """A ``quickjs.Context`` limited to ``heap_limit`` bytes and :data:`JS_STACK_LIMIT_BYTES`
+    of stack, and its installed interrupt switch (None when no interrupt is available)."""
     ctx = quickjs.Context()
-    if heap_limit is not None:
-        ctx.set_memory_limit(heap_limit)
+    ctx.set_memory_limit(heap_limit)
     ctx.set_max_stack_size(JS_STACK_LIMIT_BYTES)
     switch = interrupt.Interrupter(ctx) if interrupt.AVAILABLE else None
     if switch is None or not switch.usable:
@@ -50,21 +48,25 @@ def new_context(heap_limit: int | None) -> tuple[Any, interrupt.Interrupter | No
     return ctx, switch
 
 
-@dataclass
 class Prepared:
-    """A context with the prelude compiled but not run: ``install()`` runs it and returns the
-    cell's dispatcher. Made and used on one thread (the cell's)."""
+    """A context made ahead on a cell thread: ``install`` is the prelude's ``__cm_install``
+    compiled in it, not called yet (it reads the cell's configuration when called). A plain
+    class: a dataclass costs the host's start the generation of its methods."""
 
-    ctx: Any
-    switch: interrupt.Interrupter | None
-    install: Any
+    __slots__ = ("ctx", "switch", "install")
+
+    def __init__(self, ctx: Any, switch: interrupt.Interrupter | None, install: Any) -> None:
+        self.ctx = ctx
+        self.switch = switch
+        self.install = install
 
 
-def prepare(heap_limit: int | None = None) -> Prepared:
-    """A :class:`Prepared` context limited to ``heap_limit`` bytes (None: none until a cell
-    sets its own). Raises ``quickjs.JSException`` when the prelude does not fit the limit."""
-    ctx, switch = new_context(heap_limit)
-    return Prepared(ctx, switch, ctx.eval(prelude_function_source("quickjs")))
+def prepare() -> Prepared:
+    """A context with the prelude compiled, on the thread that will run its cell (see
+    ``runtime/cell_thread.py``); limited to :data:`PREPARED_HEAP_LIMIT_BYTES` until a cell
+    takes it. Raises ``quickjs.JSException`` when the prelude does not compile."""
+    ctx, switch = new_context(PREPARED_HEAP_LIMIT_BYTES)
+    return Prepared(ctx, switch, ctx.eval(prelude_source("quickjs", called=False)))
 
 
 class QuickJSEngine:
@@ -82,18 +84,21 @@ class QuickJSEngine:
     def start(self) -> CellOutcome | None:
         cell = self._cell
         prepared, self._prepared = self._prepared, None
+        if prepared is not None and cell.heap_limit >= PREPARED_HEAP_LIMIT_BYTES:
+            ctx, switch, install = prepared.ctx, prepared.switch, prepared.install
+            ctx.set_memory_limit(cell.heap_limit)
+        else:
+            ctx, switch = new_context(cell.heap_limit)
+            install = None
+        prepared = None
+        self._ctx = ctx
+        if switch is not None:
+            self._switch = switch
+            cell.interrupt_ready()
+        ctx.add_callable("__codemode_host", cell.host_call)
+        ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
         try:
-            if prepared is not None and cell.heap_limit >= SPARE_MIN_HEAP_LIMIT:
-                prepared.ctx.set_memory_limit(cell.heap_limit)
-            else:
-                prepared = prepare(cell.heap_limit)
-            ctx = self._ctx = prepared.ctx
-            if prepared.switch is not None:
-                self._switch = prepared.switch
-                cell.interrupt_ready()
-            ctx.add_callable("__codemode_host", cell.host_call)
-            ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
-            dispatch = prepared.install()
+            dispatch = install() if install is not None else ctx.eval(prelude_source("quickjs"))
         except quickjs.JSException as exc:
             # Only a heap too small for the prelude itself can fail here.
             return CellOutcome("completed", f"code-mode runtime error: {exc}")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from .v8_native import BRIDGE_BYTES, Isolate, TaskResult
@@ -28,7 +28,9 @@ SPARE_HEAP_LIMIT = 1 << 30
 
 @functools.cache
 def _boot_source() -> str:
-    text = resources.files(__package__).joinpath("v8_boot.js").read_text("utf-8")
+    # A plain read of the package data next to this module (as prelude_source reads the prelude).
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "v8_boot.js"), encoding="utf-8") as file:
+        text = file.read()
     return text.replace("BRIDGE_BYTES", str(BRIDGE_BYTES))
 
 

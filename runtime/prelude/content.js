@@ -122,8 +122,14 @@ function __cm_image_item(value, override) {
   return __cm_image_block_item(__cm_block_json(value), override);
 }
 
+// text(): a well-formed text (no lone surrogate, which the QuickJS binding cannot convert)
+// crosses as it is, not as a JSON string literal that both sides would have to write and
+// read; its length rides in the operation's name, so the host notices a text the binding
+// cut at a NUL and answers "json": that text then crosses as any other item does.
 function __cm_text(value) {
-  __cm_emit(__cm_item("input_text", "text", __cm_to_text(value)));
+  const text = __cm_to_text(value);
+  if (__cm_is_well_formed(text) && __cm_call("text:" + text.length, text) !== "json") return;
+  __cm_emit(__cm_item("input_text", "text", text));
 }
 
 function __cm_image(value, detail) {

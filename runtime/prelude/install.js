@@ -20,7 +20,8 @@ __cm_define("stream_settled", __cm_stream_settled, "stream_settled", 2);
 
 // ---- dispatcher for the cell thread ------------------------------------------------
 // watch(promise): report the module's completion; fire(id): run timer `id`;
-// settle(json {id, ok, value}): settle a tool call.
+// settle(json {id, ok, value}): settle a tool call; resolve:<id>(string): resolve tool call
+// <id> with that string (runtime/bridge.py's settlement).
 
 return function __cm_dispatch(op, arg) {
   try {
@@ -31,6 +32,8 @@ return function __cm_dispatch(op, arg) {
     } else if (op === "settle") {
       const payload = __cm_json_parse_intrinsic(arg);
       __cm_settle(payload.id, payload.ok, payload.value);
+    } else if (__cm_starts_with(op, "resolve:")) {
+      __cm_settle(__cm_slice(op, 8), true, arg);
     } else {
       return "unknown op " + op;
     }

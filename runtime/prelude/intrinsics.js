@@ -51,6 +51,7 @@ const __cm_ends_with = __cm_uncurry(String.prototype.endsWith);
 const __cm_lower = __cm_uncurry(String.prototype.toLowerCase);
 const __cm_trim = __cm_uncurry(String.prototype.trim);
 const __cm_char_code_at = __cm_uncurry(String.prototype.charCodeAt);
+const __cm_is_well_formed = __cm_uncurry(String.prototype.isWellFormed);
 const __cm_to_fixed = __cm_uncurry(Number.prototype.toFixed);
 
 const __cm_RegExp = RegExp;

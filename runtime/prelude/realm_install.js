@@ -91,7 +91,9 @@ function __cm_start(fn) {
 
 // ---- dispatcher for the realm thread -----------------------------------------------
 // start(fn): run the cell; fire(id): run timer `id`; settle(json {id, ok, value}): settle
-// a tool call; ended: the cell ended (its helpers act for the cell running now).
+// a tool call; resolve:<id>(string): resolve tool call <id> with that string
+// (runtime/bridge.py's settlement); ended: the cell ended (its helpers act for the cell
+// running now).
 
 return function __cm_dispatch(op, arg) {
   __cm_source_lines = __cm_cell_lines;
@@ -103,6 +105,8 @@ return function __cm_dispatch(op, arg) {
     } else if (op === "settle") {
       const payload = __cm_json_parse_intrinsic(arg);
       __cm_settle(payload.id, payload.ok, payload.value);
+    } else if (__cm_starts_with(op, "resolve:")) {
+      __cm_settle(__cm_slice(op, 8), true, arg);
     } else if (op === "ended") {
       __cm_end_self();
     } else {

@@ -104,10 +104,12 @@ def test_install_profile_notebook_writes_the_notebook_kernelspec(tmp_path):
 
 
 def test_the_host_command_names_engine_and_profile():
-    python = [sys.executable, "-I", "-m", "codemode.runtime", "--listen", "stdio"]
-    assert default_host_command() == [*python, "--engine", "quickjs", "--profile", "strict"]
-    assert default_host_command("v8", "notebook") == [*python, "--engine", "v8", "--profile", "notebook"]
-    assert HostProvider(profile="notebook").command == [*python, "--engine", "quickjs", "--profile", "notebook"]
+    python = [sys.executable, "-I", "-S"]  # isolated, started by codemode/runtime/boot.py without site
+    listen = ["--listen", "stdio"]
+    assert default_host_command()[:3] == python
+    assert default_host_command()[-6:] == [*listen, "--engine", "quickjs", "--profile", "strict"]
+    assert default_host_command("v8", "notebook")[-6:] == [*listen, "--engine", "v8", "--profile", "notebook"]
+    assert HostProvider(profile="notebook").command[-6:] == [*listen, "--engine", "quickjs", "--profile", "notebook"]
 
 
 def _completions(kernel, code: str) -> list[str]:

@@ -59,6 +59,48 @@ async def test_tool_inputs_and_results(host):
     assert invocation["tool_kind"] == "function"
 
 
+async def test_tool_results_of_every_kind_reach_the_cell_exactly(host):
+    """A string result crosses into JavaScript as it is and anything else as JSON
+    (``runtime/bridge.py``'s settlement): strings with NULs, astral characters, a lone surrogate
+    the client wrote as an escape, non-ASCII text, 3 MB of ASCII, the empty string, and
+    non-string results all reach the cell unchanged; a failure still rejects with its message."""
+    results = {
+        "nul": "a\x00b\x00",
+        "astral": "\U0001f600\u00e9\u4e2d",
+        "lone": "x\ud800y",
+        "big": "q" * 3_000_000,
+        "empty": "",
+        "object": {"s": "v", "n": [1, 2.5, None, True]},
+        "number": 7,
+        "null": None,
+    }
+
+    async def answer(value):
+        return results[value]
+
+    host.tools["answer"] = answer
+    source = (
+        "for (const k of ['nul', 'astral', 'lone', 'big', 'empty', 'object', 'number', 'null']) {\n"
+        "  const r = await tools.answer(k);\n"
+        "  text(k + ' ' + typeof r + ' ' + (typeof r === 'string' ? r.length + ' ' + "
+        "Array.from({length: Math.min(4, r.length)}, (_, i) => r.charCodeAt(i)).join(',') : JSON.stringify(r)));\n"
+        "}\n"
+        "try { await tools.fail({message: 'still a rejection'}); } catch (e) { text(e); }\n"
+    )
+    texts = text_items(await host.run(source, tools=[tool_def("answer"), tool_def("fail")]))
+    assert texts == [
+        "nul string 4 97,0,98,0",
+        "astral string 4 55357,56832,233,20013",
+        "lone string 3 120,55296,121",
+        "big string 3000000 113,113,113,113",
+        "empty string 0 ",
+        'object object {"s":"v","n":[1,2.5,null,true]}',
+        "number number 7",
+        "null object null",
+        "still a rejection",
+    ]
+
+
 async def test_uncaught_tool_failure_is_its_message(host):
     """A failing tool uncaught: error_text is the message only (tool_error_caught)."""
     body = body_of(await host.run("await tools.fail({});"))

@@ -78,3 +78,19 @@ def test_interrupt_refuses_a_context_type_that_is_too_small(monkeypatch):
 
     monkeypatch.setattr("_quickjs.Context", Small)
     assert interrupt.runtime_pointer(Small()) is None
+
+
+def test_interrupt_probe_finds_the_in_process_interrupt(monkeypatch):
+    """The start-up probe stops a busy loop with the armed interrupt and says it is available."""
+    monkeypatch.setattr(interrupt, "AVAILABLE", False)
+    assert interrupt.probe() is True
+    assert interrupt.AVAILABLE is True
+
+
+def test_interrupt_probe_fails_without_hanging_when_arming_does_nothing(monkeypatch):
+    """An interrupt that never fires leaves the probe's loop to end by itself: the probe reports
+    it unavailable (the host then falls back to the process exit) instead of spinning for ever."""
+    monkeypatch.setattr(interrupt.Interrupter, "arm", lambda self: None)
+    monkeypatch.setattr(interrupt, "AVAILABLE", True)
+    assert interrupt.probe() is False
+    assert interrupt.AVAILABLE is False

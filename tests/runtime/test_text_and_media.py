@@ -184,6 +184,31 @@ async def test_nul_and_lone_surrogates_cross_the_bridge_in_every_helper(host):
     assert body_of(response)["error_text"] == "x\x00y"
 
 
+async def test_text_of_any_string_arrives_whole_whichever_way_it_crosses(host):
+    """text() sends a well-formed string raw and anything else as JSON (``runtime/bridge.py``):
+    a NUL anywhere (the raw form is cut there, so the host asks for JSON), astral characters
+    (two UTF-16 units each), a lone surrogate (U+FFFD), a string built by concatenation, an
+    empty string and 8 MB of non-ASCII text all arrive exactly."""
+    response = await host.run(
+        "text('a\\0b'); text('\\0'); text('x\\0'); text('\\ud83d\\ude00 ok \\0 \\u00e9');"
+        "text('\\ud83d\\ude00\\ud83d\\ude01'); text('lone \\ud800'); text('\\udc00\\ud83d\\ude00');"
+        "const big = '\\u00e9\\u4e2d'.repeat(4e6); text('<' + big + '>'); text('');"
+        "text(String.fromCharCode(97, 0, 98) + 'c'.repeat(3));"
+    )
+    texts = text_items(response)
+    assert texts[:7] == [
+        "a\x00b",
+        "\x00",
+        "x\x00",
+        "\U0001f600 ok \x00 \u00e9",
+        "\U0001f600\U0001f601",
+        "lone \ufffd",
+        "\ufffd\U0001f600",
+    ]
+    assert texts[7] == "<" + "\u00e9\u4e2d" * 4_000_000 + ">"
+    assert texts[8:] == ["", "a\x00bccc"]
+
+
 async def test_notify_delivery_error_does_not_affect_script(host):
     """A refused notification is only logged (notify_delivery_error)."""
     host.notify_error = "no active turn"
