@@ -19,13 +19,17 @@ from typing import Any
 import zmq
 from codemode.kernel.packing import install_safe_packer
 from ipykernel.kernelapp import IPKernelApp
+from traitlets import DottedObjectName
 
 IOPUB_HIGH_WATER_MARK = 100_000
 """Messages queued for one IOPub subscriber before sends wait for it (ZeroMQ's default: 1000)."""
 
 
 class CodeModeKernelApp(IPKernelApp):
-    """``IPKernelApp`` whose IOPub socket never drops messages (see the module docstring)."""
+    """``IPKernelApp`` whose IOPub socket never drops messages (see the module docstring) and
+    whose ``sys.stdout``/``sys.stderr`` flush only when written to (:mod:`codemode.kernel.outstream`)."""
+
+    outstream_class = DottedObjectName("codemode.kernel.outstream.KernelOutStream", config=True)
 
     def initialize(self, argv: list[str] | None = None) -> None:
         """ipykernel's initialisation; then the session (shared by the kernel and the IOPub
