@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ipykernel.iostream import OutStream
-
 from codemode.kernel.outstream import KernelOutStream
+from ipykernel.iostream import OutStream
 
 
 @pytest.fixture
