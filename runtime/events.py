@@ -117,6 +117,11 @@ class EventPipe:
 
     def post(self, fn: Callable[..., None], *args: Any, wait: bool = True) -> None:
         """Queue ``fn(*args)`` for the loop; with ``wait``, block while the queue is full. Cell thread."""
+        if fn is self._quiet and len(self._queue) < PUMP_BATCH - 1:
+            # Nothing to wake and nothing to wait for: the lock is not needed, as the loop only
+            # takes from the left of the deque and ``deque.append`` is atomic.
+            self._queue.append((fn, args))
+            return
         with self._cond:
             if wait:
                 while len(self._queue) >= MAX_QUEUED_EVENTS and not self._stopped() and not self._loop.is_closed():
