@@ -365,15 +365,27 @@ class CodeModeSession:
         dispatcher's ``started`` event) only those read before that call's request count. 0 for
         an id of no known host. A caller counting the answers it has handled can so take the
         cell's callbacks and answers in the order the host sent them (:mod:`codemode.host.answers`)."""
+        found = self._counting_binding(cell_id)
+        return 0 if found is None else found[0].connection.answers_read(found[0].session_id, found[1])
+
+    def forget_answers(self, cell_id: str) -> None:
+        """Stop counting the answers about ``cell_id`` (its caller no longer orders the cell's
+        callbacks): :meth:`answers_read` reads 0 for it from now on, unless another answer comes."""
+        found = self._counting_binding(cell_id)
+        if found is not None:
+            found[0].connection.forget_answers(found[0].session_id, found[1])
+
+    def _counting_binding(self, cell_id: str) -> tuple[HostBinding, str] | None:
+        """The binding that counts answers about ``cell_id`` (its generation's, current or
+        retiring) and the cell's host id, or None."""
         generation = self.generation_of(cell_id)
         for binding in (self._binding, self._retired.get(generation)):
             if binding is not None and binding.generation == generation:
                 try:
-                    host_id = self._host_cell_id(cell_id, generation)
+                    return binding, self._host_cell_id(cell_id, generation)
                 except CodeModeError:
-                    return 0
-                return binding.connection.answers_read(binding.session_id, host_id)
-        return 0
+                    return None
+        return None
 
     async def terminate(self, cell_id: str, *, max_output_tokens: int | None = None) -> WaitOutcome:
         """Stop ``cell_id`` (its tool calls are cancelled) and return its undelivered output

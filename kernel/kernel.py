@@ -326,6 +326,7 @@ class CodeModeKernel(Kernel):
             services.registry.sandbox.protect(hidden=[Path(connection_file)])
         freeze_startup_objects()  # the services live as long as the kernel
         self._state.order.answers_read = services.code_mode.answers_read
+        self._state.order.forget_answers = services.code_mode.forget_answers
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms
         if self._state.max_output_tokens is None:

@@ -37,13 +37,19 @@ def _no_answers(_cell_id: str) -> int:
     return 0
 
 
+def _nothing_to_forget(_cell_id: str) -> None:
+    return None
+
+
 class CellOrder:
     """Holds and releases the callbacks of cells (see the module docstring). Used on the
     kernel's event loop only. ``answers_read(cell_id)`` is the session's count
-    (``CodeModeSession.answers_read``), set once the session exists."""
+    (``CodeModeSession.answers_read``) and ``forget_answers(cell_id)`` drops it
+    (``CodeModeSession.forget_answers``), both set once the session exists."""
 
     def __init__(self) -> None:
         self.answers_read: Callable[[str], int] = _no_answers
+        self.forget_answers: Callable[[str], None] = _nothing_to_forget
         self.starting = False
         """True while an execute waits for the host to admit its cell."""
         self._handled: dict[str, int] = {}
@@ -99,8 +105,10 @@ class CellOrder:
 
     def forget(self, cell_id: str) -> None:
         """Stop following ``cell_id`` (its record was closed): its held events run now, in
-        order, and later ones at once."""
+        order, and later ones at once; the session stops counting its answers (a count kept
+        per cell ever run grew the kernel by about 130 bytes a cell)."""
         self._handled.pop(cell_id, None)
+        self.forget_answers(cell_id)
         for _stamp, event in self._held.pop(cell_id, ()):
             self._run(event)
 

@@ -113,7 +113,7 @@ class Publisher:
         self.emit(request, "stream", {"name": "stdout", "text": text})
 
     async def emit_items(self, request: Request, items: list[dict[str, Any]]) -> None:
-        """Publish content items (:func:`codemode.kernel.render.item_messages`) in order: the
+        """Publish content items (:func:`codemode.kernel.render.coalesced_messages`) in order: the
         text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
         paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`). An interrupt
         (cancellation) while it waits ends the delivery there: one ``stderr`` line says how
@@ -121,7 +121,7 @@ class Publisher:
         if request.silent:
             return
         self.flush()
-        messages = list(_coalesced(render.item_messages(items, request.execution_count)))
+        messages = list(_bounded(render.coalesced_messages(items, request.execution_count)))
         for index, (msg_type, content) in enumerate(messages):
             delay = self._pacer.delay(msg_type, content)
             if delay > 0:
@@ -153,21 +153,11 @@ class Publisher:
         }
 
 
-def _coalesced(messages: Iterable[render.Message]) -> Iterator[render.Message]:
-    """``messages`` with each run of consecutive ``stream`` messages of one name joined and
-    split into bounded pieces (:func:`codemode.kernel.streams.chunks`)."""
-    run: list[str] = []
-    name = ""
+def _bounded(messages: Iterable[render.Message]) -> Iterator[render.Message]:
+    """``messages`` with each ``stream`` text split into bounded pieces
+    (:func:`codemode.kernel.streams.chunks`; an empty one is left out)."""
     for msg_type, content in messages:
-        if msg_type == "stream" and content.get("name") == name:
-            run.append(str(content["text"]))
-            continue
-        yield from (("stream", {"name": name, "text": piece}) for piece in chunks("".join(run)))
-        run = []
         if msg_type == "stream":
-            name = str(content.get("name"))
-            run.append(str(content["text"]))
-            continue
-        name = ""
-        yield msg_type, content
-    yield from (("stream", {"name": name, "text": piece}) for piece in chunks("".join(run)))
+            yield from (("stream", {"name": content["name"], "text": piece}) for piece in chunks(content["text"]))
+        else:
+            yield msg_type, content

@@ -240,3 +240,34 @@ def item_messages(items: list[dict[str, Any]], execution_count: int | None = Non
     """The IOPub messages for content items, in emission order (``execution_count`` as for
     :func:`item_message`)."""
     return [item_message(item, execution_count) for item in items]
+
+
+def coalesced_messages(items: list[dict[str, Any]], execution_count: int | None = None) -> list[Message]:
+    """:func:`item_messages` with each run of consecutive ``stream`` messages of one name joined
+    into one (its text unbounded: the caller splits it; an empty run gives an empty text).
+
+    An ``input_text`` item adds its line to the run without a message of its own being built:
+    a cell may print 100 000 lines, and a message each took most of the kernel's time."""
+    messages: list[Message] = []
+    parts: list[str] = []
+    name: str | None = None
+    for item in items:
+        if item.get("type") == "input_text":
+            part_name, text = "stdout", f"{item.get('text', '')}\n"  # as item_message writes it
+        else:
+            msg_type, content = item_message(item, execution_count)
+            if msg_type != "stream":
+                if name is not None:
+                    messages.append(("stream", {"name": name, "text": "".join(parts)}))
+                    parts, name = [], None
+                messages.append((msg_type, content))
+                continue
+            part_name, text = content["name"], content["text"]
+        if part_name != name:
+            if name is not None:
+                messages.append(("stream", {"name": name, "text": "".join(parts)}))
+            parts, name = [], part_name
+        parts.append(text)
+    if name is not None:
+        messages.append(("stream", {"name": name, "text": "".join(parts)}))
+    return messages

@@ -90,7 +90,7 @@ class CellState:
         self._timer_lock = threading.Lock()
         self._flow = threading.Condition()
         stopped = self._is_stopping
-        self._pipe = EventPipe(loop, stopped, self._flow)
+        self._pipe = EventPipe(loop, stopped, self._flow, quiet=events.item)
         self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
         self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
 
@@ -120,6 +120,11 @@ class CellState:
     def notification_done(self) -> None:
         """A notification of this cell was answered (or will never be): one more may go. Any thread."""
         self._notifications.release(1)
+
+    def run_posted_items(self) -> None:
+        """Run the content items the thread posted that the loop has not run yet (ahead of any
+        other event), so the buffer holds them before a response takes it. Loop only."""
+        self._pipe.run_quiet()
 
     def output_taken(self, cost: int) -> None:
         """Output of this cell (:func:`~codemode.runtime.events.item_cost`) left the buffer. Any thread."""

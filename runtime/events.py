@@ -8,6 +8,9 @@ behind tens of megabytes of frames and answers. Three bounds keep the loop in ch
   callback per batch rather than one ``call_soon_threadsafe`` per event; the pump runs
   at most :data:`PUMP_BATCH` events per loop iteration, so reading requests is never
   starved, and the thread waits while :data:`MAX_QUEUED_EVENTS` events are not run yet.
+  Content items do not wake the loop by themselves (nothing waits for one): they run with
+  the next event that does, once :data:`PUMP_BATCH` are queued, or when a response is
+  about to take the cell's output (:meth:`EventPipe.run_quiet`).
 - :class:`Window` bounds what waits for the client: notifications whose delegate answer
   has not arrived (:data:`MAX_NOTIFICATIONS_IN_FLIGHT`) and output no response has taken
   yet (:data:`MAX_BUFFERED_OUTPUT`). The JavaScript call blocks until there is room.
@@ -65,46 +68,78 @@ def item_cost(item: dict[str, Any]) -> int:
 
 
 class Window:
-    """A count that a cell thread raises and the loop lowers; the thread waits while it is over a bound."""
+    """A count that a cell thread raises and the loop lowers; the thread waits while it is over a bound.
+
+    The count is what the thread added (``_added``, written by that thread alone) less what
+    was taken off (``_removed``, written under the lock, never past ``_added``). While there
+    is room, :meth:`acquire` adds without the lock: a ``_removed`` it reads out of date only
+    makes the count look higher, and then it takes the lock and looks again. That spares a
+    lock per ``text()``.
+    """
 
     def __init__(self, bound: int, stopped: Callable[[], bool], lock: threading.Condition) -> None:
         self._bound = bound
         self._stopped = stopped
         self._cond = lock
-        self._used = 0
+        self._added = 0
+        self._removed = 0
 
     def acquire(self, amount: int) -> None:
         """Add ``amount`` once the count is under the bound (or the cell is stopped). Cell thread."""
+        used = self._added - self._removed
+        if used <= 0 or used + amount <= self._bound:
+            self._added += amount
+            return
         with self._cond:
-            while self._used > 0 and self._used + amount > self._bound and not self._stopped():
+            while (used := self._added - self._removed) > 0 and used + amount > self._bound and not self._stopped():
                 self._cond.wait(_WAIT_SLICE_S)
-            self._used += amount
+            self._added += amount
 
     def release(self, amount: int) -> None:
-        """Take ``amount`` off the count. Any thread."""
+        """Take ``amount`` off the count (not below 0). Any thread."""
         with self._cond:
-            self._used = max(0, self._used - amount)
+            self._removed = min(self._added, self._removed + amount)
             self._cond.notify_all()
 
 
 class EventPipe:
-    """Callbacks posted by one thread, run on the loop in order, a batch per loop iteration."""
+    """Callbacks posted by one thread, run on the loop in order, a batch per loop iteration.
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, stopped: Callable[[], bool], lock: threading.Condition) -> None:
+    Events of the callback ``quiet`` (a cell's content items) do not wake the loop until
+    :data:`PUMP_BATCH` events are queued: they run with the next event that wakes it, or
+    when the loop asks for them with :meth:`run_quiet`. Waking the loop costs the thread a
+    write to the loop's self-pipe and a handover of the GIL: once per ``text()``, that was
+    about a third of the host's time for a cell printing 100 000 short lines.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        stopped: Callable[[], bool],
+        lock: threading.Condition,
+        quiet: Callable[..., None] | None = None,
+    ) -> None:
         self._loop = loop
         self._stopped = stopped
         self._cond = lock
+        self._quiet = quiet
         self._queue: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
         self._scheduled = False
+        self._pumping = False
 
     def post(self, fn: Callable[..., None], *args: Any, wait: bool = True) -> None:
         """Queue ``fn(*args)`` for the loop; with ``wait``, block while the queue is full. Cell thread."""
+        if fn is self._quiet and len(self._queue) < PUMP_BATCH - 1:
+            # Nothing to wake and nothing to wait for: the lock is not needed, as the loop only
+            # takes from the left of the deque and ``deque.append`` is atomic.
+            self._queue.append((fn, args))
+            return
         with self._cond:
             if wait:
                 while len(self._queue) >= MAX_QUEUED_EVENTS and not self._stopped() and not self._loop.is_closed():
                     self._cond.wait(_WAIT_SLICE_S)
             self._queue.append((fn, args))
-            if self._scheduled:
+            if self._scheduled or (fn is self._quiet and len(self._queue) < PUMP_BATCH):
                 return
             self._scheduled = True
         try:
@@ -118,10 +153,32 @@ class EventPipe:
             more = bool(self._queue)
             self._scheduled = more
             self._cond.notify_all()
-        for fn, args in batch:
-            try:
-                fn(*args)
-            except Exception:  # noqa: BLE001 - one event must not lose the ones after it
-                log.exception("cell event %s failed", getattr(fn, "__name__", fn))
+        self._pumping = True
+        try:
+            _run(batch)
+        finally:
+            self._pumping = False
         if more:
             self._loop.call_soon(self._pump)
+
+    def run_quiet(self) -> None:
+        """Run now the ``quiet`` events at the head of the queue (those posted before any other
+        event still queued), e.g. before a response takes the output they add. Loop only.
+        Nothing runs while a batch does: the rest of that batch comes first."""
+        if self._pumping or self._quiet is None:
+            return
+        with self._cond:
+            batch = []
+            while self._queue and self._queue[0][0] is self._quiet:
+                batch.append(self._queue.popleft())
+            if batch:
+                self._cond.notify_all()
+        _run(batch)
+
+
+def _run(batch: list[tuple[Callable[..., None], tuple[Any, ...]]]) -> None:
+    for fn, args in batch:
+        try:
+            fn(*args)
+        except Exception:  # noqa: BLE001 - one event must not lose the ones after it
+            log.exception("cell event %s failed", getattr(fn, "__name__", fn))

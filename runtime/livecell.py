@@ -42,6 +42,8 @@ class CellControl(Protocol):
 
     def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None: ...
 
+    def run_posted_items(self) -> None: ...
+
     def output_taken(self, cost: int) -> None: ...
 
     def notification_done(self) -> None: ...
@@ -195,7 +197,10 @@ class LiveCell:
             self.session.connection.cancel_delegate(delegate_id)
 
     def take_items(self, observer: Observer, error_text: str | None = None) -> list[dict[str, Any]]:
-        """Hand the buffer to ``observer``, truncated in server mode."""
+        """Hand the buffer to ``observer`` (with the items the runtime posted so far), truncated
+        in server mode."""
+        if self.runtime is not None:
+            self.runtime.run_posted_items()
         items, self.buffer = self.buffer, []
         if self.runtime is not None and items:
             self.runtime.output_taken(sum(item_cost(item) for item in items))

@@ -20,7 +20,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 MAX_COUNTED_CELLS = 4096
-"""Cells whose counts are kept per connection (the oldest are forgotten and read as 0)."""
+"""Cells whose counts are kept per connection (the oldest are forgotten and read as 0); the
+kernel also forgets each cell's count once it stops ordering the cell's callbacks."""
 
 
 class AnswerCounts:
@@ -39,6 +40,10 @@ class AnswerCounts:
 
     def get(self, session_id: str, cell_id: str) -> int:
         return self._counts.get((session_id, cell_id), 0)
+
+    def forget(self, session_id: str, cell_id: str) -> None:
+        """Drop the cell's count (its caller no longer needs it): :meth:`get` reads 0 again."""
+        self._counts.pop((session_id, cell_id), None)
 
 
 @dataclass

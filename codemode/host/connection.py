@@ -166,6 +166,10 @@ class HostConnection(ConnectionDriver):
         stamped = delegate_answers(self._delegates, session_id, cell_id)
         return stamped if stamped is not None else self.state.answers.get(session_id, cell_id)
 
+    def forget_answers(self, session_id: str, cell_id: str) -> None:
+        """Drop the cell's count of answers (:meth:`answers_read` reads 0 until another comes)."""
+        self.state.answers.forget(session_id, cell_id)
+
     def live_cells(self, session_id: str) -> list[str]:
         """Host cell ids of the session's admitted, not yet closed cells."""
         session = self.state.sessions.get(session_id)

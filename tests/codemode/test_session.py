@@ -43,6 +43,19 @@ async def test_cells_tools_notifications_and_closing(command):
 
 
 @pytest.mark.parametrize("command", HOSTS)
+async def test_a_cell_whose_answers_are_forgotten_counts_none(command):
+    """The kernel forgets a cell's count of answers once it stops ordering the cell's callbacks
+    (a count kept for every cell ever run grew the kernel with each cell)."""
+    async with Harness(command) as h:
+        first, _ = await h.run('text("a")')
+        second, _ = await h.run('text("b")')
+        assert (h.session.answers_read(first), h.session.answers_read(second)) == (1, 1)
+        h.session.forget_answers(first)
+        h.session.forget_answers("g7:1")  # an id of no known host: nothing to forget
+        assert (h.session.answers_read(first), h.session.answers_read(second)) == (0, 1)
+
+
+@pytest.mark.parametrize("command", HOSTS)
 async def test_tool_errors_reject_the_promise_with_the_message(command):
     async with Harness(command) as h:
         _, response = await h.run('try { await tools.sleep({ms: "soon"}) } catch (e) { text(typeof e + ": " + e) }')

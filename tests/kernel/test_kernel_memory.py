@@ -47,8 +47,9 @@ def test_a_closed_record_keeps_no_output():
     assert (record.buffer, record.notifications, record.in_flight) == ([], [], {})
     assert record.final is not None
     assert (record.final.kind, record.final.content_items, record.final.error_text) == ("Result", [], "")
-    assert record.parent == {"header": {"msg_id": "m1", "msg_type": "execute_request"}}
-    assert [(d.display_id, d.parent) for d in record.displays] == [("codemode-7-abc", record.parent)]
+    assert record.parent == {}
+    header = {"header": {"msg_id": "m1", "msg_type": "execute_request"}}
+    assert [(d.display_id, d.parent) for d in record.displays] == [("codemode-7-abc", header)]
 
 
 def test_only_the_latest_closed_records_are_kept():

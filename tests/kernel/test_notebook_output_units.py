@@ -107,6 +107,20 @@ def test_the_publisher_joins_runs_of_one_stream_and_keeps_the_order():
     ]
 
 
+def test_a_long_run_of_lines_is_cut_after_newlines_and_empty_texts_keep_their_place():
+    lines = [f"line {i}" for i in range(10_000)]
+    items = [*map(_text, lines), _stream("stderr", ""), _text(""), _display({"text/plain": "d"}), _stream("stdout", "")]
+    sent = _published(items, 2)
+    pieces = [content["text"] for msg_type, content, _ in sent[:-2]]
+    assert {msg_type for msg_type, _, _ in sent[:-2]} == {"stream"}
+    assert "".join(pieces) == "".join(f"{line}\n" for line in lines)
+    assert len(pieces) == 2 and all(len(p) <= 64 * 1024 and p.endswith("\n") for p in pieces)
+    assert sent[-2:] == [
+        ("stream", {"name": "stdout", "text": "\n"}, "req-1"),
+        ("display_data", {"data": {"text/plain": "d"}, "metadata": {}}, "req-1"),
+    ]
+
+
 def test_a_huge_display_keeps_only_its_truncated_text_plain():
     huge = _display({"text/plain": "p" * 400, "text/html": "<b>" + "h" * 4000 + "</b>"})
     bounded = bound_delivery([_stream("stdout", "first\n"), huge, _display({"text/plain": "late"})], None, 22)

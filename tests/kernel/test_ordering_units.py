@@ -17,10 +17,14 @@ class Session:
     def answers_read(self, cell_id: str) -> int:
         return self.read.get(cell_id, 0)
 
+    def forget_answers(self, cell_id: str) -> None:
+        del self.read[cell_id]
+
 
 def _order() -> tuple[CellOrder, Session, list[str]]:
     order, session = CellOrder(), Session()
     order.answers_read = session.answers_read
+    order.forget_answers = session.forget_answers
     return order, session, []
 
 
@@ -73,6 +77,7 @@ def test_forgetting_a_cell_runs_what_it_held_and_later_callbacks_at_once():
     order.event("1", lambda: ran.append("held"))
     order.forget("1")
     assert ran == ["held"]
+    assert session.read == {}  # the session counts its answers no more
     order.event("1", lambda: ran.append("after"))
     assert ran == ["held", "after"]
     assert order.following() == []
