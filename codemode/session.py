@@ -3,11 +3,10 @@
 One logical session (one kernel session; Codex's ``CodeModeSession``) on top of a remote
 session on a host connection (:mod:`codemode.host`):
 
-- the host is spawned lazily on the first call (:class:`~codemode.host.HostProvider`, shareable
-  by several sessions); each connection names its remote sessions ``session-1``, ``session-2``, …;
-- public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a
-  rebuild; ids of another generation are rejected with
-  ``cell <id> belongs to a stale code-mode host generation`` (Codex's text);
+- the host is spawned on the first call or :meth:`CodeModeSession.open` (:class:`~codemode.host.HostProvider`,
+  shareable); each connection names its remote sessions ``session-1``, ``session-2``, …;
+- public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a rebuild;
+  another generation's ids get ``cell <id> belongs to a stale code-mode host generation`` (Codex's);
 - when the connection dies, pending calls fail with its reason (a
   :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
   reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
@@ -251,10 +250,8 @@ class CodeModeSession:
             return self._binding
 
     async def open(self) -> None:
-        """Start the host and open this session on it now rather than at the first
-        :meth:`execute` (which then finds it open). The kernel calls it as it starts, so that
-        the host starts while the frontend is still connecting. Raises what :meth:`execute`
-        raises for a host that cannot start (:class:`CodeModeError`)."""
+        """Start the host and open the session now, not at the first :meth:`execute` (the
+        kernel does, as it starts). Raises :class:`CodeModeError` as :meth:`execute` does."""
         await self._ensure_open()
 
     def _live_binding(self, generation: int) -> HostBinding | None:
@@ -359,12 +356,10 @@ class CodeModeSession:
         return binding.connection.yield_wait(binding.session_id, host_id)
 
     def answers_read(self, cell_id: str) -> int:
-        """How many answers about ``cell_id`` its host connection has read: the initial response
-        and the waits and terminates whose caller still waited (a connection failure counts as
-        their answer). In the first step of one of the cell's delegate calls (``on_notify``, the
-        dispatcher's ``started`` event) only those read before that call's request count. 0 for
-        an id of no known host. A caller counting the answers it has handled can so take the
-        cell's callbacks and answers in the order the host sent them (:mod:`codemode.host.answers`)."""
+        """How many answers about ``cell_id`` (initial response, waits and terminates still
+        awaited; a connection failure counts) its connection has read; in the first step of a
+        delegate call of the cell, those read before its request. 0 for an unknown host. Callbacks
+        and answers so keep the host's order (:mod:`codemode.host.answers`)."""
         found = self._counting_binding(cell_id)
         return 0 if found is None else found[0].connection.answers_read(found[0].session_id, found[1])
 

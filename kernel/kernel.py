@@ -118,10 +118,8 @@ class CodeModeKernel(Kernel):
 
     implementation = "codemode"
     implementation_version = _version("codemode-kernel")
-    # ipykernel sleeps 0.5 ms before every execute_reply, hoping that what the cell printed
-    # to sys.stdout reaches the frontend first. A cell's output here is published by the
-    # kernel itself, ahead of the idle status on the same IOPub queue, which is what
-    # frontends wait for; nothing writes to sys.stdout.
+    # No 0.5 ms sleep before each reply (ipykernel's, for sys.stdout's output): a cell's output
+    # is published by the kernel, ahead of the idle status frontends wait for.
     _execute_sleep = Float(0.0)
     banner = (
         "Code Mode (JavaScript): cells are code-mode programs run in a QuickJS sandbox that "
@@ -426,9 +424,7 @@ class CodeModeKernel(Kernel):
             self._foreground = None
             self._state.request = None
             request.observing = False
-            if number is not None:
-                # Kept once the request's work is done: a write in the history's thread while
-                # the cell ran slowed its round trip (0.4 ms of a trivial cell's).
+            if number is not None:  # written after the work: during it, it slowed the cell
                 self._history.store(number, code)
         self._notifications.finish(request)
         self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
