@@ -67,6 +67,8 @@ class QueuedInterrupts:
         self._answered = 0
         self._mark = 0
         self._armed = False
+        self._starting: int | None = None
+        self._for_starting = False
         self._settled = asyncio.Event()
         self._settled.set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -143,12 +145,34 @@ class QueuedInterrupts:
 
     def dispatched(self, frames: list[Any]) -> None:
         """The shell message ``frames`` is being handled now (messages are handled in the order
-        they arrived): the execute requests up to it are no longer waiting."""
+        they arrived): the execute requests up to it are no longer waiting. An execute request
+        is *starting* until its work begins (:meth:`consume`) or its handling ends
+        (:meth:`dispatch_done`)."""
         header = self._header(frames)
         with self._lock:
             number = self._arrivals.get(str(header.get("msg_id"))) if header is not None else None
             while number is not None and self._executes and self._executes[0] <= number:
                 self._executes.popleft()
+        is_execute = header is not None and header.get("msg_type") == "execute_request"
+        self._starting = number if is_execute else None
+        self._for_starting = False
+
+    def dispatch_done(self) -> None:
+        """The shell message being handled is done: no execute request is starting."""
+        self._starting = None
+        self._for_starting = False
+
+    def take_for_starting(self, ticket: int) -> bool:
+        """Give interrupt ``ticket``, which found no running work, to the execute request that
+        is starting (dispatched, its work not begun: ipykernel publishing its input, or the
+        request waiting for an earlier interrupt's mark), which takes it when its work begins.
+        False when none is starting. Without this the interrupt would be taken for one that
+        found the kernel idle, and stop the yielded cells instead."""
+        if self._starting is None:
+            return False
+        self._for_starting = True
+        self.answer(ticket, None)
+        return True
 
     def answer(self, ticket: int, mark: int | None) -> None:
         """Ticket ``ticket`` is resolved: ``mark`` is the highest arrival number it reaches, or
@@ -185,8 +209,14 @@ class QueuedInterrupts:
             return self._arrivals.pop(msg_id, None)
 
     def consume(self, arrival: int | None) -> bool:
-        """True (once per armed mark) when a request that arrived as number ``arrival`` was
-        queued when an interrupt found no running cell: that interrupt is meant for it."""
+        """The work of the request that arrived as number ``arrival`` begins: True (once) when
+        an interrupt is meant for it, because it was queued when the interrupt found no running
+        cell (once per armed mark), or because it was starting then (:meth:`take_for_starting`)."""
+        for_starting = self._for_starting and arrival is not None and arrival == self._starting
+        self._starting = None
+        self._for_starting = False
+        if for_starting:
+            return True
         if self._armed and arrival is not None and arrival <= self._mark:
             self._armed = False
             return True

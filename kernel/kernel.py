@@ -118,8 +118,7 @@ class CodeModeKernel(Kernel):
 
     implementation = "codemode"
     implementation_version = _version("codemode-kernel")
-    # No 0.5 ms sleep before each reply (ipykernel's, for sys.stdout's output): a cell's output
-    # is published by the kernel, ahead of the idle status frontends wait for.
+    # No 0.5 ms sleep before replies (for sys.stdout's output): the kernel publishes a cell's.
     _execute_sleep = Float(0.0)
     banner = (
         "Code Mode (JavaScript): cells are code-mode programs run in a QuickJS sandbox that "
@@ -237,7 +236,10 @@ class CodeModeKernel(Kernel):
             if unanswered is not None:
                 self._reply_invalid("shell", idents, *unanswered)
                 return
-        await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
+        try:
+            await super().dispatch_shell(msg, subshell_id, concurrent=concurrent)
+        finally:
+            self._interrupts.dispatch_done()
 
     async def process_control(self, msg: Any) -> None:
         """Answer a control request ipykernel would drop (:func:`requests.unanswered_problem`),
@@ -296,7 +298,7 @@ class CodeModeKernel(Kernel):
         was queued for it (:mod:`codemode.kernel.interrupts`)."""
         if self._interrupt_foreground():
             self._interrupts.answer(ticket, None)
-        else:
+        elif not self._interrupts.take_for_starting(ticket):
             self._interrupts.mark_queued(ticket)
 
     def _interrupt_foreground(self) -> bool:
