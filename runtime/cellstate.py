@@ -199,14 +199,15 @@ class CellState:
         return bridge.handle(self, op, arg)
 
     def emit_item(self, item: dict[str, Any]) -> None:
-        item = scrub(item)
-        self._output.acquire(item_cost(item))
-        self._post(self._events.item, item)
+        self._buffer_item(scrub(item))
 
     def emit_text(self, text: str) -> None:
         """An ``input_text`` item whose text the prelude sent raw, checked well formed there (and
         a Python ``str`` the binding decoded as strict UTF-8 holds no surrogate): nothing to scrub."""
-        item = dict(messages.input_text(text))
+        self._buffer_item(dict(messages.input_text(text)))
+
+    def _buffer_item(self, item: dict[str, Any]) -> None:
+        """Wait for room in the output window, then hand ``item`` to the loop's buffer."""
         self._output.acquire(item_cost(item))
         self._post(self._events.item, item)
 
