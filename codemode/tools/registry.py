@@ -101,11 +101,12 @@ class ToolRegistry:
         return [name for name in self.config.python_modules if name not in shadowed]
 
     # -- contents ------------------------------------------------------------------
+    def _sources(self) -> tuple[list[Tool], ...]:
+        """The tool lists of every source, in order: built-ins and Python tools, then each MCP server's."""
+        return (self._static, *(client.tools for client in self._mcp_clients.values()))
+
     def _all(self) -> list[Tool]:
-        tools = list(self._static)
-        for client in self._mcp_clients.values():
-            tools.extend(client.tools)
-        return tools
+        return [tool for source in self._sources() for tool in source]
 
     @property
     def tools(self) -> list[Tool]:
@@ -115,7 +116,7 @@ class ToolRegistry:
         return list(self._index().tools)
 
     def _index(self) -> _Index:
-        sources: tuple[list[Tool], ...] = (self._static, *(client.tools for client in self._mcp_clients.values()))
+        sources = self._sources()
         key = (tuple(map(id, sources)), tuple(map(len, sources)), tuple(self.config.disabled_tools))
         index = self._cached
         if index is None or index.key != key:
