@@ -4,7 +4,7 @@ A port of the behaviour of Codex's ``core/src/tools/parallel.rs`` (``ToolCallRun
 calls arriving as ``tool/invoke`` delegate requests:
 
 - the call is resolved and its input marshalled (Codex's texts, from its
-  ``build_nested_tool_payload``) and validated (JSON Schema, through ``jsonschema``) before it
+  ``build_nested_tool_payload``) and validated (JSON Schema: :mod:`.arguments`) before it
   reaches the gate;
 - a per-cell gate: parallel tools share it, the others hold it exclusively;
 - cancellation: a handler that already finished keeps its real result; otherwise the call is
@@ -30,9 +30,10 @@ from typing import Any, Literal
 
 from ..cancellation import CancellationToken, first_of
 from ..errors import ToolCallError
-from ..schema import best_match, jsonschema
+from ..schema import jsonschema
 from ..tools.base import ApprovalRequester, Tool, ToolContext
 from ..tools.failures import exception_text, failure_text, field_path, json_problem
+from .arguments import ArgumentSchema
 from .gate import SharedExclusiveGate
 
 logger = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ class ToolCallRuntime:
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._omitted: dict[str, int] = {}
         self._listeners: list[Callable[[ToolCallEvent], None]] = []
-        self._validators: dict[int, Any] = {}
+        self._validators: dict[int, tuple[Tool, ArgumentSchema | None]] = {}
 
     # -- listeners and records -------------------------------------------------
     def add_listener(self, fn: Callable[[ToolCallEvent], None]) -> None:
@@ -264,11 +265,11 @@ class ToolCallRuntime:
         args = {} if raw_input is None and not tool.any_input else raw_input
         if not isinstance(args, dict) and not tool.any_input:
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
-        validator = self._validator(tool)
-        if validator is None:
+        schema = self._schema(tool)
+        if schema is None:
             return args
         try:
-            error = best_match(validator.iter_errors(args))
+            error = schema.first_error(args)
         except Exception as exc:  # noqa: BLE001 - a schema that cannot be applied (unresolvable $ref, ...)
             logger.warning(
                 "tool %s has an input schema that cannot be applied (%s); arguments are not validated",
@@ -281,26 +282,23 @@ class ToolCallRuntime:
             raise ToolCallError(_validation_message(tool, error))
         return args
 
-    def _validator(self, tool: Tool) -> Any:
+    def _schema(self, tool: Tool) -> ArgumentSchema | None:
         key = id(tool)
         if key in self._validators:
-            cached_tool, validator = self._validators[key]
+            cached_tool, schema = self._validators[key]
             if cached_tool is tool:
-                return validator
-        validator = None
-        schema = tool.input_schema
-        if isinstance(schema, dict):
+                return schema
+        schema = None
+        if isinstance(tool.input_schema, dict):
             try:
-                cls = jsonschema.validators.validator_for(schema)
-                cls.check_schema(schema)
-                validator = cls(schema)
+                schema = ArgumentSchema.build(tool.input_schema)
             except Exception as exc:  # noqa: BLE001 - SchemaError, or a schema jsonschema cannot read
                 reason = exc.message if isinstance(exc, jsonschema.SchemaError) else exception_text(exc)
                 logger.warning(
                     "tool %s has an invalid input schema (%s); arguments are not validated", tool.raw_name, reason
                 )
-        self._validators[key] = (tool, validator)
-        return validator
+        self._validators[key] = (tool, schema)
+        return schema
 
     # -- calls -----------------------------------------------------------------
     async def invoke(self, cell_id: str, invocation: dict[str, Any], cancellation: CancellationToken) -> ToolCallResult:
