@@ -73,6 +73,10 @@ def well_formed(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""Compact JSON; one encoder for every frame (``json.dumps`` with options builds one a call)."""
+
+
 def encode_frame(message: Any) -> bytes:
     """Serialise one message into a frame (length prefix + compact JSON in UTF-8).
 
@@ -85,7 +89,7 @@ def encode_frame(message: Any) -> bytes:
 def encode_frame_parts(message: Any) -> tuple[bytes, bytes]:
     """:func:`encode_frame` as its two parts, the 4-byte length prefix and the payload, for a
     writer that can take them one after the other without copying a large payload once more."""
-    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    text = _ENCODER.encode(message)
     try:
         payload = text.encode("utf-8")
     except UnicodeEncodeError:
