@@ -34,12 +34,19 @@ from typing import Any
 
 from .config import SessionDefaults
 from .config.session import combination_problem
-from .errors import CodeModeError, HostConnectionError, StaleCellError
+from .errors import CodeModeError, HostConnectionError
 from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
 from .messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
 from .responses import RuntimeResponse, WaitOutcome
-from .session_delegate import SessionDelegateAdapter, SessionHooks, generation_of, public_cell_id
+from .session_delegate import (
+    SessionDelegateAdapter,
+    SessionHooks,
+    generation_of,
+    host_cell_id,
+    public_cell_id,
+    public_outcome,
+)
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -195,17 +202,7 @@ class CodeModeSession:
     # -- id mapping ----------------------------------------------------------------
     generation_of = staticmethod(generation_of)
     public_cell_id = staticmethod(public_cell_id)
-
-    def _host_cell_id(self, public_id: str, generation: int) -> str:
-        stale = StaleCellError(f"cell {public_id} belongs to a stale code-mode host generation")
-        if generation <= 1:
-            if public_id.startswith("g") and ":" in public_id:
-                raise stale
-            return public_id
-        prefix = f"g{generation}:"
-        if not public_id.startswith(prefix):
-            raise stale
-        return public_id[len(prefix) :]
+    _host_cell_id = staticmethod(host_cell_id)
 
     # -- binding -------------------------------------------------------------------
     def _limits(self) -> CellExecutionLimits:
@@ -316,18 +313,6 @@ class CodeModeSession:
         initial.add_done_callback(relay)
         return StartedCell(public_id, public_future)
 
-    def _publish(self, outcome: WaitOutcome, public_id: str) -> WaitOutcome:
-        outcome.response.cell_id = public_id
-        if not outcome.live and outcome.response.error_text:
-            outcome.response.error_text = outcome.response.error_text.replace(
-                f"exec cell {self._strip(public_id)} not found", f"exec cell {public_id} not found"
-            )
-        return outcome
-
-    @staticmethod
-    def _strip(public_id: str) -> str:
-        return public_id.split(":", 1)[1] if public_id.startswith("g") and ":" in public_id else public_id
-
     async def wait(self, cell_id: str, *, yield_time_ms: int, max_output_tokens: int | None = None) -> WaitOutcome:
         """Observe ``cell_id`` for up to ``yield_time_ms`` (deadline yield + 1 s + 60 s).
 
@@ -337,7 +322,7 @@ class CodeModeSession:
         """
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.wait(binding.session_id, host_id, yield_time_ms, max_output_tokens)
-        return self._publish(outcome, cell_id)
+        return public_outcome(outcome, cell_id)
 
     def yield_wait(self, cell_id: str) -> bool:
         """End the wait in flight on ``cell_id`` now: sends ``operation/yield`` for it, and the
@@ -387,7 +372,7 @@ class CodeModeSession:
         (``Terminated``), or its ``Result`` when it had already completed."""
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
-        return self._publish(outcome, cell_id)
+        return public_outcome(outcome, cell_id)
 
     async def bindings(self, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
         """The notebook realm's global bindings (``path`` empty) or the members of the value at
