@@ -10,7 +10,9 @@ session on a host connection (:mod:`codemode.host`):
 - when the connection dies, pending calls fail with its reason (a
   :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
   reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
-  whether a cell was lost that way; the next call spawns a new host, generation + 1;
+  whether a cell was lost that way; the next execute spawns a new host, generation + 1 (a wait
+  or terminate then gets the stale-generation error and starts none), and tells its caller
+  (``on_idle_loss``) when the old host died with nothing live on it;
 - a host that announced its exit (``host/exiting``, codemode's extension) is retired: the next
   cell starts on a new host at once (generation + 1, stored values seeded) while the old one
   finishes what is in flight (its answers still arrive; its cells end when it exits);
@@ -46,6 +48,7 @@ from .session_delegate import (
     host_cell_id,
     public_cell_id,
     public_outcome,
+    stale_cell,
 )
 
 __all__ = [
@@ -213,12 +216,15 @@ class CodeModeSession:
             limits["maxHeapSizeBytes"] = self.defaults.max_heap_size_bytes
         return limits
 
-    async def _ensure_open(self) -> HostBinding:
+    async def _ensure_open(self, on_idle_loss: Callable[[HostConnectionError], None] | None = None) -> HostBinding:
         """The binding new cells go to, opening a remote session on a (new) host when the
-        current one is gone or retiring."""
+        current one is gone or retiring. ``on_idle_loss`` is called, before the new host is
+        started, with the failure of a replaced host that died while nothing ran on it."""
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         binding = self._binding
+        if binding is not None and binding.usable:
+            await binding.connection.notice_exit()
         if binding is not None and binding.usable:
             return binding
         async with self._open_lock:
@@ -232,6 +238,8 @@ class CodeModeSession:
                     self._retired[binding.generation] = binding
                 else:
                     self._remember_failure(binding)
+                    if on_idle_loss is not None and binding.connection.failed_idle and not binding.connection.retiring:
+                        on_idle_loss(HostConnectionError(binding.connection.failure or CLOSED, binding.generation))
             self._forget_gone_hosts()
             self._binding = None
             connection, generation = await self.provider.connect()
@@ -262,7 +270,10 @@ class CodeModeSession:
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         generation = self.generation_of(cell_id)
-        binding = self._live_binding(generation) or await self._ensure_open()
+        binding = self._live_binding(generation)
+        if binding is None and self._binding is not None and not self._binding.connection.alive:
+            raise stale_cell(cell_id)  # no cell is on a dead host: asking starts no new one
+        binding = binding or await self._ensure_open()
         return binding, self._host_cell_id(cell_id, binding.generation)
 
     # -- operations ------------------------------------------------------------------
@@ -273,17 +284,21 @@ class CodeModeSession:
         yield_time_ms: int | None = None,
         max_output_tokens: int | None = None,
         tool_call_id: str | None = None,
+        on_idle_loss: Callable[[HostConnectionError], None] | None = None,
     ) -> StartedCell:
         """Start a cell; ``source`` is JavaScript without the pragma line.
 
         ``yield_time_ms`` / ``max_output_tokens`` default to the session defaults.
+        ``on_idle_loss(failure)`` is called before anything is sent when the cell goes to a new
+        host because the last one died while no cell was live and no execute was in flight (no
+        caller was told; a host whose process has exited counts as dead, however recently).
         Returns when the host admitted the cell. Raises :class:`CodeModeError` (spawn, frame
         limit, host errors such as ``code-mode host has too many active cells``, shutdown).
         """
-        binding = await self._ensure_open()
+        binding = await self._ensure_open(on_idle_loss)
         tools = await self.registry.ready_tools()
-        if binding.connection.alive and not binding.usable:
-            binding = await self._ensure_open()  # the host announced its exit meanwhile
+        if not binding.usable:  # the host announced its exit or died meanwhile
+            binding = await self._ensure_open(on_idle_loss)
         self._call_counter += 1
         request = execute_request(
             tool_call_id or f"call-{self._call_counter}",
