@@ -74,18 +74,25 @@ class HostLoss:
     stored_values_kept: bool
     bindings_lost: bool = False
 
-    def sentence(self, cell_id: str | None) -> str:
-        """What happened to ``cell_id`` (None: a cell that never started), for the user."""
+    def _what(self) -> str:
         if self.restarted_for is not None:
-            what = (
+            return (
                 f"The code-mode runtime host was restarted to stop cell {self.restarted_for}, "
                 f"which did not respond to termination ({self.reason})"
             )
-        else:
-            what = f"The code-mode runtime host stopped ({self.reason})"
+        return f"The code-mode runtime host stopped ({self.reason})"
+
+    def _kept(self) -> str:
+        return after_replacement(self.stored_values_kept, self.bindings_lost)
+
+    def sentence(self, cell_id: str | None) -> str:
+        """What happened to ``cell_id`` (None: a cell that never started), for the user."""
         lost = f"cell {cell_id} was lost" if cell_id is not None else "the cell was not started"
-        kept = after_replacement(self.stored_values_kept, self.bindings_lost)
-        return f"{what}; {lost}. The next cell starts a new host; {kept}."
+        return f"{self._what()}; {lost}. The next cell starts a new host; {self._kept()}."
+
+    def idle_note(self) -> str:
+        """The note for the cell that replaces a host lost while no cell ran (one line)."""
+        return f"{self._what()} while no cell was running. This cell runs on a new host; {self._kept()}."
 
     def error(self, cell_id: str | None) -> ErrorParts:
         """The ``error`` output for ``cell_id`` (``ename`` :data:`HOST_STOPPED_ENAME`)."""
@@ -162,12 +169,16 @@ class HostLosses:
         if failure is None:
             return None
         exited = not failure.reason.startswith(CLIENT_DECLARED)
+        return self._loss(failure, self.terminations.cause(failure.generation) if exited else None)
+
+    def idle(self, failure: HostConnectionError) -> HostLoss:
+        """The loss of a host that died while no cell ran (``CodeModeSession.execute``'s
+        ``on_idle_loss``): no termination explains it."""
+        return self._loss(failure, None)
+
+    def _loss(self, failure: HostConnectionError, restarted_for: str | None) -> HostLoss:
         return HostLoss(
-            failure.reason,
-            failure.generation,
-            self.terminations.cause(failure.generation) if exited else None,
-            self.code_mode.stored_values_kept,
-            self.bindings_lost,
+            failure.reason, failure.generation, restarted_for, self.code_mode.stored_values_kept, self.bindings_lost
         )
 
     @property
