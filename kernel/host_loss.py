@@ -12,6 +12,11 @@ host's one JavaScript context): :func:`after_replacement` words it for the lost 
 the cell whose termination made the host exit (:meth:`HostLosses.restart_note`) and for
 ``%config profile=`` / ``engine=``, which replace the host.
 
+A host that dies while no cell runs takes nothing with it that anybody waits for; the cell
+that replaces it (``CodeModeSession.execute``'s ``on_idle_loss``) begins with
+:meth:`HostLoss.idle_note` on ``stderr``, in the same words: what happened, Codex's reason,
+that this cell runs on a new host, and what that host keeps.
+
 One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
 stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``). The other live cells then go with it; their message names the cell whose
 termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
