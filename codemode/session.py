@@ -10,7 +10,9 @@ session on a host connection (:mod:`codemode.host`):
 - when the connection dies, pending calls fail with its reason (a
   :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
   reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
-  whether a cell was lost that way; the next call spawns a new host, generation + 1;
+  whether a cell was lost that way; the next execute spawns a new host, generation + 1 (a wait
+  or terminate then gets the stale-generation error and starts none), and tells its caller
+  (``on_idle_loss``) when the old host died with nothing live on it;
 - a host that announced its exit (``host/exiting``, codemode's extension) is retired: the next
   cell starts on a new host at once (generation + 1, stored values seeded) while the old one
   finishes what is in flight (its answers still arrive; its cells end when it exits);
@@ -34,12 +36,20 @@ from typing import Any
 
 from .config import SessionDefaults
 from .config.session import combination_problem
-from .errors import CodeModeError, HostConnectionError, StaleCellError
+from .errors import CodeModeError, HostConnectionError
 from .host import HostConnection, HostProvider
 from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
 from .messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
 from .responses import RuntimeResponse, WaitOutcome
-from .session_delegate import SessionDelegateAdapter, SessionHooks, generation_of, public_cell_id
+from .session_delegate import (
+    SessionDelegateAdapter,
+    SessionHooks,
+    generation_of,
+    host_cell_id,
+    public_cell_id,
+    public_outcome,
+    stale_cell,
+)
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -195,17 +205,7 @@ class CodeModeSession:
     # -- id mapping ----------------------------------------------------------------
     generation_of = staticmethod(generation_of)
     public_cell_id = staticmethod(public_cell_id)
-
-    def _host_cell_id(self, public_id: str, generation: int) -> str:
-        stale = StaleCellError(f"cell {public_id} belongs to a stale code-mode host generation")
-        if generation <= 1:
-            if public_id.startswith("g") and ":" in public_id:
-                raise stale
-            return public_id
-        prefix = f"g{generation}:"
-        if not public_id.startswith(prefix):
-            raise stale
-        return public_id[len(prefix) :]
+    _host_cell_id = staticmethod(host_cell_id)
 
     # -- binding -------------------------------------------------------------------
     def _limits(self) -> CellExecutionLimits:
@@ -216,12 +216,15 @@ class CodeModeSession:
             limits["maxHeapSizeBytes"] = self.defaults.max_heap_size_bytes
         return limits
 
-    async def _ensure_open(self) -> HostBinding:
+    async def _ensure_open(self, on_idle_loss: Callable[[HostConnectionError], None] | None = None) -> HostBinding:
         """The binding new cells go to, opening a remote session on a (new) host when the
-        current one is gone or retiring."""
+        current one is gone or retiring. ``on_idle_loss`` is called, before the new host is
+        started, with the failure of a replaced host that died while nothing ran on it."""
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         binding = self._binding
+        if binding is not None and binding.usable:
+            await binding.connection.notice_exit()
         if binding is not None and binding.usable:
             return binding
         async with self._open_lock:
@@ -235,6 +238,8 @@ class CodeModeSession:
                     self._retired[binding.generation] = binding
                 else:
                     self._remember_failure(binding)
+                    if on_idle_loss is not None and binding.connection.failed_idle and not binding.connection.retiring:
+                        on_idle_loss(HostConnectionError(binding.connection.failure or CLOSED, binding.generation))
             self._forget_gone_hosts()
             self._binding = None
             connection, generation = await self.provider.connect()
@@ -265,7 +270,10 @@ class CodeModeSession:
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         generation = self.generation_of(cell_id)
-        binding = self._live_binding(generation) or await self._ensure_open()
+        binding = self._live_binding(generation)
+        if binding is None and self._binding is not None and not self._binding.connection.alive:
+            raise stale_cell(cell_id)  # no cell is on a dead host: asking starts no new one
+        binding = binding or await self._ensure_open()
         return binding, self._host_cell_id(cell_id, binding.generation)
 
     # -- operations ------------------------------------------------------------------
@@ -276,17 +284,21 @@ class CodeModeSession:
         yield_time_ms: int | None = None,
         max_output_tokens: int | None = None,
         tool_call_id: str | None = None,
+        on_idle_loss: Callable[[HostConnectionError], None] | None = None,
     ) -> StartedCell:
         """Start a cell; ``source`` is JavaScript without the pragma line.
 
         ``yield_time_ms`` / ``max_output_tokens`` default to the session defaults.
+        ``on_idle_loss(failure)`` is called before anything is sent when the cell goes to a new
+        host because the last one died while no cell was live and no execute was in flight (no
+        caller was told; a host whose process has exited counts as dead, however recently).
         Returns when the host admitted the cell. Raises :class:`CodeModeError` (spawn, frame
         limit, host errors such as ``code-mode host has too many active cells``, shutdown).
         """
-        binding = await self._ensure_open()
+        binding = await self._ensure_open(on_idle_loss)
         tools = await self.registry.ready_tools()
-        if binding.connection.alive and not binding.usable:
-            binding = await self._ensure_open()  # the host announced its exit meanwhile
+        if not binding.usable:  # the host announced its exit or died meanwhile
+            binding = await self._ensure_open(on_idle_loss)
         self._call_counter += 1
         request = execute_request(
             tool_call_id or f"call-{self._call_counter}",
@@ -316,18 +328,6 @@ class CodeModeSession:
         initial.add_done_callback(relay)
         return StartedCell(public_id, public_future)
 
-    def _publish(self, outcome: WaitOutcome, public_id: str) -> WaitOutcome:
-        outcome.response.cell_id = public_id
-        if not outcome.live and outcome.response.error_text:
-            outcome.response.error_text = outcome.response.error_text.replace(
-                f"exec cell {self._strip(public_id)} not found", f"exec cell {public_id} not found"
-            )
-        return outcome
-
-    @staticmethod
-    def _strip(public_id: str) -> str:
-        return public_id.split(":", 1)[1] if public_id.startswith("g") and ":" in public_id else public_id
-
     async def wait(self, cell_id: str, *, yield_time_ms: int, max_output_tokens: int | None = None) -> WaitOutcome:
         """Observe ``cell_id`` for up to ``yield_time_ms`` (deadline yield + 1 s + 60 s).
 
@@ -337,7 +337,7 @@ class CodeModeSession:
         """
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.wait(binding.session_id, host_id, yield_time_ms, max_output_tokens)
-        return self._publish(outcome, cell_id)
+        return public_outcome(outcome, cell_id)
 
     def yield_wait(self, cell_id: str) -> bool:
         """End the wait in flight on ``cell_id`` now: sends ``operation/yield`` for it, and the
@@ -387,7 +387,7 @@ class CodeModeSession:
         (``Terminated``), or its ``Result`` when it had already completed."""
         binding, host_id = await self._binding_for(cell_id)
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
-        return self._publish(outcome, cell_id)
+        return public_outcome(outcome, cell_id)
 
     async def bindings(self, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
         """The notebook realm's global bindings (``path`` empty) or the members of the value at

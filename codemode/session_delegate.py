@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .cancellation import CancellationToken
-from .errors import ToolCallError
+from .errors import StaleCellError, ToolCallError
+from .responses import WaitOutcome
 
 
 def generation_of(public_id: str) -> int:
@@ -27,6 +28,36 @@ def generation_of(public_id: str) -> int:
 def public_cell_id(host_cell_id: str, generation: int) -> str:
     """``host_cell_id`` in generation 1, else ``g<generation>:<host_cell_id>``."""
     return host_cell_id if generation <= 1 else f"g{generation}:{host_cell_id}"
+
+
+def stale_cell(public_id: str) -> StaleCellError:
+    """Codex's error for an id of another host generation than the one asked."""
+    return StaleCellError(f"cell {public_id} belongs to a stale code-mode host generation")
+
+
+def host_cell_id(public_id: str, generation: int) -> str:
+    """The host's id of ``public_id`` on the host of ``generation``; raises
+    :func:`stale_cell` when the id belongs to another generation."""
+    if generation <= 1:
+        if public_id.startswith("g") and ":" in public_id:
+            raise stale_cell(public_id)
+        return public_id
+    prefix = f"g{generation}:"
+    if not public_id.startswith(prefix):
+        raise stale_cell(public_id)
+    return public_id[len(prefix) :]
+
+
+def public_outcome(outcome: WaitOutcome, public_id: str) -> WaitOutcome:
+    """``outcome`` of a wait or terminate on ``public_id`` as the caller named it: the response's
+    cell id and the host's ``exec cell <host id> not found`` carry the public id."""
+    outcome.response.cell_id = public_id
+    if not outcome.live and outcome.response.error_text:
+        host_id = public_id.split(":", 1)[1] if public_id.startswith("g") and ":" in public_id else public_id
+        outcome.response.error_text = outcome.response.error_text.replace(
+            f"exec cell {host_id} not found", f"exec cell {public_id} not found"
+        )
+    return outcome
 
 
 class CallOutcome(Protocol):

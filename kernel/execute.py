@@ -7,7 +7,9 @@ text), start the cell, then wait for its first response:
 - ``Yielded``: its output so far is shown and the cell is followed in the background
   (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``;
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
-- the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`);
+- the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`); one that died
+  while no cell ran is replaced by this cell, whose output begins with a ``stderr`` line saying
+  so and what the new host keeps;
 - an interrupt (the request's task cancelled) terminates the cell and shows what it left,
   within a second whatever the host does (:mod:`codemode.kernel.termination`); a natural
   completion that won the race is shown as such (Codex's terminate answers with the cell's
@@ -34,6 +36,7 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 
+from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse
 
 log = logging.getLogger(__name__)
@@ -84,6 +87,7 @@ class ForegroundExecutor:
                 yield_time_ms=yield_time_ms,
                 max_output_tokens=max_tokens,
                 tool_call_id=request.parent.get("header", {}).get("msg_id"),
+                on_idle_loss=lambda failure: self._tell_idle_loss(services, request, failure),
             )
         )
         try:
@@ -147,6 +151,12 @@ class ForegroundExecutor:
                 await starting
             raise asyncio.CancelledError
         return starting.result()
+
+    def _tell_idle_loss(self, services: Services, request: Request, failure: HostConnectionError) -> None:
+        """The cell goes to a new host because the last one died while no cell ran: say so on
+        ``stderr`` before anything of the cell (:meth:`~codemode.kernel.host_loss.HostLoss.idle_note`)."""
+        note = services.losses.idle(failure).idle_note()
+        self.publisher.emit(request, "stream", {"name": "stderr", "text": f"{note}\n"})
 
     def _not_started(self, services: Services, request: Request, exc: Exception) -> dict[str, Any]:
         """The cell could not be started: ``HostStopped`` when the host died under the execute,

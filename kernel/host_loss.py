@@ -12,6 +12,11 @@ host's one JavaScript context): :func:`after_replacement` words it for the lost 
 the cell whose termination made the host exit (:meth:`HostLosses.restart_note`) and for
 ``%config profile=`` / ``engine=``, which replace the host.
 
+A host that dies while no cell runs takes nothing with it that anybody waits for; the cell
+that replaces it (``CodeModeSession.execute``'s ``on_idle_loss``) begins with
+:meth:`HostLoss.idle_note` on ``stderr``, in the same words: what happened, Codex's reason,
+that this cell runs on a new host, and what that host keeps.
+
 One cause is known precisely: a CPU-bound cell the host cannot interrupt in-process is
 stopped by the host exiting right after it answered the terminate (``runtime/interrupt.py``). The other live cells then go with it; their message names the cell whose
 termination restarted the host. :class:`TerminationLog` makes that link: a host failure of
@@ -74,18 +79,25 @@ class HostLoss:
     stored_values_kept: bool
     bindings_lost: bool = False
 
-    def sentence(self, cell_id: str | None) -> str:
-        """What happened to ``cell_id`` (None: a cell that never started), for the user."""
+    def _what(self) -> str:
         if self.restarted_for is not None:
-            what = (
+            return (
                 f"The code-mode runtime host was restarted to stop cell {self.restarted_for}, "
                 f"which did not respond to termination ({self.reason})"
             )
-        else:
-            what = f"The code-mode runtime host stopped ({self.reason})"
+        return f"The code-mode runtime host stopped ({self.reason})"
+
+    def _kept(self) -> str:
+        return after_replacement(self.stored_values_kept, self.bindings_lost)
+
+    def sentence(self, cell_id: str | None) -> str:
+        """What happened to ``cell_id`` (None: a cell that never started), for the user."""
         lost = f"cell {cell_id} was lost" if cell_id is not None else "the cell was not started"
-        kept = after_replacement(self.stored_values_kept, self.bindings_lost)
-        return f"{what}; {lost}. The next cell starts a new host; {kept}."
+        return f"{self._what()}; {lost}. The next cell starts a new host; {self._kept()}."
+
+    def idle_note(self) -> str:
+        """The note for the cell that replaces a host lost while no cell ran (one line)."""
+        return f"{self._what()} while no cell was running. This cell runs on a new host; {self._kept()}."
 
     def error(self, cell_id: str | None) -> ErrorParts:
         """The ``error`` output for ``cell_id`` (``ename`` :data:`HOST_STOPPED_ENAME`)."""
@@ -162,12 +174,16 @@ class HostLosses:
         if failure is None:
             return None
         exited = not failure.reason.startswith(CLIENT_DECLARED)
+        return self._loss(failure, self.terminations.cause(failure.generation) if exited else None)
+
+    def idle(self, failure: HostConnectionError) -> HostLoss:
+        """The loss of a host that died while no cell ran (``CodeModeSession.execute``'s
+        ``on_idle_loss``): no termination explains it."""
+        return self._loss(failure, None)
+
+    def _loss(self, failure: HostConnectionError, restarted_for: str | None) -> HostLoss:
         return HostLoss(
-            failure.reason,
-            failure.generation,
-            self.terminations.cause(failure.generation) if exited else None,
-            self.code_mode.stored_values_kept,
-            self.bindings_lost,
+            failure.reason, failure.generation, restarted_for, self.code_mode.stored_values_kept, self.bindings_lost
         )
 
     @property

@@ -110,6 +110,13 @@ class ConnectionDriver:
         return self.state.failure
 
     @property
+    def failed_idle(self) -> bool:
+        """The connection failed, not closed by the client, while no cell was live and no
+        execute or open was in flight (:attr:`~codemode.host.state.ConnectionState.failed_idle`):
+        no caller was told."""
+        return self.state.failed_idle and not self._closing
+
+    @property
     def retiring(self) -> str | None:
         """The reason of the host's exit notice (``host/exiting``), once it sent one: no new cell
         starts on this connection, answers in flight still arrive."""
@@ -138,6 +145,25 @@ class ConnectionDriver:
         assert self.process is not None
         status = await self.process.wait()
         self.fail(f"code-mode host exited with status {describe_status(status)}")
+
+    async def notice_exit(self, within_s: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """If the host process has already exited, wait (at most ``within_s`` seconds) until
+        the connection has failed with what the process watcher or the reader report
+        (``code-mode host exited with status …`` or ``… closed its stdout``).
+
+        Both notice an exit on the event loop, so a caller that checks :attr:`alive` right
+        after the host died may still find it alive and send to a dead pipe; calling this first
+        makes "the host had exited before the request" a fact, not a race. The check
+        (``waitid`` with ``WNOWAIT``) does not reap the child, so asyncio's child watcher still
+        gets its status; a child already reaped has exited.
+        """
+        process = self.process
+        if not self.alive or process is None or (process.returncode is None and not _exited(process.pid)):
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                status = await process.wait()
+                self.fail(f"code-mode host exited with status {describe_status(status)}")
 
     async def _read_loop(self) -> None:
         try:
@@ -404,6 +430,14 @@ def _call_quietly(fn: Any, *args: Any) -> None:
         fn(*args)
     except Exception:  # noqa: BLE001 - a callback bug must not kill the connection
         logger.exception("code-mode session callback failed")
+
+
+def _exited(pid: int) -> bool:
+    """The child ``pid`` has exited (a zombie, or already reaped), without reaping it."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
 
 
 def describe_status(status: int | None) -> str:

@@ -70,6 +70,9 @@ class ConnectionState:
         """Answers read per cell (:mod:`codemode.host.answers`)."""
         self.alive = True
         self.failure: str | None = None
+        self.failed_idle = False
+        """The connection failed while no cell was live and no execute or open awaited the host:
+        nothing a caller waited for was lost, so nobody was told (:meth:`fail`)."""
         self.retiring: str | None = None
 
     # -- the callers' side ------------------------------------------------------------------
@@ -367,11 +370,17 @@ class ConnectionState:
     def fail(self, reason: str) -> list[Effect]:
         """Mark the connection dead (once; later calls return no effect): every caller and every
         expected initial response gets the reason, every delegate call is revoked, every live
-        cell is reported closed once (sessions and cells in order), the host is killed."""
+        cell is reported closed once (sessions and cells in order), the host is killed.
+        :attr:`failed_idle` records whether none of that concerned a caller's cell."""
         if not self.alive:
             return []
         self.alive = False
         self.failure = reason
+        self.failed_idle = not (
+            self.requests.initial
+            or any(p.kind in ("open", "execute") for p in self.requests.pending.values())
+            or any(session.live_cells for session in self.sessions)
+        )
         for session_id, cell_id in self.requests.initial.values():
             self.answers.count(session_id, cell_id)
         pending, initial = self.requests.clear()

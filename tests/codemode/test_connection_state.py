@@ -127,6 +127,28 @@ def test_failure_rejects_every_caller_closes_every_cell_once_and_kills():
     assert effects[-1] == Kill()
 
 
+def test_a_failure_is_idle_only_when_no_cell_is_live_and_no_execute_awaits_the_host():
+    # The kernel tells the user about an idle loss at the next cell: nobody else was told.
+    idle = opened()
+    request_id = admit(idle, "1")
+    idle.on_message(messages.initial_response(request_id, messages.ok(messages.result("1", [], None))))
+    idle.on_message(messages.cell_closed(SESSION, "1"))
+    idle.begin("bindings", SESSION).sent = True  # a completion's question is nobody's cell
+    assert idle.failed_idle is False  # still alive
+    idle.fail("code-mode host closed its stdout")
+    assert idle.failed_idle is True
+
+    live = opened()
+    admit(live, "1")
+    live.fail("code-mode host closed its stdout")
+    assert live.failed_idle is False
+
+    starting = opened()
+    starting.begin("execute", SESSION).sent = True
+    starting.fail("failed to write code-mode host message: [Errno 32] Broken pipe")
+    assert starting.failed_idle is False
+
+
 def test_an_abandoned_execute_is_cancelled_then_its_late_cell_terminated():
     state = opened()
     execute = state.begin("execute", SESSION)
