@@ -98,7 +98,7 @@ from codemode.kernel.tool_calls import ToolCallTracker
 from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
-from codemode.gc_tuning import freeze_startup_objects
+from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class CodeModeKernel(Kernel):
         self._interrupts.attach(self._loop)
         signal.signal(signal.SIGINT, self._on_sigint)
         self._services.start_early(self._loop)
-        freeze_startup_objects()
+        freeze_startup_objects(KERNEL_YOUNG_THRESHOLD)
 
     def shell_channel_thread_main(self, msg: Any) -> Any:
         """Number each shell message as the shell channel thread receives it
@@ -324,7 +324,7 @@ class CodeModeKernel(Kernel):
         connection_file = getattr(self.parent, "abs_connection_file", None)
         if connection_file:
             services.registry.sandbox.protect(hidden=[Path(connection_file)])
-        freeze_startup_objects()  # the services live as long as the kernel
+        freeze_startup_objects(KERNEL_YOUNG_THRESHOLD)  # the services live as long as the kernel
         self._state.order.answers_read = services.code_mode.answers_read
         self._state.order.forget_answers = services.code_mode.forget_answers
         if self._state.yield_time_ms is None:

@@ -6,20 +6,23 @@ import json
 import subprocess
 import sys
 
-from codemode.gc_tuning import YOUNG_THRESHOLD
+import pytest
+
+from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, YOUNG_THRESHOLD
 
 
-def test_freezing_moves_what_is_alive_to_the_permanent_generation_and_slows_young_collections():
+@pytest.mark.parametrize("call, threshold", [("", YOUNG_THRESHOLD), ("KERNEL_YOUNG_THRESHOLD", KERNEL_YOUNG_THRESHOLD)])
+def test_freezing_moves_what_is_alive_to_the_permanent_generation_and_slows_young_collections(call, threshold):
     probe = (
         "import gc, json\n"
         "import codemode.session\n"  # a few thousand objects, as a start-up makes
-        "from codemode.gc_tuning import freeze_startup_objects\n"
+        "from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects\n"
         "before = gc.get_freeze_count()\n"
-        "freeze_startup_objects()\n"
+        f"freeze_startup_objects({call})\n"
         "print(json.dumps([before, gc.get_freeze_count(), gc.get_threshold()[0]]))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     before, after, young = json.loads(out)
     assert before == 0
     assert after > 10_000
-    assert young == YOUNG_THRESHOLD
+    assert young == threshold
