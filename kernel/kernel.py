@@ -74,7 +74,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
@@ -89,6 +88,7 @@ from codemode.kernel.history import History
 from codemode.kernel.idle_interrupt import IdleInterrupts
 from codemode.kernel.interrupts import QueuedInterrupts
 from codemode.kernel.introspect import Introspection
+from codemode.kernel.logs import route_library_logging
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request
@@ -139,7 +139,7 @@ class CodeModeKernel(Kernel):
     def __init__(self, **kwargs: Any) -> None:
         self._counter = ExecutionCounter()
         super().__init__(**kwargs)
-        self._route_library_logging()
+        route_library_logging(self.log)
         requests.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._state = KernelState()
@@ -158,23 +158,6 @@ class CodeModeKernel(Kernel):
         self._history = History()
         self._introspection = Introspection(self._services, self._state)
         self._reply_codemode: dict[str, Any] | None = None
-
-    def _route_library_logging(self) -> None:
-        """Send the ``codemode`` loggers' records where ipykernel's own log goes.
-
-        Without a handler, Python's last-resort handler writes warnings to ``sys.stderr``,
-        which in a kernel is an IOPub stream with no parent: frontends show such text outside
-        any cell. Problems users must see are shown in cells by the kernel.
-        """
-        library = logging.getLogger("codemode")
-        handlers = [h for h in getattr(self.log, "handlers", []) if h not in library.handlers]
-        if not handlers:
-            handlers = [logging.StreamHandler(sys.__stderr__)]
-        for handler in handlers:
-            library.addHandler(handler)
-        library.propagate = False
-        if library.level == logging.NOTSET:
-            library.setLevel(self.log.getEffectiveLevel() if isinstance(self.log, logging.Logger) else logging.WARNING)
 
     # ------------------------------------------------------------------ kernel info
 
