@@ -8,7 +8,6 @@ import logging
 import sys
 
 import pytest
-
 from codemode.kernel.logs import route_library_logging
 
 
