@@ -23,7 +23,7 @@ import json
 import struct
 from typing import Any, cast
 
-from . import messages
+from . import frame_json, messages
 from .messages.bindings import BINDINGS_CAPABILITY
 
 PROTOCOL_VERSION = 1
@@ -68,15 +68,6 @@ class FrameTooLarge(FrameError):
         self.length = length
 
 
-def well_formed(text: str) -> str:
-    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-
-
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-"""Compact JSON; one encoder for every frame (``json.dumps`` with options builds one a call)."""
-
-
 def encode_frame(message: Any) -> bytes:
     """Serialise one message into a frame (length prefix + compact JSON in UTF-8).
 
@@ -89,11 +80,7 @@ def encode_frame(message: Any) -> bytes:
 def encode_frame_parts(message: Any) -> tuple[bytes, bytes]:
     """:func:`encode_frame` as its two parts, the 4-byte length prefix and the payload, for a
     writer that can take them one after the other without copying a large payload once more."""
-    text = _ENCODER.encode(message)
-    try:
-        payload = text.encode("utf-8")
-    except UnicodeEncodeError:
-        payload = well_formed(text).encode("utf-8")
+    payload = frame_json.payload(message)
     if len(payload) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(payload))
     return _LENGTH.pack(len(payload)), payload

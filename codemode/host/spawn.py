@@ -19,7 +19,7 @@ import site
 import sys
 from typing import Any
 
-from .. import messages
+from .. import frame_json, messages
 from ..errors import CodeModeError
 from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
 from .connection import HostConnection
@@ -122,6 +122,7 @@ async def spawn_host(
     invalid handshake response: …``.
     """
     argv = list(command or default_host_command())
+    frame_json.use_orjson()  # the client's frames: imported with the kernel's modules, see frame_json
     try:
         process = await asyncio.create_subprocess_exec(
             *argv,

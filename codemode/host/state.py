@@ -29,8 +29,8 @@ from typing import Any, cast
 
 from .. import messages
 from ..errors import CodeModeError
+from ..frame_json import well_formed
 from ..messages import DelegateRequest
-from ..protocol import well_formed
 from . import incoming
 from .answers import AnswerCounts
 from .delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook

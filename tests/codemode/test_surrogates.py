@@ -21,7 +21,8 @@ from session_harness import OUR_HOST
 
 from codemode.config import Config, SessionDefaults
 from codemode.dispatch import ToolCallRuntime
-from codemode.protocol import decode_frames, encode_frame, well_formed
+from codemode.frame_json import well_formed
+from codemode.protocol import decode_frames, encode_frame
 from codemode.session import CodeModeSession
 from codemode.tools.registry import ToolRegistry
 
