@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import statistics
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 
 from codemode.tools.base import Tool
@@ -43,14 +47,33 @@ what the tool row times is the result's way through the host, not a tool's own w
 
 
 class HostStart(Side):
-    """A sample spawns the host and times it to the answer of its first cell (:func:`host_start`)."""
+    """A sample spawns the host and times it to the answer of its first cell (:func:`host_start`).
+    For our host, the notes give the floor under it: the same interpreter started as the host
+    starts (``-I -S``), bare and importing asyncio and json, timed as the samples are."""
+
+    FLOOR = (("bare", "pass"), ("importing asyncio and json", "import asyncio, json"))
 
     def __init__(self, runner: asyncio.Runner, command: list[str]) -> None:
         self.runner = runner
         self.command = command
+        self.floor: dict[str, list[float]] = {}
 
     def sample(self, size: int) -> float:
-        return self.runner.run(host_start(self.command, NO_YIELD))
+        seconds = self.runner.run(host_start(self.command, NO_YIELD))
+        if self.command[0] == sys.executable:
+            for name, code in self.FLOOR:
+                started = time.perf_counter()
+                subprocess.run([sys.executable, "-I", "-S", "-c", code], check=True)
+                self.floor.setdefault(name, []).append(time.perf_counter() - started)
+        return seconds
+
+    def notes(self) -> list[str]:
+        if not self.floor:
+            return []
+        medians = ", ".join(f"{name} {statistics.median(times) * 1e3:.1f} ms" for name, times in self.floor.items())
+        return [
+            f"codemode: the floor of a Python host here, `python -I -S` {medians} (median of {len(self.floor['bare'])})"
+        ]
 
 
 class HostCell(Side):
