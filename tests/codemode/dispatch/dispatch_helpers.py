@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from codemode.tools.base import Tool
@@ -46,3 +47,18 @@ def assert_abort_elapsed(text: str, *, shell: bool, at_least: float, at_most: fl
     match = re.fullmatch(pattern, text)
     assert match, text
     assert at_least - 0.05 <= float(match.group(1)) <= at_most + 0.05, (text, at_least, at_most)
+
+
+def slow_handler(entered: asyncio.Event, on_cancel):
+    """A tool handler that sets ``entered`` and sleeps a minute; when cancelled, it returns what
+    ``on_cancel(ctx)`` returns (which may raise ``CancelledError`` again)."""
+
+    async def handler(args, ctx):
+        entered.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            return on_cancel(ctx)
+        return "slept"
+
+    return handler

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from dispatch_helpers import FakeClock, FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, slow_handler, wire
 
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
@@ -34,15 +34,11 @@ async def call_then_keep_working(dispatcher, token):
 async def test_cancelling_the_calling_task_aborts_the_call_once_and_propagates():
     entered, seen = asyncio.Event(), []
 
-    async def handler(args, ctx):
-        entered.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            seen.append("cancelled")
-            raise
+    def cancelled(ctx):
+        seen.append("cancelled")
+        raise asyncio.CancelledError
 
-    dispatcher, finished = dispatcher_for(handler)
+    dispatcher, finished = dispatcher_for(slow_handler(entered, cancelled))
     token = CancellationToken()
     task = asyncio.ensure_future(dispatcher.handle_tool_call("1", "tool-1", wire("t"), "function", {}, token))
     await entered.wait()
@@ -55,17 +51,8 @@ async def test_cancelling_the_calling_task_aborts_the_call_once_and_propagates()
 
 async def test_a_handler_that_absorbs_the_cancellation_is_aborted_and_the_task_keeps_working():
     entered = asyncio.Event()
-
-    async def handler(args, ctx):
-        entered.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            return "returned anyway"
-        return "slept"
-
     clock = FakeClock(10.0)
-    dispatcher, finished = dispatcher_for(handler, clock)
+    dispatcher, finished = dispatcher_for(slow_handler(entered, lambda ctx: "returned anyway"), clock)
     token = CancellationToken()
     task = asyncio.ensure_future(call_then_keep_working(dispatcher, token))
     await entered.wait()

@@ -7,7 +7,7 @@ import asyncio
 import time
 
 import pytest
-from dispatch_helpers import FakeClock, FakeRegistry, wire
+from dispatch_helpers import FakeClock, FakeRegistry, slow_handler, wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,13 +75,11 @@ async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     seen = []
     entered = asyncio.Event()
 
-    async def handler(args, ctx):
-        entered.set()
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            seen.append(ctx.cancellation.cancelled)
-            raise
+    def cancelled(ctx):
+        seen.append(ctx.cancellation.cancelled)
+        raise asyncio.CancelledError
+
+    handler = slow_handler(entered, cancelled)
 
     clock = FakeClock(100.0)
     dispatcher = ToolCallRuntime(FakeRegistry(Tool(name="slow", description="", handler=handler)), clock=clock)
