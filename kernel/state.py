@@ -34,16 +34,21 @@ class KernelState:
     max_output_tokens: int | None = None
     order: CellOrder = field(default_factory=CellOrder)
     terminations: Terminations = field(default_factory=Terminations)
+    closed: dict[str, None] = field(default_factory=dict)
+    """Ids of the closed records in ``cells``, in the order they were closed."""
 
     def close(self, record: CellRecord) -> None:
         """``record``'s output was all shown: reduce it to its summary
         (:meth:`~codemode.kernel.cells.CellRecord.close`), stop ordering its events, and forget
-        the oldest closed records beyond :data:`~codemode.kernel.cells.MAX_CLOSED_RECORDS`."""
+        the records closed longest ago beyond :data:`~codemode.kernel.cells.MAX_CLOSED_RECORDS`
+        (kept in closing order, so a close costs the same however many cells ran before)."""
         record.close()
         self.order.forget(record.cell_id)
-        closed = [cell_id for cell_id, r in self.cells.items() if not r.live]
-        for cell_id in closed[: max(0, len(closed) - MAX_CLOSED_RECORDS)]:
-            del self.cells[cell_id]
+        self.closed[record.cell_id] = None
+        while len(self.closed) > MAX_CLOSED_RECORDS:
+            oldest = next(iter(self.closed))
+            del self.closed[oldest]
+            self.cells.pop(oldest, None)
 
     def target(self, cell_id: str | None) -> CellRecord | None:
         """The named record, or (``cell_id`` None) the most recently started live cell."""

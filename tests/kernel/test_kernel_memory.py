@@ -64,3 +64,19 @@ def test_only_the_latest_closed_records_are_kept():
     closed = [r.cell_id for r in state.cells.values() if not r.live]
     assert closed == [str(n) for n in range(5, MAX_CLOSED_RECORDS + 5)]
     assert state.cells["running"] is running
+
+
+def test_the_records_closed_longest_ago_are_forgotten_first():
+    """A cell that ran long is closed after cells started later: it is kept over them."""
+    state = KernelState()
+    long_running = CellRecord("long", {"header": {}}, 0)
+    state.cells["long"] = long_running
+    for n in range(MAX_CLOSED_RECORDS):
+        record = CellRecord(str(n), {"header": {}}, n + 1)
+        state.cells[record.cell_id] = record
+        record.finish(RuntimeResponse("Result", record.cell_id, []))
+        state.close(record)
+    long_running.finish(RuntimeResponse("Result", "long", []))
+    state.close(long_running)
+    assert "long" in state.cells and "0" not in state.cells
+    assert len([r for r in state.cells.values() if not r.live]) == MAX_CLOSED_RECORDS
