@@ -50,14 +50,23 @@ def payload(message: Any) -> bytes:
             return _orjson.dumps(message)
         except TypeError:  # orjson.JSONEncodeError: a lone surrogate, a big integer, a key that is not a string
             pass
-    text = _ENCODER.encode(message)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = well_formed(text).encode("utf-8")
+    data = encode_text(_ENCODER.encode(message))
     if len(data) >= LARGE_PAYLOAD_BYTES and _orjson is None:
         use_orjson()
     return data
+
+
+def json_text(value: Any) -> str:
+    """``value`` as the compact JSON text :func:`payload` writes with ``json``."""
+    return _ENCODER.encode(value)
+
+
+def encode_text(text: str) -> bytes:
+    """JSON ``text`` in UTF-8, a lone surrogate written with :func:`well_formed`'s repair."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return well_formed(text).encode("utf-8")
 
 
 def well_formed(text: str) -> str:

@@ -68,6 +68,16 @@ class FrameTooLarge(FrameError):
         self.length = length
 
 
+def text_frame_parts(text: str) -> tuple[bytes, bytes]:
+    """The two parts of :func:`encode_frame_parts` for a payload given as its JSON text ``text``
+    (a writer that builds a frequent message's text itself). Raises :class:`FrameTooLarge`
+    when it is over :data:`MAX_FRAME_BYTES` once encoded."""
+    payload = frame_json.encode_text(text)
+    if len(payload) > MAX_FRAME_BYTES:
+        raise FrameTooLarge(len(payload))
+    return _LENGTH.pack(len(payload)), payload
+
+
 def encode_frame(message: Any) -> bytes:
     """Serialise one message into a frame (length prefix + compact JSON in UTF-8).
 

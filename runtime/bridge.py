@@ -9,7 +9,8 @@ lone surrogate) ever crosses back into JavaScript raw.
 Operations: ``emit`` (a content item, JSON), ``text:<n>`` (the text of an ``input_text``
 item, raw: a well-formed text of ``n`` UTF-16 units; answered ``"json"`` when what arrived is
 shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends the item as
-``emit``), ``tool`` (``"<index>:<input JSON>"``),
+``emit``), ``tool`` (``"<index>:<input JSON>"``; the JSON text, as the prelude's ``JSON.stringify``
+wrote it, goes into the ``tool/invoke`` frame as it is, never parsed here),
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
 have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
@@ -37,7 +38,7 @@ class CellThread(Protocol):
 
     def emit_text(self, text: str) -> None: ...
 
-    def call_tool(self, index: int, tool_input: Any) -> str: ...
+    def call_tool(self, index: int, input_json: str) -> str: ...
 
     def notify(self, text: str) -> None: ...
 
@@ -116,7 +117,8 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         problem = lone_surrogate_error(input_json)
         if problem is not None:
             return error_reply(problem)
-        return value_reply(cell.call_tool(int(index), json.loads(input_json)))
+        # The runtime id is an ASCII word of our own making ("tool-<n>"): its JSON is itself quoted.
+        return 'v"' + cell.call_tool(int(index), input_json) + '"'
     elif op == "notify":
         cell.notify(json.loads(arg))
     elif op == "store":

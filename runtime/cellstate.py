@@ -39,12 +39,12 @@ class CellEvents:
     """Callbacks run on the asyncio loop for what a cell does.
 
     ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_id, index,
-    input)``; ``notify(text)``; ``finished(outcome)``: the cell is done (once).
+    input_json)`` (the argument's JSON text, as the prelude wrote it); ``notify(text)``; ``finished(outcome)``: the cell is done (once).
     """
 
     item: Callable[[dict[str, Any]], None]
     yield_control: Callable[[], None]
-    tool_call: Callable[[str, int, Any], None]
+    tool_call: Callable[[str, int, str], None]
     notify: Callable[[str], None]
     finished: Callable[[CellOutcome], None]
 
@@ -211,11 +211,11 @@ class CellState:
         self._output.acquire(item_cost(item))
         self._post(self._events.item, item)
 
-    def call_tool(self, index: int, tool_input: Any) -> str:
+    def call_tool(self, index: int, input_json: str) -> str:
         self._tool_seq += 1
         runtime_id = f"tool-{self._tool_seq}"
         self._outstanding_tools.add(runtime_id)
-        self._post(self._events.tool_call, runtime_id, index, tool_input)
+        self._post(self._events.tool_call, runtime_id, index, input_json)
         return runtime_id
 
     def tool_settled(self, runtime_id: str) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from codemode import messages
+from codemode.frame_json import json_text
 from codemode.protocol import FrameTooLarge
 
 from .livecell import LiveCell
@@ -21,13 +22,40 @@ from .livecell import LiveCell
 log = logging.getLogger(__name__)
 
 MAX_PENDING_DELEGATE_CALLS = 1024
+_INVOKE_HEAD = '{"type":"delegate/request","id":'
+
+
+def invocation_texts(session_id: str, cell_id: str, tool: dict[str, Any]) -> tuple[str, str]:
+    """The fixed parts of a ``tool/invoke`` request's JSON text for ``tool`` of cell ``cell_id``:
+    what follows the delegate id up to the runtime id's JSON, and what follows that up to
+    the input's JSON (see :func:`tool_invoke_text`)."""
+    middle = (
+        f',"sessionId":{json_text(session_id)},"request":{{"type":"tool/invoke","invocation":'
+        f'{{"cell_id":{json_text(cell_id)},"runtime_tool_call_id":'
+    )
+    tail = f',"tool_name":{json_text(tool["tool_name"])},"tool_kind":{json_text(tool["kind"])},"input":'
+    return middle, tail
+
+
+def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
+    """The JSON text of :func:`codemode.messages.tool_invoke` (same keys, same order), written
+    around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it
+    (parsing and re-encoding it, ~10 us a call, was the largest cost of a cell's tool calls on
+    the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
+    as it is."""
+    middle, tail = texts
+    return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_id}"{tail}{input_json}}}}}}}'
 
 
 class DelegateTable:
-    """The delegate calls of one connection awaiting their answers."""
+    """The delegate calls of one connection awaiting their answers.
 
-    def __init__(self, send: Callable[[messages.HostMessage], None]) -> None:
+    ``send`` writes a message, ``send_text`` a message's JSON text (both raise
+    ``FrameTooLarge`` for an oversized frame)."""
+
+    def __init__(self, send: Callable[[messages.HostMessage], None], send_text: Callable[[str], None]) -> None:
         self._send = send
+        self._send_text = send_text
         self._pending: dict[int, tuple[LiveCell, str | None]] = {}
         self._next_id = 0
 
@@ -35,26 +63,21 @@ class DelegateTable:
         self._next_id += 1
         return self._next_id
 
-    def tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
-        """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
+    def tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str) -> None:
+        """Send a ``tool/invoke`` delegate request for tool ``index`` of ``cell.tools``, its
+        argument the JSON text ``input_json``; the answer settles the JS promise."""
         assert cell.runtime is not None
         if len(self._pending) >= MAX_PENDING_DELEGATE_CALLS:
             cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
             return
         delegate_id = self._new_id()
-        message = messages.tool_invoke(
-            delegate_id,
-            cell.session.session_id,
-            {
-                "cell_id": cell.cell_id,
-                "runtime_tool_call_id": runtime_id,
-                "tool_name": tool["tool_name"],
-                "tool_kind": tool["kind"],
-                "input": tool_input,
-            },
-        )
+        texts = cell.invocation_texts.get(index)
+        if texts is None:
+            texts = cell.invocation_texts[index] = invocation_texts(
+                cell.session.session_id, cell.cell_id, cell.tools[index]
+            )
         try:
-            self._send(message)
+            self._send_text(tool_invoke_text(delegate_id, texts, runtime_id, input_json))
         except FrameTooLarge as exc:
             cell.runtime.deliver_tool_result(
                 runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"

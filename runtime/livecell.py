@@ -54,7 +54,7 @@ class ConnectionPort(Protocol):
 
     def send(self, message: messages.HostMessage) -> None: ...
 
-    def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None: ...
+    def delegate_tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str) -> None: ...
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None: ...
 
@@ -148,6 +148,8 @@ class LiveCell:
     closed: bool = False
     thread_done: asyncio.Event = field(default_factory=asyncio.Event)
     pending_tools: dict[str, int] = field(default_factory=dict)
+    invocation_texts: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """Per tool index, the fixed parts of this cell's ``tool/invoke`` frames (``runtime/delegates.py``)."""
 
     # ---- events from the runtime thread ---------------------------------------------
 
@@ -162,12 +164,12 @@ class LiveCell:
         """``yield_control()``: a waiting observer gets ``Yielded`` now."""
         self.yield_now()
 
-    def on_tool_call(self, runtime_id: str, index: int, tool_input: Any) -> None:
-        """Send a ``tool/invoke`` delegate request for this cell."""
+    def on_tool_call(self, runtime_id: str, index: int, input_json: str) -> None:
+        """Send a ``tool/invoke`` delegate request for this cell (tool ``index`` of :attr:`tools`,
+        its argument the JSON text ``input_json``)."""
         if self.closed or self.terminating or self.outcome is not None:
             return
-        tool = self.tools[index]
-        self.session.connection.delegate_tool(self, runtime_id, tool, tool_input)
+        self.session.connection.delegate_tool(self, index, runtime_id, input_json)
 
     def on_notify(self, text: str) -> None:
         """Send a ``notification/send`` delegate request (not a content item)."""

@@ -35,6 +35,7 @@ from codemode.protocol import (
     FrameTooLarge,
     encode_frame_parts,
     read_frame,
+    text_frame_parts,
 )
 
 from . import profile
@@ -85,7 +86,7 @@ class Connection:
         self._active_requests: dict[int, asyncio.Task[None]] = {}
         self._recent_requests = _Recent(MAX_RECENT_IDS)
         self.observing: dict[int, LiveCell] = {}
-        self._delegates = DelegateTable(self.send)
+        self._delegates = DelegateTable(self.send, self.send_text)
         self._exit_reason: str | None = None
         self._granted: list[str] = []
         self._silent = False
@@ -99,6 +100,13 @@ class Connection:
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
         header, payload = encode_frame_parts(message)
+        if not self._silent:
+            self.frames.write_parts(header, payload)
+
+    def send_text(self, text: str) -> None:
+        """Write one frame whose payload is the JSON text ``text`` (:meth:`send` of a message
+        built as text). Raises :class:`FrameTooLarge` for an oversized one."""
+        header, payload = text_frame_parts(text)
         if not self._silent:
             self.frames.write_parts(header, payload)
 
@@ -122,9 +130,9 @@ class Connection:
 
     # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
-    def delegate_tool(self, cell: LiveCell, runtime_id: str, tool: dict[str, Any], tool_input: Any) -> None:
+    def delegate_tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str) -> None:
         """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
-        self._delegates.tool(cell, runtime_id, tool, tool_input)
+        self._delegates.tool(cell, index, runtime_id, input_json)
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""

@@ -76,7 +76,12 @@ const __cm_array_index_re = /^(?:0|[1-9][0-9]*)$/;
 // QuickJS's JSON.stringify keeps its cycle-detection stack in an ordinary array, so
 // index properties a cell defined on Array.prototype (a throwing setter for "0") would
 // reach it; V8's does not. They are lifted off for the call and put back after it.
+// Array.prototype is an Array exotic object, so each index key it holds is below its own
+// `length` (a non-configurable data property no cell can turn into an accessor): at the
+// length 0 it keeps unless a cell changed it, nothing needs lifting and its keys (about 40,
+// each matched against a regexp) are not listed: a tool call's argument is stringified here.
 function __cm_lift_array_indices() {
+  if (__cm_array_prototype.length === 0) return null;
   let lifted = null;
   const keys = __cm_own_keys(__cm_array_prototype);
   for (let i = 0; i < keys.length; i++) {
