@@ -23,7 +23,8 @@ are not kept), oldest first:
   each text once (its latest line).
 
 ``raw`` changes nothing: inputs are kept as they were typed. The file is used from one worker
-thread, so the kernel's event loop never waits for the disk. A file that cannot be opened or
+thread, so the kernel's event loop never waits for the disk; lines are written in batches
+(:data:`WRITE_DELAY_S`), so a kernel killed outright may lose its last half second of input. A file that cannot be opened or
 written (a read-only data directory, a corrupt file) is logged once; the kernel goes on with
 an empty history.
 """
@@ -46,6 +47,10 @@ DEFAULT_TAIL = 10
 """Entries a ``tail`` request without ``n`` gets (IPython's default)."""
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another kernel holding the file's lock."""
+WRITE_DELAY_S = 0.5
+"""How long a stored line waits to be written with the lines that follow it (seconds). One
+write per cell woke the writer thread while the kernel sent the cell's reply and idle status:
+about 0.7 ms of a 6 ms round trip on the 2-core machine."""
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS sessions (session INTEGER PRIMARY KEY AUTOINCREMENT, start REAL, end REAL)",
@@ -70,6 +75,8 @@ class History:
         self._session: int | None = None
         self._broken = False
         self._closed = False
+        self._pending: list[tuple[int, str]] = []
+        self._flush_handle: asyncio.TimerHandle | None = None
 
     # -- the worker thread -------------------------------------------------------------
     def _open(self) -> sqlite3.Connection | None:
@@ -96,15 +103,15 @@ class History:
             log.warning("the input history is not kept (%s: %s): %s", type(exc).__name__, exc, self.location)
         self._broken = True
 
-    def _store(self, line: int, source: str) -> None:
+    def _store(self, lines: list[tuple[int, str]]) -> None:
         db = self._open()
         if db is None:
             return
         try:
             with db:
-                db.execute(
+                db.executemany(
                     "INSERT OR REPLACE INTO history (session, line, source) VALUES (?, ?, ?)",
-                    (self._session, line, source),
+                    [(self._session, line, source) for line, source in lines],
                 )
         except sqlite3.Error as exc:
             self._fail(exc)
@@ -179,16 +186,31 @@ class History:
 
     # -- the kernel's loop -------------------------------------------------------------
     def store(self, line: int, source: str) -> None:
-        """Keep ``source`` as line ``line`` of this kernel's session (written in the
-        background, in the order of the calls; nothing once :meth:`close` ran)."""
-        if not self._closed:
-            self._worker.submit(self._store, line, source)
+        """Keep ``source`` as line ``line`` of this kernel's session: written in the background
+        :data:`WRITE_DELAY_S` later with the lines stored meanwhile, in the order of the calls
+        (at once before a ``history_request`` is answered and when the history closes); nothing
+        once :meth:`close` ran."""
+        if self._closed:
+            return
+        self._pending.append((line, source))
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_later(WRITE_DELAY_S, self._flush)
+
+    def _flush(self) -> None:
+        """Hand the lines stored so far to the worker thread, as one write."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        lines, self._pending = self._pending, []
+        if lines:
+            self._worker.submit(self._store, lines)
 
     async def request(self, content: dict[str, Any]) -> list[Entry]:
         """The ``history`` of a ``history_reply`` for a request's ``content`` (module
         docstring); empty when the file cannot be used."""
         if self._closed:
             return []
+        self._flush()
         return await asyncio.get_running_loop().run_in_executor(self._worker, self._query, content)
 
     def close(self) -> None:
@@ -196,6 +218,7 @@ class History:
         (idempotent)."""
         if self._closed:
             return
+        self._flush()
         self._closed = True
         self._worker.submit(self._close)
         self._worker.shutdown(wait=True)

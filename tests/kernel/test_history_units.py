@@ -1,0 +1,56 @@
+"""The input history is written in batches off the event loop: one write for the lines of a
+burst of cells, the lines a request or the kernel's end needs written at once."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+
+from codemode.kernel.history import WRITE_DELAY_S, History
+
+
+def rows(path):
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT line, source FROM history ORDER BY line").fetchall()
+
+
+async def until(condition, deadline_s=5.0):
+    """Poll ``condition()`` on the loop until it holds (a real condition, bounded)."""
+    end = time.monotonic() + deadline_s
+    while not condition():
+        assert time.monotonic() < end, "condition not met in time"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_burst_of_lines_is_one_write_made_after_the_delay(tmp_path):
+    path = str(tmp_path / "history.sqlite")
+    history = History(path)
+    writes = []
+    store = history._store
+    history._store = lambda lines: (writes.append(list(lines)), store(lines))
+    started = time.monotonic()
+    for line in (1, 2, 3):
+        history.store(line, f"text({line})")
+    await until(lambda: writes)
+    waited = time.monotonic() - started
+    await until(lambda: len(rows(path)) == 3)
+    assert writes == [[(1, "text(1)"), (2, "text(2)"), (3, "text(3)")]]
+    assert waited >= WRITE_DELAY_S * 0.9
+    history.close()
+
+
+async def test_a_history_request_sees_the_lines_not_written_yet(tmp_path):
+    history = History(str(tmp_path / "history.sqlite"))
+    history.store(1, 'text("one")')
+    assert await history.request({"hist_access_type": "tail", "n": 5}) == [[1, 1, 'text("one")']]
+    history.close()
+
+
+async def test_closing_writes_the_lines_still_waiting(tmp_path):
+    path = str(tmp_path / "history.sqlite")
+    history = History(path)
+    history.store(1, 'text("last words")')
+    history.close()
+    history._worker.shutdown(wait=True)
+    assert rows(path) == [(1, 'text("last words")')]
