@@ -363,6 +363,7 @@ class ToolCallRuntime:
 
         async def dispatch() -> ToolCallResult:
             me = asyncio.current_task()
+            await asyncio.sleep(0)  # a later turn of the loop, as a new task's first step (see _inline)
             await gate.acquire(exclusive)
             try:
                 call.execution_started = self._clock()
@@ -394,21 +395,27 @@ class ToolCallRuntime:
         self, call: _Call, tool: Tool, cancellation: CancellationToken, dispatch: Coroutine[Any, Any, ToolCallResult]
     ) -> ToolCallResult:
         """Run ``dispatch`` in the calling task (a task of its own cost about 15 us a call, a
-        quarter of the dispatcher's share): the token cancels this task, whose
-        ``CancelledError`` then ends the handler as a cancelled handler task would, and the call
-        is aborted. Only this request of cancellation is absorbed (``uncancel``); any other
-        cancellation of the task aborts the call and propagates."""
+        quarter of the dispatcher's share), as a task of its own would run it: the handler
+        starts on a later turn of the event loop (a caller that loops over quick calls does not
+        starve the loop), and a cancelled token cancels the calling task one turn later, so a
+        handler that waits on the token itself sees it first (as it did when the abort path
+        cancelled its task). The ``CancelledError`` ends the handler and the call is aborted;
+        only this request of cancellation is absorbed (``uncancel``); any other cancellation of
+        the task aborts the call and propagates."""
         me = asyncio.current_task()
         assert me is not None, "a tool call runs in a task"
-        requested = False
+        loop = asyncio.get_running_loop()
+        requested = ended = False
 
-        def stop() -> None:
+        def cancel_if_running() -> None:
             nonlocal requested
-            call.cancelled = self._clock()
-            # The token may be cancelled from the handler itself: it then sees the abort when it ends.
-            if asyncio.current_task() is not me:
+            if not ended:
                 requested = True
                 me.cancel()
+
+        def stop() -> None:
+            call.cancelled = self._clock()
+            loop.call_soon(cancel_if_running)
 
         unwatch = cancellation.watch(stop)
         try:
@@ -421,6 +428,7 @@ class ToolCallRuntime:
             self._aborted(call, tool)
             raise
         finally:
+            ended = True
             unwatch()
         if requested:  # the handler absorbed the cancellation and returned
             me.uncancel()

@@ -85,3 +85,53 @@ async def test_a_cancellation_after_the_call_ended_leaves_the_task_alone():
     token.cancel()
     await asyncio.sleep(0)
     assert (result.outcome, result.value, cancelling, finished) == ("completed", "quick", 0, ["completed"])
+
+
+async def test_a_handler_waiting_on_its_token_sees_it_before_it_is_cancelled():
+    """A tool that waits for its own cancellation to clean up runs that code (the abort comes
+    a turn of the loop after the token, as it did for a handler in a task of its own)."""
+    entered, cleaned = asyncio.Event(), []
+
+    async def handler(args, ctx):
+        entered.set()
+        await ctx.cancellation.wait()
+        cleaned.append("cleaned up")
+        return "late"
+
+    dispatcher, finished = dispatcher_for(handler)
+    token = CancellationToken()
+    task = asyncio.ensure_future(call_then_keep_working(dispatcher, token))
+    await entered.wait()
+    token.cancel()
+    result, cancelling = await asyncio.wait_for(task, 1)
+    assert (result.outcome, cleaned, cancelling, finished) == ("aborted", ["cleaned up"], 0, ["aborted"])
+
+
+async def test_a_loop_of_quick_calls_lets_a_slower_call_progress():
+    """Quick calls awaited one after another still give the event loop a turn each, as calls
+    run in tasks of their own did: a call in flight meanwhile finishes."""
+
+    async def quick(args, ctx):
+        return args
+
+    async def slower(args, ctx):
+        for _ in range(3):
+            await asyncio.sleep(0)
+        return "done"
+
+    dispatcher = ToolCallRuntime(
+        FakeRegistry(
+            Tool(name="quick", description="", handler=quick), Tool(name="slower", description="", handler=slower)
+        )
+    )
+
+    def call(name, n):
+        return dispatcher.handle_tool_call("1", f"tool-{n}", wire(name), "function", {}, CancellationToken())
+
+    slow = asyncio.ensure_future(call("slower", 0))
+    quick_calls = 0
+    while not slow.done() and quick_calls < 1000:
+        await call("quick", quick_calls + 1)
+        quick_calls += 1
+    assert (slow.done(), slow.result().value if slow.done() else None) == (True, "done")
+    assert quick_calls < 20
