@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import json_strategies
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,15 +16,7 @@ from hypothesis import strategies as st
 from codemode import frame_json
 from codemode.protocol import decode_payload
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**64 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=16,
-)
+json_values = json_strategies.json_values(2**64 - 1, max_leaves=16)
 messages = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
 
 

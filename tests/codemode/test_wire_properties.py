@@ -13,6 +13,7 @@ import asyncio
 import json
 import struct
 
+import json_strategies
 import pytest
 from driver.driver_harness import SESSION, DriverHarness, RecordingDelegate
 from hypothesis import HealthCheck, given, settings
@@ -23,15 +24,7 @@ from codemode.protocol import MAX_FRAME_BYTES, FrameError, FrameTooLarge, decode
 READ_BOUND_S = 2.0
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=12,
-)
+json_values = json_strategies.json_values(2**63 - 1, max_leaves=12)
 messages = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
 
 
