@@ -50,7 +50,7 @@ def payload(message: Any) -> bytes:
             return _orjson.dumps(message)
         except TypeError:  # orjson.JSONEncodeError: a lone surrogate, a big integer, a key that is not a string
             pass
-    data = encode_text(_ENCODER.encode(message))
+    data = encode_text(json_text(message))
     if len(data) >= LARGE_PAYLOAD_BYTES and _orjson is None:
         use_orjson()
     return data

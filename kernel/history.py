@@ -76,7 +76,7 @@ class History:
         self._broken = False
         self._closed = False
         self._pending: list[tuple[int, str]] = []
-        self._flush_handle: asyncio.TimerHandle | None = None
+        self._flush_scheduled = False
 
     # -- the worker thread -------------------------------------------------------------
     def _open(self) -> sqlite3.Connection | None:
@@ -193,14 +193,15 @@ class History:
         if self._closed:
             return
         self._pending.append((line, source))
-        if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_later(WRITE_DELAY_S, self._flush)
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_later(WRITE_DELAY_S, self._flush)
 
     def _flush(self) -> None:
-        """Hand the lines stored so far to the worker thread, as one write."""
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        """Hand the lines stored so far to the worker thread, as one write. Touches no event
+        loop: :meth:`close` may run on ipykernel's control thread. A timer that finds the lines
+        written already (a request or the close flushed them) writes the later ones, or nothing."""
+        self._flush_scheduled = False
         lines, self._pending = self._pending, []
         if lines:
             self._worker.submit(self._store, lines)
