@@ -18,6 +18,8 @@ from jupyter_core.paths import jupyter_runtime_dir
 from kernel_driver import Kernel, execute
 from sandbox_cells import kernel_in, printed, read, shell, write
 
+from codemode.sandbox.startup import startup_code
+
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
 
 
@@ -175,10 +177,16 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
         shown = run(kernel, "%config").stdout.splitlines()
         connection_file = kernel.km.connection_file
     real = workspace.resolve()
+    # The kernel's own start-up code (its venv, codemode's packages) is read-only too where it
+    # lies under a writable root: in a checkout under /tmp (``git clone . "$(mktemp -d)/c"``).
+    read_only = shown[-5].removeprefix("  read-only inside them: ").split(", ")
+    under_tmp = {str(p) for p in startup_code(None, ()) if p.resolve().is_relative_to(Path("/tmp").resolve())}
+    assert read_only[:2] == [str(real / ".git"), str(real / "codemode.toml")]
+    assert set(read_only[2:]) == under_tmp and len(read_only) == 2 + len(under_tmp)
     assert shown[-7:] == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",
-        f"  read-only inside them: {real / '.git'}, {real / 'codemode.toml'}",
+        "  read-only inside them: " + ", ".join(read_only),
         "  hidden from commands: "
         + ", ".join(
             [
