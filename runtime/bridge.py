@@ -76,6 +76,18 @@ def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
     return "settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})
 
 
+_OBSERVABLE_OPS = frozenset({"emit", "notify", "tool", "store", "yield"})
+
+
+def observable(op: str) -> bool:
+    """Whether host operation ``op`` shows the cell to the world: an output item (``emit``,
+    ``text:<length>``), a notification, a tool call, a stored value or a yield. After the
+    cell's end (``exit()``, a stop, its promise settled) an engine whose JavaScript can still
+    run drops these, so nothing of a finished cell is seen (as in Codex's host, whose cell
+    ends in the microtask checkpoint that settles it)."""
+    return op in _OBSERVABLE_OPS or op.startswith("text:")
+
+
 def value_reply(value: Any) -> str:
     """``"v"`` + the value as ASCII JSON."""
     return "v" + json.dumps(value)

@@ -190,4 +190,5 @@ class CellRuntime(CellState):
                 outcome = engine.deliver("fire", str(timer_id))
                 if outcome is not None:
                     return outcome
+        engine.end_checkpoint()
         return self.ended_outcome()

@@ -145,6 +145,15 @@ class CellState:
         """The cell has an outcome, was stopped or ran ``exit()``."""
         return self._outcome is not None or self._stop_requested or self._exit_requested
 
+    def halted(self) -> bool:
+        """The cell was stopped or ran ``exit()``: none of its JavaScript may run any more.
+
+        A cell that ended because its promise settled (or failed) is finished but not halted:
+        the promise jobs of the microtask checkpoint it ended in still run, as in Codex's host,
+        whose module evaluation completes only once the checkpoint has run (the recorded case
+        ``promise_jobs_after_the_end``)."""
+        return self._stop_requested or self._exit_requested
+
     def ended_outcome(self) -> CellOutcome:
         """The outcome of a finished cell (:meth:`finished`), before :meth:`final_outcome`."""
         if self._stop_requested:

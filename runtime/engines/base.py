@@ -33,6 +33,10 @@ class CellHost(Protocol):
         """The cell has an outcome, was stopped or ran ``exit()``."""
         ...
 
+    def halted(self) -> bool:
+        """The cell was stopped or ran ``exit()``: no more of its JavaScript may run."""
+        ...
+
     def js_failure(self, text: str, *, compile_time: bool) -> CellOutcome:
         """The outcome of an engine exception that escaped JavaScript."""
         ...
@@ -74,7 +78,14 @@ class CellEngine(Protocol):
         ...
 
     def run_jobs(self) -> CellOutcome | None:
-        """Run the promise jobs that are ready (an engine that runs its own jobs does nothing)."""
+        """Run the promise jobs that are ready, also after the cell's end until it is halted
+        (an engine that runs its own jobs does nothing)."""
+        ...
+
+    def end_checkpoint(self) -> None:
+        """The cell has ended: return once the promise jobs of the microtask checkpoint it
+        ended in have run, or at once when it is halted. No message is delivered after the
+        end; only what the ending checkpoint queued still runs."""
         ...
 
     def stalled(self) -> CellOutcome | None:

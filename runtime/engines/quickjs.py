@@ -122,7 +122,7 @@ class QuickJSEngine:
     def run_jobs(self) -> CellOutcome | None:
         cell = self._cell
         try:
-            while not cell.finished() and self._ctx.execute_pending_job():
+            while not cell.halted() and self._ctx.execute_pending_job():
                 pass
         except quickjs.JSException as exc:
             return cell.js_failure(str(exc), compile_time=False)
@@ -130,6 +130,9 @@ class QuickJSEngine:
             text = untold_failure_text(self._ctx, cell.heap_limit, out_of_memory_text(cell.heap_limit))
             cell.set_outcome(CellOutcome("completed", text))
         return None
+
+    def end_checkpoint(self) -> None:
+        return None  # run_jobs ran the queue empty
 
     def stalled(self) -> CellOutcome | None:
         """Nothing can wake the cell any more, and its heap is nearly full.

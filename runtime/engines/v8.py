@@ -33,6 +33,7 @@ import json
 import re
 from typing import Any
 
+from .. import bridge
 from ..heap import out_of_memory_text
 from ..jserrors import first_static_import, prepare_source
 from ..outcome import CellOutcome
@@ -129,6 +130,23 @@ class V8Engine:
     def run_jobs(self) -> CellOutcome | None:
         return None  # V8 runs its promise jobs after each task, on the isolate's thread
 
+    def end_checkpoint(self) -> None:
+        """Wait until the isolate has run the promise jobs of the checkpoint the cell ended in.
+
+        mini-racer reports a task's result before V8 runs the promise jobs the task queued,
+        and starts the next task only after them; so a task queued now ends after that
+        checkpoint. It is the entry, which takes no message once the cell is finished
+        (``next`` answers nothing), as do the tasks of messages delivered before the end."""
+        isolate = self._isolate
+        cell = self._cell
+        if isolate is None or cell.halted():
+            return
+        barrier = v8_spare.Waiter()
+        isolate.call(self._entry, self._empty, barrier)
+        while not barrier.done.wait(HEAP_POLL_S):
+            if cell.halted() or isolate.heap_limit_reached():
+                return  # close() terminates what still runs
+
     def stalled(self) -> CellOutcome | None:
         isolate = self._isolate
         if isolate is not None and isolate.heap_limit_reached():
@@ -157,9 +175,11 @@ class V8Engine:
         op, _, arg = request.partition("\u0000")
         cell = self._cell
         if op == "next":
-            return self._mailbox.popleft() if self._mailbox else None
-        if cell.finished() and op in ("emit", "notify", "tool", "store", "yield"):
-            # After exit(), a stop or the cell's end, nothing more of the cell is observable.
+            # A message queued before the cell ended is not run after it (as in Codex's host,
+            # which takes no message once the cell's checkpoint is over).
+            return self._mailbox.popleft() if self._mailbox and not cell.finished() else None
+        if cell.halted() and bridge.observable(op):
+            # After exit() or a stop, promise jobs V8 left queued may run in a later task.
             return None
         reply = cell.host_call(op, arg)
         if op in _WAKE_OPS:

@@ -196,3 +196,21 @@ async def test_text_crosses_the_bridge_unchanged_after_tampering(v8):
         )
         assert items == ["xyz" * 400000, "0"]
     assert text_items(await v8.run("text('plain')")) == ["plain"]
+
+
+@pytest.mark.parametrize("late", ["text('late')", "store('late', 1)", "tools.echo({again: true})", "notify('late')"])
+async def test_a_tool_answer_delivered_before_the_end_runs_nothing_observable_after_it(v8, late):
+    """A tool's answer delivered while the cell's last task still runs is queued as a task
+    of its own behind it; once the cell has ended that task takes no message, so the answer's
+    ``.then`` never runs: no output, stored value, tool call or notification (as in Codex's
+    unawaited_tool_promises case, where the answer comes after the end)."""
+    source = (
+        f"tools.echo({{}}).then(() => {late});\n"
+        "const until = Date.now() + 500; while (Date.now() < until) {}  // the answer arrives meanwhile\n"
+        "text('end');"
+    )
+    assert text_items(await v8.run(source)) == ["end"]
+    assert v8.calls[0].answered
+    assert text_items(await v8.run("text(String(load('late')))")) == ["undefined"]
+    assert [c.request.get("invocation", {}).get("input") for c in v8.calls] == [{}]
+    assert v8.notifications == []
