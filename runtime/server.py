@@ -170,12 +170,11 @@ class Connection:
     async def _exit_after_answer(self) -> None:  # pragma: no cover - ends the process
         """Write out everything queued (the terminate's answer last), then end the process."""
         self._silent = True  # nothing after the answer
-        self.frames.flush()
         transport = self._writer.transport
         try:
             transport.set_write_buffer_limits(high=0)  # drain() now waits for an empty buffer
             async with asyncio.timeout(FALLBACK_FLUSH_TIMEOUT_S):
-                await self._writer.drain()
+                await self.frames.drain()  # also a large frame a thread still writes
         except (ConnectionError, BrokenPipeError, TimeoutError, RuntimeError):
             pass
         finally:
