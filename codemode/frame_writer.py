@@ -153,8 +153,8 @@ class FrameWriter:
             self.writer.write(part)
 
     def _start_stream(self, parts: list[bytes]) -> bool:
-        transport = self.writer.transport
-        if transport.is_closing() or transport.get_write_buffer_size():
+        transport = getattr(self.writer, "transport", None)  # a writer of tests may have none
+        if transport is None or transport.is_closing() or transport.get_write_buffer_size():
             return False
         channel = transport.get_extra_info("pipe") or transport.get_extra_info("socket")
         if channel is None:

@@ -38,6 +38,10 @@ before it exits on its own (a cell it could not stop in-process), ahead of the a
 request that caused the exit. The client then sends no new ``session/execute`` on that
 connection: the next cell starts on a new host while the old one finishes exiting."""
 
+RAW_TEXT_CAPABILITY = "codemode-raw-text-v1"
+"""codemode's extension: a host that grants it may send the long strings of a runtime
+response's content items in frames of their own beside the response (:mod:`codemode.raw_text`)."""
+
 CAPABILITIES = (
     "bounded-output-v1",
     "delegate-capacity-4096",
@@ -45,6 +49,7 @@ CAPABILITIES = (
     "tool-catalog-revision-v1",
     "yield-observation",
     EXIT_NOTICE_CAPABILITY,
+    RAW_TEXT_CAPABILITY,
     BINDINGS_CAPABILITY,
 )
 """Capabilities the client offers and our host grants: the five of Codex 0.171's host (which
@@ -76,6 +81,14 @@ def text_frame_parts(text: str) -> tuple[bytes, bytes]:
     if len(payload) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(payload))
     return _LENGTH.pack(len(payload)), payload
+
+
+def raw_frame_parts(data: bytes) -> tuple[bytes, bytes]:
+    """The two parts of a frame whose payload is ``data`` as it is (not JSON: the raw texts of
+    :mod:`codemode.raw_text`). Raises :class:`FrameTooLarge` over :data:`MAX_FRAME_BYTES`."""
+    if len(data) > MAX_FRAME_BYTES:
+        raise FrameTooLarge(len(data))
+    return _LENGTH.pack(len(data)), data
 
 
 def encode_frame(message: Any) -> bytes:
@@ -138,6 +151,13 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     Returns ``None`` on a clean EOF at a frame boundary. Raises :class:`FrameError`
     for EOF inside a frame (``UnexpectedEof``), an oversized length or a bad payload.
     """
+    payload = await read_payload(reader)
+    return None if payload is None else decode_payload(payload)
+
+
+async def read_payload(reader: asyncio.StreamReader) -> bytes | None:
+    """Read one frame's payload from ``reader``, undecoded; ``None`` on a clean EOF at a frame
+    boundary. Raises :class:`FrameError` for EOF inside a frame or an oversized length."""
     try:
         header = await reader.readexactly(_LENGTH.size)
     except asyncio.IncompleteReadError as exc:
@@ -148,10 +168,18 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     if length > MAX_FRAME_BYTES:
         raise FrameTooLarge(length)
     try:
-        payload = await reader.readexactly(length)
+        return await reader.readexactly(length)
     except asyncio.IncompleteReadError:
         raise FrameError("failed to read code-mode IPC frame: unexpected end of file") from None
-    return decode_payload(payload)
+
+
+async def read_attached_payload(reader: asyncio.StreamReader) -> bytes:
+    """The payload of a frame that must follow (a raw text of :mod:`codemode.raw_text`): as
+    :func:`read_payload`, with an EOF before it an error too."""
+    payload = await read_payload(reader)
+    if payload is None:
+        raise FrameError("failed to read code-mode IPC frame: unexpected end of file")
+    return payload
 
 
 def ok(value: Any) -> dict[str, Any]:

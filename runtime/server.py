@@ -24,13 +24,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from codemode import messages
+from codemode import messages, raw_text
 from codemode.frame_writer import FrameWriter
 from codemode.protocol import (
     CAPABILITIES,
     EXIT_NOTICE_CAPABILITY,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
+    RAW_TEXT_CAPABILITY,
     FrameError,
     FrameTooLarge,
     encode_frame_parts,
@@ -89,6 +90,7 @@ class Connection:
         self._delegates = DelegateTable(self.send, self.send_text)
         self._exit_reason: str | None = None
         self._granted: list[str] = []
+        self._raw_texts = False
         self._silent = False
         self._answered: set[int] = set()
 
@@ -99,9 +101,12 @@ class Connection:
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
         """
-        header, payload = encode_frame_parts(message)
+        parts = raw_text.frames(message) if self._raw_texts else None  # type: ignore[arg-type]
+        if parts is None:
+            parts = [encode_frame_parts(message)]
         if not self._silent:
-            self.frames.write_parts(header, payload)
+            for header, payload in parts:
+                self.frames.write_parts(header, payload)
 
     def send_text(self, text: str) -> None:
         """Write one frame whose payload is the JSON text ``text`` (:meth:`send` of a message
@@ -209,6 +214,7 @@ class Connection:
         offered = [c for c in CAPABILITIES if profile.notebook() or c != messages.BINDINGS_CAPABILITY]
         granted = [c for c in offered if c in required or c in optional]
         self._granted = granted
+        self._raw_texts = RAW_TEXT_CAPABILITY in granted
         self.send(messages.ready(PROTOCOL_VERSION, granted))
         return True
 

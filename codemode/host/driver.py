@@ -24,7 +24,8 @@ from .. import messages
 from ..errors import CodeModeError, HostConnectionError
 from ..frame_writer import FrameWriter
 from ..messages import RequestBody
-from ..protocol import FrameError, FrameTooLarge, encode_frame, read_frame
+from ..protocol import RAW_TEXT_CAPABILITY, FrameError, FrameTooLarge, encode_frame, read_attached_payload, read_frame
+from ..raw_text import RAW_MEMBER, put_back
 from ..responses import RuntimeResponse, WaitOutcome
 from . import effects as fx
 from .delegate_server import DelegateServer
@@ -78,6 +79,7 @@ class ConnectionDriver:
         self._frames = FrameWriter(writer)
         self.process = process
         self.capabilities = list(capabilities or [])
+        self._raw_texts = RAW_TEXT_CAPABILITY in self.capabilities
         self.wait_transport_timeout_s = wait_transport_timeout_s
         self.liveness = liveness or Liveness()
         self.state = ConnectionState()
@@ -170,6 +172,8 @@ class ConnectionDriver:
             while self.alive:
                 try:
                     message = await read_frame(self._reader)
+                    if message is not None and RAW_MEMBER in message and self._raw_texts:
+                        message = await put_back(message, lambda: read_attached_payload(self._reader))
                 except (FrameError, OSError, ValueError) as exc:
                     self.fail(f"failed to read code-mode host message: {exc}")
                     return

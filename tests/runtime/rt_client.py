@@ -10,6 +10,7 @@ exposes small helpers for open / execute / wait / terminate / shutdown.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import os
@@ -19,7 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode.protocol import CAPABILITIES, read_frame
+from codemode.protocol import CAPABILITIES, RAW_TEXT_CAPABILITY, read_attached_payload, read_frame
+from codemode.raw_text import RAW_MEMBER, put_back
 
 ToolFn = Callable[[Any], Awaitable[Any]]
 
@@ -90,6 +92,8 @@ class HostClient:
     handshake: dict[str, Any] | None = None
     calls: list[DelegateCall] = field(default_factory=list)
     notifications: list[str] = field(default_factory=list)
+    raw_texts: int = 0
+    """How many strings the host sent beside their response (codemode-raw-text-v1)."""
     closed_cells: list[tuple[str, str]] = field(default_factory=list)
     stored_values: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -136,11 +140,17 @@ class HostClient:
             self._reader = asyncio.create_task(self._read_loop())
         return self.handshake
 
+    def _granted(self, capability: str) -> bool:
+        return capability in ((self.handshake or {}).get("capabilities") or [])
+
     async def _read_loop(self) -> None:
         assert self.process.stdout is not None
         while True:
             try:
                 message = await read_frame(self.process.stdout)
+                if message is not None and RAW_MEMBER in message and self._granted(RAW_TEXT_CAPABILITY):
+                    self.raw_texts += len(message[RAW_MEMBER])
+                    message = await put_back(message, functools.partial(read_attached_payload, self.process.stdout))
             except Exception as exc:  # noqa: BLE001 - the test sees the failure through futures
                 self.read_error = exc
                 message = None

@@ -25,8 +25,9 @@ async def test_ready_lists_requested_capabilities(raw_host):
     }
 
 
-async def test_the_five_codex_capabilities_and_the_exit_notice_are_granted(raw_host):
-    """The five capabilities of Codex 0.171's host and codemode's exit notice are granted when offered."""
+async def test_the_five_codex_capabilities_the_exit_notice_and_raw_texts_are_granted(raw_host):
+    """The five capabilities of Codex 0.171's host, codemode's exit notice and raw texts are
+    granted when offered (the session bindings only in the notebook profile)."""
     ready = await raw_host.hello()
     assert ready["capabilities"] == [
         "bounded-output-v1",
@@ -35,6 +36,7 @@ async def test_the_five_codex_capabilities_and_the_exit_notice_are_granted(raw_h
         "tool-catalog-revision-v1",
         "yield-observation",
         "codemode-host-exit-notice-v1",
+        "codemode-raw-text-v1",
     ]
 
 

@@ -4,7 +4,10 @@ Each test names the recorded Codex cases whose behaviour it pins."""
 
 from __future__ import annotations
 
-from rt_client import body_of, text_items
+import pytest
+from rt_client import body_of, start_host, text_items
+
+from codemode.protocol import CAPABILITIES, RAW_TEXT_CAPABILITY
 
 
 async def test_text_stringification(host):
@@ -213,3 +216,35 @@ async def test_notify_delivery_error_does_not_affect_script(host):
     """A refused notification is only logged (notify_delivery_error)."""
     host.notify_error = "no active turn"
     assert text_items(await host.run("notify('x'); text('still fine');")) == ["still fine"]
+
+
+@pytest.mark.parametrize("yielded", [False, True], ids=["result", "wait"])
+async def test_long_outputs_travel_beside_their_response_and_read_the_same(yielded):
+    """With codemode-raw-text-v1 offered, long texts and data URLs come in frames of their own;
+    the client reads the same items as a client that did not offer it (lone surrogate repaired
+    in both)."""
+    source = (
+        ("yield_control();\n" if yielded else "")
+        + "text('é'.repeat(70000)); image('data:image/png;base64,' + 'A'.repeat(70000)); text('short');\n"
+        + "text('x'.repeat(70000) + '\\ud800');"
+    )
+    seen = []
+    for offered in (list(CAPABILITIES), [c for c in CAPABILITIES if c != RAW_TEXT_CAPABILITY]):
+        client = await start_host()
+        try:
+            assert (await client.hello(optional=offered))["type"] == "connection/ready"
+            assert (await client.open("s1"))["status"] == "ok"
+            if yielded:
+                cell_id, first = await client.execute(source)
+                assert "Yielded" in first
+                body = body_of((await client.wait(cell_id, 10_000))["LiveCell"])
+            else:
+                body = body_of(await client.run(source))
+            seen.append((body["content_items"], client.raw_texts))
+        finally:
+            client.process.kill()
+            await client.process.wait()
+    (with_raw, raw_count), (inline, inline_count) = seen
+    assert (raw_count, inline_count) == (3, 0)
+    assert with_raw == inline
+    assert [item.get("text", item.get("image_url", ""))[-3:] for item in with_raw] == ["ééé", "AAA", "ort", "xx\ufffd"]

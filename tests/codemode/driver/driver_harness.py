@@ -69,13 +69,15 @@ class FrameSink:
 class DriverHarness:
     """One :class:`HostConnection` wired to a fake host; see the module docstring."""
 
-    def __init__(self, *, wait_transport_timeout_s: float = WAIT_TRANSPORT_TIMEOUT_S) -> None:
+    def __init__(
+        self, *, wait_transport_timeout_s: float = WAIT_TRANSPORT_TIMEOUT_S, capabilities: list[str] | None = None
+    ) -> None:
         self.reader = asyncio.StreamReader()
         self.sink = FrameSink()
         self.connection = HostConnection(
             self.reader,
             self.sink,
-            capabilities=list(CAPABILITIES),
+            capabilities=list(CAPABILITIES) if capabilities is None else capabilities,
             wait_transport_timeout_s=wait_transport_timeout_s,
         )
         self.connection.start()
