@@ -33,9 +33,10 @@ from ..cancellation import CancellationToken, first_of
 from ..errors import ToolCallError
 from ..schema import jsonschema
 from ..tools.base import ApprovalRequester, Tool, ToolContext
-from ..tools.failures import exception_text, failure_text, field_path, json_problem
+from ..tools.failures import exception_text, failure_text, json_problem
 from .arguments import ArgumentSchema
 from .gate import SharedExclusiveGate
+from .rejection import rejection_text
 
 logger = logging.getLogger(__name__)
 
@@ -125,15 +126,6 @@ def _ends_the_task(exc: BaseException, task: asyncio.Task[Any] | None) -> bool:
         except RuntimeError:  # no running loop: the coroutine is being closed
             return True
     return False
-
-
-def _validation_message(tool: Tool, error: jsonschema.ValidationError) -> str:
-    path = field_path(p for p in error.absolute_path if isinstance(p, (str, int)))
-    where = f"`{path}`" if path else "the top level"
-    return (
-        f"tool `{tool.raw_name}` received invalid arguments at {where}: {error.message} "
-        f"(schema rule `{error.validator}`)."
-    )
 
 
 class ToolCallRuntime:
@@ -282,7 +274,7 @@ class ToolCallRuntime:
             self._validators[id(tool)] = (tool, None)
             return args
         if error is not None:
-            raise ToolCallError(_validation_message(tool, error))
+            raise ToolCallError(rejection_text(tool.raw_name, error))
         return args
 
     def _schema(self, tool: Tool) -> ArgumentSchema | None:

@@ -306,5 +306,5 @@ async def test_file_tool_errors_are_sentences(dispatcher, tmp_path):
     extra = await call(dispatcher, "write_file", {"path": "x", "content": "y", "mode": "a"})
     assert extra.error == (
         "tool `write_file` received invalid arguments at the top level: Additional properties are not allowed "
-        "('mode' was unexpected) (schema rule `additionalProperties`)."
+        '("mode" was unexpected) (schema rule `additionalProperties`).'
     )

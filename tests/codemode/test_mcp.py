@@ -103,7 +103,7 @@ async def test_arguments_are_validated_before_the_call(time_tools):
     result = await call(dispatcher, "mcp__time__", "get_current_time", {})
     assert (result.outcome, result.error) == (
         "failed",
-        "tool `mcp__time__get_current_time` received invalid arguments at the top level: 'timezone' is a "
+        'tool `mcp__time__get_current_time` received invalid arguments at the top level: "timezone" is a '
         "required property (schema rule `required`).",
     )
 

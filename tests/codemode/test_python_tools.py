@@ -54,7 +54,7 @@ async def test_sync_and_async_calls_and_validation(registry):
     bad = await call(registry, "add", {"a": "one"})
     assert (bad.outcome, bad.error) == (
         "failed",
-        "tool `add` received invalid arguments at `a`: 'one' is not of type 'integer' (schema rule `type`).",
+        'tool `add` received invalid arguments at `a`: "one" is not of type "integer" (schema rule `type`).',
     )
 
 

@@ -60,7 +60,7 @@ async def test_tool_errors_reject_the_promise_with_the_message(command):
     async with Harness(command) as h:
         _, response = await h.run('try { await tools.sleep({ms: "soon"}) } catch (e) { text(typeof e + ": " + e) }')
         assert texts(response) == [
-            "string: tool `sleep` received invalid arguments at `ms`: 'soon' is not of type 'integer' (schema rule `type`)."
+            'string: tool `sleep` received invalid arguments at `ms`: "soon" is not of type "integer" (schema rule `type`).'
         ]
 
 

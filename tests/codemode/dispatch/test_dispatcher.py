@@ -149,7 +149,7 @@ async def test_a_tool_with_any_input_takes_any_value_checked_by_its_schema():
     refused = await send([1])
     assert (refused.outcome, refused.error) == (
         "failed",
-        "tool `scalar` received invalid arguments at the top level: [1] is not of type 'string', 'null' "
+        'tool `scalar` received invalid arguments at the top level: [1] is not of type "string", "null" '
         "(schema rule `type`).",
     )
 
@@ -165,11 +165,11 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
     bad_type = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": "x"}, CancellationToken())
     assert (
         bad_type.error
-        == "tool `sleep` received invalid arguments at `ms`: 'x' is not of type 'integer' (schema rule `type`)."
+        == 'tool `sleep` received invalid arguments at `ms`: "x" is not of type "integer" (schema rule `type`).'
     )
     missing = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {}, CancellationToken())
     assert missing.error == (
-        "tool `sleep` received invalid arguments at the top level: 'ms' is a required property (schema rule `required`)."
+        'tool `sleep` received invalid arguments at the top level: "ms" is a required property (schema rule `required`).'
     )
     negative = await dispatcher.handle_tool_call("1", "t", wire("sleep"), "function", {"ms": -1}, CancellationToken())
     assert negative.error == (
@@ -181,9 +181,9 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
 @pytest.mark.parametrize(
     "args, where, problem",
     [
-        ({"items": [{"name": "a"}, {"name": "b"}, {"name": 3}]}, "`items[2].name`", "3 is not of type 'string'"),
-        ({"items": [], "headers": {"content-type": 7}}, '`headers["content-type"]`', "7 is not of type 'string'"),
-        ({"items": [{"name": "a", "tags": ["x", 1]}]}, "`items[0].tags[1]`", "1 is not of type 'string'"),
+        ({"items": [{"name": "a"}, {"name": "b"}, {"name": 3}]}, "`items[2].name`", '3 is not of type "string"'),
+        ({"items": [], "headers": {"content-type": 7}}, '`headers["content-type"]`', '7 is not of type "string"'),
+        ({"items": [{"name": "a", "tags": ["x", 1]}]}, "`items[0].tags[1]`", '1 is not of type "string"'),
     ],
 )
 async def test_a_nested_field_is_named_by_its_path(args, where, problem):
