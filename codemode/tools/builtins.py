@@ -36,6 +36,12 @@ async def _echo(args: Any, ctx: ToolContext) -> Any:
     return args
 
 
+MAX_SLEEP_MS = 2**31 - 1
+"""The longest ``sleep``: JavaScript's ``setTimeout`` takes no longer delay (a larger one fires at
+once there); here a larger one is refused by the schema, so ``1e21`` is an error, not a sleep
+that never ends."""
+
+
 async def _sleep(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
     # An aborted call's handler task is cancelled (sleep does not wait for cancellation), which
     # ends the sleep at once; a timeout racing the token cost ~60 us per call.
@@ -154,7 +160,15 @@ def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool]:
             description="Waits for `ms` milliseconds, then returns `{slept_ms}`. Ends at once when the cell is terminated.",
             handler=_sleep,
             input_schema=_obj(
-                {"ms": {"type": "integer", "minimum": 0, "description": "How long to wait, in milliseconds."}}, ["ms"]
+                {
+                    "ms": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": MAX_SLEEP_MS,
+                        "description": "How long to wait, in milliseconds (at most 2147483647, about 24.8 days).",
+                    }
+                },
+                ["ms"],
             ),
             output_schema=_obj({"slept_ms": {"type": "integer"}}, ["slept_ms"]),
         ),

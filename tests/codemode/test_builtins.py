@@ -48,7 +48,7 @@ async def test_builtins_are_listed_sorted_with_declarations():
     ]
     sleep = registry.get("sleep")
     declaration = (
-        "declare const tools: { sleep(args: {\n  // How long to wait, in milliseconds.\n  ms: number;\n}): "
+        "declare const tools: { sleep(args: {\n  // How long to wait, in milliseconds (at most 2147483647, about 24.8 days).\n  ms: number;\n}): "
         "Promise<{ slept_ms: number; }>; };"
     )
     assert sleep.declaration == declaration
@@ -103,6 +103,25 @@ async def test_cells_echo_values_of_every_type():
         "Result",
         ["fast", '[42,[1,2],"",false,null,{"a":{"b":[1,"x"]}}]', "[true,true]"],
     )
+
+
+@pytest.mark.parametrize(
+    ("ms", "problem"),
+    [
+        (1e21, "1e+21 is greater than the maximum of 2147483647"),  # JSON.stringify(1e21) is 1e+21
+        (2**31, "2147483648 is greater than the maximum of 2147483647"),
+        (-1, "-1 is less than the minimum of 0"),
+    ],
+)
+async def test_sleep_longer_than_set_timeouts_limit_is_refused(dispatcher, ms, problem):
+    """A sleep JavaScript's setTimeout could not wait for is an error, not a sleep without end."""
+    result = await call(dispatcher, "sleep", {"ms": ms})
+    rule = "maximum" if ms > 0 else "minimum"
+    assert (result.outcome, result.error) == (
+        "failed",
+        f"tool `sleep` received invalid arguments at `ms`: {problem} (schema rule `{rule}`).",
+    )
+    assert (await call(dispatcher, "sleep", {"ms": 0})).value == {"slept_ms": 0}
 
 
 async def test_sleep_ends_at_once_when_cancelled(dispatcher):
