@@ -24,7 +24,8 @@ are not kept), oldest first:
 
 ``raw`` changes nothing: inputs are kept as they were typed. The file is used from one worker
 thread, so the kernel's event loop never waits for the disk; lines are written in batches
-(:data:`WRITE_DELAY_S`), so a kernel killed outright may lose its last half second of input. A file that cannot be opened or
+(:data:`WRITE_DELAY_S`), so a kernel killed outright (SIGKILL) may lose its last half second of
+input; SIGTERM writes them first (:meth:`History.close_at_sigterm`). A file that cannot be opened or
 written (a read-only data directory, a corrupt file) is logged once; the kernel goes on with
 an empty history.
 """
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sqlite3
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -213,6 +216,23 @@ class History:
             return []
         self._flush()
         return await asyncio.get_running_loop().run_in_executor(self._worker, self._query, content)
+
+    def close_at_sigterm(self) -> None:
+        """From now on SIGTERM (what jupyter_client sends a kernel that did not end after its
+        ``shutdown_request``, or a ``kill``) first closes the history, writing the lines that
+        wait for their batch, then ends the process as the handler before did (by default, as
+        the signal does). Main thread only."""
+        before = signal.getsignal(signal.SIGTERM)
+
+        def on_sigterm(signum: int, frame: Any) -> None:
+            self.close()
+            if callable(before):
+                before(signum, frame)
+                return
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        signal.signal(signal.SIGTERM, on_sigterm)
 
     def close(self) -> None:
         """Record the session's end and close the file once the writes queued so far are done

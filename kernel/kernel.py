@@ -198,6 +198,7 @@ class CodeModeKernel(Kernel):
         self._loop = self.io_loop.asyncio_loop
         self._interrupts.attach(self._loop)
         signal.signal(signal.SIGINT, self._on_sigint)
+        self._history.close_at_sigterm()
         self._services.start_early(self._loop)
         freeze_startup_objects(KERNEL_YOUNG_THRESHOLD)
 

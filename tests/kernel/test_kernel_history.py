@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+import sqlite3
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from console_driver import Console
 from kernel_driver import Kernel, execute, shell_reply, start_kernel, stop_kernel
@@ -67,6 +70,26 @@ def test_history_keeps_stored_inputs_across_restarts(codemode_kernelspec, tmp_pa
         assert _history(second, hist_access_type="tail", n=1, output=True) == [[2, 1, ['text("three")', None]]]
     finally:
         stop_kernel(second)
+
+
+def test_sigterm_writes_the_last_inputs_before_the_kernel_ends(codemode_kernelspec, tmp_path):
+    """Lines wait half a second to be written in one batch; SIGTERM (jupyter_client's when a
+    kernel does not end after shutdown_request, or a ``kill``) writes them first, and the
+    kernel still ends of the signal."""
+    history = tmp_path / "history.sqlite"
+    kernel = start_kernel(tmp_path, {"CODEMODE_HISTORY_FILE": str(history)})
+    try:
+        _ok(kernel, 'text("first")')
+        _ok(kernel, 'text("last")')
+        process = psutil.Process(kernel.km.provisioner.pid)
+        kernel.km.signal_kernel(signal.SIGTERM)
+        assert process.wait(timeout=30) == -signal.SIGTERM
+    finally:
+        kernel.kc.stop_channels()
+        kernel.km.cleanup_resources()
+    with sqlite3.connect(history) as db:
+        rows = db.execute("SELECT line, source FROM history ORDER BY line").fetchall()
+    assert rows == [(1, 'text("first")'), (2, 'text("last")')]
 
 
 def test_history_lives_in_the_jupyter_data_directory_by_default(codemode_kernelspec, tmp_path, monkeypatch):
