@@ -116,12 +116,14 @@ class Publisher:
         """Publish content items (:func:`codemode.kernel.render.coalesced_messages`) in order: the
         text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
         paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`). An interrupt
-        (cancellation) while it waits ends the delivery there: one ``stderr`` line says how
-        many messages were not shown, and this returns (the request goes on to its reply)."""
+        (cancellation) while it waits ends the delivery there: one ``stderr`` line, on a line of
+        its own, says how many messages were not shown, and this returns (the request goes on to
+        its reply)."""
         if request.silent:
             return
         self.flush()
         messages = list(_bounded(render.coalesced_messages(items, request.execution_count)))
+        line_open = False  # the last text sent ended inside a line (a terminal shows both streams as one)
         for index, (msg_type, content) in enumerate(messages):
             delay = self._pacer.delay(msg_type, content)
             if delay > 0:
@@ -130,9 +132,12 @@ class Publisher:
                 except asyncio.CancelledError:
                     left = len(messages) - index
                     text = f"The interrupt stopped this output here; {left} more output message(s) were not shown.\n"
+                    text = "\n" + text if line_open else text
                     self._send_now("stream", {"name": "stderr", "text": text}, request.parent)
                     return
             self._send_now(msg_type, content, request.parent)
+            if msg_type == "stream":
+                line_open = not content["text"].endswith("\n")
 
     def error_reply(self, request: Request, parts: render.ErrorParts) -> dict[str, Any]:
         """Publish an ``error`` message and return the matching execute_reply content."""

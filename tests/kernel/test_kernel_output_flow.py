@@ -8,9 +8,10 @@ slowly (one message buffered, a sleep after each) must get every line.
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
-from kernel_driver import SlowSubscriber, collect, send_execute
+from kernel_driver import SlowSubscriber, collect, send_execute, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -66,3 +67,24 @@ def test_lines_between_images_reach_a_slow_client_in_order(kernel, slow):
         assert texts == [f"line {i}\nmore {i}\n" for i in range(pairs)]
         images = [m["content"]["data"]["image/png"] for m in messages if m["msg_type"] == "display_data"]
         assert images == [payload] * pairs
+
+
+@pytest.mark.parametrize(("unit", "opens_line"), [("x", True), ("x\n", False)], ids=["mid-line", "whole-lines"])
+def test_an_interrupt_during_a_paced_delivery_ends_it_with_a_notice_on_a_line_of_its_own(kernel, unit, opens_line):
+    """A large delivery is paced (500 kB/s after 1.5 MB); an interrupt while it waits ends it
+    with one stderr notice counting what was not shown, which starts a line of its own even
+    when the last text shown ended inside one (a terminal shows both streams as one)."""
+    code = f'// @exec: {{"max_output_tokens": 10000000}}\ntext({unit!r}.repeat({4_000_000 // len(unit)}))'
+    msg_id = send_execute(kernel.kc, code)
+    seen = wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "stream", timeout=60)
+    kernel.km.interrupt_kernel()
+    run = collect(kernel.kc, msg_id, timeout=60, earlier=seen)
+    shown = run.stdout
+    assert 0 < len(shown) < len(unit) * (4_000_000 // len(unit))
+    assert shown.endswith("\n") is not opens_line
+    (notice,) = run.stderr_messages
+    left = re.fullmatch(
+        r"(\n?)The interrupt stopped this output here; (\d+) more output message\(s\) were not shown\.\n", notice
+    )
+    assert left is not None and left.group(1) == ("\n" if opens_line else "")
+    assert int(left.group(2)) > 0
