@@ -22,7 +22,6 @@ import heapq
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from codemode import messages
@@ -34,7 +33,6 @@ from .jsontext import scrub
 from .outcome import CellOutcome
 
 
-@dataclass
 class CellEvents:
     """Callbacks run on the asyncio loop for what a cell does.
 
@@ -42,11 +40,21 @@ class CellEvents:
     input_json)`` (the argument's JSON text, as the prelude wrote it); ``notify(text)``; ``finished(outcome)``: the cell is done (once).
     """
 
-    item: Callable[[dict[str, Any]], None]
-    yield_control: Callable[[], None]
-    tool_call: Callable[[str, int, str], None]
-    notify: Callable[[str], None]
-    finished: Callable[[CellOutcome], None]
+    __slots__ = ("item", "yield_control", "tool_call", "notify", "finished")
+
+    def __init__(
+        self,
+        item: Callable[[dict[str, Any]], None],
+        yield_control: Callable[[], None],
+        tool_call: Callable[[str, int, str], None],
+        notify: Callable[[str], None],
+        finished: Callable[[CellOutcome], None],
+    ) -> None:
+        self.item = item
+        self.yield_control = yield_control
+        self.tool_call = tool_call
+        self.notify = notify
+        self.finished = finished
 
 
 class CellState:

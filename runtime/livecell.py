@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from codemode import messages
@@ -113,7 +112,6 @@ def missing_cell(cell_id: str) -> WireWaitOutcome:
     }
 
 
-@dataclass
 class Observer:
     """One pending observation: its future, yield timer, output budget and responder.
 
@@ -124,32 +122,41 @@ class Observer:
     request's task for its bookkeeping only.
     """
 
-    future: asyncio.Future[WireRuntimeResponse]
-    max_output_tokens: int | None
-    started_ns: int
-    request_id: int | None
-    timer: asyncio.TimerHandle | None = None
-    respond: Callable[[WireRuntimeResponse], None] | None = None
+    def __init__(
+        self,
+        future: asyncio.Future[WireRuntimeResponse],
+        max_output_tokens: int | None,
+        started_ns: int,
+        request_id: int | None,
+        timer: asyncio.TimerHandle | None = None,
+        respond: Callable[[WireRuntimeResponse], None] | None = None,
+    ) -> None:
+        self.future = future
+        self.max_output_tokens = max_output_tokens
+        self.started_ns = started_ns
+        self.request_id = request_id
+        self.timer = timer
+        self.respond = respond
 
 
-@dataclass
 class LiveCell:
     """The asyncio-side state of a running or finished-but-unobserved cell."""
 
-    cell_id: str
-    session: SessionPort
-    tool_call_id: str
-    tools: list[dict[str, Any]]
-    runtime: CellControl | None = None
-    buffer: list[dict[str, Any]] = field(default_factory=list)
-    observer: Observer | None = None
-    outcome: CellOutcome | None = None
-    terminating: bool = False
-    closed: bool = False
-    thread_done: asyncio.Event = field(default_factory=asyncio.Event)
-    pending_tools: dict[str, int] = field(default_factory=dict)
-    invocation_texts: dict[int, tuple[str, str]] = field(default_factory=dict)
-    """Per tool index, the fixed parts of this cell's ``tool/invoke`` frames (``runtime/delegates.py``)."""
+    def __init__(self, cell_id: str, session: SessionPort, tool_call_id: str, tools: list[dict[str, Any]]) -> None:
+        self.cell_id = cell_id
+        self.session = session
+        self.tool_call_id = tool_call_id
+        self.tools = tools
+        self.runtime: CellControl | None = None
+        self.buffer: list[dict[str, Any]] = []
+        self.observer: Observer | None = None
+        self.outcome: CellOutcome | None = None
+        self.terminating = False
+        self.closed = False
+        self.thread_done = asyncio.Event()
+        self.pending_tools: dict[str, int] = {}
+        self.invocation_texts: dict[int, tuple[str, str]] = {}
+        """Per tool index, the fixed parts of this cell's ``tool/invoke`` frames (``runtime/delegates.py``)."""
 
     # ---- events from the runtime thread ---------------------------------------------
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
-
-@dataclass
 class CellOutcome:
     """How a cell thread ended.
 
@@ -16,7 +13,27 @@ class CellOutcome:
     may throw the string ``"InternalError: out of memory"``).
     """
 
-    kind: str
-    error_text: str | None = None
-    writes: dict[str, str] = field(default_factory=dict)
-    thrown: bool = False
+    __slots__ = ("kind", "error_text", "writes", "thrown")
+
+    def __init__(
+        self, kind: str, error_text: str | None = None, writes: dict[str, str] | None = None, thrown: bool = False
+    ) -> None:
+        self.kind = kind
+        self.error_text = error_text
+        self.writes: dict[str, str] = {} if writes is None else writes
+        self.thrown = thrown
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CellOutcome):
+            return NotImplemented
+        return (self.kind, self.error_text, self.writes, self.thrown) == (
+            other.kind,
+            other.error_text,
+            other.writes,
+            other.thrown,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return f"CellOutcome({self.kind!r}, {self.error_text!r}, writes={self.writes!r}, thrown={self.thrown!r})"

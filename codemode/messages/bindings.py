@@ -13,9 +13,10 @@ cells' code runs (``runtime/prelude/realm_members.js``).
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 from .results import MessageError
+from .typeddict import TypedDict
 
 BINDINGS_CAPABILITY = "codemode-session-bindings-v1"
 DEFAULT_BINDINGS_TIMEOUT_MS = 200

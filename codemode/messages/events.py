@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias, TypedDict
+from typing import Literal, TypeAlias
 
 from .handshake import Ready, Rejected
 from .results import JsonValue, OkResult, WireResult, WireWaitOutcome, ok
+from .typeddict import TypedDict
 
 # -- host to client -----------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
+
+from .typeddict import TypedDict
 
 # -- handshake ----------------------------------------------------------------------------------
 

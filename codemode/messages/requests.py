@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias
 
 from .bindings import BindingsBody
 from .results import JsonValue, WireResult
+from .typeddict import TypedDict
 
 # -- client to host -----------------------------------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypeAlias, cast
+
+from .typeddict import TypedDict
 
 JsonValue: TypeAlias = Any
 """Any JSON value (tool inputs and results, stored values)."""

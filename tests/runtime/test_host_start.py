@@ -30,6 +30,7 @@ NOT_AT_START = (
     "tree_sitter",  # the notebook profile's parser
     "icu",  # Intl, loaded at a cell's first Intl call
     "py_mini_racer",  # V8, for --engine v8 or Intl
+    "dataclasses",  # the host's records are plain classes (outcome.py, livecell.py, cellstate.py)
 )
 
 
