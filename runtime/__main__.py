@@ -15,6 +15,7 @@ error, printed on stderr as ``Error: failed to read code-mode client message`` /
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -113,6 +114,7 @@ def serve(frames: int) -> None:
 
     widen_pipes(0, frames)
     freeze_startup_objects()
+    gc.enable()  # off since boot.py's first line: start-up's objects are frozen now
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.

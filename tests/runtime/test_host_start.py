@@ -134,3 +134,27 @@ def test_the_clients_command_line_is_read_as_argparse_reads_it():
     ):
         assert _client_options(argv) is None, argv
     assert _parse_options(["--engine", "v8"]) == ("v8", "strict")
+
+
+def test_the_collector_is_off_while_the_host_starts_and_on_once_it_serves():
+    """boot.py, run as the host's script, turns the cyclic collector off on its first line
+    (start-up's imports make only objects that live as long as the process); ``serve`` freezes
+    them and turns it back on before the connection is served, so a cell's garbage cycles are
+    collected. Imported as a module, boot.py leaves the collector alone."""
+    probe = (
+        "import gc, os, runpy, sys\n"
+        "import codemode.runtime.boot, codemode.runtime.stdio as stdio\n"
+        "from codemode.runtime import __main__ as host\n"
+        "print(gc.isenabled())\n"
+        "def start(argv):\n"
+        "    print(gc.isenabled())\n"
+        "    return os.dup(1)\n"
+        "async def serve_stdio(frames):\n"
+        "    print(gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "    return 0\n"
+        "host.start, stdio.serve_stdio, os._exit = start, serve_stdio, sys.exit\n"
+        "sys.argv = [codemode.runtime.boot.__file__, '{}']\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "True\nFalse\nTrue True\n", done.stderr
