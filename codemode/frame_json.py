@@ -62,7 +62,8 @@ def json_text(value: Any) -> str:
 
 
 def encode_text(text: str) -> bytes:
-    """JSON ``text`` in UTF-8, a lone surrogate written with :func:`well_formed`'s repair."""
+    """``text`` (a payload's JSON text, or a raw text of :mod:`codemode.raw_text`) in UTF-8, a
+    lone surrogate written with :func:`well_formed`'s repair."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:

@@ -50,7 +50,7 @@ def frames(message: dict[str, Any]) -> list[tuple[bytes, bytes]] | None:
     inline_bound = len(payload) + sum(_MAX_JSON_BYTES_PER_CHAR * len(text) + 2 for text in texts)
     if inline_bound > MAX_FRAME_BYTES:
         return None
-    return [(header, payload), *(raw_frame_parts(encode(text)) for text in texts)]
+    return [(header, payload), *(raw_frame_parts(frame_json.encode_text(text)) for text in texts)]
 
 
 def take_out(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
@@ -81,14 +81,6 @@ def take_out(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None
     stripped = _replaced(message, [*path, "content_items"], copied)
     stripped[RAW_MEMBER] = paths
     return stripped, texts
-
-
-def encode(text: str) -> bytes:
-    """The payload of a raw frame: ``text`` in UTF-8, a lone surrogate written as U+FFFD."""
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return frame_json.well_formed(text).encode("utf-8")
 
 
 async def put_back(message: dict[str, Any], read_payload: Callable[[], Awaitable[bytes]]) -> dict[str, Any]:
