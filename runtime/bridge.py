@@ -81,10 +81,9 @@ _OBSERVABLE_OPS = frozenset({"emit", "notify", "tool", "store", "yield"})
 
 def observable(op: str) -> bool:
     """Whether host operation ``op`` shows the cell to the world: an output item (``emit``,
-    ``text:<length>``), a notification, a tool call, a stored value or a yield. After the
-    cell's end (``exit()``, a stop, its promise settled) an engine whose JavaScript can still
-    run drops these, so nothing of a finished cell is seen (as in Codex's host, whose cell
-    ends in the microtask checkpoint that settles it)."""
+    ``text:<length>``), a notification, a tool call, a stored value or a yield. Code of a
+    cell that can still run once the cell may no longer act (after ``exit()`` or a stop; in
+    the notebook profile's realm, after the cell ended) has these dropped."""
     return op in _OBSERVABLE_OPS or op.startswith("text:")
 
 

@@ -56,8 +56,11 @@ from .realm_thread import RealmThread
 
 log = logging.getLogger(__name__)
 
-_SILENT_WHEN_ENDED = frozenset({"emit", "notify", "tool", "store", "yield", "timer"})
-"""Host calls of a cell that has ended which have no effect (nothing more of it is observable)."""
+
+def _silent_when_ended(name: str) -> bool:
+    """Host calls of a cell that has ended which have no effect (nothing more of it is
+    observable): what :func:`~codemode.runtime.bridge.observable` names, and new timers."""
+    return bridge.observable(name) or name == "timer"
 
 
 class RealmCell(CellState):
@@ -446,7 +449,7 @@ class Realm:
             if cell._stop_requested:
                 self._state.arm(f"cell {cell_id} was terminated")
                 return None
-        if cell.finished() and name in _SILENT_WHEN_ENDED:
+        if cell.finished() and _silent_when_ended(name):
             return None
         return cell.host_call(name, arg)
 
