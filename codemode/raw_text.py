@@ -4,7 +4,7 @@ Parsing JSON is most of what a large output costs the client: a 10 MB ``text()``
 client's ``json.loads`` about 13 ms, the host's encoder about 5 ms more, against about 1 ms each
 to encode and decode the same text as UTF-8. A host that grants :data:`RAW_TEXT_CAPABILITY`
 therefore may send the long strings of a runtime response's content items (an ``input_text``'s
-``text``, an ``input_image``'s ``image_url``, an ``input_audio``'s ``audio_url``, each of at
+``text`` or a notebook ``stream`` item's, an ``input_image``'s ``image_url``, an ``input_audio``'s ``audio_url``, each of at
 least :data:`MIN_RAW_CHARS` characters) out of the JSON, as Jupyter's wire protocol sends binary
 buffers beside a message:
 
@@ -33,7 +33,9 @@ RAW_MEMBER = "codemode/raw"
 """The member of a response frame that lists the paths of the strings sent beside it."""
 MIN_RAW_CHARS = 1 << 16
 """Strings shorter than this stay in the JSON: there, parsing them costs less than a frame."""
-_FIELDS = ("text", "image_url", "audio_url")
+_LONG_FIELD = {"input_text": "text", "stream": "text", "input_image": "image_url", "input_audio": "audio_url"}
+"""The string field of each kind of content item that may be long (the notebook profile's
+``stream`` items included); one lookup an item, as a response may hold 100 000 of them."""
 _MAX_JSON_BYTES_PER_CHAR = 6
 """The most a character can take in a JSON string (``\\u001f``); bounds a string's inline size."""
 
@@ -68,14 +70,16 @@ def take_out(message: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None
     texts: list[str] = []
     copied: list[Any] | None = None
     for index, item in enumerate(items):
-        for field in _FIELDS:
-            value = item.get(field)
-            if value.__class__ is str and len(value) >= MIN_RAW_CHARS:
-                if copied is None:
-                    copied = list(items)
-                copied[index] = {**copied[index], field: None}
-                paths.append([*path, "content_items", index, field])
-                texts.append(value)
+        field = _LONG_FIELD.get(item.get("type"))
+        if field is None:
+            continue
+        value = item.get(field)
+        if value.__class__ is str and len(value) >= MIN_RAW_CHARS:
+            if copied is None:
+                copied = list(items)
+            copied[index] = {**item, field: None}
+            paths.append([*path, "content_items", index, field])
+            texts.append(value)
     if copied is None:
         return None
     stripped = _replaced(message, [*path, "content_items"], copied)

@@ -48,20 +48,27 @@ def test_long_strings_leave_the_json_with_their_paths_in_order():
         {"type": "input_image", "image_url": "data:image/png;base64," + "B" * LONG, "detail": None},
         {"type": "input_text", "text": "c" * (LONG - 1)},
         {"type": "input_audio", "audio_url": "data:audio/wav;base64," + "D" * LONG},
+        {"type": "stream", "name": "stdout", "text": "e" * LONG},  # the notebook profile's
     ]
     message = _initial(items)
     before = json.dumps(message)
     stripped, texts = raw_text.take_out(message)
     assert json.dumps(message) == before  # the host's own message is not changed
     body = ["result", "value", "Result", "content_items"]
-    assert stripped[RAW_MEMBER] == [[*body, 1, "text"], [*body, 2, "image_url"], [*body, 4, "audio_url"]]
-    assert texts == [items[1]["text"], items[2]["image_url"], items[4]["audio_url"]]
+    assert stripped[RAW_MEMBER] == [
+        [*body, 1, "text"],
+        [*body, 2, "image_url"],
+        [*body, 4, "audio_url"],
+        [*body, 5, "text"],
+    ]
+    assert texts == [items[1]["text"], items[2]["image_url"], items[4]["audio_url"], items[5]["text"]]
     sent = stripped["result"]["value"]["Result"]["content_items"]
     assert [item.get("text", item.get("image_url", item.get("audio_url"))) for item in sent] == [
         "short",
         None,
         None,
         "c" * (LONG - 1),
+        None,
         None,
     ]
 
