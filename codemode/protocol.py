@@ -77,15 +77,13 @@ def text_frame_parts(text: str) -> tuple[bytes, bytes]:
     """The two parts of :func:`encode_frame_parts` for a payload given as its JSON text ``text``
     (a writer that builds a frequent message's text itself). Raises :class:`FrameTooLarge`
     when it is over :data:`MAX_FRAME_BYTES` once encoded."""
-    payload = frame_json.encode_text(text)
-    if len(payload) > MAX_FRAME_BYTES:
-        raise FrameTooLarge(len(payload))
-    return _LENGTH.pack(len(payload)), payload
+    return raw_frame_parts(frame_json.encode_text(text))
 
 
 def raw_frame_parts(data: bytes) -> tuple[bytes, bytes]:
-    """The two parts of a frame whose payload is ``data`` as it is (not JSON: the raw texts of
-    :mod:`codemode.raw_text`). Raises :class:`FrameTooLarge` over :data:`MAX_FRAME_BYTES`."""
+    """The two parts of a frame whose payload is ``data`` as it is (the frame of every payload;
+    the raw texts of :mod:`codemode.raw_text` are not JSON). Raises :class:`FrameTooLarge` over
+    :data:`MAX_FRAME_BYTES`."""
     if len(data) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(data))
     return _LENGTH.pack(len(data)), data
@@ -103,10 +101,7 @@ def encode_frame(message: Any) -> bytes:
 def encode_frame_parts(message: Any) -> tuple[bytes, bytes]:
     """:func:`encode_frame` as its two parts, the 4-byte length prefix and the payload, for a
     writer that can take them one after the other without copying a large payload once more."""
-    payload = frame_json.payload(message)
-    if len(payload) > MAX_FRAME_BYTES:
-        raise FrameTooLarge(len(payload))
-    return _LENGTH.pack(len(payload)), payload
+    return raw_frame_parts(frame_json.payload(message))
 
 
 def decode_payload(payload: bytes) -> dict[str, Any]:
