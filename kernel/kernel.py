@@ -382,6 +382,8 @@ class CodeModeKernel(Kernel):
         ident = self._get_shell_context_var(self._shell_parent_ident)
         request = Request(parent=parent, silent=silent, allow_stdin=allow_stdin, ident=ident)
         number = self._counter.take(code, silent, store_history)
+        if number is not None:  # kept before it runs, as ipykernel does (written in a later batch)
+            self._history.store(number, code)
         self._state.request = request
         self._displays.request_started()
         if not code.strip():
@@ -410,8 +412,6 @@ class CodeModeKernel(Kernel):
             self._foreground = None
             self._state.request = None
             request.observing = False
-            if number is not None:  # written after the work: during it, it slowed the cell
-                self._history.store(number, code)
         self._notifications.finish(request)
         self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
         self._publisher.flush()  # every output of the request goes out before its idle status

@@ -10,7 +10,7 @@ from typing import Any
 import psutil
 import pytest
 from console_driver import Console
-from kernel_driver import Kernel, execute, shell_reply, start_kernel, stop_kernel
+from kernel_driver import Kernel, execute, send_execute, shell_reply, start_kernel, stop_kernel, wait_for_iopub
 
 
 def _history(kernel: Kernel, **content: Any) -> list[list[Any]]:
@@ -72,6 +72,10 @@ def test_history_keeps_stored_inputs_across_restarts(codemode_kernelspec, tmp_pa
         stop_kernel(second)
 
 
+RUNNING = 'notify("started"); await tools.sleep({ms: 60000})'
+"""A cell still running (no response yet) that shows at once that it runs (notify)."""
+
+
 def test_sigterm_writes_the_last_inputs_before_the_kernel_ends(codemode_kernelspec, tmp_path):
     """Lines wait half a second to be written in one batch; SIGTERM (jupyter_client's when a
     kernel does not end after shutdown_request, or a ``kill``) writes them first, and the
@@ -80,7 +84,10 @@ def test_sigterm_writes_the_last_inputs_before_the_kernel_ends(codemode_kernelsp
     kernel = start_kernel(tmp_path, {"CODEMODE_HISTORY_FILE": str(history)})
     try:
         _ok(kernel, 'text("first")')
-        _ok(kernel, 'text("last")')
+        _ok(kernel, 'text("second")')
+        # The cell that runs when SIGTERM comes (the one a user kills a kernel for) is kept too.
+        running = send_execute(kernel.kc, RUNNING)
+        wait_for_iopub(kernel.kc, running, lambda m: m["msg_type"] not in ("status", "execute_input"))
         process = psutil.Process(kernel.km.provisioner.pid)
         kernel.km.signal_kernel(signal.SIGTERM)
         assert process.wait(timeout=30) == -signal.SIGTERM
@@ -89,7 +96,7 @@ def test_sigterm_writes_the_last_inputs_before_the_kernel_ends(codemode_kernelsp
         kernel.km.cleanup_resources()
     with sqlite3.connect(history) as db:
         rows = db.execute("SELECT line, source FROM history ORDER BY line").fetchall()
-    assert rows == [(1, 'text("first")'), (2, 'text("last")')]
+    assert rows == [(1, 'text("first")'), (2, 'text("second")'), (3, RUNNING)]
 
 
 def test_history_lives_in_the_jupyter_data_directory_by_default(codemode_kernelspec, tmp_path, monkeypatch):
