@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 
-from . import cell_thread, engines, interrupt, profile
+from . import cell_thread, engines, interrupt, profile, stdio_files
 
 
 def _private_stdout() -> int:
@@ -79,6 +79,9 @@ def start(argv: list[str]) -> int:
     engine, chosen = _client_options(argv) or _parse_options(argv)
     engines.select(engine)
     profile.select(chosen)
+    stdio_files.open_missing_stdio()
+    if sys.stderr is None:  # descriptor 2 was closed when Python started
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115 - now /dev/null
     frames = _private_stdout()
     logging.basicConfig(
         stream=sys.stderr,
@@ -110,15 +113,14 @@ def serve(frames: int) -> None:
 
     from codemode.gc_tuning import freeze_startup_objects
 
-    from .stdio import serve_stdio, widen_pipes
+    from .stdio import serve_stdio
 
-    widen_pipes(0, frames)
     freeze_startup_objects()
     gc.enable()  # off since boot.py's first line: start-up's objects are frozen now
     status = asyncio.run(serve_stdio(frames))
     sys.stderr.flush()
     # Cell threads are daemons; a CPU-bound one must not keep the process alive.
-    os._exit(status)
+    stdio_files.exit_process(status)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -20,7 +20,6 @@ import asyncio
 import collections
 import functools
 import logging
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +43,7 @@ from .bindings import list_bindings
 from .delegates import DelegateTable
 from .errors import FatalConnectionError, ProtocolError
 from .session import HostSession, LiveCell, missing_cell, runtime_response
+from .stdio_files import exit_process
 from .validate import hello_problem, validate_delegate_response, validate_request
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ class Connection:
         except (ConnectionError, BrokenPipeError, TimeoutError, RuntimeError):
             pass
         finally:
-            os._exit(FALLBACK_EXIT_STATUS)
+            exit_process(FALLBACK_EXIT_STATUS)
 
     # ---- main loop -------------------------------------------------------------
 

@@ -3,6 +3,8 @@
 :func:`serve_stdio` runs one :class:`~codemode.runtime.server.Connection` over the two pipes
 until the client goes away. It is imported once the host has started what needs no asyncio
 (``runtime/__main__.py``), so the first cell's context is being prepared while asyncio loads.
+A stdin or stdout that is not a pipe (a file, ``/dev/null``) is served through a pipe of its
+own (:mod:`codemode.runtime.stdio_files`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from codemode.frame_writer import FrameWriter
 from codemode.protocol import FrameError
 
 from .server import Connection, FatalConnectionError
+from .stdio_files import OutputPump, is_pipe, pipe_from
 
 PIPE_BYTES = 256 * 1024
 """The kernel buffer the host asks for on its two pipes (Linux's default is 64 KiB): a large
@@ -40,10 +43,24 @@ def widen_pipes(*descriptors: int) -> None:
             pass
 
 
+def stdio_pipes(frames: int) -> tuple[int, int]:
+    """The descriptors the server reads requests from and writes frames to: a duplicate of
+    stdin and ``frames`` themselves when they are pipes, else pipes pumped from and to them
+    (:mod:`~codemode.runtime.stdio_files`); each is widened (:func:`widen_pipes`)."""
+    requests = os.dup(0)
+    if not is_pipe(requests):
+        requests = pipe_from(requests)
+    if not is_pipe(frames):
+        frames = OutputPump(frames).pipe_in
+    widen_pipes(requests, frames)
+    return requests, frames
+
+
 async def _stdio_streams(frames: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     loop = asyncio.get_running_loop()
+    requests, frames = stdio_pipes(frames)
     reader = asyncio.StreamReader(limit=2**31 - 1)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(0), "rb", 0))
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(requests, "rb", 0))
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
     writer = asyncio.StreamWriter(transport, protocol, reader, loop)
     return reader, writer
