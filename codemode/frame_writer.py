@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import errno
 import os
 import select
 import threading
@@ -149,6 +150,11 @@ class FrameWriter:
             parts = [part for part in parts if not stream.add(part)]
         elif size >= STREAM_FRAME_BYTES and self._start_stream(parts):
             return
+        transport = getattr(self.writer, "transport", None)  # a writer of tests may have none
+        if parts and self._failure is None and transport is not None and transport.is_closing():
+            # The transport drops what it is given once its pipe failed or its reader went away
+            # (asyncio closes a write pipe whose reader closed); say so as the write would have.
+            self._failure = BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
         for part in parts:
             self.writer.write(part)
 
@@ -178,6 +184,13 @@ class FrameWriter:
         if stream.error is not None:
             self._failure = stream.error
             self.writer.transport.abort()  # later writes are dropped, as after a failed write
+
+    @property
+    def failure(self) -> OSError | None:
+        """Why frames were lost, once some were: a streaming thread's write error, or
+        ``BrokenPipeError`` for frames handed to a transport that had already failed or lost its
+        reader (the transport's own write error reaches its protocol's ``connection_lost``)."""
+        return self._failure
 
     async def _stream_finished(self) -> None:
         """Wait until no thread writes; raise the error a thread met (the reader went away)."""

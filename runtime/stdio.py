@@ -17,7 +17,7 @@ from codemode.frame_writer import FrameWriter
 from codemode.protocol import FrameError
 
 from .server import Connection, FatalConnectionError
-from .stdio_files import OutputPump, is_pipe, pipe_from
+from .stdio_files import EXIT_FLUSH_TIMEOUT_S, OutputPump, is_pipe, pipe_from
 
 PIPE_BYTES = 256 * 1024
 """The kernel buffer the host asks for on its two pipes (Linux's default is 64 KiB): a large
@@ -43,44 +43,68 @@ def widen_pipes(*descriptors: int) -> None:
             pass
 
 
-def stdio_pipes(frames: int) -> tuple[int, int]:
+def stdio_pipes(frames: int) -> tuple[int, int, OutputPump | None]:
     """The descriptors the server reads requests from and writes frames to: a duplicate of
     stdin and ``frames`` themselves when they are pipes, else pipes pumped from and to them
-    (:mod:`~codemode.runtime.stdio_files`); each is widened (:func:`widen_pipes`)."""
+    (:mod:`~codemode.runtime.stdio_files`), with the output's pump; each is widened
+    (:func:`widen_pipes`)."""
     requests = os.dup(0)
     if not is_pipe(requests):
         requests = pipe_from(requests)
+    pump = None
     if not is_pipe(frames):
-        frames = OutputPump(frames).pipe_in
+        pump = OutputPump(frames)
+        frames = pump.pipe_in
     widen_pipes(requests, frames)
-    return requests, frames
+    return requests, frames, pump
 
 
-async def _stdio_streams(frames: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    requests, frames = stdio_pipes(frames)
-    reader = asyncio.StreamReader(limit=2**31 - 1)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(requests, "rb", 0))
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, os.fdopen(frames, "wb", 0))
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
-    return reader, writer
+class _FramesProtocol(asyncio.streams.FlowControlMixin):
+    """The frames pipe's protocol, keeping the error that ended it (the reader gone: EPIPE)."""
+
+    error: Exception | None = None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if exc is not None and self.error is None:
+            self.error = exc
+        super().connection_lost(exc)
+
+
+def write_failure(exc: BaseException) -> str:
+    """What the host prints on stderr before it exits with status 1 because frames could not be
+    written, in the words of Codex's host (its writer task's error, an ``io::Error`` shown as
+    ``Broken pipe (os error 32)``)."""
+    errno = getattr(exc, "errno", None)
+    cause = f"{os.strerror(errno)} (os error {errno})" if errno else str(exc)
+    return f"Error: code-mode writer task failed: failed to write code-mode host message: {cause}\n"
 
 
 async def serve_stdio(frames: int) -> int:
     """Serve one connection: requests on stdin, frames on descriptor ``frames`` (the process's
-    stdout, see ``runtime/__main__.py``'s ``_private_stdout``); returns the process exit status."""
-    reader, writer = await _stdio_streams(frames)
-    connection = Connection(reader, writer)
+    stdout, see ``runtime/__main__.py``'s ``_private_stdout``) until stdin ends; returns the
+    process exit status: 0, or 1 after a fatal protocol error or when frames could not be
+    written (a reader gone, a full disk), each said on stderr (:func:`write_failure`). As in
+    Codex's host, a failed write does not end the host: it ends at EOF."""
+    loop = asyncio.get_running_loop()
+    requests, frames, pump = stdio_pipes(frames)
+    reader = asyncio.StreamReader(limit=2**31 - 1)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(requests, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(_FramesProtocol, os.fdopen(frames, "wb", 0))
+    connection = Connection(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
+    status, text = 0, ""
     try:
         await connection.serve()
-        return 0
     except (FatalConnectionError, FrameError) as exc:
-        await _drain(connection.frames)
-        sys.stderr.write(f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n")
-        sys.stderr.flush()
-        return 1
-    finally:
-        await _drain(connection.frames)
+        status, text = 1, f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n"
+    await _drain(connection.frames)
+    if pump is not None:
+        pump.finish(EXIT_FLUSH_TIMEOUT_S)
+    failed = (pump.error if pump is not None else None) or protocol.error or connection.frames.failure
+    if failed is not None and not text:
+        status, text = 1, write_failure(failed)
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    return status
 
 
 async def _drain(frames: FrameWriter) -> None:

@@ -18,7 +18,6 @@ the protocol's stream.
 
 from __future__ import annotations
 
-import logging
 import os
 import select
 import stat
@@ -27,8 +26,6 @@ from typing import NoReturn
 
 PUMP_CHUNK_BYTES = 256 * 1024
 """How much a pump moves per read (the host asks for pipes of this size, ``runtime/stdio.py``)."""
-log = logging.getLogger("codemode.runtime")
-
 EXIT_FLUSH_TIMEOUT_S = 10.0
 """How long :func:`exit_process` waits for an output pump whose target does not take more
 (a terminal paused with Ctrl-S) before the process ends anyway."""
@@ -82,13 +79,14 @@ class OutputPump:
     """A pipe whose write end stands for descriptor ``target``: a thread copies what arrives to
     ``target`` with blocking writes. :meth:`finish` waits until what was written reached it.
 
-    A write error (``ENOSPC`` on ``/dev/full``, a closed terminal) is logged and closes the
-    pipe's read end, so the host's next write fails with ``EPIPE``, as it would if a client
-    stopped reading.
+    A write error (``ENOSPC`` on ``/dev/full``, a closed terminal) is kept in :attr:`error`
+    and closes the pipe's read end, so the host's next write fails with ``EPIPE``, as it would
+    if a client stopped reading.
     """
 
     def __init__(self, target: int) -> None:
         self._target = target
+        self.error: OSError | None = None
         self._pipe_out, self.pipe_in = os.pipe()
         self._wake_out, self._wake_in = os.pipe()
         self._thread = threading.Thread(target=self._run, name="codemode-stdout-pump", daemon=True)
@@ -114,15 +112,16 @@ class OutputPump:
                 if self._wake_out in ready:
                     finishing = True
         except OSError as exc:
-            log.error("cannot write frames to stdout: %s", exc)
+            self.error = exc
         finally:
             os.close(self._pipe_out)
 
     def finish(self, timeout_s: float) -> None:
         """Copy what the pipe holds now to the target, waiting at most ``timeout_s`` seconds;
         call it once every frame was written into the pipe (after the writer's drain)."""
-        os.write(self._wake_in, b"\0")
-        self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            os.write(self._wake_in, b"\0")
+            self._thread.join(timeout_s)
 
 
 def exit_process(status: int) -> NoReturn:

@@ -1,6 +1,7 @@
 """The host on a stdin or stdout that is not a pipe, as Codex's host runs on them: requests read
 from a file, frames written to a file or a terminal, ``/dev/null`` or a closed descriptor as an
-empty stdin (a clean end, status 0), and a stdout that refuses writes said on stderr.
+empty stdin (a clean end, status 0); frames that cannot be written (a full disk, a client that
+stopped reading) end the host at EOF with status 1, said on stderr in Codex's words.
 
 Before, asyncio's pipe transport refused a file (a traceback, status 1) and waited for ever on
 ``/dev/null``. The host is started as the client starts it (``default_host_command``)."""
@@ -94,11 +95,44 @@ def test_frames_to_a_closed_stdout_go_nowhere(tmp_path):
     assert (status, out, stderr) == (0, b"", "")
 
 
-def test_a_stdout_that_refuses_writes_is_said_on_stderr(tmp_path):
+def test_a_stdout_that_refuses_writes_ends_the_host_with_status_1(tmp_path):
+    """Codex's host: ``Error: code-mode writer task failed: ...``, status 1 (the cause as Rust
+    shows an ``io::Error``)."""
     requests = b"".join(encode_frame(m) for m in REQUESTS)
     status, _, stderr = _run('< "$REQUESTS" > /dev/full', tmp_path, requests)
-    assert status == 0
-    assert stderr.endswith("cannot write frames to stdout: [Errno 28] No space left on device\n"), stderr
+    assert (status, stderr) == (1, WRITE_FAILED + "No space left on device (os error 28)\n")
+
+
+WRITE_FAILED = "Error: code-mode writer task failed: failed to write code-mode host message: "
+
+
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        ([messages.operation_request(1, messages.open_body("s1"))], (1, WRITE_FAILED + "Broken pipe (os error 32)\n")),
+        ([], (0, "")),
+    ],
+    ids=["a-frame-written-after", "nothing-written-after"],
+)
+def test_a_client_that_stops_reading(after, expected):
+    """The client closes its end of the host's stdout after the handshake, sends ``after``, then
+    ends stdin: a frame the host could not write makes its status 1, said on stderr (Codex's
+    host does the same); with nothing written after, the end is clean. The host goes on until
+    EOF either way."""
+    host = subprocess.Popen(
+        default_host_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert host.stdin is not None and host.stdout is not None and host.stderr is not None
+    host.stdin.write(encode_frame(REQUESTS[0]))
+    host.stdin.flush()
+    length = int.from_bytes(host.stdout.read(4), "little")
+    assert json.loads(host.stdout.read(length)) == ANSWERS[0]
+    host.stdout.close()
+    host.stdin.write(b"".join(encode_frame(m) for m in after))
+    host.stdin.flush()
+    assert host.poll() is None
+    host.stdin.close()
+    assert (host.wait(30), host.stderr.read().decode()) == expected
 
 
 async def _host_on_a_terminal(env: dict[str, str]) -> HostClient:
