@@ -105,6 +105,7 @@ class FrameWriter:
         self._stream: _Stream | None = None
         self._streamed: asyncio.Future[None] | None = None
         self._failure: OSError | None = None
+        self._dropped: OSError | None = None
 
     def write(self, frame: bytes) -> None:
         """Queue ``frame`` (whole, after every frame written before it)."""
@@ -151,10 +152,10 @@ class FrameWriter:
         elif size >= STREAM_FRAME_BYTES and self._start_stream(parts):
             return
         transport = getattr(self.writer, "transport", None)  # a writer of tests may have none
-        if parts and self._failure is None and transport is not None and transport.is_closing():
+        if parts and self._dropped is None and transport is not None and transport.is_closing():
             # The transport drops what it is given once its pipe failed or its reader went away
-            # (asyncio closes a write pipe whose reader closed); say so as the write would have.
-            self._failure = BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+            # (asyncio closes a write pipe whose reader closed): kept for :attr:`failure`.
+            self._dropped = BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
         for part in parts:
             self.writer.write(part)
 
@@ -187,10 +188,11 @@ class FrameWriter:
 
     @property
     def failure(self) -> OSError | None:
-        """Why frames were lost, once some were: a streaming thread's write error, or
-        ``BrokenPipeError`` for frames handed to a transport that had already failed or lost its
-        reader (the transport's own write error reaches its protocol's ``connection_lost``)."""
-        return self._failure
+        """Why frames were lost, once some were: a streaming thread's write error (which
+        :meth:`drain` raises), or ``BrokenPipeError`` for frames handed to a transport already
+        closing (its pipe failed, its reader went away, or it was closed; the transport's own
+        write error reaches its protocol's ``connection_lost``)."""
+        return self._failure or self._dropped
 
     async def _stream_finished(self) -> None:
         """Wait until no thread writes; raise the error a thread met (the reader went away)."""

@@ -5,6 +5,7 @@ thread without holding up the loop, still whole and in order."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 
 import pytest
@@ -138,3 +139,21 @@ async def test_a_reader_gone_mid_frame_fails_drain_instead_of_hanging():
         await asyncio.wait_for(frames.drain(), 10)
     with pytest.raises(BrokenPipeError):
         await frames.wait_for_room()
+
+
+async def test_failure_names_frames_dropped_after_the_reader_went_away():
+    """Frames written after the reader closed its end are dropped by the transport; ``failure``
+    says so (EPIPE), without failing ``drain`` of a writer closed on purpose; before, it is None."""
+    frames, read_end = await _pipe_writer()
+    frames.write(b"before;")
+    await frames.drain()
+    assert os.read(read_end, 100) == b"before;"
+    assert frames.failure is None
+    os.close(read_end)
+    lost = asyncio.Event()
+    frames.writer.transport.get_protocol().connection_lost = lambda exc: lost.set()  # type: ignore[attr-defined]
+    await asyncio.wait_for(lost.wait(), 10)  # asyncio notices the reader gone and closes the transport
+    assert frames.failure is None  # nothing was lost yet
+    frames.write(b"after;")
+    frames.flush()
+    assert isinstance(frames.failure, BrokenPipeError) and frames.failure.errno == errno.EPIPE
