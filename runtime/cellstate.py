@@ -159,7 +159,8 @@ class CellState:
         A cell that ended because its promise settled (or failed) is finished but not halted:
         the promise jobs of the microtask checkpoint it ended in still run, as in Codex's host,
         whose module evaluation completes only once the checkpoint has run (the recorded case
-        ``promise_jobs_after_the_end``)."""
+        ``promise_jobs_after_the_end``); an error those jobs throw changes nothing
+        (``promise_job_errors_after_the_end``)."""
         return self._stop_requested or self._exit_requested
 
     def ended_outcome(self) -> CellOutcome:
