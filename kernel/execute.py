@@ -128,8 +128,10 @@ class ForegroundExecutor:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
         if response.kind == "Yielded":
-            await self.publisher.emit_items(request, self.delivery.truncate(response.content_items, max_tokens))
+            items = self.delivery.truncate(response.content_items, max_tokens)
+            await self.publisher.emit_items(request, items, last=False)
             if request.interrupted:  # the interrupt came while the output was being sent (shown)
+                # When it stopped that delivery, the cell's later output is not shown either.
                 return await self._terminate_now(services, record, request, max_tokens, None)
             request.observing = False
             self.delivery.follow(services, record, request, max_tokens)

@@ -19,6 +19,15 @@ from codemode.kernel.streams import Pacer, StreamCoalescer, chunks
 
 
 @dataclass
+class StoppedOutput:
+    """An interrupt stopped a delivery of the request: ``left`` output messages were not shown
+    (not told yet); ``line_open`` when the last text shown ended inside a line."""
+
+    left: int
+    line_open: bool
+
+
+@dataclass
 class Request:
     """The execute request being handled: its message, flags and the cell it touches.
 
@@ -30,7 +39,9 @@ class Request:
     of the front end that sent it) let a tool's approval question go to that front end.
     ``execution_count`` is set for the request that ran a JavaScript cell (the count of its
     reply): the cell's value is shown under it as ``execute_result``; under other requests (a
-    ``%wait``) as ``display_data`` (:mod:`codemode.kernel.render`).
+    ``%wait``) as ``display_data`` (:mod:`codemode.kernel.render`). ``stopped_output`` is set
+    once an interrupt stopped one of its deliveries (:meth:`Publisher.emit_items`): nothing
+    more of the cell's output is shown under it.
     """
 
     parent: dict[str, Any]
@@ -42,6 +53,7 @@ class Request:
     status: str | None = None
     interrupted: bool = False
     execution_count: int | None = None
+    stopped_output: StoppedOutput | None = None
     _observing: bool = field(default=False, repr=False)
     _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 
@@ -112,17 +124,27 @@ class Publisher:
         """A ``stream`` stdout message under ``request``."""
         self.emit(request, "stream", {"name": "stdout", "text": text})
 
-    async def emit_items(self, request: Request, items: list[dict[str, Any]]) -> None:
+    async def emit_items(self, request: Request, items: list[dict[str, Any]], *, last: bool = True) -> None:
         """Publish content items (:func:`codemode.kernel.render.coalesced_messages`) in order: the
         text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
         paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`). An interrupt
-        (cancellation) while it waits ends the delivery there: one ``stderr`` line, on a line of
-        its own, says how many messages were not shown, and this returns (the request goes on to
-        its reply)."""
+        (cancellation) while it waits ends the delivery there and returns (the request goes on
+        to its reply): one ``stderr`` line, on a line of its own, says how many messages were
+        not shown. Once a delivery of ``request`` was stopped so, its later deliveries (the
+        output a termination after the interrupt returns) are not shown, only counted.
+
+        ``last=False`` for a delivery after which the request may deliver more of its cell (the
+        execute's first answer, which the interrupt's termination follows): the notice is then
+        sent by the next delivery, with its messages counted too."""
         if request.silent:
             return
         self.flush()
         messages = list(_bounded(render.coalesced_messages(items, request.execution_count)))
+        stopped = request.stopped_output
+        if stopped is not None:
+            stopped.left += len(messages)
+            self._tell_stopped(request, last)
+            return
         line_open = False  # the last text sent ended inside a line (a terminal shows both streams as one)
         for index, (msg_type, content) in enumerate(messages):
             delay = self._pacer.delay(msg_type, content)
@@ -130,14 +152,23 @@ class Publisher:
                 try:
                     await asyncio.sleep(delay)
                 except asyncio.CancelledError:
-                    left = len(messages) - index
-                    text = f"The interrupt stopped this output here; {left} more output message(s) were not shown.\n"
-                    text = "\n" + text if line_open else text
-                    self._send_now("stream", {"name": "stderr", "text": text}, request.parent)
+                    request.stopped_output = StoppedOutput(len(messages) - index, line_open)
+                    self._tell_stopped(request, last)
                     return
             self._send_now(msg_type, content, request.parent)
             if msg_type == "stream":
                 line_open = not content["text"].endswith("\n")
+
+    def _tell_stopped(self, request: Request, last: bool) -> None:
+        """Say how many output messages the interrupt left out (when ``last`` and there are
+        any not told yet)."""
+        stopped = request.stopped_output
+        if stopped is None or not last or stopped.left == 0:
+            return
+        text = f"The interrupt stopped this output here; {stopped.left} more output message(s) were not shown.\n"
+        text = "\n" + text if stopped.line_open else text
+        stopped.left, stopped.line_open = 0, False
+        self._send_now("stream", {"name": "stderr", "text": text}, request.parent)
 
     def error_reply(self, request: Request, parts: render.ErrorParts) -> dict[str, Any]:
         """Publish an ``error`` message and return the matching execute_reply content."""

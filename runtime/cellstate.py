@@ -37,10 +37,12 @@ class CellEvents:
     """Callbacks run on the asyncio loop for what a cell does.
 
     ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_id, index,
-    input_json)`` (the argument's JSON text, as the prelude wrote it); ``notify(text)``; ``finished(outcome)``: the cell is done (once).
+    input_json)`` (the argument's JSON text, as the prelude wrote it); ``notify(text)``; ``finished(outcome)``: the cell is done (once);
+    ``output_full()``: a helper waits for room in the output window (the items before it
+    are posted first), which only a response taking the output makes.
     """
 
-    __slots__ = ("item", "yield_control", "tool_call", "notify", "finished")
+    __slots__ = ("item", "yield_control", "tool_call", "notify", "finished", "output_full")
 
     def __init__(
         self,
@@ -49,12 +51,14 @@ class CellEvents:
         tool_call: Callable[[str, int, str], None],
         notify: Callable[[str], None],
         finished: Callable[[CellOutcome], None],
+        output_full: Callable[[], None],
     ) -> None:
         self.item = item
         self.yield_control = yield_control
         self.tool_call = tool_call
         self.notify = notify
         self.finished = finished
+        self.output_full = output_full
 
 
 class CellState:
@@ -100,7 +104,7 @@ class CellState:
         stopped = self._is_stopping
         self._pipe = EventPipe(loop, stopped, self._flow, quiet=events.item)
         self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
-        self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow)
+        self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow, on_full=self._output_full)
 
     # ---- what the subclass provides ------------------------------------------------
 
@@ -137,6 +141,16 @@ class CellState:
     def output_taken(self, cost: int) -> None:
         """Output of this cell (:func:`~codemode.runtime.events.item_cost`) left the buffer. Any thread."""
         self._output.release(cost)
+
+    def output_waits(self) -> bool:
+        """A helper of this cell waits for room in the output window: only a response taking
+        the buffered output lets the cell go on. Any thread."""
+        return self._output.full()
+
+    def _output_full(self) -> None:
+        """The output window is full (cell thread, before the helper waits): tell the loop,
+        behind the items already posted, without waiting for room in the event queue."""
+        self._pipe.post(self._events.output_full, wait=False)
 
     def final_outcome(self, outcome: CellOutcome) -> CellOutcome:
         """``outcome`` as reported: ``stopped`` after a stop; the writes only of a completed cell."""

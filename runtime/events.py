@@ -47,7 +47,11 @@ MAX_BUFFERED_OUTPUT = 64 * 1024 * 1024
 
 64 MiB is the frame limit, the most one response can carry, so no response Codex's host
 could have written is cut short; past it ``text()`` and the other helpers wait for an
-observer (a yield, a wait, a terminate) to take the buffer."""
+observer (a yield, a wait, a terminate) to take the buffer. An execute's observation then
+ends at once with ``Yielded``, so its answer is not held until its yield time (Codex's host
+answers such an execute as soon as the cell ends, with the error ``code-mode initial response
+exceeds the IPC frame limit``); a wait keeps its yield time, so a client that follows a cell
+with long waits is not sent a flood faster than it asked (``runtime/livecell.py``)."""
 _WAIT_SLICE_S = 0.5
 
 
@@ -74,26 +78,53 @@ class Window:
     was taken off (``_removed``, written under the lock, never past ``_added``). While there
     is room, :meth:`acquire` adds without the lock: a ``_removed`` it reads out of date only
     makes the count look higher, and then it takes the lock and looks again. That spares a
-    lock per ``text()``.
+    lock per ``text()``. While the thread waits, :meth:`full` says so to other threads, and
+    ``on_full`` told them once before it began to wait.
     """
 
-    def __init__(self, bound: int, stopped: Callable[[], bool], lock: threading.Condition) -> None:
+    def __init__(
+        self,
+        bound: int,
+        stopped: Callable[[], bool],
+        lock: threading.Condition,
+        on_full: Callable[[], None] | None = None,
+    ) -> None:
         self._bound = bound
         self._stopped = stopped
         self._cond = lock
+        self._on_full = on_full
         self._added = 0
         self._removed = 0
+        self._wanted = 0
 
     def acquire(self, amount: int) -> None:
-        """Add ``amount`` once the count is under the bound (or the cell is stopped). Cell thread."""
+        """Add ``amount`` once the count is under the bound (or the cell is stopped). Cell thread.
+
+        Before it waits, ``on_full()`` is called (on this thread), so that whoever can take
+        the count down (a response taking the output) learns that the thread waits for it."""
         used = self._added - self._removed
         if used <= 0 or used + amount <= self._bound:
             self._added += amount
             return
         with self._cond:
-            while (used := self._added - self._removed) > 0 and used + amount > self._bound and not self._stopped():
-                self._cond.wait(_WAIT_SLICE_S)
-            self._added += amount
+            self._wanted = amount
+        try:
+            if self._on_full is not None and self.full():
+                self._on_full()
+            with self._cond:
+                while self.full() and not self._stopped():
+                    self._cond.wait(_WAIT_SLICE_S)
+                self._wanted = 0  # with the addition, or full() would count the amount twice
+                self._added += amount
+        finally:
+            self._wanted = 0  # written by this thread alone; read under the lock
+
+    def full(self) -> bool:
+        """True while the thread waits in :meth:`acquire` for room that a :meth:`release` must
+        make. Any thread."""
+        with self._cond:
+            used = self._added - self._removed
+            return self._wanted > 0 and used > 0 and used + self._wanted > self._bound
 
     def release(self, amount: int) -> None:
         """Take ``amount`` off the count (not below 0). Any thread."""

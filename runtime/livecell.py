@@ -3,7 +3,9 @@
 A :class:`LiveCell` buffers the items its runtime emits and has at most one observer at
 a time (Codex: ``exec cell <id> already has an active observer``). An observer ends with
 the first of: its yield timer (``Yielded`` with everything buffered), ``yield_control()``
-or ``operation/yield`` (``Yielded`` at once), natural completion (``Result``) or
+or ``operation/yield`` (``Yielded`` at once), for an execute's observation a full output
+window (``Yielded`` at once: the cell waits until a response takes its output, see
+:data:`~codemode.runtime.events.MAX_BUFFERED_OUTPUT`), natural completion (``Result``) or
 termination (``Terminated``). A completion nobody observes stays buffered for the next
 wait or terminate. Pending tool calls get ``delegate/cancel`` when the cell ends.
 
@@ -44,6 +46,8 @@ class CellControl(Protocol):
     def run_posted_items(self) -> None: ...
 
     def output_taken(self, cost: int) -> None: ...
+
+    def output_waits(self) -> bool: ...
 
     def notification_done(self) -> None: ...
 
@@ -119,7 +123,9 @@ class Observer:
     ends, in the same loop callback as the event that ended it, so the frames follow the
     order in which the cell produced its events (a ``Yielded`` caused by
     ``yield_control()`` goes out before a later ``notify()``). ``future`` then wakes the
-    request's task for its bookkeeping only.
+    request's task for its bookkeeping only. ``take_when_full`` marks an execute's
+    observation, which also ends when the cell's output window is full
+    (:meth:`LiveCell.on_output_full`).
     """
 
     def __init__(
@@ -130,6 +136,7 @@ class Observer:
         request_id: int | None,
         timer: asyncio.TimerHandle | None = None,
         respond: Callable[[WireRuntimeResponse], None] | None = None,
+        take_when_full: bool = False,
     ) -> None:
         self.future = future
         self.max_output_tokens = max_output_tokens
@@ -137,6 +144,7 @@ class Observer:
         self.request_id = request_id
         self.timer = timer
         self.respond = respond
+        self.take_when_full = take_when_full
 
 
 class LiveCell:
@@ -170,6 +178,19 @@ class LiveCell:
     def on_yield_control(self) -> None:
         """``yield_control()``: a waiting observer gets ``Yielded`` now."""
         self.yield_now()
+
+    def on_output_full(self) -> None:
+        """The cell waits for room in its output window: an execute's observation gets
+        ``Yielded`` now, with the buffer, rather than at its yield timer (the cell could not go
+        on until then). Codex's host, which has no such window, answers such an execute as soon
+        as the cell ends, with an error once its output exceeds the 64 MiB frame.
+
+        A wait keeps its yield time: a client following a cell with long waits (the kernel's
+        observer) takes 64 MiB per wait, and so the window holds a flooding cell back instead
+        of the client's memory taking all of it."""
+        taking = self.observer is not None and self.observer.take_when_full
+        if taking and self.runtime is not None and self.runtime.output_waits():
+            self.yield_now()
 
     def on_tool_call(self, runtime_id: str, index: int, input_json: str) -> None:
         """Send a ``tool/invoke`` delegate request for this cell (tool ``index`` of :attr:`tools`,
@@ -251,15 +272,26 @@ class LiveCell:
         max_output_tokens: int | None,
         request_id: int | None,
         respond: Callable[[WireRuntimeResponse], None] | None = None,
+        *,
+        take_when_full: bool = False,
     ) -> asyncio.Future[WireRuntimeResponse]:
-        """Start an observation; the future gives the wire runtime response.
+        """Start an observation; the future gives the wire runtime response. ``take_when_full``
+        (an execute's observation): it ends with ``Yielded`` as soon as the cell's output window
+        is full (:meth:`on_output_full`).
 
         Raises :class:`ProtocolError` ``exec cell <id> already has an active observer``.
         """
         loop = asyncio.get_running_loop()
         if self.observer is not None:
             raise ProtocolError(f"exec cell {self.cell_id} already has an active observer")
-        observer = Observer(loop.create_future(), max_output_tokens, time.monotonic_ns(), request_id, respond=respond)
+        observer = Observer(
+            loop.create_future(),
+            max_output_tokens,
+            time.monotonic_ns(),
+            request_id,
+            respond=respond,
+            take_when_full=take_when_full,
+        )
         self.observer = observer
         if self.outcome is not None:
             self._resolve(self._final_response(observer))

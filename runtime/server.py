@@ -376,7 +376,7 @@ class Connection:
             await self._flush()
             respond = self._responder(request_id, session, cell, initial=True)
             future = session.begin_observe(
-                cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond
+                cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond, take_when_full=True
             )
             assert cell.runtime is not None
             cell.runtime.start()

@@ -105,6 +105,7 @@ class HostSession:
             tool_call=cell.on_tool_call,
             notify=cell.on_notify,
             finished=cell.on_finished,
+            output_full=cell.on_output_full,
         )
         settings: dict[str, Any] = {
             "cell_id": cell_id,
@@ -144,14 +145,23 @@ class HostSession:
         max_output_tokens: int | None,
         request_id: int | None,
         respond: Callable[[WireRuntimeResponse], None] | None = None,
+        *,
+        take_when_full: bool = False,
     ) -> asyncio.Future[WireRuntimeResponse]:
         """Start observing ``cell`` (synchronously, so no output can slip past).
 
         ``respond`` writes the request's answer when the observation ends (see
-        :class:`~codemode.runtime.livecell.Observer`).
+        :class:`~codemode.runtime.livecell.Observer`); ``take_when_full`` (an execute's): it
+        ends as soon as the cell's output window is full (:meth:`LiveCell.observe`).
         """
         limit = self.max_yield_time_ms
-        future = cell.observe(effective_yield_ms(yield_time_ms, limit), max_output_tokens, request_id, respond)
+        future = cell.observe(
+            effective_yield_ms(yield_time_ms, limit),
+            max_output_tokens,
+            request_id,
+            respond,
+            take_when_full=take_when_full,
+        )
         if request_id is not None:
             self.connection.observing[request_id] = cell
         return future

@@ -88,3 +88,32 @@ def test_an_interrupt_during_a_paced_delivery_ends_it_with_a_notice_on_a_line_of
     )
     assert left is not None and left.group(1) == ("\n" if opens_line else "")
     assert int(left.group(2)) > 0
+
+
+def test_output_past_one_response_answers_at_once_and_an_interrupt_ends_its_delivery(kernel):
+    """Two texts that do not fit in one response (the host buffers at most 64 MiB, Codex's frame
+    limit): the execute answers with the first at once, not at its yield time (the cell waits
+    until a response takes it), and is delivered paced. An interrupt then ends the request at
+    once: the output the interrupt's termination returns (the second text; the cell completed)
+    is not shown but counted in the one notice, never delivered at the paced rate (68 s)."""
+    size = 34_000_000  # two of them exceed 64 MiB; each is ceil(size / 64 KiB) stream messages
+    code = (
+        '// @exec: {"max_output_tokens": 100000000, "yield_time_ms": 120000}\n'
+        f'text("a".repeat({size})); text("b".repeat({size}))'
+    )
+    msg_id = send_execute(kernel.kc, code)
+    # Generous bounds: a few seconds with the behaviour, 120 s (the yield) and 68 s without.
+    seen = wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "stream", timeout=30)
+    kernel.km.interrupt_kernel()
+    run = collect(kernel.kc, msg_id, timeout=30, earlier=seen)
+    assert (run.content["status"], run.codemode["status"]) == ("ok", "completed")
+    shown = run.stdout
+    assert 0 < len(shown) < size and shown == "a" * len(shown)
+    (notice,) = run.stderr_messages
+    left = re.fullmatch(
+        r"\nThe interrupt stopped this output here; (\d+) more output message\(s\) were not shown\.\n", notice
+    )
+    assert left is not None
+    per_text = -(-size // (64 * 1024))
+    assert int(left.group(1)) == 2 * per_text - len(shown) // (64 * 1024)
+    assert collect(kernel.kc, send_execute(kernel.kc, 'text("after")'), timeout=30).stdout == "after\n"

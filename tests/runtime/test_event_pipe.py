@@ -89,3 +89,27 @@ def test_a_release_never_takes_the_count_below_zero():
     window.release(100)
     assert done.wait(10)
     thread.join()
+
+
+def test_a_full_window_says_so_before_the_thread_waits():
+    """``on_full`` runs once when an acquire must wait (the loop then has the output taken);
+    ``full()`` holds while the thread waits and ends with the release that lets it go."""
+    fulls: list[bool] = []
+    said = threading.Event()
+    window = Window(
+        100, lambda: False, threading.Condition(), on_full=lambda: (fulls.append(window.full()), said.set())
+    )
+    window.acquire(60)
+    window.acquire(40)  # exactly full: still room, nothing said
+    assert fulls == [] and not window.full()
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (window.acquire(1), done.set()), daemon=True)
+    thread.start()
+    try:
+        assert said.wait(10)  # on the acquiring thread, before it waits
+        assert fulls == [True] and window.full() and not done.is_set()
+    finally:
+        window.release(100)
+    assert done.wait(10)
+    thread.join()
+    assert fulls == [True] and not window.full()

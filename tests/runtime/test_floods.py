@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from codemode.runtime.events import MAX_NOTIFICATIONS_IN_FLIGHT
+from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT
 from rt_client import text_items, tool_def, without_duration
 
 
@@ -114,3 +114,20 @@ async def test_notify_blocks_while_its_window_is_full(host):
         "Terminated": {"cell_id": cell_id, "content_items": []}
     }
     assert _consecutive(host.notifications, "n")
+
+
+async def test_a_full_output_window_ends_the_execute_at_once_and_the_waits_take_the_rest(host):
+    """Output past what one response may carry (``MAX_BUFFERED_OUTPUT``, Codex's 64 MiB frame):
+    the cell waits until a response takes it, so the execute answers ``Yielded`` with what fits
+    at once, not at its yield time (120 s here; the client's 30 s guard would fail first). The
+    waits then take the rest, in order, up to the ``Result``."""
+    size = MAX_BUFFERED_OUTPUT // 2  # two texts of this size do not fit
+    source = f'for (const c of "abc") text(c.repeat({size})); text("end")'
+    cell_id, first = await host.execute(source, yield_time_ms=120_000, max_output_tokens=10**9)
+    responses = [first]
+    while "Yielded" in responses[-1]:
+        assert len(responses) < 100, [kind for r in responses for kind in r]
+        responses.append((await host.wait(cell_id, 100))["LiveCell"])
+    assert [(t[0], len(t)) for t in text_items(first)] == [("a", size)]
+    texts = [(t[0], len(t)) for r in responses[1:] for t in text_items(r)]
+    assert texts == [("b", size), ("c", size), ("e", 3)]
