@@ -157,7 +157,9 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
     elif record.state == "finished":
         lines.append(f"Cell {cid} finished ({record.outcome()}) after {elapsed} - run %wait {cid} to see its output.")
     else:
-        lines.append(f"Cell {cid} {record.outcome()} after {elapsed}; its output was shown.")
+        # A cell lost with its host: what it wrote after its last answer went with the host.
+        shown = "." if record.lost is not None else "; its output was shown."
+        lines.append(f"Cell {cid} {record.outcome()} after {elapsed}{shown}")
     if record.lost is not None and record.state != "running":
         lines.append(record.lost.sentence(cid))
     for text in record.notifications[-MAX_NOTIFICATIONS_SHOWN:]:

@@ -91,7 +91,7 @@ from codemode.kernel.introspect import Introspection
 from codemode.kernel.logs import route_library_logging
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
-from codemode.kernel.publish import Publisher, Request
+from codemode.kernel.publish import Publisher, Request, user_expression_errors
 from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
@@ -412,6 +412,8 @@ class CodeModeKernel(Kernel):
             self._foreground = None
             self._state.request = None
             request.observing = False
+        if user_expressions and reply.get("status") == "ok":  # as ipykernel: only after success
+            reply["user_expressions"] = user_expression_errors(user_expressions)
         self._notifications.finish(request)
         self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
         self._publisher.flush()  # every output of the request goes out before its idle status

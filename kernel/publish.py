@@ -189,6 +189,18 @@ class Publisher:
         }
 
 
+USER_EXPRESSIONS_UNSUPPORTED = "codemode does not evaluate user_expressions; run the expression in a cell"
+
+
+def user_expression_errors(expressions: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``user_expressions`` of an execute_reply: one error entry per name (the messaging
+    spec's ``execute_reply``: each expression gets a result or an error, shaped as an
+    ``error`` message's content with ``status``), since a cell's JavaScript keeps no namespace
+    an expression could be evaluated in afterwards."""
+    error = {"status": "error", "ename": "NotImplemented", "evalue": USER_EXPRESSIONS_UNSUPPORTED, "traceback": []}
+    return {str(name): dict(error) for name in expressions}
+
+
 def _bounded(messages: Iterable[render.Message]) -> Iterator[render.Message]:
     """``messages`` with each ``stream`` text split into bounded pieces
     (:func:`codemode.kernel.streams.chunks`; an empty one is left out)."""

@@ -29,6 +29,21 @@ def test_text_is_one_stdout_line_and_reply_ok(kernel):
     assert int(following.codemode["cell_id"]) == int(run.codemode["cell_id"]) + 1
 
 
+def test_user_expressions_each_get_an_error_entry_after_a_cell_that_succeeded(kernel):
+    """The messaging spec's execute_reply gives each user expression a result or an error;
+    codemode evaluates none, and says so for each instead of leaving them out."""
+    entry = {
+        "status": "error",
+        "ename": "NotImplemented",
+        "evalue": "codemode does not evaluate user_expressions; run the expression in a cell",
+        "traceback": [],
+    }
+    run = execute(kernel.kc, 'text("x")', user_expressions={"a": "1 + 1", "b": "load('k')"})
+    assert (run.content["status"], run.content["user_expressions"]) == ("ok", {"a": entry, "b": entry})
+    failed = execute(kernel.kc, 'throw new Error("no")', user_expressions={"a": "1 + 1"})
+    assert failed.content["status"] == "error" and not failed.content.get("user_expressions")
+
+
 def test_wall_time_is_the_time_the_request_took(kernel):
     before = time.monotonic()
     run = execute(kernel.kc, "await tools.sleep({ms: 300})")

@@ -292,6 +292,27 @@ def test_host_loss_sentences_name_reason_cell_and_stored_values():
     )
 
 
+def test_status_of_a_cell_lost_with_its_host_does_not_say_its_output_was_shown():
+    """A followed cell whose host died: what it wrote after its last answer went with the host,
+    so its status says it failed and why, not that its output was shown."""
+    from codemode.kernel.cells import CellRecord, status_bundle
+    from codemode.kernel.host_loss import HostLoss
+
+    from codemode.responses import RuntimeResponse
+
+    record = CellRecord("2", {}, 1, started_at=100.0)
+    record.lost = HostLoss("code-mode host closed its stdout", 1, None, True)
+    record.finish(RuntimeResponse("Result", "2", [], error_text="code-mode host closed its stdout"))
+    record.ended_at, record.state = 101.2, "closed"
+    assert status_bundle(record)["text/plain"] == (
+        "Cell 2 failed after 1.2 s.\n"
+        "The code-mode runtime host stopped (code-mode host closed its stdout); cell 2 was lost. "
+        "The next cell starts a new host; values stored with store() are kept."
+    )
+    record.lost = None
+    assert status_bundle(record)["text/plain"] == "Cell 2 failed after 1.2 s; its output was shown."
+
+
 def test_termination_log_attributes_only_slow_recent_terminates_of_that_generation(monkeypatch):
     from codemode.kernel import host_loss
 
