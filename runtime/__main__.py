@@ -67,7 +67,8 @@ def _parse_options(argv: list[str]) -> tuple[str, str]:
     if args.profile == "notebook" and args.engine not in profile.NOTEBOOK_ENGINES:
         parser.exit(2, "codemode-host: the notebook profile runs on the quickjs engine for now\n")
     if args.listen not in ("stdio", "stdio://"):
-        parser.error(f"unsupported --listen {args.listen!r}: only stdio is supported")
+        # Codex's host's wording and status (it also takes gRPC addresses, which this host does not)
+        parser.exit(1, f"Error: unsupported --listen URL `{args.listen}`; expected `stdio` or `stdio://`\n")
     return args.engine, args.profile
 
 

@@ -136,6 +136,24 @@ def test_the_clients_command_line_is_read_as_argparse_reads_it():
     assert _parse_options(["--engine", "v8"]) == ("v8", "strict")
 
 
+@pytest.mark.parametrize("listen", ["foo", "grpc://127.0.0.1:1"])
+def test_an_unsupported_listen_address_is_refused_in_codex_words(listen):
+    """Codex's host: ``Error: unsupported --listen URL `<it>`; expected ...``, status 1 (its list
+    also names gRPC addresses, which this host does not serve)."""
+    done = subprocess.run(
+        [*default_host_command()[:5], "--listen", listen],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        f"Error: unsupported --listen URL `{listen}`; expected `stdio` or `stdio://`\n",
+    )
+
+
 def test_the_collector_is_off_while_the_host_starts_and_on_once_it_serves():
     """boot.py, run as the host's script, turns the cyclic collector off on its first line
     (start-up's imports make only objects that live as long as the process); ``serve`` freezes
