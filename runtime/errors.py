@@ -12,5 +12,10 @@ class FatalConnectionError(Exception):
     """The connection must end; the message is the ``Caused by`` text printed on stderr."""
 
 
+class HelloNotWritten(Exception):
+    """The handshake's answer could not be written (the client stopped reading before it): the
+    host ends at once, as Codex's host does (``runtime/stdio.py`` prints why)."""
+
+
 class ProtocolError(Exception):
     """A request failed; the message is sent back as ``{"status": "error"}``."""

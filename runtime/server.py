@@ -41,7 +41,7 @@ from codemode.protocol import (
 from . import profile
 from .bindings import list_bindings
 from .delegates import DelegateTable
-from .errors import FatalConnectionError, ProtocolError
+from .errors import FatalConnectionError, HelloNotWritten, ProtocolError
 from .session import HostSession, LiveCell, missing_cell, runtime_response
 from .stdio_files import exit_process
 from .validate import hello_problem, validate_delegate_response, validate_request
@@ -216,6 +216,12 @@ class Connection:
         self._granted = granted
         self._raw_texts = RAW_TEXT_CAPABILITY in granted
         self.send(messages.ready(PROTOCOL_VERSION, granted))
+        try:
+            await self.frames.drain()  # at once: nothing else waits in the pipe
+        except (ConnectionError, BrokenPipeError) as exc:
+            raise HelloNotWritten from exc
+        if self.frames.failure is not None:
+            raise HelloNotWritten
         return True
 
     async def serve(self) -> None:

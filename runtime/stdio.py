@@ -16,6 +16,7 @@ import sys
 from codemode.frame_writer import FrameWriter
 from codemode.protocol import FrameError
 
+from .errors import HelloNotWritten
 from .server import Connection, FatalConnectionError
 from .stdio_files import EXIT_FLUSH_TIMEOUT_S, OutputPump, is_pipe, pipe_from
 
@@ -74,9 +75,13 @@ def write_failure(exc: BaseException) -> str:
     """What the host prints on stderr before it exits with status 1 because frames could not be
     written, in the words of Codex's host (its writer task's error, an ``io::Error`` shown as
     ``Broken pipe (os error 32)``)."""
+    return f"Error: code-mode writer task failed: failed to write code-mode host message: {os_error_text(exc)}\n"
+
+
+def os_error_text(exc: BaseException) -> str:
+    """An error as Rust shows an ``io::Error``: ``Broken pipe (os error 32)``."""
     errno = getattr(exc, "errno", None)
-    cause = f"{os.strerror(errno)} (os error {errno})" if errno else str(exc)
-    return f"Error: code-mode writer task failed: failed to write code-mode host message: {cause}\n"
+    return f"{os.strerror(errno)} (os error {errno})" if errno else str(exc)
 
 
 async def serve_stdio(frames: int) -> int:
@@ -84,7 +89,8 @@ async def serve_stdio(frames: int) -> int:
     stdout, see ``runtime/__main__.py``'s ``_private_stdout``) until stdin ends; returns the
     process exit status: 0, or 1 after a fatal protocol error or when frames could not be
     written (a reader gone, a full disk), each said on stderr (:func:`write_failure`). As in
-    Codex's host, a failed write does not end the host: it ends at EOF."""
+    Codex's host, a failed write ends the host at once only when it is the handshake's answer
+    (``failed to write code-mode host hello``); later, the host ends at EOF."""
     loop = asyncio.get_running_loop()
     requests, frames, pump = stdio_pipes(frames)
     reader = asyncio.StreamReader(limit=2**31 - 1)
@@ -96,6 +102,9 @@ async def serve_stdio(frames: int) -> int:
         await connection.serve()
     except (FatalConnectionError, FrameError) as exc:
         status, text = 1, f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n"
+    except HelloNotWritten as exc:
+        cause = protocol.error or connection.frames.failure or exc.__cause__ or exc
+        status, text = 1, f"Error: failed to write code-mode host hello\n\nCaused by:\n    {os_error_text(cause)}\n"
     await _drain(connection.frames)
     if pump is not None:
         pump.finish(EXIT_FLUSH_TIMEOUT_S)

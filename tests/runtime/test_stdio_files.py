@@ -135,6 +135,27 @@ def test_a_client_that_stops_reading(after, expected):
     assert (host.wait(30), host.stderr.read().decode()) == expected
 
 
+def test_a_handshake_answer_nobody_reads_ends_the_host_at_once():
+    """Codex's host: the hello's answer cannot be written, so it exits at once (status 1, its
+    words on stderr) though stdin stays open."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    host = subprocess.Popen(default_host_command(), stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    assert host.stdin is not None and host.stderr is not None
+    try:
+        host.stdin.write(encode_frame(REQUESTS[0]))
+        host.stdin.flush()
+        status = host.wait(30)
+        assert (status, host.stderr.read().decode()) == (
+            1,
+            "Error: failed to write code-mode host hello\n\nCaused by:\n    Broken pipe (os error 32)\n",
+        )
+    finally:
+        host.kill()
+        host.stdin.close()
+
+
 async def _host_on_a_terminal(env: dict[str, str]) -> HostClient:
     """Our host with stdin on a pipe and stdout on a terminal in raw mode (frames unchanged),
     read through the terminal's other side."""
