@@ -65,6 +65,10 @@ class FrameError(Exception):
     """
 
 
+class FrameEof(FrameError):
+    """The input ended inside a frame (its length prefix or its payload)."""
+
+
 class FrameTooLarge(FrameError):
     """A frame's payload is over :data:`MAX_FRAME_BYTES`; ``length`` is its size in bytes."""
 
@@ -152,20 +156,20 @@ async def read_frame(reader: asyncio.StreamReader) -> dict[str, Any] | None:
 
 async def read_payload(reader: asyncio.StreamReader) -> bytes | None:
     """Read one frame's payload from ``reader``, undecoded; ``None`` on a clean EOF at a frame
-    boundary. Raises :class:`FrameError` for EOF inside a frame or an oversized length."""
+    boundary. Raises :class:`FrameError` for EOF inside a frame (:class:`FrameEof`) or an oversized length."""
     try:
         header = await reader.readexactly(_LENGTH.size)
     except asyncio.IncompleteReadError as exc:
         if not exc.partial:
             return None
-        raise FrameError("failed to read code-mode IPC frame: unexpected end of file") from None
+        raise FrameEof("failed to read code-mode IPC frame: unexpected end of file") from None
     (length,) = _LENGTH.unpack(header)
     if length > MAX_FRAME_BYTES:
         raise FrameTooLarge(length)
     try:
         return await reader.readexactly(length)
     except asyncio.IncompleteReadError:
-        raise FrameError("failed to read code-mode IPC frame: unexpected end of file") from None
+        raise FrameEof("failed to read code-mode IPC frame: unexpected end of file") from None
 
 
 async def read_attached_payload(reader: asyncio.StreamReader) -> bytes:

@@ -8,8 +8,9 @@ Codex 0.171's host does) on stdin/stdout; stdout carries only frames, logs go to
 (level from ``CODEMODE_HOST_LOG``, default WARNING). ``CODEMODE_HOST_NO_INTERRUPT=1``
 skips the in-process interrupt (tests of the process-exit fallback). SIGINT is ignored.
 Exit status: 0 after a clean end (EOF, rejected handshake), 1 after a fatal protocol
-error, printed on stderr as ``Error: failed to read code-mode client message`` /
-``Caused by: <reason>`` (Codex's host's wording), at once when the handshake's answer could
+error, printed on stderr as ``Error: failed to read code-mode client hello`` (the first
+frame) or ``... client message`` / ``Caused by: <reason>`` (Codex's host's wording,
+:class:`~codemode.runtime.errors.FatalConnectionError`), at once when the handshake's answer could
 not be written (``Error: failed to write code-mode host hello``), or at EOF after later frames
 could not be written (``Error: code-mode writer task failed: ...``, ``runtime/stdio.py``), 3 after a cell could not be stopped
 (the host answered the terminate, announced ``host/exiting`` and exited).

@@ -9,9 +9,12 @@ while active or among the last 4096 finished (fatal), session ids may not be reo
 reused, at most 256 requests in flight, 128 active cells and 1024 pending delegate
 calls (each answered with an error; the connection stays).
 
-Fatal problems (a frame that does not decode or does not match the schema, a duplicate
-request id) raise :class:`FatalConnectionError`; ``__main__`` prints Codex's
-``Error: failed to read code-mode client message`` text on stderr and exits 1.
+Fatal problems (a frame that does not decode or does not match the schema, decoded by
+:mod:`codemode.runtime.validate`; a duplicate request id; a second hello) raise
+:class:`FatalConnectionError`; ``runtime/stdio.py`` prints Codex's text on stderr
+(``Error: failed to read code-mode client hello`` for the first frame, ``... client
+message`` for later ones, ``Error: duplicate code-mode request ID RequestId(1)``) and
+the host exits 1.
 """
 
 from __future__ import annotations
@@ -31,20 +34,21 @@ from codemode.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     RAW_TEXT_CAPABILITY,
+    FrameEof,
     FrameError,
     FrameTooLarge,
     encode_frame_parts,
-    read_frame,
+    read_payload,
     text_frame_parts,
 )
 
 from . import profile
 from .bindings import list_bindings
 from .delegates import DelegateTable
-from .errors import FatalConnectionError, HelloNotWritten, ProtocolError
+from .errors import READING_HELLO, READING_MESSAGE, FatalConnectionError, HelloNotWritten, ProtocolError
 from .session import HostSession, LiveCell, missing_cell, runtime_response
 from .stdio_files import exit_process
-from .validate import hello_problem, validate_delegate_response, validate_request
+from .validate import DecodeError, decode_client_frame
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +59,8 @@ FALLBACK_EXIT_STATUS = 3
 """Exit status of a host that exited because a cell could not be stopped."""
 FALLBACK_FLUSH_TIMEOUT_S = 5.0
 """How long an exiting host waits for the client to read its last frames."""
+NEGATIVE_OUTPUT_TOKENS = "invalid code-mode execute request: number too small to fit in target type"
+"""Codex's answer to an execute whose ``max_output_tokens`` is negative (a valid ``i32``)."""
 
 
 class _Recent:
@@ -187,21 +193,38 @@ class Connection:
 
     # ---- main loop -------------------------------------------------------------
 
+    async def _read(self, context: str) -> dict[str, Any] | None:
+        """The next client message, decoded (None at EOF between frames). A frame that
+        cannot be read or decoded raises :class:`FatalConnectionError` with ``context``
+        and Codex's cause (``early eof`` for input that ends inside a frame)."""
+        try:
+            payload = await read_payload(self._reader)
+        except FrameEof:
+            raise FatalConnectionError("early eof", context) from None
+        except FrameError as exc:
+            raise FatalConnectionError(str(exc), context) from None
+        if payload is None:
+            return None
+        try:
+            return decode_client_frame(payload)
+        except DecodeError as exc:
+            raise FatalConnectionError(f"failed to decode code-mode IPC frame: {exc}", context) from None
+
     async def handshake(self) -> bool:
-        """Answer ``connection/hello``; False when the connection must end (status 0)."""
-        hello = await read_frame(self._reader)
+        """Answer ``connection/hello``; False when the connection must end (status 0).
+
+        A first frame that does not decode ends the host (status 1); one that decodes but
+        is no hello, offers no version 1 or requires a capability this host lacks is
+        answered ``connection/rejected``, as Codex's host answers them."""
+        hello = await self._read(READING_HELLO)
         if hello is None:
             return False
-        if hello.get("type") != "connection/hello":
+        if hello["type"] != "connection/hello":
             self.send(messages.rejected({"type": "invalidHello", "message": "first message must be connection/hello"}))
             return False
-        versions = hello.get("supportedVersions") or []
-        required = hello.get("requiredCapabilities") or []
-        optional = hello.get("optionalCapabilities") or []
-        problem = hello_problem(versions, required, optional)
-        if problem is not None:
-            self.send(messages.rejected({"type": "invalidHello", "message": problem}))
-            return False
+        versions = hello["supportedVersions"]
+        required = hello["requiredCapabilities"]
+        optional = hello["optionalCapabilities"]
         if PROTOCOL_VERSION not in versions:
             self.send(messages.rejected({"type": "noCompatibleVersion", "supportedVersions": [PROTOCOL_VERSION]}))
             return False
@@ -231,7 +254,7 @@ class Connection:
             return
         try:
             while True:
-                message = await read_frame(self._reader)
+                message = await self._read(READING_MESSAGE)
                 if message is None:
                     break
                 # No drain here: a client slow to read a cell's frames must not hold up its
@@ -253,16 +276,13 @@ class Connection:
             pass
 
     def _dispatch(self, message: dict[str, Any]) -> None:
-        kind = message.get("type")
+        """Act on one decoded message (:func:`~codemode.runtime.validate.decode_client_frame`)."""
+        kind = message["type"]
         if kind == "operation/request":
-            request_id = message.get("id")
-            if not isinstance(request_id, int) or isinstance(request_id, bool):
-                raise FatalConnectionError("failed to decode code-mode IPC frame: invalid request id")
-            request = message.get("request")
-            validate_request(request)
-            assert isinstance(request, dict)
+            request_id = message["id"]
+            request = message["request"]
             if request_id in self._active_requests or request_id in self._recent_requests:
-                raise FatalConnectionError(f"duplicate code-mode request ID {request_id}")
+                raise FatalConnectionError(f"duplicate code-mode request ID RequestId({request_id})", None)
             if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
                 self._respond(request_id, messages.error("code-mode host has too many in-flight requests"))
                 self._recent_requests.add(request_id)
@@ -272,18 +292,15 @@ class Connection:
             task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
             self._active_requests[request_id] = task
         elif kind == "delegate/response":
-            validate_delegate_response(message)
             self._delegates.on_response(message)
         elif kind == "operation/yield":
-            cell = self.observing.get(message.get("id"))  # type: ignore[arg-type]
+            cell = self.observing.get(message["id"])
             if cell is not None:
                 cell.yield_now()
         elif kind == "operation/cancel":
-            self._cancel_request(message.get("id"))
-        elif kind == "connection/hello":
-            raise FatalConnectionError("received a second code-mode client hello")
-        else:
-            raise FatalConnectionError(f"failed to decode code-mode IPC frame: unknown variant `{kind}`")
+            self._cancel_request(message["id"])
+        else:  # connection/hello, the only other variant
+            raise FatalConnectionError("received a second code-mode client hello", None)
 
     def _responder(
         self, request_id: int, session: HostSession, cell: LiveCell, *, initial: bool
@@ -374,6 +391,8 @@ class Connection:
         elif method == "session/execute":
             session = self._session(request["sessionId"])
             body = request["request"]
+            if (body.get("max_output_tokens") or 0) < 0:
+                raise ProtocolError(NEGATIVE_OUTPUT_TOKENS)
             active = sum(len(s.cells) for s in self.sessions.values())
             if active >= MAX_ACTIVE_CELLS:
                 raise ProtocolError("code-mode host has too many active cells")
@@ -418,7 +437,7 @@ class Connection:
             session.stop_all()
             del self.sessions[session_id]
             self._respond(request_id, messages.ok(messages.session_closed(session_id)))
-        else:  # validate_request rejects unknown methods before this point
+        else:  # decode_client_frame rejects unknown methods before this point
             raise ProtocolError(f"unknown code-mode method {method}")
 
 

@@ -14,7 +14,6 @@ import os
 import sys
 
 from codemode.frame_writer import FrameWriter
-from codemode.protocol import FrameError
 
 from .errors import HelloNotWritten
 from .server import Connection, FatalConnectionError
@@ -100,8 +99,8 @@ async def serve_stdio(frames: int) -> int:
     status, text = 0, ""
     try:
         await connection.serve()
-    except (FatalConnectionError, FrameError) as exc:
-        status, text = 1, f"Error: failed to read code-mode client message\n\nCaused by:\n    {exc}\n"
+    except FatalConnectionError as exc:
+        status, text = 1, exc.report()
     except HelloNotWritten as exc:
         cause = protocol.error or connection.frames.failure or exc.__cause__ or exc
         status, text = 1, f"Error: failed to write code-mode host hello\n\nCaused by:\n    {os_error_text(cause)}\n"

@@ -1,172 +1,304 @@
-"""Schema checks for client requests, with serde-like messages.
+"""The client's frames decoded as Codex's host decodes them, with its texts.
 
-Codex's host sets ``deny_unknown_fields`` everywhere and ends the connection when a
-frame does not match its schema (as recorded from Codex 0.171's host:
-``failed to decode code-mode IPC frame: identifier must not be empty``,
-``unknown field `cellId`, expected `sessionId` or `request` ``). :func:`validate_request`
-raises :class:`~codemode.runtime.errors.FatalConnectionError` with such a text.
+Codex's host decodes every client frame with serde into its ``ClientToHost`` enum and ends
+the connection when a frame does not match (texts recorded from Codex 0.171's host:
+``missing field `tool_name```, ``unknown field `x`, expected `id` or `request```,
+``invalid type: string "2", expected i64``, ``at least one protocol version is required``,
+``unknown variant `bogus`, expected one of ... at line 1 column 16``).
+:func:`decode_client_frame` parses a payload and decodes it with the schema below, built
+from :mod:`codemode.runtime.serde` (structs in Codex's field order, its type names), and
+raises :class:`~codemode.runtime.serde.DecodeError` with serde's text: an error in the
+top-level tag, or a top-level value that is no message at all, ends with serde_json's
+position (``at line L column C``, C counted in bytes).
 
-``session/open`` also accepts ``storedValues`` (the codemode protocol extension: an
-object of JSON values seeding the session store; Codex's host would reject it), and
-``session/bindings`` is codemode's (:mod:`codemode.messages.bindings`).
+codemode's protocol extensions are accepted by name but left out of every text (serde's
+"expected" lists, variant indexes, a struct's elements), so the texts stay Codex's:
+``storedValues`` in ``session/open`` (JSON values seeding the session store) and the
+``session/bindings`` request (:mod:`codemode.messages.bindings`).
+
+JSON syntax errors get serde_json's text where it is plain (``EOF while parsing a value``,
+``expected value``, ``expected ident``, ``expected `:```, ``trailing characters``); others
+keep Python's wording, and a payload that is not UTF-8 Python's decoder's. serde_json reads
+a frame as it decodes it, so an error in the tag comes before a syntax error later in the
+frame; here the whole frame is parsed first. A key repeated in an object is not refused
+(serde: ``duplicate field `sessionId```): Python's parser keeps the last.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from codemode.messages.bindings import MAX_BINDINGS_TIMEOUT_MS, MAX_PATH_LENGTH
 
-from .errors import FatalConnectionError
+from .serde import (
+    U64_MAX,
+    AnyValue,
+    DecodeError,
+    Field,
+    Integer,
+    JsonMap,
+    Optional,
+    Seq,
+    Struct,
+    Tagged,
+    Text,
+    UnitEnum,
+    invalid_type,
+    is_integer,
+)
 
-_PREFIX = "failed to decode code-mode IPC frame: "
-
-_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    # method: (required, optional)
-    "session/open": (("sessionId",), ("cellExecutionLimits", "outputTruncation", "storedValues")),
-    "session/execute": (("sessionId", "request"), ()),
-    "session/wait": (("sessionId", "request"), ("maxOutputTokens",)),
-    "session/terminate": (("sessionId", "cellId"), ("maxOutputTokens",)),
-    "session/shutdown": (("sessionId",), ()),
-    "session/bindings": (("sessionId", "path"), ("timeoutMs",)),
-}
-_EXECUTE = (("tool_call_id", "enabled_tools", "source"), ("yield_time_ms", "max_output_tokens", "catalog_revision"))
-_WAIT = (("cell_id", "yield_time_ms"), ())
-_LIMITS = ((), ("maxYieldTimeMs", "maxHeapSizeBytes"))
-
-
-def _fatal(message: str) -> Exception:
-    return FatalConnectionError(_PREFIX + message)
-
-
-def _expected(names: tuple[str, ...]) -> str:
-    quoted = [f"`{n}`" for n in names]
-    if len(quoted) == 1:
-        return quoted[0]
-    if len(quoted) == 2:
-        return f"{quoted[0]} or {quoted[1]}"
-    return "one of " + ", ".join(quoted)
+U64 = Integer("u64", 0, U64_MAX)
+USIZE = Integer("usize", 0, U64_MAX)
+I64 = Integer("i64", -(2**63), 2**63 - 1)
+I32 = Integer("i32", -(2**31), 2**31 - 1)
+STRING = Text()
+IDENTIFIER = Text(empty="identifier must not be empty")
+ANY = AnyValue()
 
 
-def _check_fields(obj: Any, spec: tuple[tuple[str, ...], tuple[str, ...]], ignore: tuple[str, ...] = ()) -> None:
-    required, optional = spec
-    if not isinstance(obj, dict):
-        raise _fatal(f"invalid type: expected struct with fields {_expected(required + optional)}")
-    allowed = required + optional
-    for key in obj:
-        if key in ignore:
-            continue
-        if key not in allowed:
-            raise _fatal(f"unknown field `{key}`, expected {_expected(allowed)}")
-    for key in required:
-        if key not in obj:
-            raise _fatal(f"missing field `{key}`")
+def _versions(versions: list[int]) -> None:
+    if not versions:
+        raise DecodeError("at least one protocol version is required")
+    _no_duplicates(versions, "duplicate protocol version {}")
 
 
-def _uint(value: Any, name: str, nullable: bool = True) -> None:
-    if value is None and nullable:
-        return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise _fatal(f"invalid value for `{name}`: expected u64")
+def _capabilities(names: list[str]) -> None:
+    _no_duplicates(names, "duplicate capability `{}`")
 
 
-def _identifier(value: Any) -> None:
-    if not isinstance(value, str):
-        raise _fatal("invalid type: expected a string identifier")
-    if not value:
-        raise _fatal("identifier must not be empty")
-
-
-def validate_request(request: Any) -> None:
-    """Check one ``operation/request`` body; raises ``FatalConnectionError`` when invalid."""
-    if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-        raise _fatal("missing field `method`")
-    method = request["method"]
-    spec = _FIELDS.get(method)
-    if spec is None:
-        raise _fatal(f"unknown variant `{method}`, expected {_expected(tuple(_FIELDS))}")
-    _check_fields(request, spec, ignore=("method",))
-    _identifier(request["sessionId"])
-    if method == "session/open":
-        limits = request.get("cellExecutionLimits")
-        if limits is not None:
-            _check_fields(limits, _LIMITS)
-            _uint(limits.get("maxYieldTimeMs"), "maxYieldTimeMs")
-            _uint(limits.get("maxHeapSizeBytes"), "maxHeapSizeBytes")
-        truncation = request.get("outputTruncation")
-        if truncation is not None and truncation not in ("client", "server"):
-            raise _fatal(f"unknown variant `{truncation}`, expected `client` or `server`")
-        stored = request.get("storedValues")
-        if stored is not None and not isinstance(stored, dict):
-            raise _fatal("invalid type: `storedValues` must be an object")
-    elif method == "session/execute":
-        body = request["request"]
-        _check_fields(body, _EXECUTE)
-        if not isinstance(body["source"], str):
-            raise _fatal("invalid type: `source` must be a string")
-        if not isinstance(body["enabled_tools"], list):
-            raise _fatal("invalid type: `enabled_tools` must be a sequence")
-        _uint(body.get("yield_time_ms"), "yield_time_ms")
-        _uint(body.get("max_output_tokens"), "max_output_tokens")
-    elif method == "session/wait":
-        body = request["request"]
-        _check_fields(body, _WAIT)
-        _uint(body["yield_time_ms"], "yield_time_ms", nullable=False)
-        _uint(request.get("maxOutputTokens"), "maxOutputTokens")
-    elif method == "session/terminate":
-        _uint(request.get("maxOutputTokens"), "maxOutputTokens")
-    elif method == "session/bindings":
-        path = request["path"]
-        if not isinstance(path, list) or not all(isinstance(p, str) for p in path) or len(path) > MAX_PATH_LENGTH:
-            raise _fatal(f"invalid type: `path` must be a sequence of at most {MAX_PATH_LENGTH} strings")
-        _uint(request.get("timeoutMs"), "timeoutMs")
-        if (request.get("timeoutMs") or 0) > MAX_BINDINGS_TIMEOUT_MS:
-            raise _fatal(f"invalid value for `timeoutMs`: at most {MAX_BINDINGS_TIMEOUT_MS}")
-
-
-def validate_delegate_response(message: dict[str, Any]) -> None:
-    """Schema of ``delegate/response`` (fatal when violated, like Codex's serde decoding)."""
-    delegate_id = message.get("id")
-    if not isinstance(delegate_id, int) or isinstance(delegate_id, bool):
-        raise _fatal("invalid type: expected u64 `id`")
-    result = message.get("result")
-    if not isinstance(result, dict):
-        raise _fatal("missing field `result`")
-    status = result.get("status")
-    if status == "error":
-        if not isinstance(result.get("message"), str):
-            raise _fatal(
-                f"invalid type: {type(result.get('message')).__name__} "
-                f"`{json.dumps(result.get('message'))}`, expected a string"
-            )
-    elif status == "ok":
-        if not isinstance(result.get("value"), dict):
-            raise _fatal("missing field `value`")
-    else:
-        raise _fatal(f"unknown variant `{status}`, expected `ok` or `error`")
-
-
-def hello_problem(versions: Any, required: Any, optional: Any) -> str | None:
-    """Codex's hello validation texts (``connection/rejected`` ``invalidHello`` messages), or None when the hello is valid."""
-    if not isinstance(versions, list) or not versions:
-        return "at least one protocol version is required"
+def _no_duplicates(items: list[Any], text: str) -> None:
     seen: set[Any] = set()
-    for version in versions:
-        if version in seen:
-            return f"duplicate protocol version {version}"
-        seen.add(version)
-    for group in (required, optional):
-        if not isinstance(group, list):
-            return "capabilities must be a list of strings"
-        names: set[str] = set()
-        for capability in group:
-            if not isinstance(capability, str) or not capability:
-                return "capability names must be non-empty strings"
-            if capability in names:
-                return f"duplicate capability `{capability}`"
-            names.add(capability)
-    for capability in required:
-        if capability in optional:
-            return f"capability `{capability}` cannot be both required and optional"
-    return None
+    for item in items:
+        if item in seen:
+            raise DecodeError(text.format(item))
+        seen.add(item)
+
+
+def _hello(hello: dict[str, Any]) -> None:
+    for capability in hello["requiredCapabilities"]:
+        if capability in hello["optionalCapabilities"]:
+            raise DecodeError(f"capability `{capability}` cannot be both required and optional")
+
+
+def _path(path: list[str]) -> None:
+    if len(path) > MAX_PATH_LENGTH:
+        raise DecodeError(f"invalid length {len(path)}, expected at most {MAX_PATH_LENGTH} property names")
+
+
+HELLO = Struct(
+    "struct ClientHelloWire",
+    [
+        Field("supportedVersions", Seq(Integer("a nonzero u32", 1, 2**32 - 1), _versions)),
+        Field("requiredCapabilities", Seq(IDENTIFIER, _capabilities)),
+        Field("optionalCapabilities", Seq(IDENTIFIER, _capabilities)),
+    ],
+    _hello,
+)
+_SESSION_ID = Field("sessionId", IDENTIFIER)
+_LIMITS = Struct(
+    "struct WireSessionCellExecutionLimits",
+    [Field("maxYieldTimeMs", Optional(U64), "default"), Field("maxHeapSizeBytes", Optional(U64), "default")],
+)
+_TOOL = Struct(
+    "struct WireToolDefinition",
+    [
+        Field("name", STRING),
+        Field(
+            "tool_name",
+            Struct("struct WireToolName", [Field("name", STRING), Field("namespace", Optional(STRING), "option")]),
+        ),
+        Field("description", STRING),
+        Field("kind", UnitEnum(["function", "freeform"])),
+        Field("input_schema", Optional(ANY), "option"),
+        Field("output_schema", Optional(ANY), "option"),
+    ],
+)
+_EXECUTE = Struct(
+    "struct WireExecuteRequest",
+    [
+        Field("catalog_revision", Optional(U64), "default"),
+        Field("tool_call_id", STRING),
+        Field("enabled_tools", Seq(_TOOL)),
+        Field("source", STRING),
+        Field("yield_time_ms", Optional(U64), "option"),
+        Field("max_output_tokens", Optional(I32), "option"),
+    ],
+)
+_OUTPUT_TOKENS = Field("maxOutputTokens", Optional(USIZE), "default")
+HOST_REQUEST = Tagged(
+    "HostRequest",
+    "method",
+    {
+        "session/open": Struct(
+            "struct variant HostRequest::OpenSession",
+            [
+                _SESSION_ID,
+                Field("cellExecutionLimits", Optional(_LIMITS), "default"),
+                Field("outputTruncation", Optional(UnitEnum(["client", "server"])), "default"),
+                Field("storedValues", Optional(JsonMap()), "default", extension=True),
+            ],
+        ),
+        "session/execute": Struct("struct variant HostRequest::Execute", [_SESSION_ID, Field("request", _EXECUTE)]),
+        "session/wait": Struct(
+            "struct variant HostRequest::Wait",
+            [
+                _SESSION_ID,
+                Field(
+                    "request", Struct("struct WireWaitRequest", [Field("cell_id", STRING), Field("yield_time_ms", U64)])
+                ),
+                _OUTPUT_TOKENS,
+            ],
+        ),
+        "session/terminate": Struct(
+            "struct variant HostRequest::Terminate", [_SESSION_ID, Field("cellId", STRING), _OUTPUT_TOKENS]
+        ),
+        "session/shutdown": Struct("struct variant HostRequest::ShutdownSession", [_SESSION_ID]),
+    },
+    {
+        "session/bindings": Struct(
+            "struct variant HostRequest::Bindings",
+            [
+                _SESSION_ID,
+                Field("path", Seq(STRING, _path)),
+                Field(
+                    "timeoutMs",
+                    Optional(Integer(f"at most {MAX_BINDINGS_TIMEOUT_MS}", 0, MAX_BINDINGS_TIMEOUT_MS)),
+                    "default",
+                ),
+            ],
+        ),
+    },
+)
+_DELEGATE_VALUE = Tagged(
+    "DelegateResponse",
+    "type",
+    {
+        "tool/result": Struct("struct variant DelegateResponse::ToolResult", [Field("result", ANY)]),
+        "notification/delivered": None,
+    },
+)
+_WIRE_RESULT = Tagged(
+    "WireResult",
+    "status",
+    {
+        "ok": Struct("struct variant WireResult::Ok", [Field("value", _DELEGATE_VALUE)]),
+        "error": Struct("struct variant WireResult::Err", [Field("message", STRING)]),
+    },
+)
+CLIENT_TO_HOST = Tagged(
+    "ClientToHost",
+    "type",
+    {
+        "connection/hello": HELLO,
+        "operation/request": Struct(
+            "struct variant ClientToHost::Request", [Field("id", I64), Field("request", HOST_REQUEST)]
+        ),
+        "operation/cancel": Struct("struct variant ClientToHost::CancelRequest", [Field("id", I64)]),
+        "operation/yield": Struct("struct variant ClientToHost::YieldRequest", [Field("id", I64)]),
+        "delegate/response": Struct(
+            "struct variant ClientToHost::DelegateResponse", [Field("id", I64), Field("result", _WIRE_RESULT)]
+        ),
+    },
+)
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def decode_client_frame(payload: bytes) -> dict[str, Any]:
+    """One client frame's payload decoded into a ``ClientToHost`` message, normalised
+    (:mod:`codemode.runtime.serde`: a variant named by its index gets its name). Raises
+    :class:`DecodeError` with serde's text when the payload does not match."""
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(str(exc)) from None
+    start = _skip(text, 0)
+    try:
+        value, end = _DECODER.raw_decode(text, start)
+    except json.JSONDecodeError as exc:
+        raise DecodeError(_syntax(exc, text)) from None
+    message = decode_message(value, text, start, end)
+    rest = _skip(text, end)
+    if rest < len(text):
+        raise DecodeError(f"trailing characters at {_position(text, rest + 1)}")
+    return message
+
+
+def decode_message(value: Any, text: str | None = None, start: int = 0, end: int = 0) -> dict[str, Any]:
+    """``value``, a parsed frame, decoded as a ``ClientToHost`` message. serde_json reads
+    the top level itself (the rest from its buffer): with the frame's ``text`` (and the
+    value's ``start`` and ``end`` in it), its errors end with their position."""
+    top = CLIENT_TO_HOST
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and not is_integer(value)
+    if isinstance(value, dict) and top.tag in value or isinstance(value, list) and value:
+        tag = value[top.tag] if isinstance(value, dict) else value[0]
+        try:
+            variant = top.variant(tag, buffered=False)
+        except DecodeError as exc:
+            if text is None:
+                raise
+            tag_start, tag_end = _tag_span(text, start, top.tag)
+            raise _at(exc, text, tag_start if isinstance(tag, (dict, list)) else tag_end) from None
+        if isinstance(value, dict):
+            return top.decode_variant(variant, {k: v for k, v in value.items() if k != top.tag})
+        return top.decode_variant(variant, value[1:])
+    error = top.missing_tag() if isinstance(value, (dict, list)) or number else invalid_type(value, top.expecting)
+    raise error if text is None else _at(error, text, end)
+
+
+def _at(error: DecodeError, text: str, offset: int) -> DecodeError:
+    return DecodeError(f"{error} at {_position(text, offset)}")
+
+
+def _position(text: str, offset: int) -> str:
+    """serde_json's position after reading ``text[:offset]``: ``line L column C`` (bytes)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return f"line {text.count(chr(10), 0, line_start) + 1} column {len(text[line_start:offset].encode())}"
+
+
+def _skip(text: str, index: int) -> int:
+    match = _SPACE.match(text, index)
+    assert match is not None
+    return match.end()
+
+
+def _tag_span(text: str, start: int, tag: str) -> tuple[int, int]:
+    """Where the value of the first member ``tag`` of the object at ``start`` lies (or the
+    first element of the array there), in a text that parsed."""
+    index = _skip(text, start + 1)
+    if text[start] == "[":
+        return index, _DECODER.raw_decode(text, index)[1]
+    while True:
+        name, index = _DECODER.raw_decode(text, index)
+        index = _skip(text, _skip(text, index) + 1)
+        end = _DECODER.raw_decode(text, index)[1]
+        if name == tag:
+            return index, end
+        index = _skip(text, _skip(text, end) + 1)
+
+
+def _syntax(exc: json.JSONDecodeError, text: str) -> str:
+    """serde_json's text for a JSON syntax error, where it maps plainly; else Python's."""
+    pos = exc.pos
+    if exc.msg == "Expecting ':' delimiter" and pos < len(text):
+        return f"expected `:` at {_position(text, pos + 1)}"
+    if exc.msg != "Expecting value":
+        return str(exc)
+    if pos >= len(text):
+        return f"EOF while parsing a value at {_position(text, len(text))}"
+    for literal in ("null", "true", "false"):
+        if text[pos] == literal[0]:
+            for offset, char in enumerate(literal):
+                if pos + offset >= len(text):
+                    return f"EOF while parsing a value at {_position(text, len(text))}"
+                if text[pos + offset] != char:
+                    return f"expected ident at {_position(text, pos + offset + 1)}"
+    if text[pos] in "-0123456789]}":
+        return str(exc)
+    return f"expected value at {_position(text, pos + 1)}"
+
+
+__all__ = ["CLIENT_TO_HOST", "DecodeError", "HELLO", "HOST_REQUEST", "decode_client_frame", "decode_message"]

@@ -10,6 +10,10 @@ from .typeddict import TypedDict
 
 # -- client to host -----------------------------------------------------------------------------
 
+MAX_EXECUTE_OUTPUT_TOKENS = 2**31 - 1
+"""The largest ``max_output_tokens`` of an execute request: Codex's host decodes it as an
+``i32`` and ends the connection on a larger one (``expected i32``)."""
+
 
 class CellExecutionLimits(TypedDict, total=False):
     maxYieldTimeMs: int
@@ -118,6 +122,11 @@ def execute_request(
     yield_time_ms: int | None,
     max_output_tokens: int | None,
 ) -> ExecuteRequest:
+    """The body of ``session/execute``; a ``max_output_tokens`` past
+    :data:`MAX_EXECUTE_OUTPUT_TOKENS` (a pragma may ask up to 2**53 - 1) is sent as that
+    largest value, which no output reaches."""
+    if max_output_tokens is not None:
+        max_output_tokens = min(max_output_tokens, MAX_EXECUTE_OUTPUT_TOKENS)
     return {
         "tool_call_id": tool_call_id,
         "enabled_tools": enabled_tools,
@@ -172,6 +181,7 @@ def delegate_response(delegate_id: int, result: WireResult) -> DelegateResponse:
 
 
 __all__ = [
+    "MAX_EXECUTE_OUTPUT_TOKENS",
     "CellExecutionLimits",
     "DelegateResponse",
     "ExecuteBody",

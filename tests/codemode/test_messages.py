@@ -57,6 +57,15 @@ def test_constructors_write_the_wire_forms_of_codex_protocol():
     assert messages.host_exiting("why") == {"type": "host/exiting", "reason": "why"}
 
 
+def test_execute_output_budget_fits_codex_i32():
+    """Codex's host decodes ``max_output_tokens`` as an ``i32`` (a larger one ends the
+    connection); a larger budget, which a pragma may ask, is sent as the largest ``i32``."""
+    assert messages.execute_request("c", [], "", None, 2**53 - 1)["max_output_tokens"] == 2**31 - 1
+    assert messages.execute_request("c", [], "", None, 2**31 - 1)["max_output_tokens"] == 2**31 - 1
+    assert messages.execute_request("c", [], "", None, 7)["max_output_tokens"] == 7
+    assert messages.execute_request("c", [], "", None, None)["max_output_tokens"] is None
+
+
 @pytest.mark.parametrize(
     ("message", "text"),
     [

@@ -131,11 +131,13 @@ async def test_oversized_frame_length_ends_connection(raw_host):
 
 
 async def test_duplicate_request_id_is_fatal(host):
-    """Reusing a finished request id ends the connection (Codex: ``duplicate code-mode request ID``)."""
+    """Reusing a finished request id ends the connection with Codex's text alone (no "failed
+    to read" context: Codex's host reports it on its own)."""
     host.start_request({"method": "session/open", "sessionId": "dup-a"}, request_id=500)
     await host.wait_for(lambda: any(m.get("id") == 500 for m in host.events))
     host.start_request({"method": "session/open", "sessionId": "dup-b"}, request_id=500)
-    await _expect_fatal(host, "duplicate code-mode request ID 500")
+    status = await asyncio.wait_for(host.process.wait(), 15)
+    assert (status, await _stderr(host)) == (1, "Error: duplicate code-mode request ID RequestId(500)\n")
 
 
 async def test_eof_ends_host_cleanly(host):

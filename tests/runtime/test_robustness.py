@@ -1,7 +1,7 @@
 """Robustness of the host (issue "Host protocol, isolation and recovery", host side).
 
-- the message parser (``codemode.runtime.validate``) answers any JSON object with either
-  acceptance or a clean ``FatalConnectionError``, never another exception;
+- the message decoder (``codemode.runtime.validate``) answers any JSON value with either
+  a decoded message or a clean ``DecodeError``, never another exception;
 - random bytes, truncated frames and huge lengths end the host cleanly (status 0 or 1,
   message on stderr), never a hang;
 - 4097 cells in a row (the count of the seed's tombstone test) leave the host's memory
@@ -15,8 +15,7 @@ import json
 import struct
 
 import psutil
-from codemode.runtime.errors import FatalConnectionError
-from codemode.runtime.validate import validate_delegate_response, validate_request
+from codemode.runtime.validate import DecodeError, decode_message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import frame_header, start_host, text_items, without_duration
@@ -46,21 +45,32 @@ _methods = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(method=_methods, fields=st.dictionaries(_fields, _json, max_size=5))
-def test_message_parser_never_fails_uncleanly(method, fields):
-    request = {"method": method, **fields}
+def test_message_decoder_never_fails_uncleanly(method, fields):
+    message = {"type": "operation/request", "id": 1, "request": {"method": method, **fields}}
     try:
-        validate_request(request)
-    except FatalConnectionError as exc:
-        assert str(exc).startswith("failed to decode code-mode IPC frame: ")
+        decoded = decode_message(message)
+    except DecodeError as exc:
+        assert str(exc)
+    else:
+        assert decoded["request"]["method"] == method
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(["id", "result", "type"]), _json, max_size=3))
-def test_delegate_response_parser_never_fails_uncleanly(message):
+def test_delegate_response_decoder_never_fails_uncleanly(message):
     try:
-        validate_delegate_response(message)
-    except FatalConnectionError as exc:
-        assert str(exc).startswith("failed to decode code-mode IPC frame: ")
+        decode_message({**message, "type": "delegate/response"})
+    except DecodeError as exc:
+        assert str(exc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json)
+def test_any_json_value_decodes_or_fails_cleanly(value):
+    try:
+        decode_message(value)
+    except DecodeError as exc:
+        assert str(exc)
 
 
 async def _feed_and_close(data: bytes) -> tuple[int, str]:
