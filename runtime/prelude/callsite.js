@@ -21,13 +21,6 @@ const __cm_keywords = __cm_record();
     "instanceof new case do else const let var throw class extends export import default", " ");
   for (let i = 0; i < words.length; i++) __cm_keywords[words[i]] = true;
 }
-const __cm_literal_names = __cm_record();
-__cm_literal_names["null"] = true;
-__cm_literal_names["undefined"] = true;
-__cm_literal_names["true"] = true;
-__cm_literal_names["false"] = true;
-__cm_literal_names["this"] = true;
-
 function __cm_token(kind, text, start) {
   const t = __cm_record();
   t.kind = kind;
@@ -37,7 +30,9 @@ function __cm_token(kind, text, start) {
   return t;
 }
 
-// The end (exclusive) of the template literal starting at `i`, and whether it holds `${`.
+// The end (exclusive) of the template literal starting at `i`; `__cm_template_subst` says
+// whether it holds `${`.
+let __cm_template_subst = false;
 function __cm_template_end(text, i) {
   let j = i + 1;
   let depth = 0;
@@ -45,13 +40,14 @@ function __cm_template_end(text, i) {
   while (j < text.length) {
     const c = text[j];
     if (c === "\\") { j += 2; continue; }
-    if (depth === 0 && c === "`") return [j + 1, subst];
+    if (depth === 0 && c === "`") { __cm_template_subst = subst; return j + 1; }
     if (c === "$" && __cm_char_at(text, j + 1) === "{") { depth++; subst = true; j += 2; continue; }
     if (depth > 0 && c === "}") depth--;
     else if (depth > 0 && c === "{") depth++;
     j++;
   }
-  return [text.length, subst];
+  __cm_template_subst = subst;
+  return text.length;
 }
 
 // Whether token `t` ends a value (so `(` after it calls and `/` after it divides).
@@ -77,9 +73,8 @@ function __cm_tokenize(text) {
     else if (m[2] !== undefined) t = __cm_token("num", m[2], i);
     else if (m[3] !== undefined) t = __cm_token("str", m[3], i);
     else if (m[4] !== undefined) {
-      const [close, subst] = __cm_template_end(text, i);
-      end = close;
-      t = __cm_token(subst ? "tmplx" : "tmpl", __cm_slice(text, i, close), i);
+      end = __cm_template_end(text, i);
+      t = __cm_token(__cm_template_subst ? "tmplx" : "tmpl", __cm_slice(text, i, end), i);
     } else if (m[5] !== undefined) {
       if (__cm_ends_value(out[out.length - 1])) {
         t = __cm_token("punct", "/", i);
@@ -291,15 +286,27 @@ function __cm_token_at(toks, offset) {
   return lo;
 }
 
-// The character offset of 1-based `line` and `col` of the first cell frame of `stack`, or -1.
+const __cm_first_frame_re = /^\s*at (\S+) \(<input>:(\d+):(\d+)\)/m;
+
+// The character offset in the cell's source of the first frame of `stack`, or -1 when that
+// frame is no cell code's (the runtime's own functions are named __cm_*).
 function __cm_stack_offset(stack) {
-  const m = __cm_exec(__cm_first_input_re, __cm_String(stack));
-  if (m === null) return -1;
-  const line = __cm_Number(m[1]) - __cm_line_offset;
+  const text = __cm_String(stack);
+  const m = __cm_exec(__cm_first_frame_re, text);
+  if (m === null || m.index !== __cm_index_of(text, "    at ")) return -1;
+  if (__cm_starts_with(m[1], "__cm_") && !__cm_starts_with(m[1], "__cm_cell$")) return -1;
+  const line = __cm_Number(m[2]) - __cm_line_offset;
   if (line < 1 || line > __cm_source_lines.length) return -1;
   let offset = 0;
   for (let i = 0; i < line - 1; i++) offset += __cm_source_lines[i].length + 1;
-  return offset + __cm_Number(m[2]) - 1;
+  return offset + __cm_Number(m[3]) - 1;
+}
+
+function __cm_pair(a, b) {
+  const p = __cm_list();
+  __cm_push(p, a);
+  __cm_push(p, b);
+  return p;
 }
 
 // The function bodies of the source as [first token, last token] pairs.
@@ -309,19 +316,19 @@ function __cm_function_bodies(toks) {
     const t = toks[k];
     if (__cm_is_punct(t, "=>")) {
       const next = toks[k + 1];
-      if (__cm_is_punct(next, "{")) { __cm_push(out, [k + 1, next.match]); continue; }
+      if (__cm_is_punct(next, "{")) { __cm_push(out, __cm_pair(k + 1, next.match)); continue; }
       let j = k + 1;
       while (j < toks.length) {
         const u = toks[j];
         if (u.kind === "punct" && (u.text === "," || u.text === ";" || u.text === ")" || u.text === "]" || u.text === "}")) break;
         j = u.match > j ? u.match + 1 : j + 1;
       }
-      __cm_push(out, [k + 1, j - 1]);
+      __cm_push(out, __cm_pair(k + 1, j - 1));
     } else if (__cm_is_punct(t, "{") && __cm_is_punct(toks[k - 1], ")")) {
       const head = toks[toks[k - 1].match - 1];
       if (head === undefined || head.kind !== "name" || (head.text !== "if" && head.text !== "for" &&
           head.text !== "while" && head.text !== "switch" && head.text !== "catch" && head.text !== "with")) {
-        __cm_push(out, [k, t.match]);
+        __cm_push(out, __cm_pair(k, t.match));
       }
     }
   }

@@ -21,7 +21,7 @@ const __cm_read_only_re = /^'(.*)' is read-only$/;
 const __cm_input_line_re = /<input>:(\d+):\d+\)/;
 const __cm_regexp_special_re = /[.*+?^${}()|[\]\\]/;
 const __cm_not_initialized_re = /^(.*) is not initialized$/;
-const __cm_iterator_read_re = /^cannot read property 'Symbol\.iterator' of (?:null|undefined)$/;
+const __cm_iterator_read_re = /^cannot read property 'Symbol\.iterator' of (null|undefined)$/;
 const __cm_async_iterator_read_re = /^cannot read property 'Symbol\.asyncIterator' of (null|undefined)$/;
 const __cm_immutable_prototype_re = /^'(Immutable prototype object '.*' cannot have their prototype set)'$/;
 
@@ -64,7 +64,17 @@ function __cm_v8_message(name, message, stack) {
   if (name === "TypeError" && (message === "value is not iterable" || __cm_test(__cm_iterator_read_re, message))) {
     // V8 names the for-of's iterable (`list is not iterable`); elsewhere (destructuring,
     // spread, built-ins) its words depend on the site, and QuickJS's stay.
-    const text = nativeFirst ? null : __cm_not_iterable(stack);
+    let text = nativeFirst ? null : __cm_not_iterable(stack);
+    if (text === null && !nativeFirst && __cm_stack_offset(stack) >= 0) {
+      m = __cm_exec(__cm_iterator_read_re, message);
+      text = __cm_destructure_message(m !== null ? m[1] : "");
+    }
+    return text !== null ? text : message;
+  }
+  if (name === "TypeError" && message === "Cannot convert undefined or null to object" && !nativeFirst &&
+      __cm_stack_offset(stack) >= 0) {
+    // An object pattern's value was null or undefined (V8 names the property and the value).
+    const text = __cm_destructure_message("object");
     return text !== null ? text : message;
   }
   if (name === "TypeError" && !nativeFirst && (m = __cm_exec(__cm_async_iterator_read_re, message)) !== null) {

@@ -252,6 +252,12 @@ QUICKJS_WORDS_CASES = [
     ("const xs = undefined; Math.max(...xs);", "TypeError: cannot read property 'Symbol.iterator' of undefined"),
     # a parameter's pattern: QuickJS does not say whether the value was null or undefined.
     ("function f({ x }) {} f(null);", "TypeError: Cannot convert undefined or null to object"),
+    ("const r = null; const { a, b } = r;", "TypeError: Cannot convert undefined or null to object"),
+    # two patterns: QuickJS reports no position of either, so neither is named.
+    ("const [a] = [1]; const [b] = null;", "TypeError: cannot read property 'Symbol.iterator' of null"),
+    ("const { a } = {}; const { b } = null;", "TypeError: Cannot convert undefined or null to object"),
+    # a property that is not iterable: V8 names its value, which QuickJS does not report.
+    ("const o = {a: 5}; const [first] = o.a;", "TypeError: value is not iterable"),
 ]
 
 
