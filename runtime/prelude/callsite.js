@@ -30,23 +30,20 @@ function __cm_token(kind, text, start) {
   return t;
 }
 
-// The end (exclusive) of the template literal starting at `i`; `__cm_template_subst` says
-// whether it holds `${`.
-let __cm_template_subst = false;
-function __cm_template_end(text, i) {
+// The end (exclusive) of the piece of a template literal that starts at `i` (its "`", or the
+// "}" ending a substitution): after its closing "`", or after the "${" of the next
+// substitution; `__cm_template_closed` says which.
+let __cm_template_closed = true;
+function __cm_template_piece(text, i) {
   let j = i + 1;
-  let depth = 0;
-  let subst = false;
   while (j < text.length) {
     const c = text[j];
     if (c === "\\") { j += 2; continue; }
-    if (depth === 0 && c === "`") { __cm_template_subst = subst; return j + 1; }
-    if (c === "$" && __cm_char_at(text, j + 1) === "{") { depth++; subst = true; j += 2; continue; }
-    if (depth > 0 && c === "}") depth--;
-    else if (depth > 0 && c === "{") depth++;
+    if (c === "`") { __cm_template_closed = true; return j + 1; }
+    if (c === "$" && __cm_char_at(text, j + 1) === "{") { __cm_template_closed = false; return j + 2; }
     j++;
   }
-  __cm_template_subst = subst;
+  __cm_template_closed = true;
   return text.length;
 }
 
@@ -55,10 +52,13 @@ function __cm_ends_value(t) {
   if (t === undefined) return false;
   if (t.kind === "name") return __cm_keywords[t.text] !== true;
   if (t.kind === "punct") return t.text === ")" || t.text === "]" || t.text === "}";
-  return true;
+  return t.kind !== "tmplx" && t.kind !== "tmplmid";
 }
 
-// The tokens of `text` (comments and white space left out), brackets matched.
+// The tokens of `text` (comments and white space left out), brackets matched. A template
+// literal is one token "tmpl" without substitutions; with them, its pieces are tokens
+// "tmplx" (up to the first "${"), "tmplmid" and "tmpltail" (from a "}"), the first matched
+// with the last, and the substitutions' own tokens between.
 function __cm_tokenize(text) {
   const out = __cm_list();
   const open = __cm_list();
@@ -73,8 +73,17 @@ function __cm_tokenize(text) {
     else if (m[2] !== undefined) t = __cm_token("num", m[2], i);
     else if (m[3] !== undefined) t = __cm_token("str", m[3], i);
     else if (m[4] !== undefined) {
-      end = __cm_template_end(text, i);
-      t = __cm_token(__cm_template_subst ? "tmplx" : "tmpl", __cm_slice(text, i, end), i);
+      end = __cm_template_piece(text, i);
+      t = __cm_token(__cm_template_closed ? "tmpl" : "tmplx", __cm_slice(text, i, end), i);
+    } else if (m[6] === "}" && open.length > 0 && out[open[open.length - 1]].kind !== "punct") {
+      // The end of a substitution: the template goes on.
+      end = __cm_template_piece(text, i);
+      const top = out[open[open.length - 1]];
+      const head = top.kind === "tmplx" ? open[open.length - 1] : top.head;
+      t = __cm_token(__cm_template_closed ? "tmpltail" : "tmplmid", __cm_slice(text, i, end), i);
+      t.head = head;
+      open.length = open.length - 1;
+      if (__cm_template_closed) { out[head].match = out.length; t.match = head; }
     } else if (m[5] !== undefined) {
       if (__cm_ends_value(out[out.length - 1])) {
         t = __cm_token("punct", "/", i);
@@ -88,7 +97,7 @@ function __cm_tokenize(text) {
       t.end = end;
       const k = out.length;
       __cm_push(out, t);
-      if (t.kind === "punct" && (t.text === "(" || t.text === "[" || t.text === "{")) __cm_push(open, k);
+      if ((t.kind === "punct" && (t.text === "(" || t.text === "[" || t.text === "{")) || t.kind === "tmplx" || t.kind === "tmplmid") __cm_push(open, k);
       else if (t.kind === "punct" && (t.text === ")" || t.text === "]" || t.text === "}") && open.length > 0) {
         const o = open[open.length - 1];
         open.length = open.length - 1;
@@ -358,7 +367,9 @@ function __cm_callee_anchor(toks, end, start) {
 
 // The failing call at QuickJS's reported position in `stack`: {text, isNew} with V8's text
 // of its callee, or null unless exactly one call fits the position (its callee holds it,
-// or its arguments do; `o.run(a.b())` at `.b` fits both calls and names neither).
+// or its arguments do; `o.run(a.b())` at `.b` fits both calls and names neither). A call
+// whose arguments hold the position and whose callee is a global function now (`text(...)`,
+// `JSON.stringify(...)`, a name the cell does not bind) is not the one that failed.
 function __cm_failed_call(stack) {
   const offset = __cm_stack_offset(stack);
   if (offset < 0) return null;
@@ -367,9 +378,8 @@ function __cm_failed_call(stack) {
   const bodies = __cm_function_bodies(toks);
   const at = __cm_token_at(toks, offset);
   if (at >= toks.length) return null;
-  let found = null;
-  let count = 0;
-  for (let k = 0; k < toks.length && count < 2; k++) {
+  const found = __cm_list();
+  for (let k = 0; k < toks.length; k++) {
     const t = toks[k];
     let callee;
     let close;
@@ -384,22 +394,45 @@ function __cm_failed_call(stack) {
       close = t.match;
     } else if ((t.kind === "tmpl" || t.kind === "tmplx") && __cm_ends_value(toks[k - 1])) {
       callee = k - 1;
-      close = k;
+      close = t.kind === "tmplx" && t.match > k ? t.match : k;
     } else {
       continue;
     }
     const r = __cm_render(toks, callee, news);
-    if (r === null || (isNew && r.start !== k + 1)) continue;
-    const from = isNew ? t.start : __cm_callee_anchor(toks, callee, r.start);
+    const from = isNew ? t.start : r !== null ? __cm_callee_anchor(toks, callee, r.start) : toks[callee].start;
     const onCallee = offset >= from && offset <= toks[callee + 1].start;
     const inside = at > callee + 1 && at < close;
     if ((!onCallee && !inside) || !__cm_same_function(bodies, callee, at)) continue;
-    count++;
-    found = __cm_record();
-    found.text = r.text;
-    found.isNew = isNew;
+    if (inside && !onCallee && r !== null && !isNew && __cm_global_function(toks, r)) continue;
+    const c = __cm_record();
+    c.text = r !== null && (!isNew || r.start === k + 1) ? r.text : null;
+    c.isNew = isNew;
+    __cm_push(found, c);
   }
-  return count === 1 ? found : null;
+  return found.length === 1 && found[0].text !== null ? found[0] : null;
+}
+
+const __cm_dotted_re = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;
+
+// Whether the callee printed as `r.text` (`text`, `JSON.stringify`) is a function of the
+// global object now, through data properties only, and the cell never binds its first name
+// (every use of that name is called or read a property of).
+function __cm_global_function(toks, r) {
+  if (!__cm_test(__cm_dotted_re, r.text)) return false;
+  const names = __cm_split(r.text, ".");
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k];
+    if (t.kind !== "name" || t.text !== names[0] || __cm_is_punct(toks[k - 1], ".") || __cm_is_punct(toks[k - 1], "?.")) continue;
+    if (!__cm_is_punct(toks[k + 1], "(") && !__cm_is_punct(toks[k + 1], ".")) return false;
+  }
+  let value = globalThis;
+  for (let i = 0; i < names.length; i++) {
+    if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+    const d = __cm_own_descriptor(value, names[i]);
+    if (d === undefined || !__cm_has_own(d, "value")) return false;
+    value = d.value;
+  }
+  return typeof value === "function";
 }
 
 // V8's message for an iteration that failed at the position in `stack` (a for-of over a

@@ -244,6 +244,10 @@ QUICKJS_WORDS_CASES = [
     # a.b() or o.run() failed: QuickJS reports `.b` for both (V8: whichever it was).
     ("const o = {}; const a = {b() {}}; o.run(a.b());", "TypeError: not a function"),
     ("const f = () => ({}); f()();", "TypeError: not a function"),
+    # the cell's own function around the call: it may be the one that is not a function.
+    ("const show = (x) => x; const o = {}; show(o.f());", "TypeError: not a function"),
+    # a name the cell binds is not the global helper (V8: text is not a function).
+    ("const text = 5; const o = {f() { return 1; }}; text(o.f());", "TypeError: not a function"),
     ("const a = {}, b = {}; (a || b).f();", "TypeError: not a function"),
     # a built-in's iteration: V8 words each built-in its own way.
     ("Array.from(null);", "TypeError: cannot read property 'Symbol.iterator' of null"),

@@ -47,3 +47,16 @@ const o = {};
 o.f`x`;
 // ---- cell ----
 await tools.nope({});
+// ---- cell ----
+const out = await tools.echo({x: 1});
+text(`value: ${out.x.toUpperCase()}`);
+// ---- cell ----
+const pair = await tools.echo([{a: 1}, {b: 2}]);
+const [first, second] = pair;
+text(first.a.toFixed(1) + second.b.trim());
+// ---- cell ----
+const parts = "a,b".split(",");
+parts.forEach((p) => text(p.toUppercase()));
+// ---- cell ----
+const o = {};
+text(JSON.stringify(o.toJson()));
