@@ -20,6 +20,8 @@ async def test_uncaught_error_texts(host):
         # V8 names an error by its `name`, which a subclass inherits (error_texts_thrown_values).
         "class MyError extends Error {}\nthrow new MyError('m');": "Error: m\n    at exec_main.mjs:2:7",
         "throw Object.create(null);": "",
+        # the frame of a for-of's iterable is at the iterable, not at `for` (error_texts_iteration).
+        "const list = null;\nfor (const x of list) {}": "TypeError: list is not iterable\n    at exec_main.mjs:2:17",
         'throw new Error("");': "Error\n    at exec_main.mjs:1:7",
         "null.x;": "TypeError: Cannot read properties of null (reading 'x')\n    at exec_main.mjs:1:1",
         "undefinedThing();": "ReferenceError: undefinedThing is not defined\n    at exec_main.mjs:1:1",
