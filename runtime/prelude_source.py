@@ -18,6 +18,7 @@ PARTS = (
     "setup.js",  # the bridge and configuration from the cell thread; globals removed
     "stack.js",  # error.stack in V8's form, positions V8 reports
     "callsite.js",  # the expression V8 names in a TypeError, from QuickJS's position
+    "iterable.js",  # V8's message for a for-of or spread over a value that is not iterable
     "destructure.js",  # V8's message for the one pattern of a cell that can have failed
     "errors.js",  # V8's wording of QuickJS messages, the text of a thrown value
     "json.js",  # JSON.stringify of user values and its failure texts, text() conversion
@@ -41,7 +42,16 @@ NOTEBOOK_PARTS = (
 """The notebook profile's formatting parts: pure functions that use only ``intrinsics.js``,
 so they may come anywhere after it (the notebook realm's prelude adds them; the strict
 profile's does not)."""
-_QUICKJS_ONLY = {"stack.js", "callsite.js", "destructure.js", "errors.js", "json_parse.js", "intl.js", "promise_any.js"}
+_QUICKJS_ONLY = {
+    "stack.js",
+    "callsite.js",
+    "iterable.js",
+    "destructure.js",
+    "errors.js",
+    "json_parse.js",
+    "intl.js",
+    "promise_any.js",
+}
 """What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
 ENGINE_PARTS = {
     "quickjs": PARTS,
@@ -56,6 +66,7 @@ REALM_PARTS = (
     "setup.js",
     "stack.js",
     "callsite.js",
+    "iterable.js",
     "destructure.js",
     "errors.js",
     "json.js",

@@ -1,5 +1,6 @@
-// Call sites: the expression V8 names in a TypeError (`r.items.map is not a function`,
-// `list is not iterable`), recovered from the source position QuickJS reports.
+// Call sites: the expression V8 names in a TypeError (`r.items.map is not a function`;
+// iterable.js and destructure.js use the same tokens and printer for `list is not
+// iterable`), recovered from the source position QuickJS reports.
 //
 // QuickJS reports the last source position it recorded before the failing operation: for a
 // call, the callee's last `.` (a method) or the character before its name (a plain call),
@@ -298,12 +299,16 @@ function __cm_token_at(toks, offset) {
 const __cm_first_frame_re = /^\s*at (\S+) \(<input>:(\d+):(\d+)\)/m;
 
 // The character offset in the cell's source of the first frame of `stack`, or -1 when that
-// frame is no cell code's (the runtime's own functions are named __cm_*).
+// frame is no cell code's (the runtime's own functions are named __cm_*) or repeats a
+// later frame's position.
 function __cm_stack_offset(stack) {
   const text = __cm_String(stack);
   const m = __cm_exec(__cm_first_frame_re, text);
   if (m === null || m.index !== __cm_index_of(text, "    at ")) return -1;
   if (__cm_starts_with(m[1], "__cm_") && !__cm_starts_with(m[1], "__cm_cell$")) return -1;
+  // A function that recorded no position of its own is reported where its caller is
+  // (`xs.map(([a]) => a)`): that position says nothing of where it failed.
+  if (__cm_index_of(text, "(<input>:" + m[2] + ":" + m[3] + ")", m.index + m[0].length) >= 0) return -1;
   const line = __cm_Number(m[2]) - __cm_line_offset;
   if (line < 1 || line > __cm_source_lines.length) return -1;
   let offset = 0;
@@ -324,6 +329,7 @@ function __cm_function_bodies(toks) {
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k];
     if (__cm_is_punct(t, "=>")) {
+      // The body only: QuickJS reports the making of an arrow at its parameters.
       const next = toks[k + 1];
       if (__cm_is_punct(next, "{")) { __cm_push(out, __cm_pair(k + 1, next.match)); continue; }
       let j = k + 1;
@@ -433,37 +439,4 @@ function __cm_global_function(toks, r) {
     value = d.value;
   }
   return typeof value === "function";
-}
-
-// V8's message for an iteration that failed at the position in `stack` (a for-of over a
-// value that is not iterable), or null when the position is no for-of's iterable.
-function __cm_not_iterable(stack) {
-  const offset = __cm_stack_offset(stack);
-  if (offset < 0) return null;
-  const toks = __cm_source_tokens();
-  const news = __cm_new_parens(toks);
-  const at = __cm_token_at(toks, offset);
-  for (let k = at < toks.length ? at : toks.length - 1; k >= 0; k--) {
-    const t = toks[k];
-    if (t.kind !== "name" || t.text !== "for") continue;
-    const head = toks[k + 1];
-    if (!__cm_is_punct(head, "(") || head.match < at) continue;
-    let of = -1;
-    for (let j = k + 2; j < head.match; j++) {
-      const u = toks[j];
-      if (u.kind === "name" && u.text === "of") { of = j; break; }
-      if (u.match > j) j = u.match;
-    }
-    if (of < 0 || at <= of || at >= head.match) return null;
-    for (let j = of + 1; j < head.match; j++) if (__cm_is_punct(toks[j], "...")) return null;
-    const r = __cm_render(toks, head.match - 1, news);
-    if (r === null || r.start !== of + 1) return null;
-    const last = toks[head.match - 1];
-    if (__cm_is_punct(last, ")") && __cm_is_call_paren(toks, last.match, news)) {
-      const callee = __cm_render(toks, last.match - 1, news);
-      return callee === null ? null : callee.text + " is not a function or its return value is not iterable";
-    }
-    return r.text + " is not iterable";
-  }
-  return null;
 }

@@ -62,13 +62,12 @@ function __cm_v8_message(name, message, stack) {
     if (callee) return "Class constructor " + __cm_last_part(callee) + " cannot be invoked without 'new'";
   }
   if (name === "TypeError" && (message === "value is not iterable" || __cm_test(__cm_iterator_read_re, message))) {
-    // V8 names the for-of's iterable (`list is not iterable`); elsewhere (destructuring,
-    // spread, built-ins) its words depend on the site, and QuickJS's stay.
-    let text = nativeFirst ? null : __cm_not_iterable(stack);
-    if (text === null && !nativeFirst && __cm_stack_offset(stack) >= 0) {
-      m = __cm_exec(__cm_iterator_read_re, message);
-      text = __cm_destructure_message(m !== null ? m[1] : "");
-    }
+    // V8 names the iterable of a for-of or spread (`list is not iterable`) or the one
+    // pattern of a cell; elsewhere (built-ins, two patterns) QuickJS's words stay.
+    m = __cm_exec(__cm_iterator_read_re, message);
+    const kind = m !== null ? m[1] : "";
+    let text = nativeFirst ? null : __cm_not_iterable(stack, kind);
+    if (text === null && !nativeFirst && __cm_stack_offset(stack) >= 0) text = __cm_destructure_message(kind);
     return text !== null ? text : message;
   }
   if (name === "TypeError" && message === "Cannot convert undefined or null to object" && !nativeFirst &&

@@ -254,8 +254,18 @@ QUICKJS_WORDS_CASES = [
     # a built-in's iteration: V8 words each built-in its own way.
     ("Array.from(null);", "TypeError: cannot read property 'Symbol.iterator' of null"),
     ("new Map(5);", "TypeError: value is not iterable"),
-    # a spread in a call: V8 says `xs is not iterable (cannot read property undefined)`.
-    ("const xs = undefined; Math.max(...xs);", "TypeError: cannot read property 'Symbol.iterator' of undefined"),
+    # a callback that failed before recording a position of its own is reported at its
+    # caller's position, inside the spread (V8: object null is not iterable ...).
+    (
+        "const xs = [null]; const all = [...xs.map(([a]) => a)];",
+        "TypeError: cannot read property 'Symbol.iterator' of null",
+    ),
+    ("[...null];", "TypeError: cannot read property 'Symbol.iterator' of null"),
+    # a pattern in a callback inside a spread: the spread is not what failed.
+    (
+        "const xs = [5]; const all = [...xs.map((v) => { const n = v.valueOf(); const [a] = v; return a + n; })];",
+        "TypeError: value is not iterable",
+    ),
     # a parameter's pattern: QuickJS does not say whether the value was null or undefined.
     ("function f({ x }) {} f(null);", "TypeError: Cannot convert undefined or null to object"),
     ("const r = null; const { a, b } = r;", "TypeError: Cannot convert undefined or null to object"),

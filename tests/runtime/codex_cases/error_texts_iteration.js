@@ -23,3 +23,21 @@ for (const x of rows[0]) {}
 // ---- cell ----
 const o = {};
 for await (const x of o.items) {}
+// ---- cell ----
+const o = {};
+const all = [0, ...o.items];
+// ---- cell ----
+const counts = 5;
+const all = [...counts];
+// ---- cell ----
+function load() {}
+const all = [...load()];
+// ---- cell ----
+const xs = null;
+text(Math.max(...xs));
+// ---- cell ----
+const o = {items: 5};
+text(Math.max(...o.items));
+// ---- cell ----
+const xs = [5];
+const all = [...xs.map((v) => [...v])];
