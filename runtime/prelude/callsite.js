@@ -371,19 +371,34 @@ function __cm_callee_anchor(toks, end, start) {
   return toks[start].start - 1;
 }
 
+// The cell's tokens and what the failure at QuickJS's position in `stack` is read against:
+// {toks, news, bodies, offset, at (the token there)}, or null when no position of the
+// cell's own code is reported.
+function __cm_site(stack) {
+  const offset = __cm_stack_offset(stack);
+  if (offset < 0) return null;
+  const site = __cm_record();
+  site.toks = __cm_source_tokens();
+  site.news = __cm_new_parens(site.toks);
+  site.bodies = __cm_function_bodies(site.toks);
+  site.offset = offset;
+  site.at = __cm_token_at(site.toks, offset);
+  return site.at < site.toks.length ? site : null;
+}
+
 // The failing call at QuickJS's reported position in `stack`: {text, isNew} with V8's text
 // of its callee, or null unless exactly one call fits the position (its callee holds it,
 // or its arguments do; `o.run(a.b())` at `.b` fits both calls and names neither). A call
 // whose arguments hold the position and whose callee is a global function now (`text(...)`,
 // `JSON.stringify(...)`, a name the cell does not bind) is not the one that failed.
 function __cm_failed_call(stack) {
-  const offset = __cm_stack_offset(stack);
-  if (offset < 0) return null;
-  const toks = __cm_source_tokens();
-  const news = __cm_new_parens(toks);
-  const bodies = __cm_function_bodies(toks);
-  const at = __cm_token_at(toks, offset);
-  if (at >= toks.length) return null;
+  const site = __cm_site(stack);
+  if (site === null) return null;
+  const toks = site.toks;
+  const news = site.news;
+  const bodies = site.bodies;
+  const offset = site.offset;
+  const at = site.at;
   const found = __cm_list();
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k];

@@ -145,18 +145,13 @@ function __cm_object_pattern_message(toks, open, from, to) {
 function __cm_array_pattern_message(toks, from, to, kind, news) {
   const init = toks[from];
   if (init.kind === "name" && init.text === "await") return "(intermediate value) is not iterable";
-  const r = __cm_render(toks, to, news);
-  if (r === null || r.start !== from) return null;
   const last = toks[to];
-  if (__cm_is_punct(last, ")") && __cm_is_call_paren(toks, last.match, news)) {
-    const callee = __cm_render(toks, last.match - 1, news);
-    return callee === null ? null : callee.text + " is not a function or its return value is not iterable";
-  }
   const member = (last.kind === "name" && (__cm_is_punct(toks[to - 1], ".") || __cm_is_punct(toks[to - 1], "?."))) ||
     (__cm_is_punct(last, "]") && __cm_ends_value(toks[last.match - 1]));
-  if (!member) return r.text + " is not iterable";
-  // A property's value is named by what it is.
-  if (kind === "") return null;
+  if (!member) return __cm_iterable_words(toks, from, to, news);
+  // A property's value is named by what it is, which QuickJS tells only for null and undefined.
+  const r = __cm_render(toks, to, news);
+  if (r === null || r.start !== from || kind === "") return null;
   return (kind === "null" ? "object null" : "undefined") + " is not iterable (cannot read property Symbol(Symbol.iterator))";
 }
 

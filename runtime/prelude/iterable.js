@@ -43,13 +43,13 @@ function __cm_enclosing(toks, k) {
 // that after the value: `kind` is "null" or "undefined" from QuickJS's message, else "").
 // Null when the position is no such iterable's.
 function __cm_not_iterable(stack, kind) {
-  const offset = __cm_stack_offset(stack);
-  if (offset < 0) return null;
-  const toks = __cm_source_tokens();
-  const news = __cm_new_parens(toks);
-  const bodies = __cm_function_bodies(toks);
-  const at = __cm_token_at(toks, offset);
-  for (let k = at < toks.length ? at : toks.length - 1; k >= 0; k--) {
+  const site = __cm_site(stack);
+  if (site === null) return null;
+  const toks = site.toks;
+  const news = site.news;
+  const bodies = site.bodies;
+  const at = site.at;
+  for (let k = at; k >= 0; k--) {
     const t = toks[k];
     // A function inside the iterable (`xs.map(([a]) => a)`) fails in its own frame.
     if (!__cm_same_function(bodies, k, at)) continue;
