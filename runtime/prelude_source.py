@@ -17,6 +17,9 @@ PARTS = (
     "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
     "setup.js",  # the bridge and configuration from the cell thread; globals removed
     "stack.js",  # error.stack in V8's form, positions V8 reports
+    "callsite.js",  # the expression V8 names in a TypeError, from QuickJS's position
+    "iterable.js",  # V8's message for a for-of or spread over a value that is not iterable
+    "destructure.js",  # V8's message for the one pattern of a cell that can have failed
     "errors.js",  # V8's wording of QuickJS messages, the text of a thrown value
     "json.js",  # JSON.stringify of user values and its failure texts, text() conversion
     "json_parse.js",  # JSON.parse with V8's messages
@@ -27,6 +30,7 @@ PARTS = (
     "tools.js",  # tools, ALL_TOOLS, tool-call settlement
     "settled.js",  # as_settled / stream_settled
     "intl.js",  # Intl and the locale methods, answered by the host (runtime/intl/)
+    "promise_any.js",  # Promise.any's AggregateError as V8 makes it
     "report.js",  # how the module's end or failure reaches the cell thread
     "install.js",  # the globals and the dispatcher
 )
@@ -38,7 +42,16 @@ NOTEBOOK_PARTS = (
 """The notebook profile's formatting parts: pure functions that use only ``intrinsics.js``,
 so they may come anywhere after it (the notebook realm's prelude adds them; the strict
 profile's does not)."""
-_QUICKJS_ONLY = {"stack.js", "errors.js", "json_parse.js", "intl.js"}
+_QUICKJS_ONLY = {
+    "stack.js",
+    "callsite.js",
+    "iterable.js",
+    "destructure.js",
+    "errors.js",
+    "json_parse.js",
+    "intl.js",
+    "promise_any.js",
+}
 """What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
 ENGINE_PARTS = {
     "quickjs": PARTS,
@@ -52,12 +65,16 @@ REALM_PARTS = (
     "intrinsics.js",
     "setup.js",
     "stack.js",
+    "callsite.js",
+    "iterable.js",
+    "destructure.js",
     "errors.js",
     "json.js",
     "json_parse.js",
     "bridge.js",  # the realm's own __cm_call (Intl asks the host through it)
     "settled.js",
     "intl.js",
+    "promise_any.js",
     *NOTEBOOK_PARTS,  # inspect / format / MIME bundles of values
     "realm.js",  # the realm's registry of running cells
     "realm_members.js",  # its bindings and their members, for completion (last: the baseline)

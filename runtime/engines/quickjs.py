@@ -100,7 +100,10 @@ class QuickJSEngine:
         try:
             dispatch = install() if install is not None else ctx.eval(prelude_source("quickjs"))
         except quickjs.JSException as exc:
-            # Only a heap too small for the prelude itself can fail here.
+            # Only a heap too small for the prelude itself can fail here: the cell ends with
+            # the heap-limit error, as when its own code exhausts the heap.
+            if is_out_of_memory(str(exc).strip(), cell.source, ctx, cell.heap_limit):
+                return CellOutcome("completed", out_of_memory_text(cell.heap_limit))
             return CellOutcome("completed", f"code-mode runtime error: {exc}")
         try:
             promise = ctx.module(prepare_source(cell.source))

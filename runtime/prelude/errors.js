@@ -5,7 +5,7 @@ const V8_MESSAGES = {
   __proto__: null,
   "TypeError: empty array": "Reduce of empty array with no initial value",
   "TypeError: cannot convert symbol to string": "Cannot convert a Symbol value to a string",
-  "TypeError: cannot convert BigInt to number": "Cannot mix BigInt and other types, use explicit conversions",
+  "TypeError: bigint argument with unary +": "Cannot convert a BigInt value to a number",
   "RangeError: Date value is NaN": "Invalid time value",
   "URIError: expecting hex digit": "URI malformed",
   "URIError: malformed UTF-8": "URI malformed",
@@ -21,6 +21,9 @@ const __cm_read_only_re = /^'(.*)' is read-only$/;
 const __cm_input_line_re = /<input>:(\d+):\d+\)/;
 const __cm_regexp_special_re = /[.*+?^${}()|[\]\\]/;
 const __cm_not_initialized_re = /^(.*) is not initialized$/;
+const __cm_iterator_read_re = /^cannot read property 'Symbol\.iterator' of (null|undefined)$/;
+const __cm_async_iterator_read_re = /^cannot read property 'Symbol\.asyncIterator' of (null|undefined)$/;
+const __cm_immutable_prototype_re = /^'(Immutable prototype object '.*' cannot have their prototype set)'$/;
 
 // `text` with every regexp special character escaped.
 function __cm_regexp_escape(text) {
@@ -44,16 +47,44 @@ function __cm_v8_message(name, message, stack) {
   const stackText = __cm_String(stack);
   const nativeFirst = __cm_test(__cm_native_first_re, stackText);
   if (name === "TypeError" && (message === "not a function" || message === "not a constructor") && !nativeFirst) {
-    const callee = __cm_callee_at(stack);
-    const what = message === "not a function" ? " is not a function" : " is not a constructor";
-    return callee ? callee + what : message;
+    // V8 names the callee as written (`r.items.map`, `{}.f`); `new X` that fails is "not a constructor".
+    const call = __cm_failed_call(stack);
+    if (call !== null && (call.isNew || message === "not a function")) {
+      return call.text + (call.isNew ? " is not a constructor" : " is not a function");
+    }
+    return message;
   }
   if (name === "TypeError" && message === "class constructors must be invoked with 'new'") {
     const frame = __cm_exec(__cm_class_frame_re, stackText);
     const named = frame !== null && frame[1] !== "<anonymous>" && !__cm_starts_with(frame[1], "__cm_cell$");
-    const callee = named ? frame[1] : __cm_callee_at(stack);
+    const call = named ? null : __cm_failed_call(stack);
+    const callee = named ? frame[1] : call !== null && !call.isNew ? call.text : null;
     if (callee) return "Class constructor " + __cm_last_part(callee) + " cannot be invoked without 'new'";
   }
+  if (name === "TypeError" && (message === "value is not iterable" || __cm_test(__cm_iterator_read_re, message))) {
+    // V8 names the iterable of a for-of or spread (`list is not iterable`) or the one
+    // pattern of a cell; elsewhere (built-ins, two patterns) QuickJS's words stay.
+    m = __cm_exec(__cm_iterator_read_re, message);
+    const kind = m !== null ? m[1] : "";
+    let text = nativeFirst ? null : __cm_not_iterable(stack, kind);
+    if (text === null && !nativeFirst && __cm_stack_offset(stack) >= 0) text = __cm_destructure_message(kind);
+    return text !== null ? text : message;
+  }
+  if (name === "TypeError" && message === "Cannot convert undefined or null to object" && !nativeFirst &&
+      __cm_stack_offset(stack) >= 0) {
+    // An object pattern's value was null or undefined (V8 names the property and the value).
+    const text = __cm_destructure_message("object");
+    return text !== null ? text : message;
+  }
+  if (name === "TypeError" && !nativeFirst && (m = __cm_exec(__cm_async_iterator_read_re, message)) !== null) {
+    return "Cannot read properties of " + m[1] + " (reading 'Symbol(Symbol.asyncIterator)')";
+  }
+  if (name === "TypeError" && message === "cannot convert BigInt to number") {
+    // A built-in's argument (Math.sqrt(10n)) is converted; an operator (10n * 1.5) mixes.
+    return nativeFirst ? "Cannot convert a BigInt value to a number" : "Cannot mix BigInt and other types, use explicit conversions";
+  }
+  // QuickJS quotes this whole message ('Immutable prototype object ... set').
+  if (name === "TypeError" && (m = __cm_exec(__cm_immutable_prototype_re, message)) !== null) return m[1];
   const fixed = V8_MESSAGES[name + ": " + message];
   if (fixed !== undefined) return fixed;
   if (name === "TypeError" && (m = __cm_exec(__cm_read_property_re, message)) !== null) {
@@ -81,14 +112,11 @@ function __cm_v8_message(name, message, stack) {
   return message;
 }
 
-// `Name: message` of error `e` (V8 reads the error's name and message as they are now).
+// `Name: message` of error `e` (V8 reads the error's name and message as they are now; the
+// name is the `name` property only, so `class MyErr extends Error {}` gives `Error: ...`).
 function __cm_error_header(e, raw) {
   let name;
   try { name = __cm_String(e.name); } catch (x) { __cm_end_if_out_of_memory(x); name = "Error"; }
-  try {
-    const ctor = e.constructor;
-    if (name === "Error" && typeof ctor === "function" && ctor.name && ctor !== __cm_Error) name = __cm_String(ctor.name);
-  } catch (x) { __cm_end_if_out_of_memory(x); }
   let message;
   try {
     message = e.message === undefined ? "" : __cm_String(e.message);
@@ -132,7 +160,7 @@ function __cm_v8_stack(e, raw) {
 }
 
 // The text Codex shows for a thrown value: the stack when it is a string, else the
-// value converted to a string.
+// value converted to a string, or "" when it cannot be (Object.create(null)).
 function __cm_error_text(e) {
   if (e !== null && typeof e === "object") {
     const own = __cm_own_descriptor(e, "stack");
@@ -145,7 +173,7 @@ function __cm_error_text(e) {
   }
   if (typeof e === "string") return e;
   if (typeof e === "symbol") return "";
-  try { return __cm_String(e); } catch (x) { __cm_end_if_out_of_memory(x); return __cm_object_to_string(e); }
+  try { return __cm_String(e); } catch (x) { __cm_end_if_out_of_memory(x); return ""; }
 }
 
 // The text of a thrown value, never throwing itself (a failure while formatting, such as

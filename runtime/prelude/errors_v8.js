@@ -1,5 +1,6 @@
 // The text of a thrown value under V8 (Codex's engine): as Codex's host words it, the
-// value's `stack` when that is a string, else the value converted to a string. The cell's
+// value's `stack` when that is a string, else the value converted to a string, or "" when
+// it cannot be (Object.create(null) has no toString). The cell's
 // source starts on line 2 of the script V8 compiles (line 1 holds the function that
 // starts it, see runtime/engines/v8.py), so positions in exec_main.mjs move up one line,
 // and the runtime's own frames (functions named __cm_*) are left out, as Codex's are.
@@ -39,7 +40,7 @@ function __cm_error_text(e) {
   }
   if (typeof e === "string") return e;
   if (typeof e === "symbol") return "";
-  try { return __cm_String(e); } catch (x) { return __cm_object_to_string(e); }
+  try { return __cm_String(e); } catch (x) { return ""; }
 }
 
 // The text of a thrown value, never throwing itself.

@@ -84,7 +84,8 @@ function __cm_v8_column(line, col) {
       while (e >= 0 && __cm_is_space(__cm_char_at(text, e))) e--;
       let s = e;
       while (s >= 0 && __cm_is_ident(__cm_char_at(text, s))) s--;
-      if (s < e) enclosing = s + 1;
+      // `for (`, `if (` and the like open a statement's head, not a call.
+      if (s < e && __cm_keywords[__cm_slice(text, s + 1, e + 1)] !== true) enclosing = s + 1;
       break;
     }
   }
@@ -130,46 +131,3 @@ function __cm_frames(stack) {
 }
 
 const __cm_first_input_re = /<input>:(\d+):(\d+)\)/;
-const __cm_chain_char_re = /[A-Za-z0-9_$.]/;
-const __cm_leading_digit_re = /^[0-9]/;
-
-// The dotted name (`tools.echo`) around index `k` of `text`, or null.
-function __cm_chain_at(text, k) {
-  let s = k;
-  while (s > 0 && __cm_test(__cm_chain_char_re, __cm_char_at(text, s - 1))) s--;
-  let e = k;
-  while (e < text.length && __cm_is_ident(__cm_char_at(text, e))) e++;
-  while (s < e && __cm_char_at(text, s) === ".") s++;
-  while (e > s && __cm_char_at(text, e - 1) === ".") e--;
-  const chain = __cm_slice(text, s, e);
-  return chain !== "" && !__cm_test(__cm_leading_digit_re, chain) ? chain : null;
-}
-
-// The callee expression (`tools.echo`, `f`) of the call that failed at the first
-// frame of QuickJS stack `stack`, or null.
-function __cm_callee_at(stack) {
-  const m = __cm_exec(__cm_first_input_re, __cm_String(stack));
-  if (m === null) return null;
-  const line = __cm_Number(m[1]) - __cm_line_offset;
-  if (line < 1 || line > __cm_source_lines.length) return null;
-  const text = __cm_source_lines[line - 1];
-  let i = __cm_Number(m[2]) - 1;
-  while (i < text.length && (__cm_is_space(__cm_char_at(text, i)) || __cm_char_at(text, i) === ".")) i++;
-  if (__cm_starts_with(text, "``", i)) return '""';
-  if (__cm_is_ident(__cm_char_at(text, i))) {
-    let e = i;
-    while (e < text.length && __cm_is_ident(__cm_char_at(text, e))) e++;
-    while (e < text.length && __cm_is_space(__cm_char_at(text, e))) e++;
-    if (__cm_char_at(text, e) === "(") return __cm_chain_at(text, i);
-  }
-  const callee = __cm_v8_column(line, i + 1);
-  if (callee - 1 !== i) {
-    let k = callee - 1;
-    if (__cm_starts_with(text, "new", k) && !__cm_is_ident(__cm_char_at(text, k + 3))) {
-      k += 3;
-      while (k < text.length && __cm_is_space(__cm_char_at(text, k))) k++;
-    }
-    return __cm_chain_at(text, k);
-  }
-  return null;
-}

@@ -17,7 +17,11 @@ async def test_uncaught_error_texts(host):
         "throw undefined;": "undefined",
         "throw 42;": "42",
         "throw {a: 1};": "[object Object]",
-        "class MyError extends Error {}\nthrow new MyError('m');": "MyError: m\n    at exec_main.mjs:2:7",
+        # V8 names an error by its `name`, which a subclass inherits (error_texts_thrown_values).
+        "class MyError extends Error {}\nthrow new MyError('m');": "Error: m\n    at exec_main.mjs:2:7",
+        "throw Object.create(null);": "",
+        # the frame of a for-of's iterable is at the iterable, not at `for` (error_texts_iteration).
+        "const list = null;\nfor (const x of list) {}": "TypeError: list is not iterable\n    at exec_main.mjs:2:17",
         'throw new Error("");': "Error\n    at exec_main.mjs:1:7",
         "null.x;": "TypeError: Cannot read properties of null (reading 'x')\n    at exec_main.mjs:1:1",
         "undefinedThing();": "ReferenceError: undefinedThing is not defined\n    at exec_main.mjs:1:1",
@@ -233,3 +237,48 @@ JSON_PARSE_EXPECTED = [
 async def test_json_parse_errors_worded_like_v8(host):
     """JSON.parse failures give V8's messages (positions, context snippets); JSON.parse still works."""
     assert text_items(await host.run(JSON_PARSE_SOURCE)) == JSON_PARSE_EXPECTED
+
+
+# Where QuickJS's position does not single out the site V8 would name, or V8's words depend on
+# what QuickJS does not report (null or undefined, the value itself), the message stays
+# QuickJS's own: never a V8-looking text that names the wrong thing.
+QUICKJS_WORDS_CASES = [
+    # a.b() or o.run() failed: QuickJS reports `.b` for both (V8: whichever it was).
+    ("const o = {}; const a = {b() {}}; o.run(a.b());", "TypeError: not a function"),
+    ("const f = () => ({}); f()();", "TypeError: not a function"),
+    # the cell's own function around the call: it may be the one that is not a function.
+    ("const show = (x) => x; const o = {}; show(o.f());", "TypeError: not a function"),
+    # a name the cell binds is not the global helper (V8: text is not a function).
+    ("const text = 5; const o = {f() { return 1; }}; text(o.f());", "TypeError: not a function"),
+    ("const a = {}, b = {}; (a || b).f();", "TypeError: not a function"),
+    # a built-in's iteration: V8 words each built-in its own way.
+    ("Array.from(null);", "TypeError: cannot read property 'Symbol.iterator' of null"),
+    ("new Map(5);", "TypeError: value is not iterable"),
+    # a callback that failed before recording a position of its own is reported at its
+    # caller's position, inside the spread (V8: object null is not iterable ...).
+    (
+        "const xs = [null]; const all = [...xs.map(([a]) => a)];",
+        "TypeError: cannot read property 'Symbol.iterator' of null",
+    ),
+    ("[...null];", "TypeError: cannot read property 'Symbol.iterator' of null"),
+    # a pattern in a callback inside a spread: the spread is not what failed.
+    (
+        "const xs = [5]; const all = [...xs.map((v) => { const n = v.valueOf(); const [a] = v; return a + n; })];",
+        "TypeError: value is not iterable",
+    ),
+    # a parameter's pattern: QuickJS does not say whether the value was null or undefined.
+    ("function f({ x }) {} f(null);", "TypeError: Cannot convert undefined or null to object"),
+    ("const r = null; const { a, b } = r;", "TypeError: Cannot convert undefined or null to object"),
+    # two patterns: QuickJS reports no position of either, so neither is named.
+    ("const [a] = [1]; const [b] = null;", "TypeError: cannot read property 'Symbol.iterator' of null"),
+    ("const { a } = {}; const { b } = null;", "TypeError: Cannot convert undefined or null to object"),
+    # a property that is not iterable: V8 names its value, which QuickJS does not report.
+    ("const o = {a: 5}; const [first] = o.a;", "TypeError: value is not iterable"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), QUICKJS_WORDS_CASES)
+async def test_undecidable_sites_keep_quickjs_words(host, source, expected):
+    """No V8 text is made up where the failing site or value is not known."""
+    body = body_of(await host.run(source, tools=[]))
+    assert body["error_text"].split("\n")[0] == expected
