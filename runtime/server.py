@@ -241,7 +241,7 @@ class Connection:
         self.send(messages.ready(PROTOCOL_VERSION, granted))
         try:
             await self.frames.drain()  # at once: nothing else waits in the pipe
-        except (ConnectionError, BrokenPipeError) as exc:
+        except ConnectionError as exc:  # BrokenPipeError among them
             raise HelloNotWritten from exc
         if self.frames.failure is not None:
             raise HelloNotWritten

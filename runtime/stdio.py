@@ -96,19 +96,21 @@ async def serve_stdio(frames: int) -> int:
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(requests, "rb", 0))
     transport, protocol = await loop.connect_write_pipe(_FramesProtocol, os.fdopen(frames, "wb", 0))
     connection = Connection(reader, asyncio.StreamWriter(transport, protocol, reader, loop))
-    status, text = 0, ""
+    status, text, hello_unwritten = 0, "", None
     try:
         await connection.serve()
     except FatalConnectionError as exc:
         status, text = 1, exc.report()
     except HelloNotWritten as exc:
-        cause = protocol.error or connection.frames.failure or exc.__cause__ or exc
-        status, text = 1, f"Error: failed to write code-mode host hello\n\nCaused by:\n    {os_error_text(cause)}\n"
+        hello_unwritten = exc
     await _drain(connection.frames)
     if pump is not None:
         pump.finish(EXIT_FLUSH_TIMEOUT_S)
     failed = (pump.error if pump is not None else None) or protocol.error or connection.frames.failure
-    if failed is not None and not text:
+    if hello_unwritten is not None:
+        cause = failed or hello_unwritten.__cause__ or hello_unwritten
+        status, text = 1, f"Error: failed to write code-mode host hello\n\nCaused by:\n    {os_error_text(cause)}\n"
+    elif failed is not None and not text:
         status, text = 1, write_failure(failed)
     sys.stderr.write(text)
     sys.stderr.flush()
