@@ -45,12 +45,13 @@ def chunks(text: str, limit: int = MAX_MESSAGE_CHARS) -> list[str]:
     """``text`` in pieces of at most ``limit`` characters, each ending after a newline where
     the piece has one (a longer line is split where the limit falls)."""
     pieces = []
-    while len(text) > limit:
-        cut = text.rfind("\n", 0, limit) + 1 or limit
-        pieces.append(text[:cut])
-        text = text[cut:]
-    if text:
-        pieces.append(text)
+    start = 0  # cut by index: slicing the rest off each time copied it, quadratic in the text
+    while len(text) - start > limit:
+        cut = text.rfind("\n", start, start + limit) + 1 or start + limit
+        pieces.append(text[start:cut])
+        start = cut
+    if start < len(text):
+        pieces.append(text[start:])
     return pieces
 
 
