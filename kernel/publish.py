@@ -128,9 +128,10 @@ class Publisher:
         """Publish content items (:func:`codemode.kernel.render.coalesced_messages`) in order: the
         text items as few coalesced stream messages (:func:`codemode.kernel.streams.chunks`),
         paced when the delivery is large (:class:`~codemode.kernel.streams.Pacer`). An interrupt
-        (cancellation) while it waits ends the delivery there and returns (the request goes on
-        to its reply): one ``stderr`` line, on a line of its own, says how many messages were
-        not shown. Once a delivery of ``request`` was stopped so, its later deliveries (the
+        (cancellation) while it waits, or one that came before the delivery began
+        (``request.interrupted``), ends the delivery where it would wait and returns (the request
+        goes on to its reply): one ``stderr`` line, on a line of its own, says how many messages
+        were not shown. Once a delivery of ``request`` was stopped so, its later deliveries (the
         output a termination after the interrupt returns) are not shown, only counted.
 
         ``last=False`` for a delivery after which the request may deliver more of its cell (the
@@ -148,13 +149,12 @@ class Publisher:
         line_open = False  # the last text sent ended inside a line (a terminal shows both streams as one)
         for index, (msg_type, content) in enumerate(messages):
             delay = self._pacer.delay(msg_type, content)
-            if delay > 0:
-                try:
-                    await asyncio.sleep(delay)
-                except asyncio.CancelledError:
-                    request.stopped_output = StoppedOutput(len(messages) - index, line_open)
-                    self._tell_stopped(request, last)
-                    return
+            # An interrupt that came before this delivery began (it terminated the cell, whose
+            # output this is) ends it where the pacing would wait, as one during the wait does.
+            if delay > 0 and (request.interrupted or not await _paced(delay)):
+                request.stopped_output = StoppedOutput(len(messages) - index, line_open)
+                self._tell_stopped(request, last)
+                return
             self._send_now(msg_type, content, request.parent)
             if msg_type == "stream":
                 line_open = not content["text"].endswith("\n")
@@ -199,6 +199,15 @@ def user_expression_errors(expressions: dict[str, Any]) -> dict[str, dict[str, A
     an expression could be evaluated in afterwards."""
     error = {"status": "error", "ename": "NotImplemented", "evalue": USER_EXPRESSIONS_UNSUPPORTED, "traceback": []}
     return {str(name): dict(error) for name in expressions}
+
+
+async def _paced(delay: float) -> bool:
+    """Wait ``delay`` seconds; False when an interrupt (cancellation) ended the wait."""
+    try:
+        await asyncio.sleep(delay)
+    except asyncio.CancelledError:
+        return False
+    return True
 
 
 def _bounded(messages: Iterable[render.Message]) -> Iterator[render.Message]:

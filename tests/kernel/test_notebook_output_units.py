@@ -10,6 +10,8 @@ from typing import Any
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.render import ErrorParts, item_messages
+from hypothesis import given
+from hypothesis import strategies as st
 
 TABLE = {
     "text/plain": "[ { a: 1 }, { a: 2 } ]",
@@ -243,3 +245,40 @@ def test_the_publisher_cleans_every_bundle_it_sends():
         ("update_display_data", {**update, "data": {"text/html": "<b>x</b>", "text/plain": "x"}}, "req-1"),
         ("stream", {"name": "stdout", "text": "<script>alert(1)</script>\n"}, "req-1"),
     ]
+
+
+def test_a_delivery_after_the_interrupt_ends_where_its_pacing_would_wait():
+    """The output an interrupted request still shows (its terminated cell's) goes out up to the
+    pacing's burst, then one notice counts the rest: an interrupt that came before the delivery
+    ends it as one during its wait does, instead of pacing megabytes out for minutes."""
+    from codemode.kernel.streams import STREAM_BYTES_BURST, chunks
+
+    kernel = _Kernel()
+    request = Request(parent={"header": {"msg_id": "req-1"}}, silent=False, execution_count=3)
+    request.interrupted = True
+    total = 4 * STREAM_BYTES_BURST
+    asyncio.run(Publisher(kernel).emit_items(request, [_text("a" * total)]))
+    *streams, (kind, notice, parent) = kernel.session.sent
+    shown = "".join(content["text"] for _, content, _ in streams)
+    assert 0 < len(shown) <= STREAM_BYTES_BURST and shown == "a" * len(shown)
+    left = len(list(chunks("a" * total + "\n"))) - len(streams)
+    assert (kind, parent) == ("stream", "req-1")
+    assert notice == {
+        "name": "stderr",
+        "text": f"\nThe interrupt stopped this output here; {left} more output message(s) were not shown.\n",
+    }
+
+
+@given(st.text(alphabet="ab\n", max_size=300), st.integers(min_value=1, max_value=40))
+def test_chunks_cut_after_the_last_newline_within_the_limit(text, limit):
+    """Pieces of at most ``limit`` characters that join back into the text; each but the last
+    ends after the last newline its ``limit`` characters hold, or holds none and is full."""
+    from codemode.kernel.streams import chunks
+
+    pieces = chunks(text, limit)
+    assert "".join(pieces) == text and all(0 < len(piece) <= limit for piece in pieces)
+    start = 0
+    for piece in pieces[:-1]:
+        window = text[start : start + limit]
+        assert piece == window[: window.rfind("\n") + 1 or limit]
+        start += len(piece)
