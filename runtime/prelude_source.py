@@ -31,6 +31,7 @@ PARTS = (
     "settled.js",  # as_settled / stream_settled
     "intl.js",  # Intl and the locale methods, answered by the host (runtime/intl/)
     "promise_any.js",  # Promise.any's AggregateError as V8 makes it
+    "repeat.js",  # String.prototype.repeat joining as V8 does (long results)
     "report.js",  # how the module's end or failure reaches the cell thread
     "install.js",  # the globals and the dispatcher
 )
@@ -51,6 +52,7 @@ _QUICKJS_ONLY = {
     "json_parse.js",
     "intl.js",
     "promise_any.js",
+    "repeat.js",
 }
 """What makes QuickJS look like V8; V8 itself needs none of it (``errors_v8.js`` instead)."""
 ENGINE_PARTS = {
@@ -76,6 +78,7 @@ REALM_PARTS = (
     "intl.js",
     "promise_any.js",
     *NOTEBOOK_PARTS,  # inspect / format / MIME bundles of values
+    "repeat.js",  # after the formatting parts, which keep the built-in repeat for themselves
     "realm.js",  # the realm's registry of running cells
     "realm_members.js",  # its bindings and their members, for completion (last: the baseline)
 )
