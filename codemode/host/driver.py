@@ -219,10 +219,13 @@ class ConnectionDriver:
     def _kill(self) -> None:
         process = self.process
         if process is not None and process.returncode is None:
+            # The host leads its own process group (spawned in a new session): one signal ends it
+            # and whatever it started. Never ``process.kill()``: ``Popen.send_signal`` polls first,
+            # which can reap the host behind asyncio's child watcher, and the watcher then logs
+            # "Unknown child process pid N, will report returncode 255" (on a notebook's stderr)
+            # and reports 255 instead of the host's real status.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
         with contextlib.suppress(Exception):
             self._writer.close()
         self.closed.set()
