@@ -8,10 +8,13 @@ session across the row's samples; a cell's time is the client's clock from execu
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -48,32 +51,56 @@ what the tool row times is the result's way through the host, not a tool's own w
 
 class HostStart(Side):
     """A sample spawns the host and times it to the answer of its first cell (:func:`host_start`).
-    For our host, the notes give the floor under it: the same interpreter started as the host
-    starts (``-I -S``), bare and importing asyncio and json, timed as the samples are."""
-
-    FLOOR = (("bare", "pass"), ("importing asyncio and json", "import asyncio, json"))
+    For our host, the notes give the floors under it, each a process of the same interpreter
+    started as the host starts (``-I -S``) and timed as the samples are: bare; importing asyncio
+    and json; and the least any CPython host on QuickJS does before it can answer, with no
+    asyncio and no protocol at all: importing json, threading and the QuickJS binding and
+    compiling the prelude into a fresh context."""
 
     def __init__(self, runner: asyncio.Runner, command: list[str]) -> None:
         self.runner = runner
         self.command = command
         self.floor: dict[str, list[float]] = {}
+        self.floors: tuple[tuple[str, str], ...] = ()
+        if command[0] == sys.executable:
+            self.floors = (
+                ("bare", "pass"),
+                ("importing asyncio and json", "import asyncio, json"),
+                ("importing json, threading and QuickJS and compiling the prelude", _least_host_code()),
+            )
 
     def sample(self, size: int) -> float:
         seconds = self.runner.run(host_start(self.command, NO_YIELD))
-        if self.command[0] == sys.executable:
-            for name, code in self.FLOOR:
-                started = time.perf_counter()
-                subprocess.run([sys.executable, "-I", "-S", "-c", code], check=True)
-                self.floor.setdefault(name, []).append(time.perf_counter() - started)
+        for name, code in self.floors:
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-I", "-S", "-c", code], check=True)
+            self.floor.setdefault(name, []).append(time.perf_counter() - started)
         return seconds
 
     def notes(self) -> list[str]:
         if not self.floor:
             return []
-        medians = ", ".join(f"{name} {statistics.median(times) * 1e3:.1f} ms" for name, times in self.floor.items())
+        medians = "; ".join(f"{name} {statistics.median(times) * 1e3:.1f} ms" for name, times in self.floor.items())
         return [
-            f"codemode: the floor of a Python host here, `python -I -S` {medians} (median of {len(self.floor['bare'])})"
+            f"codemode: the floors of a Python host here, `python -I -S` {medians} (median of {len(self.floor['bare'])})"
         ]
+
+
+def _least_host_code() -> str:
+    """The ``-c`` program of the last floor: the imports and the prelude compile every QuickJS
+    host of CPython needs before its first answer (the prelude is read from a file written here;
+    the QuickJS binding's folder is put on the path as the host's start plan puts it)."""
+    import _quickjs
+    from codemode.runtime.prelude_source import prelude_source
+
+    with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as file:
+        file.write(prelude_source("quickjs", called=False))
+    atexit.register(os.unlink, file.name)
+    folder = os.path.dirname(_quickjs.__file__)
+    return (
+        f"import sys; sys.path.append({folder!r}); import json, threading, _quickjs; "
+        f"_quickjs.Context().eval(open({file.name!r}, encoding='utf-8').read())"
+    )
 
 
 class HostCell(Side):

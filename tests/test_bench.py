@@ -36,3 +36,28 @@ def test_the_benchmark_command_writes_the_round_trip_row_with_a_ratio(tmp_path):
     assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d", ratio), row.group(0)
     assert pairs == "1"
     assert goal in ("<= 1x (met)", "<= 1x (not met)")
+
+
+@pytest.mark.timeout(120)
+def test_the_host_start_row_reports_the_floors_of_a_python_host():
+    """Our host's start is told against what no CPython host can go below: the notes give each
+    floor in milliseconds (the least-host floor's program must run: it compiles the prelude)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--rows", "host-start", "--pairs", "1", "--output", "-"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    floors = re.search(
+        r"^- codemode: the floors of a Python host here, `python -I -S` (.*) \(median of 1\)$", done.stdout, re.M
+    )
+    assert floors, done.stdout[-3000:]
+    named = dict(re.fullmatch(r"(.+) (\d+\.\d) ms", part).groups() for part in floors.group(1).split("; "))
+    assert list(named) == [
+        "bare",
+        "importing asyncio and json",
+        "importing json, threading and QuickJS and compiling the prelude",
+    ]
+    assert all(float(ms) > 0 for ms in named.values())
