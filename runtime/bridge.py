@@ -14,7 +14,8 @@ wrote it, goes into the ``tool/invoke`` frame as it is, never parsed here),
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
 have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
-``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
+``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``readers`` (the source of the
+call-site readers, which ``prelude/readers.js`` compiles on first use), ``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
 ``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
 allocation failure: ``"error"``, or ``"null"`` for a thrown null that may be one; the
 reply ``"ended"`` means the cell ends with the heap-limit error and JS is interrupted).
@@ -27,6 +28,7 @@ import logging
 from typing import Any, Protocol
 
 from .jsontext import has_surrogate, lone_surrogate_error, scrub
+from .prelude_source import readers_source
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +157,8 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         from . import intl  # V8 and ICU load on a cell's first Intl call, never at host start
 
         return value_reply(intl.handle(arg))
+    elif op == "readers":
+        return value_reply(readers_source())
     elif op == "exit":
         if not cell.request_exit():
             return error_reply(EXIT_SENTINEL)

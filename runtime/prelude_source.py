@@ -17,9 +17,7 @@ PARTS = (
     "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
     "setup.js",  # the bridge and configuration from the cell thread; globals removed
     "stack.js",  # error.stack in V8's form, positions V8 reports
-    "callsite.js",  # the expression V8 names in a TypeError, from QuickJS's position
-    "iterable.js",  # V8's message for a for-of or spread over a value that is not iterable
-    "destructure.js",  # V8's message for the one pattern of a cell that can have failed
+    "readers.js",  # the call-site readers (READERS), compiled when an error text first asks
     "errors.js",  # V8's wording of QuickJS messages, the text of a thrown value
     "json.js",  # JSON.stringify of user values and its failure texts, text() conversion
     "json_parse.js",  # JSON.parse with V8's messages
@@ -45,9 +43,7 @@ so they may come anywhere after it (the notebook realm's prelude adds them; the 
 profile's does not)."""
 _QUICKJS_ONLY = {
     "stack.js",
-    "callsite.js",
-    "iterable.js",
-    "destructure.js",
+    "readers.js",
     "errors.js",
     "json_parse.js",
     "intl.js",
@@ -67,9 +63,7 @@ REALM_PARTS = (
     "intrinsics.js",
     "setup.js",
     "stack.js",
-    "callsite.js",
-    "iterable.js",
-    "destructure.js",
+    "readers.js",
     "errors.js",
     "json.js",
     "json_parse.js",
@@ -101,6 +95,17 @@ _FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude")
 """The prelude's files: package data next to this module (read as plain files, not through
 ``importlib.resources``, whose import costs the host's start several milliseconds; the package
 is always installed as a folder, never imported from a zip)."""
+
+
+READERS = (
+    "callsite.js",  # the expression V8 names in a TypeError, from QuickJS's position
+    "iterable.js",  # V8's message for a for-of or spread over a value that is not iterable
+    "destructure.js",  # V8's message for the one pattern of a cell that can have failed
+)
+"""The call-site readers, not in any assembly: ``readers.js`` asks the host for their source
+(:func:`readers_source`) and compiles it the first time an error text needs them (compiled
+with the rest, they were a third of each context's preparation, paid by every cell for the few
+that fail so)."""
 
 
 def _part(name: str) -> str:
@@ -138,6 +143,16 @@ def assemble(names: tuple[str, ...] | list[str], epilogue: str = "", *, called: 
     """
     body = _read(tuple(names)) + ("\n" + epilogue if epilogue else "")
     return '(function __cm_install() {\n"use strict";\n' + body + "\n})" + ("()" if called else "") + "\n"
+
+
+def readers_source() -> str:
+    """The call-site readers (:data:`READERS`) concatenated: the source ``readers.js`` compiles in
+    a function of its own (read from the package data once)."""
+    source = _SOURCES.get("readers")
+    if source is None:
+        source = _read(READERS)
+        _SOURCES["readers"] = source
+    return source
 
 
 def realm_prelude_source() -> str:

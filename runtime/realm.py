@@ -438,7 +438,7 @@ class Realm:
         if not separator:
             if op == "oom":
                 return self.out_of_memory(arg)
-            if op == "intl":
+            if op in ("intl", "readers"):
                 return bridge.handle(_NO_CELL, op, arg)
             return bridge.error_reply(f"code-mode runtime error: unknown host operation {op}")
         cell = self._cells.get(cell_id)
@@ -455,4 +455,4 @@ class Realm:
 
 
 _NO_CELL: Any = None
-"""The cell of a host call that needs none (``intl``)."""
+"""The cell of a host call that needs none (``intl``, ``readers``)."""

@@ -15,13 +15,6 @@
 
 const __cm_token_re = /\s+|\/\/[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|([A-Za-z_$\u00a0-\uffff][\w$\u00a0-\uffff]*)|(\d[\w.]*|\.\d[\w]*)|("(?:[^"\\\n]|\\[\s\S])*"?|'(?:[^'\\\n]|\\[\s\S])*'?)|(`)|(\/)|(>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|&&=|\|\|=|\?\?=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.(?!\d)|\+\+|--|[-+*%&|^]=|\*\*|<<|>>|[^\s])/y;
 const __cm_regex_body_re = /(?:[^\\/[\n]|\\.|\[(?:[^\]\\\n]|\\.)*\])*\/[A-Za-z]*/y;
-// Words after which `(` opens no call and `/` starts a regular expression.
-const __cm_keywords = __cm_record();
-{
-  const words = __cm_split("if for while switch catch with function return typeof void delete await yield in of " +
-    "instanceof new case do else const let var throw class extends export import default", " ");
-  for (let i = 0; i < words.length; i++) __cm_keywords[words[i]] = true;
-}
 function __cm_token(kind, text, start) {
   const t = __cm_record();
   t.kind = kind;

@@ -7,7 +7,6 @@
 // captured below (its functions are all named __cm_*, so their frames never show).
 
 const __cm_Proxy = Proxy;
-const __cm_Function = Function;
 const __cm_intl_captured = __cm_record();
 __cm_intl_captured.RangeError = RangeError;
 __cm_intl_captured.TypeError = TypeError;

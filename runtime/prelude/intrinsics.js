@@ -19,6 +19,7 @@
 
 const __cm_uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const __cm_apply = Reflect.apply;
+const __cm_Function = Function;  // compiles what is loaded on first use (Intl, readers.js)
 const __cm_iterator_key = Symbol.iterator;
 const __cm_own_keys = Reflect.ownKeys;
 const __cm_invoke = __cm_uncurry(Function.prototype.call);

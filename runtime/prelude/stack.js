@@ -58,6 +58,15 @@ function __cm_new_before(text, i) {
   return -1;
 }
 
+// Words after which `(` opens no call (a statement's head: `if (`) and `/` starts a regular
+// expression; also read by the call-site readers (readers.js).
+const __cm_keywords = __cm_record();
+{
+  const words = __cm_split("if for while switch catch with function return typeof void delete await yield in of " +
+    "instanceof new case do else const let var throw class extends export import default", " ");
+  for (let i = 0; i < words.length; i++) __cm_keywords[words[i]] = true;
+}
+
 // Column (1-based) V8 reports for a callee name starting at index `start`.
 function __cm_callee_column(text, start) {
   const n = __cm_new_before(text, start);

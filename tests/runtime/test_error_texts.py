@@ -5,7 +5,7 @@ Each test names the recorded Codex cases whose behaviour it pins."""
 from __future__ import annotations
 
 import pytest
-from rt_client import body_of, text_items
+from rt_client import body_of, start_host, text_items
 
 
 async def test_uncaught_error_texts(host):
@@ -282,3 +282,37 @@ async def test_undecidable_sites_keep_quickjs_words(host, source, expected):
     """No V8 text is made up where the failing site or value is not known."""
     body = body_of(await host.run(source, tools=[]))
     assert body["error_text"].split("\n")[0] == expected
+
+
+async def test_call_site_readers_read_each_cells_own_source():
+    """The call-site readers are compiled when an error text first needs them
+    (``runtime/prelude/readers.js``) and given the failing cell's source at every call: in a
+    notebook realm, where one context runs every cell, each cell's text names its own expression
+    at its own line, and a cell that failed first does not steer the next."""
+    client = await start_host(profile="notebook")
+    try:
+        await client.hello()
+        await client.open("s1")
+        cells = {
+            "const r = {items: 1}\nr.items.map((x) => x)": "TypeError: r.items.map is not a function\n    at exec_main.mjs:2:18",
+            "\n\n\nconst q = {}\nq.f()": "TypeError: q.f is not a function\n    at exec_main.mjs:5:12",
+            "const list = null\nfor (const x of list) {}": "TypeError: list is not iterable\n    at exec_main.mjs:2:17",
+        }
+        for source, expected in cells.items():
+            assert body_of(await client.run(source))["error_text"] == expected, source
+    finally:
+        client.process.kill()
+        await client.process.wait()
+
+
+async def test_call_site_readers_load_whatever_the_cell_changed(host):
+    """A cell that replaced ``Function`` and put the readers' export names on ``Object.prototype``
+    before failing still gets V8's text (the readers are compiled with built-ins captured first)."""
+    source = (
+        "globalThis.Function = null; Object.prototype.failed_call = () => 'tampered';\n"
+        "Object.prototype.ok = 'tampered';\nconst r = {items: 1}\nr.items.map((x) => x)"
+    )
+    assert (
+        body_of(await host.run(source))["error_text"]
+        == "TypeError: r.items.map is not a function\n    at exec_main.mjs:4:9"
+    )

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import re
 import tomllib
 from pathlib import Path
 
 import quickjs
 from codemode.runtime import interrupt
-from codemode.runtime.prelude_source import ENGINE_PARTS, REALM_CELL_PARTS, REALM_PARTS, prelude_source
+from codemode.runtime.prelude_source import ENGINE_PARTS, READERS, REALM_CELL_PARTS, REALM_PARTS, prelude_source
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 PYPROJECT = RUNTIME.parent / "pyproject.toml"
@@ -20,7 +21,7 @@ def test_every_prelude_file_is_assembled_and_shipped():
     and every JavaScript file is package data."""
     on_disk = sorted(p.name for p in (RUNTIME / "prelude").glob("*.js"))
     assemblies = [*ENGINE_PARTS.values(), REALM_PARTS, REALM_CELL_PARTS]
-    assert sorted({name for parts in assemblies for name in parts}) == on_disk
+    assert sorted({name for parts in assemblies for name in parts} | set(READERS)) == on_disk
     globs = tomllib.loads(PYPROJECT.read_text())["tool"]["setuptools"]["package-data"]["codemode.runtime"]
     for path in RUNTIME.rglob("*.js"):
         name = path.relative_to(RUNTIME).as_posix()
@@ -30,6 +31,31 @@ def test_every_prelude_file_is_assembled_and_shipped():
         positions = [source.index(f"// ---- {name} ----\n") for name in parts]
         assert positions == sorted(positions)
     assert "stack.js" in ENGINE_PARTS["quickjs"] and "stack.js" not in ENGINE_PARTS["v8"]
+
+
+def _declared_and_used(text: str) -> tuple[set[str], set[str]]:
+    """The ``__cm_*`` names JavaScript ``text`` declares at any depth, and those it uses
+    (comments and string literals left out)."""
+    code = re.sub(r"//[^\n]*", "", text)
+    code = re.sub(r'"(?:[^"\\\n]|\\.)*"', '""', code)
+    declared = set(re.findall(r"(?:function|const|let|var)\s+(__cm_[\w$]+)", code))
+    return declared, set(re.findall(r"\b(__cm_[\w$]+)", code))
+
+
+def test_the_lazily_compiled_readers_get_every_name_they_use():
+    """``readers.js`` compiles the call-site readers apart from the prelude's scope: what they use
+    of it must be exactly what it hands them (a missing name would fail only when a cell's error
+    text asks, as a ReferenceError in the middle of reporting another error)."""
+    declared, used = set(), set()
+    for name in READERS:
+        names = _declared_and_used((RUNTIME / "prelude" / name).read_text())
+        declared |= names[0]
+        used |= names[1]
+    handed = re.search(r"const __cm_readers_uses = \[(.*?)\];", (RUNTIME / "prelude" / "readers.js").read_text(), re.S)
+    assert handed
+    assert sorted(used - declared - {"__cm_source_lines", "__cm_line_offset"}) == sorted(
+        re.findall(r'"(__cm_[\w$]+)"', handed.group(1))
+    )
 
 
 def _local_imports(path: Path) -> set[str]:

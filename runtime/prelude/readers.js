@@ -1,0 +1,64 @@
+// The call-site readers (callsite.js, iterable.js, destructure.js) give V8's words for the
+// expression a TypeError names (`r.items.map is not a function`, `list is not iterable`,
+// `Cannot destructure property 'content' of 'null'`). Only a cell that fails with one of those
+// errors needs them, and compiling them was a third of the time it takes to prepare each
+// context, so the prelude holds their source as text (put here by runtime/prelude_source.py)
+// and compiles it the first time an error text asks, in a function of its own that receives
+// the prelude's captured built-ins it uses. The cell's source lines and line offset (setup.js)
+// can change between calls (a notebook realm runs many cells), so every call passes them in.
+// When the readers cannot be compiled (an exhausted heap, a stack nearly full) each answers
+// "cannot tell", and the message stays QuickJS's.
+
+const __cm_readers_uses = ["__cm_Number", "__cm_String", "__cm_char_at", "__cm_exec", "__cm_has_own",
+  "__cm_index_of", "__cm_join", "__cm_keywords", "__cm_list", "__cm_own_descriptor", "__cm_push", "__cm_record",
+  "__cm_regexp_exec", "__cm_slice", "__cm_split", "__cm_starts_with", "__cm_test"];
+let __cm_readers_loaded = null;
+
+function __cm_readers() {
+  if (__cm_readers_loaded !== null) return __cm_readers_loaded;
+  try {
+    const env = __cm_record();
+    const values = [__cm_Number, __cm_String, __cm_char_at, __cm_exec, __cm_has_own, __cm_index_of, __cm_join,
+      __cm_keywords, __cm_list, __cm_own_descriptor, __cm_push, __cm_record, __cm_regexp_exec, __cm_slice,
+      __cm_split, __cm_starts_with, __cm_test];
+    for (let i = 0; i < values.length; i++) env[__cm_readers_uses[i]] = values[i];
+    const prologue = '"use strict";\nconst {' + __cm_join(__cm_readers_uses, ", ") + "} = __cm_env;\n" +
+      "let __cm_source_lines = null, __cm_line_offset = 0;\n";
+    const epilogue = "\nconst __cm_exports = __cm_record();\n" +
+      "__cm_exports.failed_call = function __cm_read_failed_call(lines, offset, stack) {\n" +
+      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_failed_call(stack);\n};\n" +
+      "__cm_exports.not_iterable = function __cm_read_not_iterable(lines, offset, stack, kind) {\n" +
+      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_not_iterable(stack, kind);\n};\n" +
+      "__cm_exports.destructure_message = function __cm_read_destructure(lines, offset, kind) {\n" +
+      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_destructure_message(kind);\n};\n" +
+      "__cm_exports.stack_offset = function __cm_read_stack_offset(lines, offset, stack) {\n" +
+      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_stack_offset(stack);\n};\n" +
+      "return __cm_exports;";
+    const source = __cm_call("readers", "");
+    __cm_readers_loaded = __cm_Function("__cm_env", prologue + source + epilogue)(env);
+  } catch (e) {
+    __cm_end_if_out_of_memory(e);
+    return null;
+  }
+  return __cm_readers_loaded;
+}
+
+function __cm_failed_call(stack) {
+  const readers = __cm_readers();
+  return readers === null ? null : readers.failed_call(__cm_source_lines, __cm_line_offset, stack);
+}
+
+function __cm_not_iterable(stack, kind) {
+  const readers = __cm_readers();
+  return readers === null ? null : readers.not_iterable(__cm_source_lines, __cm_line_offset, stack, kind);
+}
+
+function __cm_destructure_message(kind) {
+  const readers = __cm_readers();
+  return readers === null ? null : readers.destructure_message(__cm_source_lines, __cm_line_offset, kind);
+}
+
+function __cm_stack_offset(stack) {
+  const readers = __cm_readers();
+  return readers === null ? -1 : readers.stack_offset(__cm_source_lines, __cm_line_offset, stack);
+}
