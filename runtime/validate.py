@@ -21,7 +21,11 @@ JSON syntax errors get serde_json's text where it is plain (``EOF while parsing 
 keep Python's wording, and a payload that is not UTF-8 Python's decoder's. serde_json reads
 a frame as it decodes it, so an error in the tag comes before a syntax error later in the
 frame; here the whole frame is parsed first. A key repeated in an object is not refused
-(serde: ``duplicate field `sessionId```): Python's parser keeps the last.
+(serde: ``duplicate field `sessionId```): Python's parser keeps the last. A frame that nests
+arrays and objects 128 deep is accepted while Python's parser can read it (serde_json refuses
+it; refusing would end the connection over a deep tool result); one it cannot read (near a
+thousand levels), or with a syntax error after such nesting, gets serde_json's ``recursion limit
+exceeded at line L column C`` (:mod:`~codemode.runtime.nesting`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 
 from codemode.messages.bindings import MAX_BINDINGS_TIMEOUT_MS, MAX_PATH_LENGTH
 
+from . import nesting
 from .serde import (
     U64_MAX,
     AnyValue,
@@ -219,7 +224,9 @@ def decode_client_frame(payload: bytes) -> dict[str, Any]:
     try:
         value, end = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as exc:
-        raise DecodeError(_syntax(exc, text)) from None
+        raise _too_deep(text, exc.pos) or DecodeError(_syntax(exc, text)) from None
+    except RecursionError:
+        raise _too_deep(text) or DecodeError("recursion limit exceeded") from None
     message = decode_message(value, text, start, end)
     rest = _skip(text, end)
     if rest < len(text):
@@ -247,6 +254,13 @@ def decode_message(value: Any, text: str | None = None, start: int = 0, end: int
         return top.decode_variant(variant, value[1:])
     error = top.missing_tag() if isinstance(value, (dict, list)) or number else invalid_type(value, top.expecting)
     raise error if text is None else _at(error, text, end)
+
+
+def _too_deep(text: str, end: int | None = None) -> DecodeError | None:
+    """serde_json's recursion limit error for ``text`` (:mod:`~codemode.runtime.nesting`), when
+    a container nests too deep before ``end``; None otherwise."""
+    index = nesting.first_too_deep(text, end)
+    return None if index is None else DecodeError(f"recursion limit exceeded at {_position(text, index + 1)}")
 
 
 def _at(error: DecodeError, text: str, offset: int) -> DecodeError:

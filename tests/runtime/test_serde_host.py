@@ -224,6 +224,13 @@ _CAUSE = "\n\nCaused by:\n    "
             + _CAUSE
             + "failed to decode code-mode IPC frame: at least one protocol version is required\n",
         ),
+        (
+            # deeper than Python's parser goes (it raised RecursionError: a traceback, status 1)
+            _frame('{"type":"connection/hello","x":' + "[" * 100_000 + "]" * 100_000 + "}"),
+            "Error: failed to read code-mode client hello"
+            + _CAUSE
+            + "failed to decode code-mode IPC frame: recursion limit exceeded at line 1 column 158\n",
+        ),
     ],
     ids=[
         "hello field",
@@ -235,6 +242,7 @@ _CAUSE = "\n\nCaused by:\n    "
         "duplicate id",
         "second hello",
         "second hello invalid",
+        "hello nested 100 000 deep",
     ],
 )
 async def test_host_prints_codex_error_and_exits_1(data, stderr):

@@ -26,6 +26,9 @@ from serde_cases import (
     wait_text,
 )
 
+_PREFIX = '{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[],"x":'
+"""A hello missing its end, whose member ``x`` (unknown to serde) the cases nest in: 107
+characters, so the 127th ``[`` is at column 234."""
 REFUSED = {
     # the hello (all refused by decoding, none answered connection/rejected)
     "hello extra field": (
@@ -326,6 +329,29 @@ REFUSED = {
         delegate_text({"status": "ok", "value": ["notification/delivered", 1, 2]}),
         "invalid length 2, expected 0 elements in sequence",
     ),
+    # serde_json's recursion limit: the 128th array or object, counting the frame's own, at its
+    # opening bracket; here for frames Python's parser cannot read either (deeper ones that it
+    # can read are accepted: test_deep_frames_python_reads_are_accepted)
+    "5000 arrays in a hello": (
+        _PREFIX + "[" * 5000 + "]" * 5000 + "}",
+        "recursion limit exceeded at line 1 column 234",
+    ),
+    "126 arrays in a hello": (
+        _PREFIX + "[" * 126 + "]" * 126 + "}",
+        "unknown field `x`, expected one of `supportedVersions`, `requiredCapabilities`, `optionalCapabilities`",
+    ),
+    "5000 objects on a second line": (
+        '{\n  "a": ' + '{"b":' * 5000 + "1" + "}" * 5000 + "}",
+        "recursion limit exceeded at line 2 column 638",
+    ),
+    "brackets in strings do not nest": (
+        hello_text(x="[" * 200),
+        "unknown field `x`, expected one of `supportedVersions`, `requiredCapabilities`, `optionalCapabilities`",
+    ),
+    "too deep before a syntax error": (
+        _PREFIX + "[" * 130 + "}",
+        "recursion limit exceeded at line 1 column 234",
+    ),
 }
 
 
@@ -334,3 +360,20 @@ def test_refused_with_codex_text(payload, text):
     with pytest.raises(DecodeError) as caught:
         decode_client_frame(payload.encode())
     assert str(caught.value) == text
+
+
+def test_deep_frames_python_reads_are_accepted():
+    """A frame nesting 128 to several hundred levels is decoded (serde_json refuses it with its
+    recursion limit): a tool's result may nest that deep, and a refused frame ends the
+    connection with every cell on it."""
+    deep: object = 1
+    for _ in range(300):
+        deep = [deep]
+    message = decode_client_frame(
+        delegate_text({"status": "ok", "value": {"type": "tool/result", "result": deep}}).encode()
+    )
+    result = message["result"]["value"]["result"]
+    levels = 0
+    while isinstance(result, list):
+        result, levels = result[0], levels + 1
+    assert (levels, result) == (300, 1)

@@ -1,0 +1,36 @@
+"""serde_json's recursion limit on the client's frames.
+
+Codex's host reads a frame with serde_json, which refuses an array or object nested 128 deep
+(the frame's own object counts as the first) with ``recursion limit exceeded at line L column
+C``, C the column of that container's opening bracket: recorded from Codex 0.171's host, a hello
+whose member nests 127 arrays fails at the 127th ``[``, and so does one nesting 130, whatever
+the member. Python's parser takes far deeper frames, which the host accepts (a tool's result
+may nest deeper than serde_json goes, and refusing a frame ends the connection), and then, near
+a thousand levels, raises ``RecursionError``, which ended the host with a traceback: such a
+frame, or one with a syntax error after nesting that deep, is refused with serde_json's text,
+:func:`first_too_deep` giving where serde_json stops.
+"""
+
+from __future__ import annotations
+
+import re
+
+LIMIT = 128
+"""The nesting depth serde_json refuses: the 128th array or object, counting the outermost."""
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.S)
+
+
+def first_too_deep(text: str, end: int | None = None) -> int | None:
+    """The index in ``text`` of the opening bracket serde_json refuses (the first nested
+    :data:`LIMIT` deep, outside strings), looking no further than ``end``; None when there is
+    none."""
+    depth = 0
+    for match in _TOKEN.finditer(text, 0, len(text) if end is None else end):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth >= LIMIT:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return None
