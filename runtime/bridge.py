@@ -12,8 +12,8 @@ shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends 
 ``emit``), ``tool`` (``"<index>:<input JSON>"``; the JSON text, as the prelude's ``JSON.stringify``
 wrote it, goes into the ``tool/invoke`` frame as it is, never parsed here),
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
-``checkjson`` (an MCP block's JSON); values with a lone surrogate are refused and keys
-have theirs replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
+``checkjson`` (an MCP block's JSON); values with a lone surrogate or nesting 128 deep are
+refused and keys have their surrogates replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
 ``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``readers`` (the source of the
 call-site readers, which ``prelude/readers.js`` compiles on first use), ``exit``, ``exited``, ``done``, ``failed`` (the module failed; its text may follow),
 ``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
@@ -27,7 +27,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from .jsontext import has_surrogate, lone_surrogate_error, scrub
+from .jsontext import has_surrogate, scrub, value_error
 from .prelude_source import readers_source
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         cell.emit_text(arg)
     elif op == "tool":
         index, _, input_json = arg.partition(":")
-        problem = lone_surrogate_error(input_json)
+        problem = value_error(input_json)
         if problem is not None:
             return error_reply(problem)
         # The runtime id is an ASCII word of our own making ("tool-<n>"): its JSON is itself quoted.
@@ -136,7 +136,7 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         cell.notify(json.loads(arg))
     elif op == "store":
         key, value_json = json.loads(arg)
-        problem = lone_surrogate_error(value_json)
+        problem = value_error(value_json)
         if problem is not None:
             return error_reply(problem)
         cell.store(scrub(key), value_json)
@@ -144,7 +144,7 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         stored = cell.load(scrub(json.loads(arg)))
         return None if stored is None else "v" + stored
     elif op == "checkjson":
-        problem = lone_surrogate_error(arg)
+        problem = value_error(arg)
         return None if problem is None else error_reply(problem)
     elif op == "yield":
         cell.yield_control()

@@ -1,4 +1,5 @@
-"""Lone UTF-16 surrogates at the edge of the sandbox, treated as Codex's host treats them.
+"""Lone UTF-16 surrogates and deep nesting at the edge of the sandbox, treated as Codex's host
+treats them.
 
 A JavaScript string may hold an unpaired surrogate (``"ab😀".slice(0, 3)``); UTF-8 and
 so every frame cannot. Codex's host (0.171) does one of two things, depending on how the
@@ -15,12 +16,21 @@ string leaves the sandbox, and so does ours:
 
 Whatever a string holds, every frame the host writes is valid UTF-8:
 :func:`codemode.protocol.encode_frame` replaces what is left of lone surrogates with U+FFFD.
+
+serde_json also refuses a value nesting 128 arrays and objects (``recursion limit exceeded``,
+at the 128th opening bracket; recorded from Codex 0.171: a tool argument or ``store()`` value
+nesting 127 arrays goes out, 128 throws ``failed to serialize JavaScript value: recursion limit
+exceeded at line 1 column 128``). :func:`value_error` gives whichever of the two comes first, as
+serde_json reads left to right. Such a value never reaches a frame, where a reader could choke
+on it (the client's JSON parser gives up near a thousand levels).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from . import nesting
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PREFIX = "failed to serialize JavaScript value: "
@@ -80,3 +90,17 @@ def lone_surrogate_error(text: str) -> str | None:
             end += 6
         i = text.find("\\", end)
     return None
+
+
+def value_error(text: str) -> str | None:
+    """Codex's error for a value's JSON ``text`` (as ``JSON.stringify`` writes it, on one line):
+    a lone surrogate (:func:`lone_surrogate_error`) or nesting as deep as serde_json refuses
+    (:data:`~codemode.runtime.nesting.LIMIT`), whichever comes first; None for a value Codex's
+    host sends. A text with fewer brackets than the limit is not scanned for them."""
+    deep = None
+    if text.count("[") + text.count("{") >= nesting.LIMIT:
+        deep = nesting.first_too_deep(text)
+    if deep is None:
+        return lone_surrogate_error(text)
+    # a surrogate's escape lies in a string, which ends before the refused bracket
+    return lone_surrogate_error(text[:deep]) or _error(text, "recursion limit exceeded", deep + 1)
