@@ -34,10 +34,14 @@ function __cm_readers() {
       "__cm_exports.stack_offset = function __cm_read_stack_offset(lines, offset, stack) {\n" +
       "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_stack_offset(stack);\n};\n" +
       "return __cm_exports;";
-    const source = __cm_call("readers", "");
+    // The host directly, not __cm_call: that one ends the cell on an exhausted heap.
+    const reply = __cm_host("readers", "");
+    if (typeof reply !== "string" || reply[0] !== "v") return null;
+    const source = __cm_json_parse_intrinsic(__cm_slice(reply, 1));
     __cm_readers_loaded = __cm_Function("__cm_env", prologue + source + epilogue)(env);
   } catch (e) {
-    __cm_end_if_out_of_memory(e);
+    // Not passed to __cm_end_if_out_of_memory: an exhausted heap here (compiling the readers
+    // takes about 100 KB) costs only V8's wording, never the cell; a later error tries again.
     return null;
   }
   return __cm_readers_loaded;

@@ -97,3 +97,32 @@ async def test_cells_on_prepared_threads_keep_their_heap_limit():
         assert text_items(response) == ["after"]
     finally:
         await client.close()
+
+
+@pytest.mark.parametrize("profile", ["strict", "notebook"])
+async def test_a_caught_error_read_on_a_nearly_full_heap_leaves_the_cell_running(profile):
+    """Reading a caught TypeError's text when the heap is nearly full: compiling the call-site
+    readers (on first use) may not fit, which costs V8's wording only (QuickJS's stays), never
+    the cell, and in a notebook realm never the other cells sharing its heap."""
+    heap = 16 * 1024 * 1024
+    client = await start_host(profile=profile)
+    try:
+        await client.hello()
+        await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": heap})
+        source = (
+            "const keep = [];\n"
+            "try { for (;;) keep.push(new Array(2048).fill(0)); } catch (e) {}\n"
+            "keep.pop(); keep.pop();\n"
+            "const r = {items: 1};\n"
+            'try { r.items.map((x) => x) } catch (e) { text("caught"); const first = e.stack.split("\\n")[0];'
+            " keep.length = 0; text(first) }\n"
+            'text("after")'
+        )
+        response = await _final(client, source)
+        assert body_of(response)["error_text"] is None, response
+        caught, first, after = text_items(response)
+        assert (caught, after) == ("caught", "after")
+        assert first in ("TypeError: not a function", "TypeError: r.items.map is not a function")
+        assert text_items(await _final(client, 'text("next")')) == ["next"]
+    finally:
+        await client.close()
