@@ -5,15 +5,16 @@
 // strings succeed ('x'.repeat(5e8).length is 500000000 in Codex). QuickJS joins long strings
 // lazily too (ropes, flattened when first read), so doubling makes the same few joins V8 makes.
 //
-// Only a primitive string with a whole-number count whose result is long takes this way; every
-// other call (a short result, a String object, a count to convert, any error) goes to the
-// built-in, so its behaviour and its error texts are QuickJS's as before.
+// The rest is the built-in's algorithm with V8's errors (QuickJS says `invalid repeat count` and
+// refuses `"".repeat(1e10)`): the receiver and the count are converted once, in the spec's
+// order, and a short result is still the built-in's.
 
-const __cm_string_repeat = String.prototype.repeat;
+const __cm_builtin_repeat = __cm_uncurry(String.prototype.repeat);
+const __cm_RangeError = RangeError;
 const __cm_repeat_joined_chars = 65536;
 // Below this many characters the built-in is as fast as joining and makes a flat string.
 const __cm_max_string_chars = 536870888;
-// V8's longest string (2 ** 29 - 24 characters): a longer result is the built-in's error.
+// V8's longest string (2 ** 29 - 24 characters): a longer result is V8's "Invalid string length".
 
 function __cm_repeat_by_doubling(piece, count) {
   let result = "";
@@ -26,10 +27,18 @@ function __cm_repeat_by_doubling(piece, count) {
 }
 
 __cm_define_value(String.prototype, "repeat", __cm_intl_native("repeat", 1, function __cm_repeat(self, args) {
-  const count = args[0];
-  if (typeof self === "string" && typeof count === "number" && count > 0 && __cm_is_integer(count)) {
-    const chars = self.length * count;
-    if (chars >= __cm_repeat_joined_chars && chars <= __cm_max_string_chars) return __cm_repeat_by_doubling(self, count);
+  if (self === null || self === undefined) {
+    throw new __cm_TypeError("String.prototype.repeat called on null or undefined");
   }
-  return __cm_apply(__cm_string_repeat, self, args);
+  const text = typeof self === "string" ? self : `${self}`;  // ToString, as the spec orders it
+  const count = args[0];
+  let n = __cm_trunc(count);  // ToNumber once (a BigInt or Symbol throws as in the built-in)
+  if (n !== n) n = 0;
+  if (n < 0 || n === Infinity) {
+    throw new __cm_RangeError("Invalid count value: " + __cm_String(typeof count === "number" ? count : n));
+  }
+  if (n === 0 || text.length === 0) return "";
+  const chars = text.length * n;
+  if (chars > __cm_max_string_chars) throw new __cm_RangeError("Invalid string length");
+  return chars >= __cm_repeat_joined_chars ? __cm_repeat_by_doubling(text, n) : __cm_builtin_repeat(text, n);
 }), true, false, true);
