@@ -28,17 +28,24 @@ class Console:
     def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
         require(shutil.which("tmux") is not None, "tmux is not installed")
         self.session = f"codemode-{uuid.uuid4().hex[:8]}"
-        self._socket_dir = tempfile.mkdtemp(prefix="codemode-tmux-")
-        # a server of its own, started with this environment, on a socket removed on leaving
-        self._tmux = ["tmux", "-S", os.path.join(self._socket_dir, "socket")]
+        # A server of its own, started with this environment and without the user's tmux.conf
+        # (a `remain-on-exit` there would keep a finished console's pane), on a socket removed on
+        # leaving; in /tmp, as a long $TMPDIR could pass the 107 bytes a socket's path may have.
+        self._socket_dir = tempfile.mkdtemp(prefix="cm-tmux-", dir="/tmp")
+        self._tmux = ["tmux", "-S", os.path.join(self._socket_dir, "s"), "-f", os.devnull]
         console = Path(sys.executable).parent / "jupyter-console"
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
         self._command = f"cd {shlex.quote(str(cwd))} && {assignments} {console} --kernel codemode"
 
     def __enter__(self) -> Console:
-        subprocess.run(
-            [*self._tmux, "new-session", "-d", "-s", self.session, "-x", "160", "-y", "40", self._command], check=True
-        )
+        try:
+            subprocess.run(
+                [*self._tmux, "new-session", "-d", "-s", self.session, "-x", "160", "-y", "40", self._command],
+                check=True,
+            )
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
