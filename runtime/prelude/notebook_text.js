@@ -361,9 +361,8 @@ function __cm_nb_boxed_base(value, type, ctx, keys, constructor, tag) {
     Boolean: __cm_nb.boolean_value, BigInt: __cm_nb.bigint_value, Symbol: __cm_nb.symbol_value }[type];
   const primitive = unbox(value);
   if (type === "String") {
-    // The index keys of a String object repeat its value.
-    let drop = primitive.length;
-    while (drop > 0 && keys.length > 0) { __cm_nb_shift(keys); drop--; }
+    // The index keys of a String object repeat its value: drop them, in one pass.
+    __cm_nb_drop_first(keys, primitive.length);
   }
   let base = "[" + type;
   if (type !== constructor) base += constructor === null ? " (null prototype)" : " (" + constructor + ")";
@@ -374,9 +373,11 @@ function __cm_nb_boxed_base(value, type, ctx, keys, constructor, tag) {
   return base;
 }
 
-function __cm_nb_shift(list) {
-  for (let i = 1; i < list.length; i++) list[i - 1] = list[i];
-  list.length -= 1;
+function __cm_nb_drop_first(list, count) {
+  const drop = count < list.length ? count : list.length;
+  if (drop <= 0) return;
+  for (let i = drop; i < list.length; i++) list[i - drop] = list[i];
+  list.length -= drop;
 }
 
 // isError: an error object (its brand, or Error.prototype on its chain).
