@@ -78,6 +78,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
+import zmq
 from codemode.kernel import is_complete, magics, render, requests
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
@@ -142,6 +143,7 @@ class CodeModeKernel(Kernel):
         route_library_logging(self.log)
         requests.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._shutting_down = False
         self._state = KernelState()
         self._publisher = Publisher(self)
         self._displays = StatusDisplays(self._publisher, self._state)
@@ -234,7 +236,15 @@ class CodeModeKernel(Kernel):
             if unanswered is not None:
                 self._reply_invalid("control", idents, *unanswered)
                 return
-        await super().process_control(msg)
+        try:
+            await super().process_control(msg)
+        except zmq.ZMQError as exc:
+            # ipykernel publishes "idle" after each control request; after a shutdown that races
+            # the IOPub thread's closing (its event pipe: ENOTSOCK), and tornado printed the
+            # traceback on stderr (ipykernel PR #1518 quiets the same race in _really_send).
+            if exc.errno != zmq.ENOTSOCK or not self._shutting_down:
+                raise
+            log.debug("IOPub closed during shutdown: %s", exc)
 
     def _reply_invalid(self, channel: str, idents: Any, parent: dict[str, Any], problem: str) -> None:
         """Answer a request of ``channel`` that ipykernel would drop with an ``InvalidRequest``
@@ -456,6 +466,7 @@ class CodeModeKernel(Kernel):
         ipykernel calls this on its control thread, so the work is run on the kernel's own
         loop, bounded by :data:`SHUTDOWN_TIMEOUT_S`.
         """
+        self._shutting_down = True
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
