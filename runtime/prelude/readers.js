@@ -6,8 +6,8 @@
 // and compiles it the first time an error text asks, in a function of its own that receives
 // the prelude's captured built-ins it uses. The cell's source lines and line offset (setup.js)
 // can change between calls (a notebook realm runs many cells), so every call passes them in.
-// When the readers cannot be compiled (an exhausted heap, a stack nearly full) each answers
-// "cannot tell", and the message stays QuickJS's.
+// When the readers cannot be compiled for lack of stack each answers "cannot tell", and the
+// message stays QuickJS's; for lack of heap the cell ends with the heap-limit error.
 
 const __cm_readers_uses = ["__cm_Number", "__cm_String", "__cm_char_at", "__cm_exec", "__cm_has_own",
   "__cm_index_of", "__cm_join", "__cm_keywords", "__cm_list", "__cm_own_descriptor", "__cm_push", "__cm_record",
@@ -40,8 +40,11 @@ function __cm_readers() {
     const source = __cm_json_parse_intrinsic(__cm_slice(reply, 1));
     __cm_readers_loaded = __cm_Function("__cm_env", prologue + source + epilogue)(env);
   } catch (e) {
-    // Not passed to __cm_end_if_out_of_memory: an exhausted heap here (compiling the readers
-    // takes about 100 KB) costs only V8's wording, never the cell; a later error tries again.
+    // An exhausted heap (compiling the readers takes about 100 KB) ends the cell, as any
+    // allocation failure of the runtime's code does: going on with the heap full left a
+    // notebook realm unable to run its next cells (or crashed QuickJS). A stack too full to
+    // compile them only keeps QuickJS's wording, and a later error tries again.
+    __cm_end_if_out_of_memory(e);
     return null;
   }
   return __cm_readers_loaded;

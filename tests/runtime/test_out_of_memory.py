@@ -9,6 +9,7 @@ session then runs. Before the fix, several shapes stayed ``Yielded`` forever at 
 from __future__ import annotations
 
 import pytest
+from codemode.runtime.heap import out_of_memory_text, shared_out_of_memory_text
 from rt_client import body_of, start_host, text_items
 
 HEAP = 8 * 1024 * 1024
@@ -99,30 +100,38 @@ async def test_cells_on_prepared_threads_keep_their_heap_limit():
         await client.close()
 
 
+FILL_NEARLY = "globalThis.keep = [];\ntry { for (;;) keep.push(new Array(2048).fill(0)); } catch (e) {}\nkeep.pop();\n"
+"""Fills the heap to within a few kilobytes of its limit (the cell catches the failure)."""
+
+
 @pytest.mark.parametrize("profile", ["strict", "notebook"])
-async def test_a_caught_error_read_on_a_nearly_full_heap_leaves_the_cell_running(profile):
-    """Reading a caught TypeError's text when the heap is nearly full: compiling the call-site
-    readers (on first use) may not fit, which costs V8's wording only (QuickJS's stays), never
-    the cell, and in a notebook realm never the other cells sharing its heap."""
+@pytest.mark.parametrize(
+    "failing",
+    [
+        "const r = {items: 1};\ntry { r.items.map((x) => x) } catch (e) { text(e.stack.split('\\n')[0]) }",
+        "const r = {items: 1};\nr.items.map((x) => x);",
+        "const r = {items: 1};\nfor (const x of r.items) {}",
+    ],
+    ids=["caught", "uncaught call", "uncaught for-of"],
+)
+async def test_an_error_text_on_a_nearly_full_heap_ends_only_its_cell(profile, failing):
+    """A TypeError whose V8 text needs the call-site readers, on a heap too full to compile them
+    (they are compiled on first use): the cell ends with the heap-limit error, as for any
+    allocation failure of the runtime's code, and the next cells run; in a notebook realm they
+    still see its bindings (going on with the heap full left the realm unable to run them, or
+    crashed QuickJS)."""
     heap = 16 * 1024 * 1024
     client = await start_host(profile=profile)
     try:
         await client.hello()
         await client.open("s1", cellExecutionLimits={"maxHeapSizeBytes": heap})
-        source = (
-            "const keep = [];\n"
-            "try { for (;;) keep.push(new Array(2048).fill(0)); } catch (e) {}\n"
-            "keep.pop(); keep.pop();\n"
-            "const r = {items: 1};\n"
-            'try { r.items.map((x) => x) } catch (e) { text("caught"); const first = e.stack.split("\\n")[0];'
-            " keep.length = 0; text(first) }\n"
-            'text("after")'
-        )
-        response = await _final(client, source)
-        assert body_of(response)["error_text"] is None, response
-        caught, first, after = text_items(response)
-        assert (caught, after) == ("caught", "after")
-        assert first in ("TypeError: not a function", "TypeError: r.items.map is not a function")
+        response = await _final(client, FILL_NEARLY + failing)
+        limit_text = out_of_memory_text(heap) if profile == "strict" else shared_out_of_memory_text(heap)
+        assert (body_of(response)["error_text"], text_items(response)) == (limit_text, [])
         assert text_items(await _final(client, 'text("next")')) == ["next"]
+        if profile == "notebook":
+            after = body_of(await _final(client, "text(typeof keep); keep = null; const q = {m: 1}; q.m.z();"))
+            assert [i["text"] for i in after["content_items"]] == ["object"]
+            assert after["error_text"].split("\n")[0] == "TypeError: q.m.z is not a function"
     finally:
         await client.close()
