@@ -96,9 +96,11 @@ def value_error(text: str) -> str | None:
     """Codex's error for a value's JSON ``text`` (as ``JSON.stringify`` writes it, on one line):
     a lone surrogate (:func:`lone_surrogate_error`) or nesting as deep as serde_json refuses
     (:data:`~codemode.runtime.nesting.LIMIT`), whichever comes first; None for a value Codex's
-    host sends. A text with fewer brackets than the limit is not scanned for them."""
+    host sends. A text with fewer brackets than the limit is not looked into; one with more is
+    parsed first (:func:`~codemode.runtime.nesting.nests_too_deep`), and scanned for the refused
+    bracket only when it does nest too deep."""
     deep = None
-    if text.count("[") + text.count("{") >= nesting.LIMIT:
+    if text.count("[") + text.count("{") >= nesting.LIMIT and nesting.nests_too_deep(text):
         deep = nesting.first_too_deep(text)
     if deep is None:
         return lone_surrogate_error(text)
