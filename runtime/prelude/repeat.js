@@ -35,7 +35,10 @@ __cm_define_value(String.prototype, "repeat", __cm_intl_native("repeat", 1, func
   let n = __cm_trunc(count);  // ToNumber once (a BigInt or Symbol throws as in the built-in)
   if (n !== n) n = 0;
   if (n < 0 || n === Infinity) {
-    throw new __cm_RangeError("Invalid count value: " + __cm_String(typeof count === "number" ? count : n));
+    // V8 shows the count as passed: a number or a string as it is (an object as its tag, here
+    // as the number it converts to)
+    const shown = typeof count === "number" || typeof count === "string" ? count : n;
+    throw new __cm_RangeError("Invalid count value: " + __cm_String(shown));
   }
   if (n === 0 || text.length === 0) return "";
   const chars = text.length * n;
