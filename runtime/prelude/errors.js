@@ -100,7 +100,13 @@ function __cm_v8_message(name, message, stack) {
     const prop = __cm_regexp_escape(m[1]);
     const assignment = new __cm_RegExp("(\\.\\s*" + prop + "|\\[\\s*['\"]" + prop + "['\"]\\s*\\])\\s*([-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?!=)");
     if (__cm_test(assignment, line)) return "Cannot assign to read only property '" + m[1] + "' of object '#<Object>'";
-    return "Assignment to constant variable.";
+    // QuickJS words a constant's assignment so too: V8's text only where the line assigns the
+    // name itself; elsewhere (`a[0] = 2` on a frozen array) the site cannot be told, and a V8
+    // text naming a constant would mislead.
+    const constant = new __cm_RegExp("(^|[^.\\w$])(" + prop + "\\s*(([-+*/%&|^]|\\*\\*|<<|>>>?|&&|\\|\\||\\?\\?)?=(?!=)|\\+\\+|--)|" +
+      "(\\+\\+|--)\\s*" + prop + "(?![\\w$]))");
+    if (__cm_test(constant, line)) return "Assignment to constant variable.";
+    return message;
   }
   if (name === "TypeError" && message === "BigInt are forbidden in JSON.stringify") {
     return "Do not know how to serialize a BigInt";

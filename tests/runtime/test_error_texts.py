@@ -167,6 +167,12 @@ RUNTIME_ERROR_CASES = [
         "const o = Object.freeze({x: 1}); o.x = 2;",
         "TypeError: Cannot assign to read only property 'x' of object '#<Object>'",
     ),
+    # a constant assigned, compounded, incremented (QuickJS: 'w' is read-only)
+    ("const w = 1;\nw = 2;", "TypeError: Assignment to constant variable."),
+    ("const w = 1;\nw *= 3;", "TypeError: Assignment to constant variable."),
+    ("const w = 1;\nw++;", "TypeError: Assignment to constant variable."),
+    ("const w = 1;\n--w;", "TypeError: Assignment to constant variable."),
+    ("for (const i = 0; i < 3; i++) {}", "TypeError: Assignment to constant variable."),
     ("undefined.x = 1;", "TypeError: Cannot set properties of undefined (setting 'x')"),
     ("null.x = 1;", "TypeError: Cannot set properties of null (setting 'x')"),
     ("class A { constructor() { this.x; } } A();", "TypeError: Class constructor A cannot be invoked without 'new'"),
@@ -274,6 +280,10 @@ QUICKJS_WORDS_CASES = [
     ("const { a } = {}; const { b } = null;", "TypeError: Cannot convert undefined or null to object"),
     # a property that is not iterable: V8 names its value, which QuickJS does not report.
     ("const o = {a: 5}; const [first] = o.a;", "TypeError: value is not iterable"),
+    # a frozen array's element: V8 names the object ('[object Array]'), which QuickJS does not
+    # report; no constant is assigned (this said "Assignment to constant variable.").
+    ("let a = Object.freeze([1]);\na[0] = 2;", "TypeError: '0' is read-only"),
+    ("const a = Object.freeze([1]); const i = 0;\na[i] = 2;", "TypeError: '0' is read-only"),
 ]
 
 
