@@ -2,10 +2,11 @@
 // expression a TypeError names (`r.items.map is not a function`, `list is not iterable`,
 // `Cannot destructure property 'content' of 'null'`). Only a cell that fails with one of those
 // errors needs them, and compiling them was a third of the time it takes to prepare each
-// context, so the prelude holds their source as text (put here by runtime/prelude_source.py)
-// and compiles it the first time an error text asks, in a function of its own that receives
-// the prelude's captured built-ins it uses. The cell's source lines and line offset (setup.js)
-// can change between calls (a notebook realm runs many cells), so every call passes them in.
+// context, so the first error text that asks gets their source from the host (the "readers"
+// host call, as Intl gets its implementation) and compiles it in a function of its own, which
+// receives the prelude's captured built-ins it uses. The cell's source lines and line offset
+// (setup.js) can change between calls (a notebook realm runs many cells), so the readers are
+// told them before every call.
 // When the readers cannot be compiled for lack of stack each answers "cannot tell", and the
 // message stays QuickJS's; for lack of heap the cell ends with the heap-limit error.
 
@@ -25,14 +26,10 @@ function __cm_readers() {
     const prologue = '"use strict";\nconst {' + __cm_join(__cm_readers_uses, ", ") + "} = __cm_env;\n" +
       "let __cm_source_lines = null, __cm_line_offset = 0;\n";
     const epilogue = "\nconst __cm_exports = __cm_record();\n" +
-      "__cm_exports.failed_call = function __cm_read_failed_call(lines, offset, stack) {\n" +
-      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_failed_call(stack);\n};\n" +
-      "__cm_exports.not_iterable = function __cm_read_not_iterable(lines, offset, stack, kind) {\n" +
-      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_not_iterable(stack, kind);\n};\n" +
-      "__cm_exports.destructure_message = function __cm_read_destructure(lines, offset, kind) {\n" +
-      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_destructure_message(kind);\n};\n" +
-      "__cm_exports.stack_offset = function __cm_read_stack_offset(lines, offset, stack) {\n" +
-      "  __cm_source_lines = lines; __cm_line_offset = offset; return __cm_stack_offset(stack);\n};\n" +
+      "__cm_exports.enter = function __cm_read_enter(lines, offset) {\n" +
+      "  __cm_source_lines = lines; __cm_line_offset = offset;\n};\n" +
+      "__cm_exports.failed_call = __cm_failed_call;\n__cm_exports.not_iterable = __cm_not_iterable;\n" +
+      "__cm_exports.destructure_message = __cm_destructure_message;\n__cm_exports.stack_offset = __cm_stack_offset;\n" +
       "return __cm_exports;";
     // The host directly, not __cm_call: that one ends the cell on an exhausted heap.
     const reply = __cm_host("readers", "");
@@ -50,22 +47,30 @@ function __cm_readers() {
   return __cm_readers_loaded;
 }
 
-function __cm_failed_call(stack) {
+// The readers, told the source of the cell whose error is being worded; null when they cannot
+// be compiled.
+function __cm_readers_here() {
   const readers = __cm_readers();
-  return readers === null ? null : readers.failed_call(__cm_source_lines, __cm_line_offset, stack);
+  if (readers !== null) readers.enter(__cm_source_lines, __cm_line_offset);
+  return readers;
+}
+
+function __cm_failed_call(stack) {
+  const readers = __cm_readers_here();
+  return readers === null ? null : readers.failed_call(stack);
 }
 
 function __cm_not_iterable(stack, kind) {
-  const readers = __cm_readers();
-  return readers === null ? null : readers.not_iterable(__cm_source_lines, __cm_line_offset, stack, kind);
+  const readers = __cm_readers_here();
+  return readers === null ? null : readers.not_iterable(stack, kind);
 }
 
 function __cm_destructure_message(kind) {
-  const readers = __cm_readers();
-  return readers === null ? null : readers.destructure_message(__cm_source_lines, __cm_line_offset, kind);
+  const readers = __cm_readers_here();
+  return readers === null ? null : readers.destructure_message(kind);
 }
 
 function __cm_stack_offset(stack) {
-  const readers = __cm_readers();
-  return readers === null ? -1 : readers.stack_offset(__cm_source_lines, __cm_line_offset, stack);
+  const readers = __cm_readers_here();
+  return readers === null ? -1 : readers.stack_offset(stack);
 }
