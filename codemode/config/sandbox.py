@@ -2,8 +2,10 @@
 settings mean the same here.
 
 Top-level keys: ``sandbox_mode`` (``"read-only"``, ``"workspace-write"``,
-``"danger-full-access"``; default ``"workspace-write"``) and ``approval_policy``
-(``"untrusted"``, ``"on-request"``, ``"on-failure"``, ``"never"``; default ``"on-request"``).
+``"danger-full-access"``; default ``"workspace-write"``), ``approval_policy``
+(``"untrusted"``, ``"on-request"``, ``"on-failure"``, ``"never"``; default ``"on-request"``)
+and codemode's own ``hide_credentials`` (default true: ``~/.ssh``, ``~/.aws`` and the other
+credentials are out of cells' reach; Codex has no such key and lets commands read them).
 Tables: ``[sandbox_workspace_write]`` (``writable_roots``, ``network_access``,
 ``exclude_tmpdir_env_var``, ``exclude_slash_tmp``; read only in ``workspace-write`` mode, as
 in Codex) and ``[shell_environment_policy]`` (``inherit``, ``ignore_default_excludes``,
@@ -64,6 +66,7 @@ class SandboxSettings:
     network_access: bool = False
     exclude_tmpdir_env_var: bool = False
     exclude_slash_tmp: bool = False
+    hide_credentials: bool = True
     shell_environment: ShellEnvironmentPolicy = field(default_factory=ShellEnvironmentPolicy)
 
 
@@ -72,7 +75,13 @@ FAIL_CLOSED = SandboxSettings(sandbox_mode="read-only", approval_policy="never")
 sandbox when the config file cannot be read: the most restrictive values, not the defaults,
 since the user meant to set something (a typo of ``"read-only"`` must not allow writes)."""
 
-SANDBOX_KEYS = ("sandbox_mode", "approval_policy", "sandbox_workspace_write", "shell_environment_policy")
+SANDBOX_KEYS = (
+    "sandbox_mode",
+    "approval_policy",
+    "hide_credentials",
+    "sandbox_workspace_write",
+    "shell_environment_policy",
+)
 """The top-level keys this module reads."""
 
 
@@ -159,6 +168,8 @@ def load_sandbox_key(settings: SandboxSettings, key: str, value: Any, base: Path
         settings.sandbox_mode = _choice(key, value, SANDBOX_MODES, FAIL_CLOSED.sandbox_mode, report)
     elif key == "approval_policy":
         settings.approval_policy = _choice(key, value, APPROVAL_POLICIES, FAIL_CLOSED.approval_policy, report)
+    elif key == "hide_credentials":
+        settings.hide_credentials = _boolean(key, value, settings.hide_credentials, report)
     elif key == "sandbox_workspace_write":
         _workspace_write(value, settings, base, report)
     elif key == "shell_environment_policy":

@@ -10,6 +10,7 @@ package bounds them:
   enforces that policy on ``exec_command`` (bubblewrap namespaces and mounts, a seccomp
   filter); when it cannot, commands fail closed;
 - :mod:`~codemode.sandbox.files`: ``write_file`` checks the resolved path against the policy;
+- :mod:`~codemode.sandbox.secrets`: what no cell may read (connection files, credentials);
 - :mod:`~codemode.sandbox.environment`: the variables a command gets
   (``[shell_environment_policy]``);
 - :mod:`~codemode.sandbox.approvals` and :mod:`~codemode.sandbox.safe_commands`: when a person
@@ -47,10 +48,12 @@ class Sandbox:
         roots = tuple(Path(p) for p in settings.writable_roots)
         return cls(policy, settings.approval_policy, settings.shell_environment, configured_roots=roots)
 
-    def protect(self, protected: Iterable[Path] = (), hidden: Iterable[Path] = ()) -> None:
-        """Keep ``protected`` read-only (where they lie in a writable root) and ``hidden``
-        unreadable for sandboxed commands, from now on."""
-        self.policy = self.policy.with_protection(tuple(protected), tuple(hidden))
+    def protect(
+        self, protected: Iterable[Path] = (), hidden: Iterable[Path] = (), watched: Iterable[Path] = ()
+    ) -> None:
+        """Keep ``protected`` read-only (where they lie in a writable root), ``hidden`` and the
+        connection files at the top of the ``watched`` folders out of cells' reach, from now on."""
+        self.policy = self.policy.with_protection(tuple(protected), tuple(hidden), tuple(watched))
 
     def problems(self, source: str) -> list[str]:
         """Configuration problems only the file system shows: writable roots that do not exist

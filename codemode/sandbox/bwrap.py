@@ -22,7 +22,10 @@ The command line (:func:`bwrap_argv`):
 - ``--bind R R`` for each writable root, then ``--ro-bind P P`` for each protected path in it,
   ``--ro-bind /dev/null P`` over each protected path that must not be created
   (:func:`masked_paths` removes the empty file bubblewrap leaves as mount point), and
-  ``--tmpfs`` or ``--ro-bind /dev/null`` over each hidden path (Jupyter's connection files);
+  ``--tmpfs`` or ``--ro-bind /dev/null`` over each hidden path
+  (:meth:`~codemode.sandbox.policy.SandboxPolicy.hidden_now`: Jupyter's runtime folder, the
+  credentials, every connection file found in the temporary folders and the writable roots as
+  the command starts);
 - ``--seccomp FD`` (:mod:`codemode.sandbox.seccomp`), ``--chdir`` the command's folder.
 
 :func:`sandbox_problem` checks once per process that this works here (bubblewrap installed,
@@ -169,7 +172,7 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
             argv += ["--ro-bind", str(target), str(target)]
     for path in policy.masked():
         argv += ["--ro-bind", "/dev/null", str(path)]
-    for path in policy.hidden:
+    for path in policy.hidden_now():
         if path.is_symlink():
             continue  # its target is hidden too (a mount cannot cover a symlink)
         if path.is_dir():

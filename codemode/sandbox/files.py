@@ -6,6 +6,12 @@ file system would really write), then checked against the policy
 descriptor of the checked folder, which is checked again after opening, and never follows a
 symlink in the last part: a path swapped for a symlink between the check and the write
 (by a command running meanwhile) fails instead of writing elsewhere.
+
+Reading (``read_file``, ``list_dir``) is refused for the policy's hidden paths and credentials
+and the kernel's ``/proc``; reading or overwriting a Jupyter connection file is refused
+wherever it lies, by the content of what was really opened
+(:func:`~codemode.sandbox.secrets.is_connection_file`): through a symlink, a hard link or a
+name chosen by whoever started that kernel alike.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import stat
 from pathlib import Path
 
 from .policy import SandboxPolicy
+from .secrets import MAX_CONNECTION_FILE_BYTES, is_connection_file
 
 
 class WriteRefused(PermissionError):
@@ -58,7 +65,19 @@ def _hidden_refusal(policy: SandboxPolicy, path: Path, verb: str) -> str | None:
         return (
             f"{str(path)!r} cannot be {verb}: Jupyter's runtime files and the kernel's history are out of cells' reach."
         )
+    if any(path.is_relative_to(credential) for credential in policy.credentials):
+        return (
+            f"{str(path)!r} cannot be {verb}: credentials (~/.ssh, ~/.aws, ~/.netrc, ...) are out of cells' reach; "
+            "hide_credentials = false in codemode.toml lets cells read them."
+        )
     return None
+
+
+def _connection_file_refusal(path: Path, verb: str) -> str:
+    return (
+        f"{str(path)!r} cannot be {verb}: it is a Jupyter connection file, whose key lets anyone holding it "
+        "run code in that kernel."
+    )
 
 
 def _check_reached(policy: SandboxPolicy, folder: int, *names: str) -> None:
@@ -99,6 +118,20 @@ def _open_folder(policy: SandboxPolicy, target: Path) -> int:
 _NOT_REGULAR = "{target!r} is not a regular file (a pipe, device or socket); it was not written."
 
 
+def _holds_connection_file(fd: int) -> bool:
+    """True when the regular file open (for writing) as ``fd`` is a connection file now: its
+    beginning is read through a second descriptor of the same file (``/proc/self/fd``). A file
+    this process cannot read is not one it could leak."""
+    try:
+        reader = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return is_connection_file(os.read(reader, MAX_CONNECTION_FILE_BYTES))
+    finally:
+        os.close(reader)
+
+
 def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` (relative paths are relative to the working directory),
     creating missing parent folders, if ``policy`` allows it; returns the path written.
@@ -118,6 +151,8 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     with os.fdopen(fd, "wb") as out:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise WriteRefused(_NOT_REGULAR.format(target=str(target)))
+        if _holds_connection_file(fd):
+            raise WriteRefused(_connection_file_refusal(target, "written"))
         os.ftruncate(fd, 0)
         out.write(data)
     return target
@@ -135,7 +170,7 @@ the kernel log. Commands have a /proc of their own; the file tools stay out of t
 
 def out_of_reach(policy: SandboxPolicy, path: Path, verb: str = "read") -> str | None:
     """Why cells may not read (or list: ``verb``) ``path`` (absolute, resolved), or None:
-    Jupyter's runtime files, and the kernel's /proc."""
+    Jupyter's runtime files, the credentials, and the kernel's /proc."""
     hidden = _hidden_refusal(policy, path, verb)
     if hidden is not None:
         return hidden
@@ -161,7 +196,8 @@ def opened_within_reach(policy: SandboxPolicy, path: Path, flags: int, verb: str
 
 
 def read_checked(policy: SandboxPolicy, path: Path) -> bytes:
-    """The bytes of the regular file ``path``, if cells may read it (:func:`out_of_reach`).
+    """The bytes of the regular file ``path``, if cells may read it (:func:`out_of_reach`) and
+    it is no connection file.
     Never blocks on a pipe and never reads more than :data:`MAX_READ_BYTES`. Raises
     :class:`WriteRefused` (a refusal, whatever the operation) or ``OSError``."""
     fd = opened_within_reach(policy, path, os.O_RDONLY | os.O_NONBLOCK)
@@ -175,6 +211,8 @@ def read_checked(policy: SandboxPolicy, path: Path) -> bytes:
                 f"{str(target)!r} is not a regular file (a pipe, device or socket); read it with exec_command."
             )
         data = source.read(MAX_READ_BYTES + 1)
+    if is_connection_file(data):
+        raise WriteRefused(_connection_file_refusal(target, "read"))
     if len(data) > MAX_READ_BYTES:
         raise WriteRefused(
             f"{str(target)!r} is larger than {MAX_READ_BYTES // (1024 * 1024)} MiB; read part of it with "

@@ -18,6 +18,12 @@
 
 Network: commands reach the network only under ``danger-full-access`` or with
 ``network_access = true`` (Codex's ``has_full_network_access``).
+
+Out of reach for reading and writing (beyond Codex, which lets its sandboxed commands read
+them): the ``hidden`` paths (Jupyter's runtime folder, the kernel's connection file and
+history), the ``credentials`` of :data:`~codemode.sandbox.secrets.CREDENTIALS` unless
+``hide_credentials = false`` (not in ``danger-full-access``), and every Jupyter connection file
+at the top of the ``watched`` folders (:meth:`SandboxPolicy.hidden_now`).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..config import SandboxSettings
+from .secrets import CREDENTIALS, connection_files, credential_paths
 
 PROTECTED_NAMES = (".git", ".codex", ".agents", "codemode.toml")
 """Names kept read-only at the top of every writable root, when they exist: Codex's list, and
@@ -84,6 +91,12 @@ def protected_paths(root: Path) -> tuple[Path, ...]:
     return tuple(found)
 
 
+def _both(old: tuple[Path, ...], new: tuple[Path, ...]) -> tuple[Path, ...]:
+    """``old`` and each of ``new`` as given (made absolute) and resolved, without repeats."""
+    spelled = (q for p in new for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
+    return tuple(dict.fromkeys((*old, *spelled)))
+
+
 @dataclass(frozen=True)
 class SandboxPolicy:
     """The resolved policy for one kernel: ``mode`` (a ``sandbox_mode`` value), ``workspace``
@@ -91,7 +104,10 @@ class SandboxPolicy:
     included unless excluded), of which :attr:`roots` are writable (in ``workspace-write``
     mode only), ``network_access``, ``extra_protected`` (absolute paths kept read-only
     where they lie in a writable root) and ``hidden`` (absolute paths a sandboxed command cannot
-    read at all: the Jupyter connection files, whose keys sign requests to kernels)."""
+    read at all: the Jupyter connection files, whose keys sign requests to kernels),
+    ``credentials`` (hidden likewise: ``~/.ssh``, ``~/.aws``, ...; as given and resolved) and
+    ``watched`` (folders whose connection files each command finds hidden: the temporary
+    folders, the writable roots)."""
 
     mode: str
     workspace: Path
@@ -99,13 +115,15 @@ class SandboxPolicy:
     network_access: bool = False
     extra_protected: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()
+    credentials: tuple[Path, ...] = ()
+    watched: tuple[Path, ...] = ()
 
     @classmethod
     def from_settings(
         cls, settings: SandboxSettings, workspace: Path, environ: Mapping[str, str] | None = None
     ) -> SandboxPolicy:
         """The policy ``settings`` describe for ``workspace``; ``environ`` (default
-        ``os.environ``) supplies ``TMPDIR``."""
+        ``os.environ``) supplies ``TMPDIR`` and ``HOME`` (the credentials' folder; none without it)."""
         environ = os.environ if environ is None else environ
         candidates = [Path(p) for p in settings.writable_roots]
         if not settings.exclude_slash_tmp:
@@ -117,7 +135,11 @@ class SandboxPolicy:
         network = settings.sandbox_mode == "danger-full-access" or (
             settings.sandbox_mode == "workspace-write" and settings.network_access
         )
-        return cls(settings.sandbox_mode, workspace.resolve(), roots, network)
+        home = environ.get("HOME", "")
+        credentials: tuple[Path, ...] = ()
+        if settings.hide_credentials and settings.sandbox_mode != "danger-full-access" and os.path.isabs(home):
+            credentials = _both((), tuple(credential_paths(Path(home))))
+        return cls(settings.sandbox_mode, workspace.resolve(), roots, network, credentials=credentials)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -161,16 +183,25 @@ class SandboxPolicy:
         link itself, so the sandbox cannot keep them read-only (Codex refuses to run then too)."""
         return [p for root in self.writable_roots() for p in root.read_only if p.is_symlink() and root.allows(p.parent)]
 
-    def with_protection(self, protected: tuple[Path, ...] = (), hidden: tuple[Path, ...] = ()) -> SandboxPolicy:
+    def with_protection(
+        self, protected: tuple[Path, ...] = (), hidden: tuple[Path, ...] = (), watched: tuple[Path, ...] = ()
+    ) -> SandboxPolicy:
         """This policy with more ``extra_protected`` and ``hidden`` paths, each both as given
         (made absolute: a link there must not be replaced) and resolved (what a command or a
-        file tool reaches through it)."""
+        file tool reaches through it), and more ``watched`` folders (resolved)."""
+        folders = tuple(dict.fromkeys((*self.watched, *(Path(os.path.realpath(p)) for p in watched))))
+        return replace(
+            self,
+            extra_protected=_both(self.extra_protected, protected),
+            hidden=_both(self.hidden, hidden),
+            watched=folders,
+        )
 
-        def both(old: tuple[Path, ...], new: tuple[Path, ...]) -> tuple[Path, ...]:
-            spelled = (q for p in new for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
-            return tuple(dict.fromkeys((*old, *spelled)))
-
-        return replace(self, extra_protected=both(self.extra_protected, protected), hidden=both(self.hidden, hidden))
+    def hidden_now(self) -> list[Path]:
+        """What a command started now must not read or write: the ``hidden`` paths, the
+        ``credentials`` and the connection files lying at the top of the ``watched`` folders
+        at this moment (one made later is not covered for a command already running)."""
+        return list(dict.fromkeys((*self.hidden, *self.credentials, *connection_files(self.watched))))
 
     def can_write(self, path: Path) -> bool:
         """True when the policy lets a built-in write ``path`` (absolute and resolved: no
@@ -182,7 +213,7 @@ class SandboxPolicy:
         # stays read-only when the workspace lies under /tmp), as the sandbox's mounts do.
         if any(path.is_relative_to(p) for root in roots for p in root.read_only):
             return False
-        if path in self.masked() or any(path.is_relative_to(p) for p in self.hidden):
+        if path in self.masked() or any(path.is_relative_to(p) for p in (*self.hidden, *self.credentials)):
             return False
         return any(root.allows(path) for root in roots)
 
@@ -204,5 +235,10 @@ class SandboxPolicy:
             lines.append("  writable: nothing")
         if self.hidden:
             lines.append("  hidden from commands: " + ", ".join(str(p) for p in self.hidden))
+        if self.credentials:
+            shown = ", ".join(f"~/{name}" for name in CREDENTIALS)
+            lines.append(f"  credentials hidden (hide_credentials = true): {shown}")
+        if self.watched:
+            lines.append("  connection files hidden in: " + ", ".join(str(p) for p in self.watched))
         lines.append("  network: " + ("allowed" if self.network_access else "blocked"))
         return lines

@@ -106,13 +106,14 @@ def startup_code(config_file: Path | None, tool_modules: Iterable[str], mcp_serv
 
 
 def jupyter_secrets() -> list[Path]:
-    """Jupyter's runtime folder (connection files, server tokens), where it exists, and the
-    kernel's input history (every cell anyone ran, pasted secrets included)."""
+    """Jupyter's runtime folder (connection files, server tokens), also when it does not exist
+    yet (a Jupyter server or kernel started later makes it: each command is started with it
+    hidden once it exists, and the file tools refuse it by path), and the kernel's input history
+    (every cell anyone ran, pasted secrets included)."""
     try:
         from jupyter_core.paths import jupyter_runtime_dir
     except ImportError:
         return []
     from ..history_file import history_files
 
-    folder = Path(jupyter_runtime_dir())
-    return ([folder] if folder.is_dir() else []) + history_files()
+    return [Path(jupyter_runtime_dir()), *history_files()]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..config import Config
 from ..sandbox import Sandbox
+from ..sandbox.secrets import temp_folders
 from ..sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from .base import Tool
 from .builtins import builtin_tools
@@ -72,7 +73,8 @@ class ToolRegistry:
             registry._errors.extend(errors)
         config_file = registry.config.source_path
         protected = startup_code(config_file, modules, registry.config.mcp_servers.values())
-        registry.sandbox.protect(protected, jupyter_secrets())
+        watched = [*temp_folders(), *registry.sandbox.policy.writable_folders()]
+        registry.sandbox.protect(protected, jupyter_secrets(), watched)
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from .mcp import McpClient

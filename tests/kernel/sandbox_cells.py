@@ -47,3 +47,12 @@ def read(path: str) -> str:
 def printed(execution) -> str:
     """What the cell printed, without the newline ``text()`` ends its line with."""
     return execution.stdout.removesuffix("\n")
+
+
+def listing(path: str) -> str:
+    """A cell printing the names ``list_dir`` gives for ``path``, or its error's message."""
+    args = json.dumps({"path": path})
+    return (
+        f"try {{ text((await tools.list_dir({args})).entries.map((e) => e.name).join(' ')); }} "
+        "catch (e) { text('ERROR ' + (e?.message ?? e)); }"
+    )

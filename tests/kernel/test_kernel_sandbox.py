@@ -179,11 +179,11 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
     real = workspace.resolve()
     # The kernel's own start-up code (its venv, codemode's packages) is read-only too where it
     # lies under a writable root: in a checkout under /tmp (``git clone . "$(mktemp -d)/c"``).
-    read_only = shown[-5].removeprefix("  read-only inside them: ").split(", ")
+    read_only = shown[-7].removeprefix("  read-only inside them: ").split(", ")
     under_tmp = {str(p) for p in startup_code(None, ()) if p.resolve().is_relative_to(Path("/tmp").resolve())}
     assert read_only[:2] == [str(real / ".git"), str(real / "codemode.toml")]
     assert set(read_only[2:]) == under_tmp and len(read_only) == 2 + len(under_tmp)
-    assert shown[-7:] == [
+    assert shown[-9:] == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",
         "  read-only inside them: " + ", ".join(read_only),
@@ -195,6 +195,9 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
             ]
         )
         + f", {connection_file}",
+        "  credentials hidden (hide_credentials = true): ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.azure, ~/.netrc, "
+        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg",
+        f"  connection files hidden in: /tmp, /var/tmp, {real}",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "all", *KEY*/*SECRET*/*TOKEN* removed',

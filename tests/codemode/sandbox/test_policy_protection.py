@@ -218,16 +218,17 @@ def test_startup_code_without_a_config_file(tmp_path):
     assert all(p.suffix != ".toml" for p in paths)
 
 
-def test_jupyter_secrets_are_the_runtime_folder_when_it_exists_and_every_history_file(tmp_path, monkeypatch):
-    """The history's files are listed before they exist: a journal appears only while the
-    history is written, after the policy was made (bubblewrap hides those that exist)."""
+def test_jupyter_secrets_are_the_runtime_folder_and_every_history_file_existing_or_not(tmp_path, monkeypatch):
+    """Listed before they exist: a journal appears only while the history is written, and the
+    runtime folder when a Jupyter server or kernel starts, after the policy was made (bubblewrap
+    hides those that exist as each command starts)."""
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
     monkeypatch.setenv("CODEMODE_HISTORY_FILE", str(tmp_path / "history.sqlite"))
     history = [
         tmp_path / name
         for name in ("history.sqlite", "history.sqlite-journal", "history.sqlite-wal", "history.sqlite-shm")
     ]
-    assert jupyter_secrets() == history
+    assert jupyter_secrets() == [tmp_path / "runtime", *history]
     (tmp_path / "runtime").mkdir()
     assert jupyter_secrets() == [tmp_path / "runtime", *history]
     monkeypatch.setenv("CODEMODE_HISTORY_FILE", ":memory:")

@@ -239,6 +239,8 @@ def test_sandbox_summary_adds_the_approval_policy_and_environment(ws):
     assert sandbox.summary() == [
         'sandbox_mode = "read-only"',
         "  writable: nothing",
+        "  credentials hidden (hide_credentials = true): ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.azure, ~/.netrc, "
+        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "core", *KEY*/*SECRET*/*TOKEN* kept',
