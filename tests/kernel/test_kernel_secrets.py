@@ -67,11 +67,14 @@ def test_other_kernels_connection_files_are_out_of_reach_also_when_made_after_th
         os.link(in_tmpdir, workspace / "hard.json")
         os.link(in_tmpdir, workspace / "hard.txt")
 
-        for path in [*files[:2], in_workspace, workspace / "link.txt", workspace / "hard.json", workspace / "hard.txt"]:
+        # Through the kernel's own root (its /proc), and through links someone else made (a
+        # cell's commands cannot: they never see the original).
+        through_proc = Path("/proc/self/root") / in_tmp.relative_to("/")
+        links = [workspace / "link.txt", workspace / "hard.json", workspace / "hard.txt", through_proc]
+        for path in [*files[:2], in_workspace, *links]:
             real = path.resolve()
-            assert (
-                printed(execute(kernel.kc, read(str(path))))
-                == f"ERROR read_file: {str(real)!r} cannot be read: {CONNECTION_FILE}"
+            assert printed(execute(kernel.kc, read(str(path)))) == (
+                f"ERROR read_file: {str(real)!r} cannot be read: {CONNECTION_FILE}"
             )
             assert printed(execute(kernel.kc, write(str(path)))) == (
                 f"ERROR write_file: {str(real)!r} cannot be written: {CONNECTION_FILE}"
@@ -83,9 +86,7 @@ def test_other_kernels_connection_files_are_out_of_reach_also_when_made_after_th
             f"ERROR list_dir: {str(runtime)!r} cannot be listed: {RUNTIME}"
         )
 
-        catted = command(
-            kernel, " ; ".join(f"cat {f}" for f in [*files, workspace / "link.txt", workspace / "hard.json"])
-        )
+        catted = command(kernel, " ; ".join(f"cat {f}" for f in [*files, *links[:2], through_proc]))
         assert catted["output"].splitlines() == [
             f"cat: {in_tmp}: Permission denied",
             f"cat: {in_tmpdir}: Permission denied",
@@ -93,6 +94,7 @@ def test_other_kernels_connection_files_are_out_of_reach_also_when_made_after_th
             f"cat: {in_workspace}: Permission denied",
             f"cat: {workspace / 'link.txt'}: Permission denied",
             f"cat: {workspace / 'hard.json'}: Permission denied",
+            f"cat: {through_proc}: Permission denied",
         ]
         changed = command(kernel, f"ls -A {runtime}; for f in {' '.join(map(str, files))}; do echo x > $f; done")
         # The runtime folder is an empty folder of the command's own (what it writes there is lost).
@@ -100,6 +102,8 @@ def test_other_kernels_connection_files_are_out_of_reach_also_when_made_after_th
             f"/usr/bin/bash: line 1: {f}: Permission denied" for f in (in_tmp, in_tmpdir, in_workspace)
         ]
     assert [f.read_bytes() for f in files] == contents
+    for km in managers:
+        km.cleanup_connection_file()
 
 
 def test_credentials_are_out_of_reach_by_default(tmp_path):
