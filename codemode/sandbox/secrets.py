@@ -85,16 +85,26 @@ def _starts_like_one(folder: Path, name: str) -> bool:
         os.close(fd)
 
 
+def _owner_only(entry: os.DirEntry[str]) -> bool:
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and not info.st_mode & 0o077
+
+
 def connection_files(folders: Iterable[Path]) -> list[Path]:
-    """The connection files at the top of ``folders`` right now: regular ``*.json`` files of at
-    most :data:`MAX_CONNECTION_FILE_BYTES` that this process can read and
-    :func:`is_connection_file` recognises (symlinks and other files are not opened). A folder
-    that cannot be listed is skipped."""
+    """The connection files at the top of ``folders`` right now: regular ``*.json`` files
+    only their owner may read or write (jupyter_client writes every connection file so, with
+    ``tempfile.mkstemp`` or ``jupyter_core.paths.secure_write``; a folder of data files costs
+    a ``stat`` each, not a read), of at most :data:`MAX_CONNECTION_FILE_BYTES`, that this
+    process can read and :func:`is_connection_file` recognises (symlinks and other files are
+    not opened). A folder that cannot be listed is skipped."""
     found: list[Path] = []
     for folder in dict.fromkeys(folders):
         try:
             with os.scandir(folder) as entries:
-                names = [e.name for e in entries if e.name.endswith(".json") and e.is_file(follow_symlinks=False)]
+                names = [e.name for e in entries if e.name.endswith(".json") and _owner_only(e)]
         except OSError:
             continue
         found += [folder / name for name in sorted(names) if _starts_like_one(folder, name)]

@@ -82,7 +82,10 @@ def test_connection_files_are_found_at_the_top_of_folders_by_content(tmp_path):
     connection(a / "sub" / "kernel-2.json")  # not at the top
     (a / "link.json").symlink_to(found[1])  # never opened through a link
     (a / "data.json").write_text(json.dumps({"rows": [1, 2]}))
+    (a / "data.json").chmod(0o600)
+    connection(a / "shared.json").chmod(0o640)  # not as jupyter_client writes one: not read
     (a / "big.json").write_bytes(connection(tmp_path / "c.json").read_bytes() + b" " * MAX_CONNECTION_FILE_BYTES)
+    (a / "big.json").chmod(0o600)
     os.mkfifo(a / "pipe.json")  # never waited on
     assert connection_files([a, b, a, tmp_path / "missing"]) == found
 
