@@ -58,7 +58,9 @@ specification), in short:
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
   then ``tool_calls_omitted``;
-- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`).
+- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`);
+- the kernel has no comm targets: a ``comm_open`` gets a ``comm_close`` at once
+  (:mod:`codemode.kernel.comms`).
 
 The class itself only wires the parts together, each in its own module:
 :mod:`~codemode.kernel.services` (config, tools, dispatcher and code-mode session, built on
@@ -79,7 +81,7 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-from codemode.kernel import is_complete, magics, render, requests
+from codemode.kernel import comms, is_complete, magics, render, requests
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
@@ -146,6 +148,7 @@ class CodeModeKernel(Kernel):
         self._shutting_down = False
         self._state = KernelState()
         self._publisher = Publisher(self)
+        comms.install(self, self._publisher)
         self._displays = StatusDisplays(self._publisher, self._state)
         self._delivery = Delivery(self._publisher, self._state, self._displays)
         self._tool_calls = ToolCallTracker(self._state, self._displays)

@@ -290,8 +290,7 @@ def test_a_debug_request_is_answered_without_a_debugger(kernel):
 
 def _statuses(kc: Any, msg_id: str) -> list[str]:
     """The execution states IOPub shows for request ``msg_id``, up to its idle."""
-    seen = wait_for_iopub(kc, msg_id, lambda m: m["msg_type"] == "status" and m["content"]["execution_state"] == "idle")
-    return [m["content"]["execution_state"] for m in seen if m["msg_type"] == "status"]
+    return [m["content"]["execution_state"] for m in _until_idle(kc, msg_id) if m["msg_type"] == "status"]
 
 
 def test_an_execute_request_on_control_is_refused_and_runs_nothing(kernel):
@@ -354,3 +353,24 @@ def test_an_execute_request_for_a_subshell_gets_an_error_reply(kernel):
         "Unknown subshell_id 'made-up'",
     )
     _assert_alive(kc)
+
+
+@pytest.mark.parametrize("target", ["jupyter.widget", "no-such-target"])
+def test_a_comm_open_is_closed_at_once(kernel, target):
+    """Messaging spec, "Opening a Comm": an unknown target_name gets a comm_close at once."""
+    kc = kernel.kc
+    msg = kc.session.msg("comm_open", content={"comm_id": f"c-{target}", "target_name": target, "data": {"x": 1}})
+    kc.shell_channel.send(msg)
+    seen = _until_idle(kc, msg["header"]["msg_id"])
+    assert [(m["msg_type"], m["content"]) for m in seen if m["msg_type"] != "status"] == [
+        ("comm_close", {"comm_id": f"c-{target}", "data": {}})
+    ]
+    for msg_type in ("comm_msg", "comm_close"):  # the closed comm: logged, nothing published
+        later = kc.session.msg(msg_type, content={"comm_id": f"c-{target}", "data": {}})
+        kc.shell_channel.send(later)
+        assert [m["msg_type"] for m in _until_idle(kc, later["header"]["msg_id"])] == ["status", "status"]
+    _assert_alive(kc)
+
+
+def _until_idle(kc: Any, msg_id: str) -> list[dict[str, Any]]:
+    return wait_for_iopub(kc, msg_id, lambda m: m["msg_type"] == "status" and m["content"]["execution_state"] == "idle")
