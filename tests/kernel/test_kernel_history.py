@@ -149,12 +149,12 @@ def test_a_long_input_keeps_its_first_mebibyte_and_a_marker(codemode_kernelspec,
     path = tmp_path / "history.sqlite"
     kernel = start_kernel(tmp_path, {"CODEMODE_HISTORY_FILE": str(path)})
     try:
-        big = "// " + "é" * 1_500_000 + '\ntext("big")'  # 3 000 015 bytes; é is two
+        big = "// " + "é" * 600_000 + '\ntext("big")'  # 1 200 015 bytes; é is two
         assert execute(kernel.kc, big).stdout == "big\n"
         _ok(kernel, 'text("small")')
         [[_, first, kept], [_, second, small]] = _history(kernel, hist_access_type="tail", n=2)
         assert (first, second, small) == (1, 2, 'text("small")')
-        marker = "\n// [history: only the first 1048576 of this input's 3000015 bytes are kept]"
+        marker = "\n// [history: only the first 1048576 of this input's 1200015 bytes are kept]"
         assert kept == "// " + "é" * 524_286 + marker  # 3 + 2 * 524 286 = 1 048 575 bytes: é not split
     finally:
         stop_kernel(kernel)

@@ -46,7 +46,7 @@ def _reply(kc: Any, msg_id: str) -> dict[str, Any]:
 @pytest.mark.parametrize("failing", ['throw new Error("boom")', "%wait 999", "// @exec: {\nx"])
 def test_a_request_sent_on_the_failed_reply_runs(kernel, failing):
     kc = kernel.kc
-    for round_ in range(3):
+    for round_ in range(2):
         failed = kc.execute(failing)
         assert shell_reply(kc, failed)["content"]["status"] == "error"
         after = kc.execute(f'text("after {round_}")')  # sent on the reply, before idle
