@@ -26,7 +26,10 @@ binding later cells read by its name (a strict cell keeps no bindings, so only t
 
 A parameter whose name is not a JavaScript identifier, is a reserved word or names one of the
 cell's helpers (:data:`UNBOUND_NAMES`: a binding would hide ``text`` or ``tools``) is only
-stored. A value JSON cannot hold (a date from ``-y``) is stored as its string.
+stored. A value JSON cannot hold (a date from ``-y``) is stored as its string. A number JSON
+cannot hold (``-p x inf``, ``-p x nan``, ``.inf`` in YAML), anywhere in the value, is refused
+with a :class:`~papermill.exceptions.PapermillException` naming the parameter: ``store()`` keeps
+JSON, so it would have become ``null`` without a word.
 
 :meth:`CodeModeTranslator.inspect` reads the notebook's ``parameters`` cell for papermill's
 ``--help-notebook`` and its warning about unknown parameters, one parameter per line in any of
@@ -38,10 +41,12 @@ profile's ``store("name", value); const name = load("name");``, and a declaratio
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
 from papermill.engines import NBClientEngine
+from papermill.exceptions import PapermillException
 from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
@@ -95,6 +100,14 @@ class CodeModeTranslator(Translator):
             return json.dumps(str(val), ensure_ascii=False)
 
     @classmethod
+    def codify(cls, parameters: dict[str, Any], comment: str = "Parameters") -> str:
+        """papermill's injected cell, after every parameter's value was checked
+        (:func:`check_finite`)."""
+        for name, value in parameters.items():
+            check_finite(name, value)
+        return str(super().codify(parameters, comment))
+
+    @classmethod
     def comment(cls, cmt_str: str) -> str:
         return f"// {cmt_str}".strip()
 
@@ -124,6 +137,25 @@ class CodeModeTranslator(Translator):
                 value, help_text = _value_and_help(match.group("rest"))
             found.append(Parameter(name, _json_type(value), value, help_text))
         return found
+
+
+def check_finite(name: str, value: Any) -> None:
+    """Raise ``PapermillException`` when parameter ``name``'s ``value`` is or holds (in a list or
+    a dict, at any depth) a float that is infinite or NaN, naming the parameter and where in
+    the value; JSON has no such numbers, and ``store()`` would keep ``null``."""
+    pending: list[tuple[str, Any]] = [("", value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            where = f" at {name}{path}" if path else ""
+            raise PapermillException(
+                f"Parameter {name!r} holds {item!r}{where}: JSON, which store() keeps, has no infinity or NaN "
+                "(it would become null). Pass a finite number, or the text with -r to store it as a string."
+            )
+        if isinstance(item, dict):
+            pending.extend((f"{path}[{key!r}]", inner) for key, inner in reversed(item.items()))
+        elif isinstance(item, (list, tuple)):
+            pending.extend((f"{path}[{index}]", inner) for index, inner in reversed(list(enumerate(item))))
 
 
 def binds(name: str) -> bool:
@@ -183,4 +215,5 @@ __all__ = [
     "CodeModeTranslator",
     "NotebookTranslator",
     "binds",
+    "check_finite",
 ]

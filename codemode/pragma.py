@@ -17,12 +17,19 @@ MAX_SAFE_INTEGER = 2**53 - 1
 """JavaScript's ``Number.MAX_SAFE_INTEGER``: the largest value a pragma field may hold."""
 
 _FIELDS = ("yield_time_ms", "max_output_tokens")
+SERDE_RECURSION_LIMIT = 128
+"""serde_json's nesting limit (``Deserializer::remaining_depth``, 128): the 128th array or
+object opened inside another fails with ``recursion limit exceeded``. Codex parses the pragma
+with ``serde_json::from_str``; Python's ``json`` would instead recurse until ``RecursionError``
+(a 100 000-deep directive)."""
+_CLOSERS = {"[": "]", "{": "}"}
 
 EMPTY_SOURCE_MESSAGE = (
     "exec expects raw JavaScript source text (non-empty). Provide JS only, optionally with "
     'first-line `// @exec: {"yield_time_ms": 10000, "max_output_tokens": 1000}`.'
 )
 MISSING_SOURCE_MESSAGE = "exec pragma must be followed by JavaScript source on subsequent lines"
+INVALID_JSON_MESSAGE = "exec pragma must be valid JSON with supported fields `yield_time_ms` and `max_output_tokens`"
 NOT_OBJECT_MESSAGE = "exec pragma must be a JSON object with supported fields `yield_time_ms` and `max_output_tokens`"
 
 
@@ -75,6 +82,38 @@ def _check_field(name: str, value: Any) -> int | None:
     return value
 
 
+def _check_depth(directive: str) -> None:
+    """Raise ``ValueError`` with serde_json's text when ``directive`` (one line) nests arrays
+    and objects :data:`SERDE_RECURSION_LIMIT` deep: ``recursion limit exceeded at line 1 column
+    N``, N the 1-based column of the bracket that reaches the limit. Brackets inside strings do
+    not count. A syntax error before that bracket is reported as ``json`` words it, as serde
+    reports the first error it meets: the text up to the bracket, with a value in its place and
+    the open brackets closed, must parse."""
+    depth = 0
+    opened: list[str] = []
+    in_string = escaped = False
+    for index, char in enumerate(directive):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in _CLOSERS:
+            depth += 1
+            if depth == SERDE_RECURSION_LIMIT:
+                closed = directive[:index] + "0" + "".join(_CLOSERS[c] for c in reversed(opened))
+                json.loads(closed)  # a syntax error before the bracket comes first
+                raise ValueError(f"recursion limit exceeded at line 1 column {index + 1}")
+            opened.append(char)
+        elif char in "]}" and opened:
+            depth -= 1
+            opened.pop()
+
+
 def parse_exec_source(text: str) -> ExecSource:
     """Split a cell into its optional pragma and its JavaScript source.
 
@@ -82,8 +121,9 @@ def parse_exec_source(text: str) -> ExecSource:
     leading whitespace, starts with exactly ``// @exec:`` is the pragma; anything else
     (``//@exec:`` included) is ordinary code. Raises :class:`PragmaError` with Codex's texts
     for empty input, a pragma with no code after it, a directive that is not a JSON object,
-    invalid JSON, an unknown key, or a value that is not a non-negative safe integer
-    (above 2**53 - 1 included). JSON ``null`` means "use the default".
+    invalid JSON (nested :data:`SERDE_RECURSION_LIMIT` deep included, as serde_json refuses it),
+    an unknown key, or a value that is not a non-negative safe integer (above 2**53 - 1
+    included). JSON ``null`` means "use the default".
     """
     if not text.strip():
         raise PragmaError(EMPTY_SOURCE_MESSAGE)
@@ -97,11 +137,10 @@ def parse_exec_source(text: str) -> ExecSource:
     if not directive:
         raise PragmaError(NOT_OBJECT_MESSAGE)
     try:
+        _check_depth(directive)
         parsed = json.loads(directive)
     except ValueError as exc:
-        raise PragmaError(
-            f"exec pragma must be valid JSON with supported fields `yield_time_ms` and `max_output_tokens`: {exc}"
-        ) from None
+        raise PragmaError(f"{INVALID_JSON_MESSAGE}: {exc}") from None
     if not isinstance(parsed, dict):
         raise PragmaError(NOT_OBJECT_MESSAGE)
     for key in parsed:

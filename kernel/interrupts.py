@@ -47,6 +47,17 @@ SETTLE_TIMEOUT_S = 5.0
 """Longest a shell request waits for an interrupt's mark (the shell channel thread is stuck)."""
 
 
+def read_waiting(kernel: Any) -> None:
+    """On the shell channel thread: read every message waiting in ``kernel``'s shell socket
+    (each is numbered and forwarded to the main thread as ipykernel does)."""
+    stream = kernel.shell_stream
+    try:
+        if stream is not None and not stream.closed():
+            stream.flush(zmq.POLLIN)
+    except Exception:
+        log.debug("reading the queued shell messages failed", exc_info=True)
+
+
 class QueuedInterrupts:
     """Arrival numbers of shell messages and the marks of interrupts (module docstring).
 
@@ -102,21 +113,12 @@ class QueuedInterrupts:
             if header.get("msg_type") == "execute_request":
                 self._executes.append(self._received)
 
-    def _read_waiting(self) -> None:
-        """Read (and so number) every message waiting in the shell socket."""
-        stream = self._kernel.shell_stream
-        try:
-            if stream is not None and not stream.closed():
-                stream.flush(zmq.POLLIN)
-        except Exception:
-            log.debug("reading the queued shell messages failed", exc_info=True)
-
     def _start_mark(self, ticket: int) -> None:
-        self._read_waiting()
+        read_waiting(self._kernel)
         self._kernel.shell_channel_thread.io_loop.call_later(IN_FLIGHT_S, self._mark_in_shell_thread, ticket)
 
     def _mark_in_shell_thread(self, ticket: int) -> None:
-        self._read_waiting()
+        read_waiting(self._kernel)
         with self._lock:
             mark = self._received
         loop = self._loop

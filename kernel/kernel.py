@@ -58,7 +58,12 @@ specification), in short:
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
   then ``tool_calls_omitted``;
-- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`).
+- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`);
+- a failed execute aborts the execute requests queued behind it, as ipykernel does, but the
+  queue is marked before its reply leaves, so a request sent on the reply always runs
+  (:mod:`codemode.kernel.aborts`);
+- the kernel has no comm targets: a ``comm_open`` gets a ``comm_close`` at once
+  (:mod:`codemode.kernel.comms`).
 
 The class itself only wires the parts together, each in its own module:
 :mod:`~codemode.kernel.services` (config, tools, dispatcher and code-mode session, built on
@@ -79,7 +84,8 @@ from pathlib import Path
 from typing import Any
 
 import zmq
-from codemode.kernel import is_complete, magics, render, requests
+from codemode.kernel import comms, is_complete, magics, render, requests
+from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
 from codemode.kernel.delivery import Delivery
@@ -146,6 +152,7 @@ class CodeModeKernel(Kernel):
         self._shutting_down = False
         self._state = KernelState()
         self._publisher = Publisher(self)
+        comms.install(self, self._publisher)
         self._displays = StatusDisplays(self._publisher, self._state)
         self._delivery = Delivery(self._publisher, self._state, self._displays)
         self._tool_calls = ToolCallTracker(self._state, self._displays)
@@ -157,6 +164,7 @@ class CodeModeKernel(Kernel):
         self._foreground: asyncio.Task[Any] | None = None
         self._idle_interrupts = IdleInterrupts(self._state, self._services, self._displays)
         self._interrupts = QueuedInterrupts(self, on_idle=self._idle_interrupts.interrupt)
+        self._stop_on_error = StopOnError(self)
         self._history = History()
         self._introspection = Introspection(self._services, self._state)
         self._reply_codemode: dict[str, Any] | None = None
@@ -427,7 +435,14 @@ class CodeModeKernel(Kernel):
         self._notifications.finish(request)
         self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
         self._publisher.flush()  # every output of the request goes out before its idle status
+        await self._stop_on_error.before_reply(parent, reply)
         return reply
+
+    def _abort_queues(self, subshell_id: str | None = None) -> None:
+        """ipykernel's abort after a failed execute's reply, unless it was started before the
+        reply (:mod:`codemode.kernel.aborts`)."""
+        if not self._stop_on_error.started():
+            super()._abort_queues(subshell_id)
 
     async def _blank(self) -> dict[str, Any]:
         """An empty or whitespace-only cell: ``ok`` with no output, as ipykernel answers one

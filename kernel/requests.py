@@ -14,7 +14,8 @@ Two kinds of signed request ipykernel would also drop without a reply are answer
 way by :func:`unanswered_problem` (the kernel calls it before ipykernel's dispatch of shell and
 control messages): a request
 whose content is not JSON at all, and a ``*_request`` type the kernel does not handle on the
-channel it came on (``usage_request`` is a control request). A message that is unsigned or
+channel it came on (``usage_request`` is a control request; an ``execute_request`` and the
+subshell requests on control, :data:`REFUSED_ON_CONTROL`). A message that is unsigned or
 wrongly signed, or whose header cannot be read, is still dropped, as ipykernel does.
 
 Field types follow the Jupyter messaging specification ("Messages on the shell (ROUTER/DEALER)
@@ -221,13 +222,42 @@ def reply_metadata(msg_type: str) -> dict[str, Any]:
     return {"codemode": {"cell_id": None, "status": None, "wall_time_ms": 0, "tool_calls": []}}
 
 
+_SUBSHELLS_REFUSED = (
+    "The kernel has no subshells (its kernel_info lists no 'kernel subshells'): its cells share one "
+    "code-mode session and run one at a time, in the order the shell channel receives them. Send "
+    "requests on the shell channel without a subshell_id."
+)
+
+REFUSED_ON_CONTROL: dict[str, str] = {
+    "execute_request": (
+        "The kernel runs cells from the shell channel only: its cells share one code-mode session and "
+        "run one at a time, in the order the shell channel receives them. Send the execute_request on "
+        "the shell channel."
+    ),
+    "create_subshell_request": _SUBSHELLS_REFUSED,
+    "delete_subshell_request": _SUBSHELLS_REFUSED,
+    "list_subshell_request": _SUBSHELLS_REFUSED,
+}
+"""Control requests ipykernel 7 handles that this kernel refuses, with the error reply's
+``evalue``. ipykernel's control channel takes every shell request (``Kernel.control_msg_types``)
+and runs an ``execute_request`` there on the control thread, beside the shell's cell: here it
+ran (its ``store()`` took effect) but was never answered, and nothing orders it against the
+shell's cells. ipykernel accepts ``create_subshell_request`` whenever it has a shell channel
+thread (JEP 91), although this kernel's ``kernel_info`` lists no subshells; a cell sent to such
+a subshell that awaited a tool never replied."""
+
+
 Handler = Callable[[Any, Any, dict[str, Any]], Awaitable[None]]
 
 
 def install(kernel: Any) -> None:
     """Wrap ``kernel``'s shell and control handlers of the :data:`SCHEMAS` types so that a
     malformed request gets an error reply (through ``kernel.session`` on the request's stream)
-    instead of reaching the handler."""
+    instead of reaching the handler, and drop the control handlers of
+    :data:`REFUSED_ON_CONTROL` (such a request then gets its error reply from
+    :func:`unanswered_problem`)."""
+    for msg_type in REFUSED_ON_CONTROL:
+        kernel.control_handlers.pop(msg_type, None)
     for handlers in (kernel.shell_handlers, kernel.control_handlers):
         for msg_type in SCHEMAS:
             if msg_type in handlers:
@@ -268,6 +298,8 @@ def _problem(session: Any, frames: list[Any], handlers: dict[str, Any], channel:
     if not msg_type.endswith("_request"):
         return None
     if msg_type not in handlers:
+        if channel == "control" and msg_type in REFUSED_ON_CONTROL:
+            return REFUSED_ON_CONTROL[msg_type]
         return (
             f"The kernel does not handle {msg_type} on the {channel} channel; see the Jupyter messaging "
             "specification for the requests of each channel."

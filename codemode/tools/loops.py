@@ -49,6 +49,7 @@ from typing import Any
 
 from ..errors import ToolCallError
 from .lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
+from .tool_output import start_detached
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ class LoopLane(AbandonedThreads):
                 self._watchdog = threading.Thread(
                     target=self._watch, name=f"codemode-{self.name}-watchdog", daemon=True
                 )
-                self._watchdog.start()
+                start_detached(self._watchdog)
         try:
             outcome = await call.future
         except asyncio.CancelledError:
@@ -173,7 +174,7 @@ class LoopLane(AbandonedThreads):
     def _new_loop(self) -> _Loop:
         self._loops += 1
         host = _Loop(f"loop {self._loops}", f"codemode-{self.name}-loop-{self._loops}", self._serve)
-        host.thread.start()
+        start_detached(host.thread)
         return host
 
     def _hand(self, call: _Call, host: _Loop) -> None:

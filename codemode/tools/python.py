@@ -17,6 +17,7 @@ events; :mod:`codemode.tools.tool_output`), so the kernel shows it in the callin
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import logging
@@ -113,7 +114,7 @@ def python_tool(func: Callable[..., Any], origin: str = "python") -> Tool:
             if is_async:
                 result = await ASYNC_PYTHON_TOOLS.run(tool_name, func, **kwargs)
             else:
-                result = await PYTHON_TOOLS.run(tool_name, func, **kwargs)
+                result = await PYTHON_TOOLS.run(tool_name, functools.partial(func, **kwargs), group=ctx.cell_id)
         try:
             return to_jsonable_python(result)
         except Exception as exc:  # noqa: BLE001 - PydanticSerializationError, a circular value, ...

@@ -15,8 +15,9 @@ built-ins' file work, so what one lane leaves blocked never counts against the o
 
 A call cancelled while its thread runs *abandons* the thread: the thread goes on until the
 function returns (its result or exception is dropped), and is counted in
-:attr:`ThreadLane.abandoned` meanwhile. Each abandonment and each late return is logged
-(warning / info) with the lane's count; :func:`abandoned_threads` gives the counts. Bound: one
+:attr:`ThreadLane.abandoned` meanwhile. The abandonments are logged per cell: one warning for
+the calls of a cell cancelled together (a terminated cell's 926 calls wrote 926 lines), with
+their count and tools, and one info line once the last of them returned; :func:`abandoned_threads` gives the counts. Bound: one
 thread per running call (the host bounds calls in flight: 1024 pending delegate calls per
 connection), plus at most :data:`MAX_ABANDONED_THREADS` abandoned threads per lane; while a
 lane holds that many, its new calls are refused with a sentence saying so, instead of adding
@@ -35,6 +36,7 @@ import contextvars
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -55,6 +57,26 @@ class _Run:
         self.started = time.monotonic()
 
 
+class _Group:
+    """The abandoned threads of one cell's calls (``group``) in one lane: the calls not yet
+    reported (their tool names, counted), those still running, and all of them so far."""
+
+    def __init__(self) -> None:
+        self.unreported: Counter[str] = Counter()
+        self.running = 0
+        self.total = 0
+        self.report_scheduled = False
+        self.since = time.monotonic()
+
+
+def _who(group: str | None) -> str:
+    return f"cell {group}" if group is not None else "calls outside a cell"
+
+
+def _tools(labels: Counter[str]) -> str:
+    return ", ".join(f"`{label}`" if n == 1 else f"`{label}` ({n})" for label, n in sorted(labels.items()))
+
+
 class ThreadLane(AbandonedThreads):
     """Runs blocking functions, one new thread per call (see the module docstring).
 
@@ -65,18 +87,20 @@ class ThreadLane(AbandonedThreads):
     def __init__(self, name: str, max_abandoned: int = MAX_ABANDONED_THREADS) -> None:
         super().__init__(name, "threads of cancelled calls", max_abandoned)
         self._running = 0
+        self._groups: dict[str | None, _Group] = {}
 
     @property
     def running(self) -> int:
         """Threads of this lane still running: live calls' and abandoned ones."""
         return self._running
 
-    async def run(self, label: str, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Call ``fn(*args, **kwargs)`` in a new thread and return its result.
+    async def run(self, label: str, fn: Callable[..., T], /, *args: Any, group: str | None = None) -> T:
+        """Call ``fn(*args)`` in a new thread and return its result.
 
-        ``label`` names the work (the tool) in the thread's name and the log. Raises what
-        ``fn`` raised (any ``BaseException``; a ``StopIteration`` as ``RuntimeError``, as in a
-        coroutine); :class:`~codemode.errors.ToolCallError` when the lane already holds
+        ``label`` names the work (the tool) in the thread's name and the log; ``group`` is the
+        calling cell's id, by which abandoned threads are logged. Raises what ``fn`` raised
+        (any ``BaseException``; a ``StopIteration`` as ``RuntimeError``, as in a coroutine);
+        :class:`~codemode.errors.ToolCallError` when the lane already holds
         :attr:`max_abandoned` abandoned threads. When the awaiting task is cancelled,
         ``CancelledError`` propagates at once and the thread is abandoned.
         """
@@ -88,10 +112,10 @@ class ThreadLane(AbandonedThreads):
 
         def target() -> None:
             try:
-                outcome: Outcome = (None, context.run(fn, *args, **kwargs))
+                outcome: Outcome = (None, context.run(fn, *args))
             except BaseException as exc:  # noqa: BLE001 - re-raised in the awaiting coroutine
                 outcome = (exc, None)
-            self._finished(run, label)  # counted as ended before its call can see the outcome
+            self._finished(run, group)  # counted as ended before its call can see the outcome
             deliver(loop, future, outcome)
 
         thread = threading.Thread(target=target, name=f"codemode-{self.name}:{label}", daemon=True)
@@ -106,36 +130,78 @@ class ThreadLane(AbandonedThreads):
         try:
             outcome = await future
         except asyncio.CancelledError:
-            self._abandon(run, label)
+            self._abandon(run, label, group, loop)
             raise
         return unwrap(outcome)
 
-    def _abandon(self, run: _Run, label: str) -> None:
+    def _abandon(self, run: _Run, label: str, group: str | None, loop: asyncio.AbstractEventLoop) -> None:
+        """The call of ``run`` was cancelled (on ``loop``): count its thread as abandoned. The
+        warning is one line for all the calls of ``group`` cancelled together (a terminated
+        cell's): it is written once a loop iteration went by with no more of them."""
         with self._lock:
             if run.finished:
                 return
             run.abandoned = True
-            count = self.add()
+            self.add()
+            state = self._groups.setdefault(group, _Group())
+            state.unreported[label] += 1
+            state.running += 1
+            state.total += 1
+            schedule = not state.report_scheduled
+            state.report_scheduled = True
+        if schedule:
+            loop.call_soon(self._report, group, 0)
+
+    def _report(self, group: str | None, seen: int) -> None:
+        """Log ``group``'s calls abandoned since its last line, once their count stopped growing
+        (``seen``: the count at the previous look)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            state = self._groups.get(group)
+            if state is None:
+                return
+            unreported = sum(state.unreported.values())
+            if unreported > seen:
+                loop.call_soon(self._report, group, unreported)
+                return
+            tools, state.unreported = _tools(state.unreported), Counter()
+            state.report_scheduled = False
+            if state.running == 0:
+                del self._groups[group]
+            count = self.abandoned
         logger.warning(
-            "the call to `%s` was cancelled while its thread was still running; %d abandoned thread(s) "
-            "of the %s lane are still running (a Python thread cannot be stopped; each ends when its "
-            "function returns)",
-            label,
+            "%s: %d call(s) were cancelled while their threads were still running (%s); %d abandoned thread(s) "
+            "of the %s lane are still running (a Python thread cannot be stopped; each ends when its function "
+            "returns)",
+            _who(group),
+            unreported,
+            tools,
             count,
             self.name,
         )
 
-    def _finished(self, run: _Run, label: str) -> None:
+    def _finished(self, run: _Run, group: str | None) -> None:
+        """The thread of ``run`` returned; when it was the last abandoned one of ``group``,
+        one line says that they all returned."""
         with self._lock:
             run.finished = True
             self._running -= 1
             if not run.abandoned:
                 return
             count = self.remove()
+            state = self._groups[group]
+            state.running -= 1
+            if state.running:
+                return
+            if not state.report_scheduled:
+                del self._groups[group]
+            total, since = state.total, state.since
         logger.info(
-            "the abandoned thread of `%s` returned after %.1f s; %d abandoned thread(s) of the %s lane still running",
-            label,
-            time.monotonic() - run.started,
+            "%s: all %d abandoned thread(s) of its calls returned, the last after %.1f s; %d abandoned thread(s) "
+            "of the %s lane still running",
+            _who(group),
+            total,
+            time.monotonic() - since,
             count,
             self.name,
         )

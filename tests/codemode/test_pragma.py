@@ -2,7 +2,7 @@
 
 import pytest
 
-from codemode.pragma import ExecSource, PragmaError, parse_exec_source
+from codemode.pragma import NOT_OBJECT_MESSAGE, ExecSource, PragmaError, parse_exec_source
 
 FIELDS = "`yield_time_ms` and `max_output_tokens`"
 
@@ -88,4 +88,37 @@ def test_above_safe_integer(field):
     assert parse_exec_source(f'// @exec: {{"{field}": {2**53 - 1}}}\nx') is not None
     assert error_of(f'// @exec: {{"{field}": {2**53}}}\nx') == (
         f"exec pragma field `{field}` must be a non-negative safe integer"
+    )
+
+
+RECURSION = f"exec pragma must be valid JSON with supported fields {FIELDS}: recursion limit exceeded at line 1 column"
+
+
+@pytest.mark.parametrize(
+    ("directive", "column"),
+    [
+        ("[" * 100_000, 128),  # the issue's input: RecursionError before
+        ("[" * 100_000 + "]" * 100_000, 128),
+        ("{" + '"a":{' * 200, 636),  # the 128th object opens at index 5 * 127
+        ('  [ "[[[[", ' + "[" * 127, 137),  # brackets in a string do not count; leading blanks trimmed
+        ("[" * 127 + "1" + "]" * 127, None),  # one below serde's limit: parsed (not an object)
+    ],
+)
+def test_deep_nesting_is_serdes_recursion_error(directive, column):
+    """serde_json (Codex's parser) stops at 128 levels; Python's json raised RecursionError."""
+    expected = NOT_OBJECT_MESSAGE if column is None else f"{RECURSION} {column}"
+    assert error_of(f"// @exec: {directive}\ntext(1)") == expected
+
+
+@pytest.mark.parametrize(
+    ("directive", "detail"),
+    [
+        ("[1 " + "[" * 200, "Expecting ',' delimiter: line 1 column 4 (char 3)"),
+        ("{" + "[" * 200, "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+        ('{"a": 1} ' + "[" * 200, "Extra data: line 1 column 10 (char 9)"),
+    ],
+)
+def test_a_syntax_error_before_the_limit_comes_first(directive, detail):
+    assert error_of(f"// @exec: {directive}\ntext(1)") == (
+        f"exec pragma must be valid JSON with supported fields {FIELDS}: {detail}"
     )

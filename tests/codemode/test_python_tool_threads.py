@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import re
 import sys
 import threading
 from pathlib import Path
@@ -92,11 +93,6 @@ async def test_cancelled_blocked_calls_leave_builtins_and_sync_tools_answering(t
         assert threads.PYTHON_TOOLS.abandoned == BLOCKED
         assert threads.abandoned_threads() == {"python-tools": BLOCKED, "builtins": 0, "python-async-tools": 0}
         assert len(blocker_threads()) == BLOCKED
-        assert caplog.records[-1].getMessage() == (
-            f"the call to `blocker` was cancelled while its thread was still running; {BLOCKED} abandoned "
-            "thread(s) of the python-tools lane are still running (a Python thread cannot be stopped; each "
-            "ends when its function returns)"
-        )
 
         target = tmp_path / "note.txt"
         written = await asyncio.wait_for(call("write_file", {"path": str(target), "content": "é"}), ANSWER_BOUND_S)
@@ -107,6 +103,13 @@ async def test_cancelled_blocked_calls_leave_builtins_and_sync_tools_answering(t
         assert listed.value == {"entries": [{"name": "note.txt", "type": "file", "size": 2}]}
         doubled = await asyncio.wait_for(call("double", {"n": 21}), ANSWER_BOUND_S)
         assert doubled.value == 42
+        # Cancelled one at a time: one line each, with the lane's count.
+        assert caplog.records[-1].getMessage() == (
+            f"cell 1: 1 call(s) were cancelled while their threads were still running (`blocker`); {BLOCKED} "
+            "abandoned thread(s) of the python-tools lane are still running (a Python thread cannot be stopped; "
+            "each ends when its function returns)"
+        )
+        assert len([r for r in caplog.records if r.name == "codemode.tools.threads"]) == BLOCKED
     finally:
         await registry.aclose()
     fixtures().release_all()
@@ -165,3 +168,53 @@ def test_lane_refuses_new_calls_past_its_bound():
     for thread in [t for t in threading.enumerate() if t.name == "codemode-test:hold"]:
         thread.join(ANSWER_BOUND_S)
     assert (lane.abandoned, lane.running) == (0, 0)
+
+
+def test_a_cells_calls_cancelled_together_are_one_warning(caplog):
+    """926 warning lines for one terminated cell's calls: one line per cell, with a count."""
+    lane = threads.ThreadLane("test")
+    release = threading.Event()
+    caplog.set_level(logging.INFO, logger="codemode.tools.threads")
+
+    async def scenario():
+        started = threading.Semaphore(0)
+
+        def hold():
+            started.release()
+            release.wait()
+
+        tasks = [asyncio.ensure_future(lane.run("hold", hold, group="7")) for _ in range(60)]
+        tasks += [asyncio.ensure_future(lane.run(name, hold, group="8")) for name in ("a", "b", "a")]
+        for _ in tasks:
+            await asyncio.get_running_loop().run_in_executor(None, started.acquire, True, ANSWER_BOUND_S)
+        for task in tasks:  # as a terminated cell's calls are cancelled
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for _ in range(3):  # the report waits for a loop iteration without more of them
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+    tail = (
+        "abandoned thread(s) of the test lane are still running (a Python thread cannot be stopped; each ends "
+        "when its function returns)"
+    )
+    assert [r.getMessage() for r in caplog.records] == [
+        f"cell 7: 60 call(s) were cancelled while their threads were still running (`hold` (60)); 63 {tail}",
+        f"cell 8: 3 call(s) were cancelled while their threads were still running (`a` (2), `b`); 63 {tail}",
+    ]
+    release.set()
+    for thread in [t for t in threading.enumerate() if t.name.startswith("codemode-test:")]:
+        thread.join(ANSWER_BOUND_S)
+    assert (lane.abandoned, lane.running) == (0, 0)
+    returned = sorted(r.getMessage() for r in caplog.records[2:])
+    assert len(returned) == 2, returned
+    assert re.fullmatch(
+        r"cell 7: all 60 abandoned thread\(s\) of its calls returned, the last after \d+\.\d s; \d+ abandoned "
+        r"thread\(s\) of the test lane still running",
+        returned[0],
+    )
+    assert re.fullmatch(
+        r"cell 8: all 3 abandoned thread\(s\) of its calls returned, the last after \d+\.\d s; \d+ abandoned "
+        r"thread\(s\) of the test lane still running",
+        returned[1],
+    )

@@ -125,3 +125,32 @@ def test_a_parameter_binding_never_hides_a_helper_or_breaks_the_cell():
         "city",
         "_x$1",
     ]
+
+
+@pytest.mark.parametrize(
+    ("parameters", "held"),
+    [
+        ({"limit": float("inf")}, "inf"),
+        ({"ok": 1, "limit": float("-inf")}, "-inf"),
+        ({"ratio": float("nan")}, "nan"),
+        ({"ratio": {"a": [1.5, float("nan")]}}, "nan at ratio['a'][1]"),
+        ({"ratio": [{"b": float("inf")}]}, "inf at ratio[0]['b']"),
+    ],
+)
+def test_a_number_json_cannot_hold_is_refused_naming_the_parameter(parameters, held):
+    """store() keeps JSON: inf and nan became null without a word."""
+    from papermill.exceptions import PapermillException
+
+    from codemode.papermill_parameters import CodeModeTranslator, NotebookTranslator
+
+    name = next(n for n in parameters if n != "ok")
+    for translator in (CodeModeTranslator, NotebookTranslator):
+        with pytest.raises(PapermillException) as info:
+            translator.codify(parameters)
+        assert str(info.value) == (
+            f"Parameter {name!r} holds {held}: JSON, which store() keeps, has no infinity or NaN (it would become "
+            "null). Pass a finite number, or the text with -r to store it as a string."
+        )
+    assert CodeModeTranslator.codify({"limit": 1e308, "text": "inf"}) == (
+        '// Parameters\nstore("limit", 1e+308);\nstore("text", "inf");\n'
+    )

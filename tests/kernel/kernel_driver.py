@@ -43,16 +43,26 @@ def start_kernel(
     *,
     argv_without_safe_path: bool = False,
     kernel_name: str = KERNEL_NAME,
+    preload: str | None = None,
 ) -> Kernel:
     """Start a codemode kernel (of the kernelspec ``kernel_name``) in ``cwd`` (environment plus
     ``extra_env``) and wait until it answers kernel_info. ``argv_without_safe_path`` drops
     Python's ``-P`` from the kernelspec's command (as an older kernelspec or a kernel started
-    by hand would run)."""
+    by hand would run). ``preload`` names a module of this folder the kernel's process imports
+    before the kernel starts (a test hook)."""
     env = {k: v for k, v in os.environ.items() if k not in ("CODEMODE_CONFIG", "CODEMODE_PROFILE", "CODEMODE_ENGINE")}
     env.update(extra_env or {})
     km = KernelManager(kernel_name=kernel_name)
     if argv_without_safe_path:
         km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a not in ("-P", "-E")]
+    if preload is not None:
+        argv = km.kernel_spec.argv
+        start = (
+            f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import {preload}; "
+            "from codemode.kernel.__main__ import main; main(sys.argv[1:])"
+        )
+        module = argv.index("-m")
+        km.kernel_spec.argv = [*argv[:module], "-c", start, *argv[module + 2 :]]
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
     kc.start_channels()

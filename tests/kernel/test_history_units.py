@@ -54,3 +54,14 @@ async def test_closing_writes_the_lines_still_waiting(tmp_path):
     history.close()
     history._worker.shutdown(wait=True)
     assert rows(path) == [(1, 'text("last words")')]
+
+
+def test_an_entry_is_cut_at_a_character_within_its_bound():
+    from codemode.kernel.history import MAX_ENTRY_BYTES, bounded, marker
+
+    assert bounded("x" * MAX_ENTRY_BYTES) == "x" * MAX_ENTRY_BYTES
+    assert bounded("x" * MAX_ENTRY_BYTES + "y") == "x" * MAX_ENTRY_BYTES + marker(MAX_ENTRY_BYTES + 1)
+    four = "😀" * (MAX_ENTRY_BYTES // 4) + "x"  # the bound falls right after the last emoji
+    assert bounded(four) == "😀" * (MAX_ENTRY_BYTES // 4) + marker(MAX_ENTRY_BYTES + 1)
+    shifted = "ab" + "😀" * (MAX_ENTRY_BYTES // 4)  # the bound falls inside the last emoji
+    assert bounded(shifted) == "ab" + "😀" * (MAX_ENTRY_BYTES // 4 - 1) + marker(MAX_ENTRY_BYTES + 2)

@@ -142,3 +142,21 @@ def test_console_up_arrow_recalls_the_previous_kernels_input(codemode_kernelspec
         console.keys("Enter")  # runs it again in this kernel
         console.wait_for("remembered 42")
         console.quit()
+
+
+def test_a_long_input_keeps_its_first_mebibyte_and_a_marker(codemode_kernelspec, tmp_path):
+    """Twenty cells of 5 MB made a 95 MB history file: an entry keeps at most 1 MiB."""
+    path = tmp_path / "history.sqlite"
+    kernel = start_kernel(tmp_path, {"CODEMODE_HISTORY_FILE": str(path)})
+    try:
+        big = "// " + "é" * 600_000 + '\ntext("big")'  # 1 200 015 bytes; é is two
+        assert execute(kernel.kc, big).stdout == "big\n"
+        _ok(kernel, 'text("small")')
+        [[_, first, kept], [_, second, small]] = _history(kernel, hist_access_type="tail", n=2)
+        assert (first, second, small) == (1, 2, 'text("small")')
+        marker = "\n// [history: only the first 1048576 of this input's 1200015 bytes are kept]"
+        assert kept == "// " + "é" * 524_286 + marker  # 3 + 2 * 524 286 = 1 048 575 bytes: é not split
+    finally:
+        stop_kernel(kernel)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT max(length(CAST(source AS BLOB))) FROM history").fetchone()[0] < 2**20 + 100

@@ -14,7 +14,7 @@ import pytest
 from codemode.kernel.requests import SCHEMAS, check_content, json_type
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kernel_driver import execute
+from kernel_driver import execute, shell_reply, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -286,3 +286,91 @@ def test_a_debug_request_is_answered_without_a_debugger(kernel):
         "message": "The codemode kernel has no debugger.",
     }
     _assert_alive(kernel.kc)
+
+
+def _statuses(kc: Any, msg_id: str) -> list[str]:
+    """The execution states IOPub shows for request ``msg_id``, up to its idle."""
+    return [m["content"]["execution_state"] for m in _until_idle(kc, msg_id) if m["msg_type"] == "status"]
+
+
+def test_an_execute_request_on_control_is_refused_and_runs_nothing(kernel):
+    """ipykernel's control channel takes an execute_request; here it ran (its store() took
+    effect) and was never answered. It is refused, with busy and idle, and runs nothing."""
+    kc = kernel.kc
+    msg = kc.session.msg("execute_request", content={"code": 'store("on_control", 1); text("ran")', "silent": False})
+    kc.control_channel.send(msg)
+    reply = kc.get_control_msg(timeout=TIMEOUT_S)
+    assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+    assert reply["msg_type"] == "execute_reply"
+    evalue = (
+        "The kernel runs cells from the shell channel only: its cells share one code-mode session and run one "
+        "at a time, in the order the shell channel receives them. Send the execute_request on the shell channel."
+    )
+    assert reply["content"]["ename"] == "InvalidRequest"
+    assert reply["content"]["evalue"] == evalue
+    assert reply["metadata"]["codemode"]["cell_id"] is None
+    assert _statuses(kc, msg["header"]["msg_id"]) == ["busy", "idle"]
+    assert execute(kc, 'text(String(load("on_control")))').stdout == "undefined\n"
+
+
+@pytest.mark.parametrize(
+    ("msg_type", "content"),
+    [("create_subshell_request", {}), ("list_subshell_request", {}), ("delete_subshell_request", {"subshell_id": "x"})],
+)
+def test_subshell_requests_are_refused(kernel, msg_type, content):
+    """ipykernel 7 creates subshells (JEP 91) whenever it has a shell channel thread, although
+    kernel_info lists none here; a cell sent to one that awaited a tool never replied."""
+    kc = kernel.kc
+    msg = kc.session.msg(msg_type, content=content)
+    kc.control_channel.send(msg)
+    reply = kc.get_control_msg(timeout=TIMEOUT_S)
+    assert reply["parent_header"]["msg_id"] == msg["header"]["msg_id"]
+    assert reply["msg_type"] == msg_type.replace("_request", "_reply")
+    evalue = (
+        "The kernel has no subshells (its kernel_info lists no 'kernel subshells'): its cells share one "
+        "code-mode session and run one at a time, in the order the shell channel receives them. Send "
+        "requests on the shell channel without a subshell_id."
+    )
+    assert reply["content"] == {
+        "status": "error",
+        "ename": "InvalidRequest",
+        "evalue": evalue,
+        "traceback": [f"InvalidRequest: {evalue}"],
+    }
+    assert _statuses(kc, msg["header"]["msg_id"]) == ["busy", "idle"]
+    assert "kernel subshells" not in _send(kc, "shell", "kernel_info_request", {})["content"]["supported_features"]
+
+
+def test_an_execute_request_for_a_subshell_gets_an_error_reply(kernel):
+    kc = kernel.kc
+    msg = kc.session.msg("execute_request", content={"code": 'text("ran")', "silent": False})
+    msg["header"]["subshell_id"] = "made-up"
+    kc.shell_channel.send(msg)
+    reply = shell_reply(kc, msg["header"]["msg_id"])
+    assert reply["content"]["status"] == "error"
+    assert (reply["content"]["ename"], reply["content"]["evalue"]) == (
+        "UnknownSubshellError",
+        "Unknown subshell_id 'made-up'",
+    )
+    _assert_alive(kc)
+
+
+@pytest.mark.parametrize("target", ["jupyter.widget", "no-such-target"])
+def test_a_comm_open_is_closed_at_once(kernel, target):
+    """Messaging spec, "Opening a Comm": an unknown target_name gets a comm_close at once."""
+    kc = kernel.kc
+    msg = kc.session.msg("comm_open", content={"comm_id": f"c-{target}", "target_name": target, "data": {"x": 1}})
+    kc.shell_channel.send(msg)
+    seen = _until_idle(kc, msg["header"]["msg_id"])
+    assert [(m["msg_type"], m["content"]) for m in seen if m["msg_type"] != "status"] == [
+        ("comm_close", {"comm_id": f"c-{target}", "data": {}})
+    ]
+    for msg_type in ("comm_msg", "comm_close"):  # the closed comm: logged, nothing published
+        later = kc.session.msg(msg_type, content={"comm_id": f"c-{target}", "data": {}})
+        kc.shell_channel.send(later)
+        assert [m["msg_type"] for m in _until_idle(kc, later["header"]["msg_id"])] == ["status", "status"]
+    _assert_alive(kc)
+
+
+def _until_idle(kc: Any, msg_id: str) -> list[dict[str, Any]]:
+    return wait_for_iopub(kc, msg_id, lambda m: m["msg_type"] == "status" and m["content"]["execution_state"] == "idle")

@@ -17,11 +17,50 @@ pytestmark = pytest.mark.timeout(120)
 
 TOOLS = (
     '''
+import asyncio
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import codemode
+
+SHARED_POOL = ThreadPoolExecutor(1)
+
+
+@codemode.tool
+def fanout(n: int) -> str:
+    """Prints from a pool's workers, from a thread it starts and from that thread's own thread."""
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda i: print(f"pool {i}"), range(n)))
+
+    def outer():
+        print("thread")
+        inner = threading.Thread(target=print, args=("grandchild",), kwargs={"file": sys.stderr})
+        inner.start()
+        inner.join()
+
+    thread = threading.Thread(target=outer)
+    thread.start()
+    thread.join()
+    return "fanned"
+
+
+@codemode.tool
+def pooled(word: str) -> str:
+    """Prints ``word`` from the worker of a pool made at import (shared by every call)."""
+    SHARED_POOL.submit(print, f"pooled {word}").result()
+    return word
+
+
+@codemode.tool
+async def async_fanout() -> str:
+    """Prints from the default executor of its loop and from asyncio.to_thread."""
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, print, "executor")
+    await asyncio.to_thread(print, "to_thread")
+    return "async fanned"
 
 
 @codemode.tool
@@ -125,3 +164,24 @@ def test_tool_output_within_the_budget_is_shown_whole(tool_kernel):
     run = execute(tool_kernel.kc, "text(await tools.chatty({n: 1000}))")
     assert run.stdout == LINES + "done\n"
     assert run.stderr_messages == []
+
+
+def test_what_a_tools_threads_print_is_shown_in_the_calling_cell(tool_kernel):
+    """ipykernel #1370: prints from a tool's own threads went out with an empty parent."""
+    run = execute(tool_kernel.kc, "text(await tools.fanout({n: 4}))")
+    assert run.content["status"] == "ok", run.content
+    lines = run.stdout.splitlines()
+    assert sorted(lines[:4]) == ["pool 0", "pool 1", "pool 2", "pool 3"]
+    assert lines[4:] == ["thread", "fanned"]
+    assert run.stderr_messages == ["grandchild\n"]
+
+
+def test_a_shared_pools_prints_go_to_each_calls_own_cell(tool_kernel):
+    for word in ("first", "second"):
+        run = execute(tool_kernel.kc, f'text(await tools.pooled({{word: "{word}"}}))')
+        assert run.stdout == f"pooled {word}\n{word}\n"
+
+
+def test_an_async_tools_executor_prints_are_shown_in_the_calling_cell(tool_kernel):
+    run = execute(tool_kernel.kc, "text(await tools.async_fanout())")
+    assert run.stdout == "executor\nto_thread\nasync fanned\n"
