@@ -4,11 +4,19 @@
   (QuickJS) and, through it, wrote fields of the ``delegate/request`` frame: a forged ``type``
   made the client drop the host, ending every other cell. Now no runtime function reaches a
   cell, and the host checks every argument of the prelude's calls.
+- Pending tool calls: at most 1024 per host connection, as in Codex (``HostPeer``); a yielded
+  cell holding them makes another cell's call fail, with a text naming the holder as the kernel
+  names it.
 """
 
 from __future__ import annotations
 
-from kernel_driver import execute
+import re
+import signal
+
+from kernel_driver import execute, runtime_host
+
+LIMIT = "code-mode host has too many pending delegate calls (1024, the limit per connection)"
 
 FORGE = r"""
 let tool;
@@ -52,3 +60,28 @@ def test_a_cell_cannot_write_frame_fields_or_end_another_cell(kernel):
     assert waited.codemode["status"] == "completed"
     assert "background done\n" in waited.stdout
     assert waited.stderr_messages == []
+
+
+def test_a_cell_holding_the_pending_calls_is_named_in_another_cells_error(kernel):
+    """A yielded cell with 1024 tool calls in flight: another cell's call fails with Codex's
+    text, the limit and the holder's id as the kernel shows it (``g<generation>:<id>`` on a
+    replaced host); once the holder is terminated, calls go out again."""
+    host = runtime_host(kernel)
+    host.send_signal(signal.SIGKILL)
+    host.wait(timeout=30)
+    assert execute(kernel.kc, 'text("on a new host")').stdout == "on a new host\n"
+    holder = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 60000}\n'
+        "for (let i = 0; i < 1024; i++) tools.sleep({ms: 600000});\n"
+        "yield_control(); await new Promise(() => {});",
+    )
+    assert holder.codemode["status"] == "running"
+    holder_id = holder.codemode["cell_id"]
+    assert re.fullmatch(r"g\d+:\d+", holder_id), holder_id
+    other = execute(kernel.kc, "try { await tools.sleep({ms: 1}); } catch (e) { text(e); }")
+    assert other.stdout == f"{LIMIT}: cell {holder_id} holds 1024\n"
+    stopped = execute(kernel.kc, f"%terminate {holder_id}")
+    assert stopped.content["status"] == "ok", stopped.errors
+    after = execute(kernel.kc, 'await tools.sleep({ms: 1}); text("called")')
+    assert after.stdout == "called\n"
