@@ -19,8 +19,6 @@ import pytest
 from codemode.runtime import bridge
 from rt_client import body_of, start_host, text_items
 
-ENGINES = ("quickjs", "v8")
-
 # Every function a call site hands out, from stacks taken in the callbacks each helper runs.
 HARVEST = r"""
 const seen = [];
@@ -57,14 +55,14 @@ text(JSON.stringify(seen));
 """
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-async def test_call_sites_hand_out_no_runtime_function(engine: str) -> None:
+@pytest.mark.parametrize(("engine", "profile"), [("quickjs", None), ("v8", None), ("quickjs", "notebook")])
+async def test_call_sites_hand_out_no_runtime_function(engine: str, profile: str | None) -> None:
     """No call site hands out a function the cell did not make, on either engine: the pinned
     case (``__cm_tool`` from a tool argument's ``toJSON``) and every helper that calls back into
     the cell. A sloppy function of the cell's own on top of the stack (``new Function`` code) is
     handed out, as V8 does; the wrapped method still shows as V8's built-in (name, length, no
-    ``prototype``, read-only and non-configurable)."""
-    host = await start_host(engine=engine)
+    ``prototype``, read-only and non-configurable). The notebook profile's realm too."""
+    host = await start_host(engine=engine, profile=profile)
     try:
         await host.hello()
         await host.open("s1")
