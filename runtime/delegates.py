@@ -44,9 +44,10 @@ def invocation_texts(session_id: str, cell_id: str, tool: dict[str, Any]) -> tup
 
 def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
     """The JSON text of :func:`codemode.messages.tool_invoke` (same keys, same order), written
-    around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it
-    (parsing and re-encoding it, ~10 us a call, was the largest cost of a cell's tool calls on
-    the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
+    around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
+    which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
+    text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,
+    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
     as it is."""
     middle, tail = texts
     return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_id}"{tail}{input_json}}}}}}}'
