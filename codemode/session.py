@@ -250,6 +250,7 @@ class CodeModeSession:
                 limits=self._limits(),
                 stored_values=dict(self._stored) if self._extension else None,
                 output_truncation=self.output_truncation,
+                cell_id_prefix=(public_cell_id("", generation) or None) if self._extension else None,
             )
             self._binding = HostBinding(connection, session_id, generation)
             return self._binding

@@ -10,7 +10,8 @@ Operations: ``emit`` (a content item, JSON), ``text:<n>`` (the text of an ``inpu
 item, raw: a well-formed text of ``n`` UTF-16 units; answered ``"json"`` when what arrived is
 shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends the item as
 ``emit``), ``tool`` (``"<index>:<input JSON>"``; the JSON text, as the prelude's ``JSON.stringify``
-wrote it, goes into the ``tool/invoke`` frame as it is, never parsed here),
+wrote it, goes into the ``tool/invoke`` frame as it is once it was checked to be exactly one
+JSON value),
 ``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate or nesting 128 deep are
 refused and keys have their surrogates replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
@@ -19,6 +20,12 @@ call-site readers, which ``prelude/readers.js`` compiles on first use), ``exit``
 ``fail`` (the text of that failure, a JSON string) and ``oom`` (runtime code met an
 allocation failure: ``"error"``, or ``"null"`` for a thrown null that may be one; the
 reply ``"ended"`` means the cell ends with the heap-limit error and JS is interrupted).
+
+The host trusts no argument: whatever the prelude's code is called with, an argument of another
+shape than the prelude sends (an item without a string ``type``, a notification that is not a
+string, a tool index that is not digits, a text that is not exactly one JSON value) is refused
+with ``code-mode runtime error: <what>`` (:class:`BadHostCall`), so nothing a cell makes becomes
+a field of a frame, and nothing reaches the client in a shape that would make it drop the host.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import json
 import logging
 from typing import Any, Protocol
 
-from .jsontext import has_surrogate, scrub, value_error
+from .jsontext import has_surrogate, is_one_value, scrub, value_error
 from .prelude_source import readers_source
 
 log = logging.getLogger(__name__)
@@ -99,10 +106,18 @@ def error_reply(text: str) -> str:
     return "e" + text
 
 
+class BadHostCall(ValueError):
+    """A host call whose argument has a shape the prelude never sends: refused with this text,
+    before anything of it reaches the cell's state or a frame."""
+
+
 def handle(cell: CellThread, op: str, arg: str) -> str | None:
     """Serve one call; never raises (a Python exception would surface in JS as a SystemError)."""
     try:
         return _handle(cell, op, arg)
+    except BadHostCall as exc:
+        log.warning("host call %s refused: %s", op, exc)
+        return error_reply(f"code-mode runtime error: {exc}")
     except MemoryError:
         # An allocation failure on this side ends the cell like one inside the heap.
         return cell.out_of_memory("error") or error_reply("code-mode runtime error: out of memory")
@@ -118,30 +133,76 @@ def utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
+def _json_of(arg: str, kind: type, what: str) -> Any:
+    """The JSON ``arg`` decoded, when it is a ``kind`` (raises :class:`BadHostCall`)."""
+    try:
+        value = json.loads(arg)
+    except ValueError:
+        value = None
+    if not isinstance(value, kind):
+        raise BadHostCall(f"{what} must be {_KINDS[kind]}")
+    return value
+
+
+_KINDS: dict[type, str] = {str: "a JSON string", dict: "a JSON object", list: "a JSON array"}
+
+
+def _content_item(arg: str) -> dict[str, Any]:
+    """An ``emit``'s item: a JSON object with a string ``type``, which the client asks of every
+    content item (``codemode.messages.parse_runtime_response``; an item without one would make
+    the client drop the connection, and with it every cell)."""
+    item = _json_of(arg, dict, "a content item")
+    if not isinstance(item.get("type"), str):
+        raise BadHostCall("a content item must have a string type")
+    return item
+
+
+def _tool_call(arg: str) -> tuple[int, str]:
+    """A ``tool`` call's ``"<index>:<input JSON>"``: the index in ASCII digits, the input exactly
+    one JSON value (:func:`~codemode.runtime.jsontext.is_one_value`), since its text goes into
+    the ``tool/invoke`` frame as it is (:func:`codemode.runtime.delegates.tool_invoke_text`)."""
+    index, _, input_json = arg.partition(":")
+    if not (index.isascii() and index.isdigit()):
+        raise BadHostCall("a tool call names its tool by index")
+    return int(index), input_json
+
+
+def _checked_value(text: str) -> str | None:
+    """Codex's error for a value's JSON ``text`` (:func:`~codemode.runtime.jsontext.value_error`),
+    or None; raises :class:`BadHostCall` for a text that is not exactly one JSON value."""
+    problem = value_error(text)
+    if problem is None and not is_one_value(text):
+        raise BadHostCall("a value must be one JSON value")
+    return problem
+
+
 def _handle(cell: CellThread, op: str, arg: str) -> str | None:
     if op == "emit":
-        cell.emit_item(json.loads(arg))
+        cell.emit_item(_content_item(arg))
     elif op.startswith("text:"):
         if utf16_length(arg) != int(op[5:]):
             return value_reply("json")
         cell.emit_text(arg)
     elif op == "tool":
-        index, _, input_json = arg.partition(":")
-        problem = value_error(input_json)
+        index, input_json = _tool_call(arg)
+        problem = _checked_value(input_json)
         if problem is not None:
             return error_reply(problem)
         # The runtime id is an ASCII word of our own making ("tool-<n>"): its JSON is itself quoted.
-        return 'v"' + cell.call_tool(int(index), input_json) + '"'
+        return 'v"' + cell.call_tool(index, input_json) + '"'
     elif op == "notify":
-        cell.notify(json.loads(arg))
+        cell.notify(_json_of(arg, str, "a notification"))
     elif op == "store":
-        key, value_json = json.loads(arg)
-        problem = value_error(value_json)
+        pair = _json_of(arg, list, "a stored value")
+        if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], str):
+            raise BadHostCall("a stored value must be [key, JSON text]")
+        key, value_json = pair
+        problem = _checked_value(value_json)
         if problem is not None:
             return error_reply(problem)
         cell.store(scrub(key), value_json)
     elif op == "load":
-        stored = cell.load(scrub(json.loads(arg)))
+        stored = cell.load(scrub(_json_of(arg, str, "a key")))
         return None if stored is None else "v" + stored
     elif op == "checkjson":
         problem = value_error(arg)
@@ -169,7 +230,7 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
     elif op == "failed":
         cell.module_failed(None)
     elif op == "fail":
-        cell.module_failed(json.loads(arg))
+        cell.module_failed(_json_of(arg, str, "a failure's text"))
     elif op == "oom":
         return cell.out_of_memory(arg)
     else:

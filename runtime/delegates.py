@@ -4,7 +4,8 @@ Each ``delegate/request`` gets a connection-wide id counting up from 1. A tool c
 answer settles the JavaScript promise of that call; a notification's answer is only
 logged (Codex: ``failed to deliver code mode notification: <message>``). At most
 :data:`MAX_PENDING_DELEGATE_CALLS` calls wait for answers; past that a tool call is
-rejected with Codex's text and the connection goes on.
+rejected with Codex's text, naming the cell that holds most of them (:func:`too_many_pending`),
+and the connection goes on.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from .livecell import LiveCell
 log = logging.getLogger(__name__)
 
 MAX_PENDING_DELEGATE_CALLS = 1024
+"""Delegate calls awaiting answers on one connection, every cell of every session together:
+Codex's ``MAX_PENDING_DELEGATE_CALLS`` (``codex-rs/code-mode-protocol``, ``host`` module), the
+permits of ``HostPeer`` in ``codex-rs/code-mode-host/src/peer.rs``, pinned by its test
+``pending_delegate_limit_rejects_call_without_disconnecting`` (``peer_tests.rs``)."""
 _INVOKE_HEAD = '{"type":"delegate/request","id":'
 
 
@@ -39,12 +44,26 @@ def invocation_texts(session_id: str, cell_id: str, tool: dict[str, Any]) -> tup
 
 def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
     """The JSON text of :func:`codemode.messages.tool_invoke` (same keys, same order), written
-    around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it
-    (parsing and re-encoding it, ~10 us a call, was the largest cost of a cell's tool calls on
-    the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
+    around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
+    which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
+    text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,
+    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
     as it is."""
     middle, tail = texts
     return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_id}"{tail}{input_json}}}}}}}'
+
+
+def too_many_pending(holder: str, held: int) -> str:
+    """The error of a tool call refused at :data:`MAX_PENDING_DELEGATE_CALLS`: Codex's text
+    (``HostPeer::call``), then the limit and ``holder`` (``cell <id>``, the id as the client shows
+    it, ``session/open``'s ``cellIdPrefix`` before the host's; with ``of session <id>`` when it is
+    another session's), which holds ``held`` of the pending calls, the most of any cell. The limit is the connection's, so a cell that keeps its calls waiting (a yielded cell
+    with a thousand unanswered calls) makes every other cell's calls fail too: the text says
+    which cell to wait for or terminate."""
+    return (
+        f"code-mode host has too many pending delegate calls ({MAX_PENDING_DELEGATE_CALLS}, the limit "
+        f"per connection): {holder} holds {held}"
+    )
 
 
 class DelegateTable:
@@ -67,8 +86,11 @@ class DelegateTable:
         """Send a ``tool/invoke`` delegate request for tool ``index`` of ``cell.tools``, its
         argument the JSON text ``input_json``; the answer settles the JS promise."""
         assert cell.runtime is not None
+        if index >= len(cell.tools):
+            cell.runtime.deliver_tool_result(runtime_id, False, f"code-mode runtime error: no tool has index {index}")
+            return
         if len(self._pending) >= MAX_PENDING_DELEGATE_CALLS:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode host has too many pending delegate calls")
+            cell.runtime.deliver_tool_result(runtime_id, False, self._refusal(cell))
             return
         delegate_id = self._new_id()
         texts = cell.invocation_texts.get(index)
@@ -85,6 +107,17 @@ class DelegateTable:
             return
         self._pending[delegate_id] = (cell, runtime_id)
         cell.pending_tools[runtime_id] = delegate_id
+
+    def _refusal(self, caller: LiveCell) -> str:
+        """:func:`too_many_pending` for a call of ``caller``, naming the cell holding most calls."""
+        held: dict[LiveCell, int] = {}
+        for holder, _ in self._pending.values():
+            held[holder] = held.get(holder, 0) + 1
+        top = max(held, key=held.__getitem__)
+        name = f"cell {top.session.cell_id_prefix}{top.cell_id}"
+        if top.session is not caller.session:
+            name += f" of session {top.session.session_id}"
+        return too_many_pending(name, held[top])
 
     def notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""

@@ -385,6 +385,7 @@ class Connection:
                 max_heap_size_bytes=limits.get("maxHeapSizeBytes"),
                 output_truncation=request.get("outputTruncation"),
                 stored_values=request.get("storedValues"),
+                cell_id_prefix=request.get("cellIdPrefix") or "",
             )
             self._recent_sessions.add(session_id)
             self._respond(request_id, messages.ok(messages.session_ready(session_id)))

@@ -59,6 +59,7 @@ class HostSession:
         max_heap_size_bytes: int | None,
         output_truncation: str | None,
         stored_values: dict[str, Any] | None,
+        cell_id_prefix: str = "",
     ) -> None:
         self.connection = connection
         self.session_id = session_id
@@ -66,6 +67,10 @@ class HostSession:
         self.max_heap_size_bytes = max_heap_size_bytes
         self.output_truncation = output_truncation or "client"
         self.report_stored_values = stored_values is not None
+        self.cell_id_prefix = cell_id_prefix
+        """What the client puts before this session's cell ids where it shows them (``g2:``
+        after a host was replaced; ``session/open``'s ``cellIdPrefix``): texts naming another
+        cell use it."""
         self.store: dict[str, str] = {k: json.dumps(v) for k, v in (stored_values or {}).items()}
         self.cells: dict[str, LiveCell] = {}
         self._next_cell = 0

@@ -13,7 +13,8 @@ position (``at line L column C``, C counted in bytes).
 
 codemode's protocol extensions are accepted by name but left out of every text (serde's
 "expected" lists, variant indexes, a struct's elements), so the texts stay Codex's:
-``storedValues`` in ``session/open`` (JSON values seeding the session store) and the
+``storedValues`` in ``session/open`` (JSON values seeding the session store), ``cellIdPrefix``
+there (what the client puts before the host's cell ids where it shows them) and the
 ``session/bindings`` request (:mod:`codemode.messages.bindings`).
 
 JSON syntax errors get serde_json's text where it is plain (``EOF while parsing a value``,
@@ -143,6 +144,7 @@ HOST_REQUEST = Tagged(
                 Field("cellExecutionLimits", Optional(_LIMITS), "default"),
                 Field("outputTruncation", Optional(UnitEnum(["client", "server"])), "default"),
                 Field("storedValues", Optional(JsonMap()), "default", extension=True),
+                Field("cellIdPrefix", Optional(STRING), "default", extension=True),
             ],
         ),
         "session/execute": Struct("struct variant HostRequest::Execute", [_SESSION_ID, Field("request", _EXECUTE)]),

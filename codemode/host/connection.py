@@ -35,9 +35,11 @@ class HostConnection(ConnectionDriver):
         limits: messages.CellExecutionLimits | None = None,
         stored_values: dict[str, Any] | None = None,
         output_truncation: str | None = None,
+        cell_id_prefix: str | None = None,
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when
-        empty); ``stored_values`` is codemode's extension field (only for our host).
+        empty); ``stored_values`` and ``cell_id_prefix`` are codemode's extension fields (only for
+        our host; :func:`codemode.messages.open_body`).
 
         If the caller is cancelled while the open is in flight and the host then commits the
         session, the client shuts it down again (``session/shutdown``).
@@ -51,7 +53,11 @@ class HostConnection(ConnectionDriver):
             )
         self.state.add_session(session_id, delegate)
         body = messages.open_body(
-            session_id, limits=limits, output_truncation=output_truncation, stored_values=stored_values
+            session_id,
+            limits=limits,
+            output_truncation=output_truncation,
+            stored_values=stored_values,
+            cell_id_prefix=cell_id_prefix,
         )
         task = asyncio.ensure_future(self._open(session_id, body))
         try:

@@ -26,6 +26,7 @@ class OpenBody(TypedDict):
     cellExecutionLimits: NotRequired[CellExecutionLimits]
     outputTruncation: NotRequired[str]
     storedValues: NotRequired[dict[str, JsonValue]]
+    cellIdPrefix: NotRequired[str]
 
 
 class ToolDefinition(TypedDict):
@@ -102,9 +103,13 @@ def open_body(
     limits: CellExecutionLimits | None = None,
     output_truncation: str | None = None,
     stored_values: dict[str, JsonValue] | None = None,
+    cell_id_prefix: str | None = None,
 ) -> OpenBody:
-    """``session/open``; empty/``None`` options are left out (``storedValues`` is codemode's
-    extension, which Codex's host rejects as an unknown field)."""
+    """``session/open``; empty/``None`` options are left out (``storedValues`` and
+    ``cellIdPrefix`` are codemode's extensions, which Codex's host rejects as unknown fields).
+    ``cell_id_prefix``: what the client puts before the host's cell ids where it shows them
+    (``g<generation>:`` after a host was replaced), so a text of the host naming another cell
+    names it as the user knows it."""
     body: OpenBody = {"method": "session/open", "sessionId": session_id}
     if limits:
         body["cellExecutionLimits"] = limits
@@ -112,6 +117,8 @@ def open_body(
         body["outputTruncation"] = output_truncation
     if stored_values is not None:
         body["storedValues"] = stored_values
+    if cell_id_prefix is not None:
+        body["cellIdPrefix"] = cell_id_prefix
     return body
 
 

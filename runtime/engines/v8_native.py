@@ -61,9 +61,15 @@ class TaskResult:
     handle: Any = None
 
 
-V8_FLAGS = ("--single-threaded", "--stack-size=984")
+V8_FLAGS = ("--single-threaded", "--stack-size=984", "--no-memory-protection-keys")
 """mini-racer's default flags, and V8's own default stack limit (KiB), which Codex's host
-keeps: deep recursion and deeply nested JSON fail with ``RangeError`` where they fail there."""
+keeps: deep recursion and deeply nested JSON fail with ``RangeError`` where they fail there.
+
+Without memory protection keys: on a CPU with them (``pku`` in ``/proc/cpuinfo``) V8 gives its
+code space a key whose rights live in the thread that initialised V8; once that thread had
+ended (the host's first isolate is booted on a thread that ends, ``v8_spare``), creating the
+next isolate on another thread crashed the host (SIGSEGV in ``mr_init_context``, every time).
+V8 then protects its code as on CPUs without them (by page permissions)."""
 
 
 _CREATION = threading.Lock()

@@ -38,6 +38,50 @@ if (typeof __cm_stack_get === "function" && typeof __cm_stack_set === "function"
   });
 }
 
+// Call sites (what Error.prepareStackTrace is given, from `new Error()` or
+// Error.captureStackTrace): V8's CallSite.prototype.getFunction answers undefined for a frame of
+// strict code and every frame below it (v8 src/execution/isolate.cc, CallSiteBuilder::IsStrictFrame: a frame is
+// "strict" once a strict function was met walking down the stack). QuickJS answers every
+// frame's function, so a cell got the runtime's own functions from the frames below its
+// callbacks (`__cm_tool`, `__cm_settle`, the dispatcher ...), and could call them with what the
+// helpers never pass. Its getFunction is therefore wrapped: only a function of sloppy code (one
+// whose `caller` reads without throwing: `new Function` or indirect-eval code of the cell; the
+// runtime's code, the cell's module code and built-ins are strict) comes out, anything else is
+// undefined, as V8 answers for the frames a cell's strict code sits on. (V8 also answers
+// undefined for a sloppy function below a strict frame; QuickJS does not say which frame a
+// site is, and such a function is the cell's own.) The wrapper is a proxy of the built-in, so
+// it shows as the built-in does, read-only and non-configurable as V8's CallSite methods are;
+// CallSite.prototype has no getThis on QuickJS.
+{
+  // An accessor on QuickJS, keeping the function in the context: set back, not redefined.
+  const before = Error.prepareStackTrace;
+  Error.prepareStackTrace = function __cm_sites(error, sites) { return sites; };
+  const sites = new Error().stack;
+  Error.prepareStackTrace = before;
+  const proto = __cm_is_array(sites) && sites.length > 0 ? __cm_get_prototype_of(sites[0]) : null;
+  const get_function = proto === null ? undefined : __cm_own_descriptor(proto, "getFunction");
+  const caller = __cm_own_descriptor(Function.prototype, "caller");
+  if (get_function !== undefined && typeof get_function.value === "function" && caller !== undefined && typeof caller.get === "function") {
+    const read_caller = caller.get;
+    const traps = __cm_record();
+    traps.apply = function __cm_site_function(target, site, args) {
+      const fn = __cm_apply(target, site, args);
+      if (typeof fn !== "function") return undefined;
+      try {
+        __cm_invoke(read_caller, fn);
+      } catch (e) {
+        __cm_end_if_out_of_memory(e);
+        return undefined;
+      }
+      return fn;
+    };
+    get_function.value = new Proxy(get_function.value, traps);
+    get_function.writable = false;
+    get_function.configurable = false;
+    __cm_define_property(proto, "getFunction", get_function);
+  }
+}
+
 function __cm_is_ident(c) {
   return c !== "" && __cm_test(IDENT, c);
 }

@@ -126,6 +126,27 @@ def test_isolates_are_closed_deterministically():
     assert context_count() == before
 
 
+def test_isolates_boot_on_threads_after_the_first_ones_thread_ended():
+    """The host boots its first isolate on a thread that ends (the spare's), and the next ones on
+    other threads. On a CPU with memory protection keys V8 crashed the process at the second
+    (SIGSEGV in ``mr_init_context``) until ``V8_FLAGS`` turned the keys off; run in a process of
+    its own, which the crash would end."""
+    import subprocess
+    import sys
+
+    script = (
+        "import threading\n"
+        "from codemode.runtime.engines import v8_spare\n"
+        "for _ in range(3):\n"
+        "    t = threading.Thread(target=v8_spare.boot)\n"
+        "    t.start()\n"
+        "    t.join()\n"
+        "print('booted')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "booted\n"), done.stderr[-2000:]
+
+
 async def test_an_unknown_engine_is_refused():
     """``--engine`` names one of the engines; anything else stops the host before the handshake."""
     client = await start_host(engine="spidermonkey")

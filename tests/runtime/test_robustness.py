@@ -18,7 +18,7 @@ import psutil
 from codemode.runtime.validate import DecodeError, decode_message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rt_client import frame_header, start_host, text_items, without_duration
+from rt_client import echo_tool, frame_header, start_host, text_items, without_duration
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -157,7 +157,10 @@ async def test_4097_cells_do_not_grow_host_memory():
 
 
 async def test_pending_delegate_limit():
-    """Past 1024 unanswered tool calls the host rejects new ones with Codex's text (MAX_PENDING_DELEGATE_CALLS)."""
+    """Past 1024 unanswered tool calls on a connection the host rejects new ones with Codex's text
+    (``MAX_PENDING_DELEGATE_CALLS``, per connection as in Codex's ``HostPeer``), naming the cell
+    that holds them: the same cell, or a yielded cell that starves another one's calls. Once that
+    cell is terminated, its calls are cancelled and calls go out again."""
     host = await start_host()
     try:
         await host.hello()
@@ -172,9 +175,21 @@ async def test_pending_delegate_limit():
             "try { await tools.echo({i: 'over'}); } catch (e) { text(typeof e + ': ' + e); }\n"
         )
         response = await host.run(source)
-        assert text_items(response) == ["string: code-mode host has too many pending delegate calls"]
+        limit = "code-mode host has too many pending delegate calls (1024, the limit per connection)"
+        assert text_items(response) == [f"string: {limit}: cell 1 holds 1024"]
         await host.wait_for(lambda: sum(c.cancelled for c in host.calls) == 1024)
-        assert text_items(await host.run("text('next')", tools=[])) == ["next"]
+
+        holder, first = await host.execute(
+            "for (let i = 0; i < 1024; i++) tools.echo({i}); yield_control(); await new Promise(() => {});"
+        )
+        assert holder == "2" and "Yielded" in first
+        await host.wait_for(lambda: sum(not c.cancelled for c in host.calls) == 1024)
+        other = await host.run("try { await tools.echo(1); } catch (e) { text(e); }")
+        assert text_items(other) == [f"{limit}: cell 2 holds 1024"]
+        assert "Terminated" in (await host.terminate(holder))["LiveCell"]
+        await host.wait_for(lambda: sum(c.cancelled for c in host.calls) == 2048)
+        host.tools["echo"] = echo_tool
+        assert text_items(await host.run("text(await tools.echo('next'))")) == ["next"]
     finally:
         await host.close()
 
