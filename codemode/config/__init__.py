@@ -27,7 +27,7 @@ from .sandbox import (
     load_sandbox_key,
     misspelled_sandbox_key,
 )
-from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server
+from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server, resolve_paths
 from .session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
 
 CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
@@ -149,11 +149,8 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: Path | None = Non
         return config
     config = parse_config(data, str(resolved), resolved.parent)
     config.source_path = resolved
-    if config.mcp_servers:
-        base = resolved.parent
-        for server in config.mcp_servers.values():
-            if server.cwd is not None and not Path(server.cwd).expanduser().is_absolute():
-                server.cwd = str((base / server.cwd).resolve())
+    for server in config.mcp_servers.values():
+        resolve_paths(server, Path(os.path.abspath(resolved.parent)))
     return config
 
 

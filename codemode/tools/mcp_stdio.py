@@ -14,7 +14,38 @@ import logging
 import os
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+
+NEUTRAL_FOLDER = "/"
+"""Where a stdio server without a ``cwd`` runs when cells can write its config file's folder."""
+
+
+def server_folder(cwd: str | None, config_folder: Path | None, writable: Iterable[Path]) -> str:
+    """The working folder of a stdio MCP server: its ``cwd`` when the config sets one (the
+    user chose it, as in Codex); else the config file's folder when it lies in none of the
+    ``writable`` folders (the workspace and the writable roots, :meth:`SandboxPolicy.writable_folders
+    <codemode.sandbox.policy.SandboxPolicy.writable_folders>`, also those of another
+    ``sandbox_mode``: an earlier session may have written there); else ``/``.
+
+    Why not the kernel's working folder (the notebook's), as a plain ``subprocess`` would: a
+    server's program looks up code in its working folder. ``npx`` runs the package found in
+    ``node_modules`` there or in a folder above; ``python -m`` puts the folder first on
+    ``sys.path``, so a ``<module>/__main__.py`` there runs instead of the installed module;
+    npm, uv and others read their settings from there. A cell that writes such a file would run
+    code outside the sandbox at the next kernel start. A folder inside none of the writable
+    folders has no writable folder above it either, so ``npx``'s upward search stays out of
+    them too; ``/`` is writable only with ``writable_roots = ["/"]`` (or without a sandbox),
+    where nothing is protected anyway.
+    """
+    if cwd is not None:
+        return cwd
+    folders = [Path(os.path.realpath(folder)) for folder in writable]
+    if config_folder is not None:
+        real = Path(os.path.realpath(config_folder))
+        if not any(real.is_relative_to(folder) for folder in folders):
+            return str(config_folder)
+    return NEUTRAL_FOLDER
 
 
 def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:

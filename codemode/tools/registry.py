@@ -76,11 +76,14 @@ class ToolRegistry:
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from .mcp import McpClient
+            from .mcp_stdio import server_folder
 
+            writable = registry.sandbox.policy.writable_folders()
             for name, server_config in registry.config.mcp_servers.items():
                 if not server_config.enabled:
                     continue
-                client = McpClient(server_config)
+                folder = server_folder(server_config.cwd, config_file.parent if config_file else None, writable)
+                client = McpClient(server_config, folder)
                 registry._mcp_clients[name] = client
                 client.start()
         return registry
