@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list_table
+from .checks import Reporter, described, module_name_problem, string_list_table
 from .sandbox import (
     APPROVAL_POLICIES,
     FAIL_CLOSED,
@@ -100,7 +100,9 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml", base: Path
                 if server is not None:
                     config.mcp_servers[name] = server
         elif key == "python_tools":
-            modules = string_list_table(value, "python_tools", "modules", "module names", report)
+            modules = string_list_table(
+                value, "python_tools", "modules", "module names", report, problem=module_name_problem
+            )
             if modules is not None:
                 config.python_modules = modules
         else:
@@ -140,10 +142,13 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: Path | None = Non
         return config
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        # tomllib reads nested arrays and inline tables recursively: a few hundred levels
+        # exhaust Python's recursion limit (RecursionError, not a TOMLDecodeError).
+        reason = "arrays or tables nested too deeply to read" if isinstance(exc, RecursionError) else exc
         config = Config(source_path=resolved, sandbox=replace(FAIL_CLOSED))
         config.errors.append(
-            f"{resolved}: (file): is not valid TOML ({exc}); the built-in defaults are used, but with "
+            f"{resolved}: (file): is not valid TOML ({reason}); the built-in defaults are used, but with "
             f"{CLOSED_SANDBOX} until the file is fixed."
         )
         return config

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list, string_table
+from .checks import Reporter, described, path_problem, string_list, string_table
 
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 """Values of ``sandbox_mode``, from most to least restricted."""
@@ -109,6 +109,11 @@ def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, r
             if not string_list(value):
                 index, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
                 report(f"{name}[{index}]", f"must be a path (a string), not {described(bad)}; the setting was ignored.")
+                continue
+            problems = [(i, problem) for i, entry in enumerate(value) if (problem := path_problem(entry))]
+            if problems:
+                index, problem = problems[0]
+                report(f"{name}[{index}]", f"{problem}; the setting was ignored.")
                 continue
             roots = []
             for entry in value:

@@ -7,12 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list, string_table
+from .checks import Reporter, described, path_problem, string_list, string_table
 
 DEFAULT_STARTUP_TIMEOUT_SEC = 10.0
 """Codex's default MCP server start-up timeout, in seconds."""
 DEFAULT_TOOL_TIMEOUT_SEC = 60.0
 """Codex's default MCP tool-call timeout, in seconds."""
+MAX_STARTUP_TIMEOUT_SEC = 600.0
+"""The longest ``startup_timeout_sec`` accepted, in seconds (larger values are reported and
+clamped to it). Codex sets no bound; here a cell that calls a server's tools, ``%tools`` and
+completion of ``tools.`` wait for a server still starting, and a typo such as ``1e9`` would
+leave them waiting for 30 years."""
 
 
 @dataclass
@@ -87,6 +92,17 @@ def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | No
         if not check(value):
             report(f"{prefix}.{key}", f"must be {wanted}, not {described(value)}; the setting was ignored.")
             continue
+        if key == "startup_timeout_sec" and value > MAX_STARTUP_TIMEOUT_SEC:
+            report(
+                f"{prefix}.{key}",
+                f"{value:g} s is more than the {MAX_STARTUP_TIMEOUT_SEC:g} s allowed; {MAX_STARTUP_TIMEOUT_SEC:g} s "
+                "is used.",
+            )
+            value = MAX_STARTUP_TIMEOUT_SEC
+        problem = path_problem(value) if key in ("command", "cwd") else None
+        if problem is not None:
+            report(f"{prefix}.{key}", f"{problem}. The server was skipped.")
+            return None
         setattr(server, key, float(value) if kind == "seconds" else value)
     if server.command and server.url:
         report(prefix, "sets both `command` and `url`; give exactly one transport. The server was skipped.")

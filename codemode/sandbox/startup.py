@@ -98,7 +98,10 @@ def _server_files(servers: Iterable[Any], base: Path | None) -> list[Path]:
             continue
         folders = [Path(f) for f in (getattr(server, "cwd", None), base) if f]
         for word in [server.command, *getattr(server, "args", [])]:
-            candidate = Path(word).expanduser()
+            try:
+                candidate = Path(word).expanduser()
+            except RuntimeError:  # ~user of a user that does not exist: names no file
+                continue
             for found in [candidate] if candidate.is_absolute() else [folder / candidate for folder in folders]:
                 if found.is_file():
                     paths.append(found)
