@@ -20,6 +20,7 @@ from ..sandbox import Sandbox
 from ..sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from .base import Tool
 from .builtins import builtin_tools
+from .reach import may_use_unlisted
 
 if TYPE_CHECKING:
     from .mcp import McpClient
@@ -200,6 +201,18 @@ class ToolRegistry:
         """The connection to each enabled MCP server (:class:`codemode.tools.mcp.McpClient`),
         by the server's configured name."""
         return dict(self._mcp_clients)
+
+    async def tools_for(self, source: str) -> list[Tool]:
+        """The tools to start a cell of ``source`` with: :meth:`ready_tools` when an MCP server is
+        still starting and the cell may use a tool not listed yet
+        (:func:`~codemode.tools.reach.may_use_unlisted`), else :attr:`tools` at once: a cell
+        that calls no MCP tool does not wait for the servers."""
+        tools = self.tools
+        if all(client.settled for client in self._mcp_clients.values()):
+            return tools
+        if may_use_unlisted(source, {name for tool in tools for name in (tool.js_name, tool.raw_name)}):
+            return await self.ready_tools()
+        return tools
 
     async def ready_tools(self) -> list[Tool]:
         """:attr:`tools` after every MCP server has started or given up (each bounded by its

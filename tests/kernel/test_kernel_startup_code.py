@@ -15,7 +15,7 @@ import json
 import sys
 
 import pytest
-from kernel_driver import execute, start_kernel, stop_kernel
+from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -79,5 +79,47 @@ def test_code_a_cell_plants_for_the_next_start_does_not_run(codemode_kernelspec,
             "restart the kernel.).\n"
         ]
         assert not marker.exists(), marker.read_text()
+    finally:
+        stop_kernel(kernel)
+
+
+def test_bad_settings_lose_their_key_and_cells_wait_only_for_the_servers_they_use(codemode_kernelspec, tmp_path):
+    """A NUL in a writable root, a path as a module name and an unknown user's home as a
+    server's cwd each stopped the whole session; a startup_timeout_sec of 1e9 was accepted, and
+    every cell waited for the server still starting (here: until the test creates ``gate``)."""
+    gate = tmp_path / "gate"
+    starts = f"while [ ! -e {gate} ]; do sleep 0.05; done; exec {sys.executable} -m mcp_server_time"
+    (tmp_path / "codemode.toml").write_text(
+        '[sandbox_workspace_write]\nwritable_roots = ["/tmp", "/tmp/a\\u0000b"]\n\n'
+        '[python_tools]\nmodules = ["/etc/passwd"]\n\n'
+        f'[mcp_servers.gated]\ncommand = "sh"\nargs = ["-c", {json.dumps(starts)}]\nstartup_timeout_sec = 1e9\n\n'
+        '[mcp_servers.elsewhere]\ncommand = "x"\ncwd = "~nosuchuser-cm/x"\n'
+    )
+    source = tmp_path / "codemode.toml"
+    kernel = start_kernel(tmp_path)
+    try:
+        first = execute(kernel.kc, 'text("one")')
+        assert first.stdout == "one\n", first.content
+        assert first.stderr_messages == [
+            "".join(
+                f"codemode configuration problem: {source}: {problem}\n"
+                for problem in (
+                    "sandbox_workspace_write.writable_roots[1]: contains a NUL character, which no path can hold; "
+                    "the setting was ignored.",
+                    "python_tools.modules[0]: '/etc/passwd' is not a Python module name (identifiers joined by "
+                    "dots, such as mypkg.tools); it was ignored.",
+                    "mcp_servers.gated.startup_timeout_sec: 1e+09 s is more than the 600 s allowed; 600 s is used.",
+                    "mcp_servers.elsewhere.cwd: starts with '~nosuchuser-cm', the home folder of a user that does "
+                    "not exist here. The server was skipped.",
+                )
+            )
+        ]
+        assert execute(kernel.kc, "text(JSON.stringify(await tools.echo({a: 1})))").stdout == '{"a":1}\n'
+        msg_id = send_execute(
+            kernel.kc,
+            'const r = await tools.mcp__gated__get_current_time({timezone: "UTC"}); text(r.structuredContent.timezone)',
+        )
+        gate.touch()
+        assert collect(kernel.kc, msg_id).stdout == "UTC\n"
     finally:
         stop_kernel(kernel)
