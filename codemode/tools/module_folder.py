@@ -43,10 +43,19 @@ class SingleCandidateFinder(importlib.abc.MetaPathFinder):
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(os.path.abspath(folder))
+        try:
+            self._stems = {entry.split(".")[0] for entry in os.listdir(self.folder)}
+        except OSError:
+            self._stems = set()
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
+        # Cheap answers first: most imports meanwhile are of installed modules.
+        if path is None and fullname not in self._stems:
+            return None  # no top-level candidate in the folder (listed once: no cell runs meanwhile)
+        if path is not None and not any(Path(os.path.abspath(p)).is_relative_to(self.folder) for p in path):
+            return None  # a submodule of a package outside the folder
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
         if spec is None:
             return None
