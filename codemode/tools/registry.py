@@ -72,7 +72,12 @@ class ToolRegistry:
             registry._static.extend(tools)
             registry._errors.extend(errors)
         config_file = registry.config.source_path
-        protected = startup_code(config_file, modules, registry.config.mcp_servers.values())
+        servers = registry.config.mcp_servers.values()
+        protected = startup_code(config_file, modules, servers)
+        if any(server.command for server in servers):
+            from .mcp_stdio import server_programs
+
+            protected += server_programs(server for server in servers if server.enabled)
         registry.sandbox.protect(protected, jupyter_secrets())
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:

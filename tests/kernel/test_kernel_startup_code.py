@@ -5,8 +5,9 @@ imports ``wshelpers`` from the same folder) and an MCP server started with
 ``python -m cm_raw_server`` (found through ``PYTHONPATH``, as an installed module would be). A
 cell plants code where each would pick it up: ``wspkg/__init__.py`` (run before the tool
 module), ``wspkg/tools/__init__.py`` (a package beats the module beside it),
-``wshelpers/__init__.py`` (beats ``wshelpers.py``) and ``cm_raw_server/__main__.py``
-(``python -m`` looks in its working folder first). Each planted file appends its name to a
+``wshelpers/__init__.py`` (beats ``wshelpers.py``), ``cm_raw_server/__main__.py``
+(``python -m`` looks in its working folder first) and the server's program, found on its
+``PATH`` in the workspace (``bin/cm-raw-server``; the planted one would be a Python file). Each planted file appends its name to a
 marker file when it runs. A new kernel in the same folder must run none of them.
 
 Settings: a NUL in a writable root, a path as a module name and an unknown user's home as a
@@ -36,7 +37,13 @@ def greet(name: str) -> str:
     return wshelpers.hello(name)
 '''
 
-PLANTED = ("wspkg/__init__.py", "wspkg/tools/__init__.py", "wshelpers/__init__.py", "cm_raw_server/__main__.py")
+PLANTED = (
+    "wspkg/__init__.py",
+    "wspkg/tools/__init__.py",
+    "wshelpers/__init__.py",
+    "cm_raw_server/__main__.py",
+    "bin/cm-raw-server",
+)
 SERVERS = Path(__file__).resolve().parents[1] / "codemode" / "servers"
 """Where ``cm_raw_server.py``, a small MCP server without the SDK, lives."""
 RAW_ECHO = 'const r = await tools.mcp__raw__echo({text: "real"}); text(r.content[0].text)'
@@ -48,13 +55,19 @@ def test_planted_code_does_not_run_and_bad_settings_lose_their_key(codemode_kern
     (tmp_path / "wspkg" / "tools.py").write_text(TOOLS)
     (tmp_path / "wshelpers.py").write_text('def hello(name):\n    return "hello " + name\n')
     gate = tmp_path / "gate"
-    starts = f"while [ ! -e {gate} ]; do sleep 0.05; done; exec {sys.executable} -m cm_raw_server"
+    (tmp_path / "bin").mkdir()
+    program = tmp_path / "bin" / "cm-raw-server"  # found on the server's PATH, in the workspace
+    program.write_text(
+        f"#!/bin/sh\nwhile [ ! -e {gate} ]; do sleep 0.05; done\nexec {sys.executable} -m cm_raw_server\n"
+    )
+    program.chmod(0o755)
     source = tmp_path / "codemode.toml"
     source.write_text(
         '[sandbox_workspace_write]\nwritable_roots = ["/tmp", "/tmp/a\\u0000b"]\n\n'
         '[python_tools]\nmodules = ["wspkg.tools", "/etc/passwd"]\n\n'
-        f'[mcp_servers.raw]\ncommand = "sh"\nargs = ["-c", {json.dumps(starts)}]\n'
-        f"env = {{PYTHONPATH = {json.dumps(str(SERVERS))}}}\nstartup_timeout_sec = 1e9\n\n"
+        '[mcp_servers.raw]\ncommand = "cm-raw-server"\n'
+        f"env = {{PYTHONPATH = {json.dumps(str(SERVERS))}, PATH = {json.dumps(f'{tmp_path}/bin:/usr/bin:/bin')}}}\n"
+        "startup_timeout_sec = 1e9\n\n"
         '[mcp_servers.elsewhere]\ncommand = "x"\ncwd = "~nosuchuser-cm/x"\n'
     )
     marker = tmp_path / "ran.txt"
@@ -75,6 +88,7 @@ def test_planted_code_does_not_run_and_bad_settings_lose_their_key(codemode_kern
             "wspkg/tools/__init__.py: refused",
             "wshelpers/__init__.py: written",
             "cm_raw_server/__main__.py: written",
+            "bin/cm-raw-server: refused",
         ], planted.content
     finally:
         stop_kernel(kernel)

@@ -15,7 +15,7 @@ from codemode.kernel.services import tool_module_folder
 
 from codemode.config import load_config
 from codemode.sandbox.startup import shadowed_modules, startup_code
-from codemode.tools.mcp_stdio import server_folder
+from codemode.tools.mcp_stdio import find_command, server_folder
 from codemode.tools.module_folder import SingleCandidateFinder
 
 
@@ -132,3 +132,14 @@ def test_a_server_runs_in_a_folder_cells_cannot_write(tmp_path):
     link = tmp_path / "link"
     link.symlink_to(workspace)
     assert server_folder(None, link, [workspace]) == "/"
+
+
+def test_a_servers_program_is_not_taken_from_a_relative_path_entry(tmp_path, monkeypatch):
+    (tmp_path / "bin").mkdir()
+    planted = tmp_path / "bin" / "cm-prog"
+    planted.write_text("#!/bin/sh\n")
+    planted.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert find_command("cm-prog", "bin:.:") is None
+    assert find_command("cm-prog", f"bin:{tmp_path / 'bin'}") == str(planted)
+    assert find_command("cm-prog", "/bin:/a\0b") is None
