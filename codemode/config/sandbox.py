@@ -146,7 +146,14 @@ def _environment(table: Any, policy: ShellEnvironmentPolicy, report: Reporter) -
             else:
                 report(name, f"must be an array of name patterns (strings), not {described(value)}; it was ignored.")
         elif key == "set":
-            if string_table(value):
+            unusable = [k for k, v in value.items() if "=" in k or "\0" in k + v] if string_table(value) else []
+            if unusable:
+                report(
+                    f"{name}.{unusable[0]}",
+                    "cannot be an environment variable (a name with '=' or a NUL character, or a value with a "
+                    "NUL character); the setting was ignored.",
+                )
+            elif string_table(value):
                 policy.set = dict(value)
             elif isinstance(value, dict):
                 bad_key, bad = next((k, v) for k, v in value.items() if not isinstance(v, str))

@@ -228,3 +228,16 @@ def test_paths_and_module_names_that_cannot_be_used_lose_only_their_key(tmp_path
         )
     ]
     startup_code(config_file, config.python_modules, config.mcp_servers.values())  # no RuntimeError
+
+
+def test_an_environment_variable_that_cannot_exist_loses_its_key(tmp_path):
+    config_file = tmp_path / "codemode.toml"
+    for table in ('{ "A=B" = "1" }', '{ OK = "1", BAD = "x\\u0000y" }'):
+        config_file.write_text(f'[shell_environment_policy]\nset = {table}\ninherit = "core"\n')
+        config = load_config(config_file)
+        assert (config.sandbox.shell_environment.set, config.sandbox.shell_environment.inherit) == ({}, "core")
+        key = "A=B" if "A=B" in table else "BAD"
+        assert config.errors == [
+            f"{config_file}: shell_environment_policy.set.{key}: cannot be an environment variable (a name with '=' "
+            "or a NUL character, or a value with a NUL character); the setting was ignored."
+        ]
