@@ -98,7 +98,7 @@ answered is closed by the host right after) before it refuses."""
 class CodeModeSession:
     """The client's view of one code-mode session; see the module docstring.
 
-    ``registry`` supplies ``enabled_tools`` (``await registry.ready_tools()``), ``dispatcher``
+    ``registry`` supplies ``enabled_tools`` (``await registry.tools_for(source)``), ``dispatcher``
     runs tool calls, ``defaults`` gives yields, budgets and the limits sent on ``session/open``.
     ``on_notify(cell_id, text)`` and ``on_cell_closed(cell_id)`` (exactly once per cell) are called
     on the event loop. ``provider`` lets sessions share a host; ``output_truncation`` is sent as
@@ -297,7 +297,7 @@ class CodeModeSession:
         limit, host errors such as ``code-mode host has too many active cells``, shutdown).
         """
         binding = await self._ensure_open(on_idle_loss)
-        tools = await self.registry.ready_tools()
+        tools = await self.registry.tools_for(source)
         if not binding.usable:  # the host announced its exit or died meanwhile
             binding = await self._ensure_open(on_idle_loss)
         self._call_counter += 1

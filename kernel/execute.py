@@ -67,9 +67,10 @@ class ForegroundExecutor:
                 f"The code-mode session could not be started: {exc}. "
                 "Check the configuration and the kernel log, then run the cell again.",
             )
-        # Servers still starting report their problems once ready (or timed out); waiting
-        # here (execute would wait for them anyway) shows every problem with this cell.
-        await services.registry.ready_tools()
+        # A cell that may use the tools of an MCP server still starting waits for the servers
+        # (execute would wait anyway), so their start-up problems show with it; any other cell
+        # starts at once, and a later cell shows the problems found meanwhile.
+        await services.registry.tools_for(code)
         self.delivery.show_new_problems(services, request)
         try:
             source = services.pragma.parse_exec_source(code)

@@ -9,7 +9,7 @@ listed once, in a worker thread, on the first completion:
 
 When the code names ``tools`` (:func:`codemode.kernel.completion.mentions_tools`), the tool list
 is the one after every MCP server has started or given up, each within its
-``startup_timeout_sec`` (``ToolRegistry.ready_tools``), as a cell waits for it: the first
+``startup_timeout_sec`` (``ToolRegistry.ready_tools``), as a cell that may call their tools waits: the first
 completion of ``tools.`` in a session lists the MCP tools too. Other code is completed at once,
 without building the code-mode services. In the notebook profile the session's realm is asked
 for the bindings and members it knows (:func:`codemode.kernel.completion.binding_query`),

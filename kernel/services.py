@@ -117,12 +117,18 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
 
     Meanwhile Python's bytecode cache is a fresh folder of this kernel's (``sys.pycache_prefix``):
     a ``__pycache__`` in the notebook's folder is neither read (a cell could have planted a
-    compiled module there for the next start) nor written."""
+    compiled module there for the next start) nor written; and a module the folder holds two
+    candidates for is not imported
+    (:class:`~codemode.tools.module_folder.SingleCandidateFinder`)."""
     entry = str(folder) if folder is not None else None
-    if entry is None or entry in sys.path:
+    if folder is None or entry is None or entry in sys.path:
         yield
         return
+    from codemode.tools.module_folder import SingleCandidateFinder
+
+    finder = SingleCandidateFinder(folder)
     sys.path.append(entry)
+    sys.meta_path.insert(0, finder)
     previous = sys.pycache_prefix
     sys.pycache_prefix = tempfile.mkdtemp(prefix="codemode-pycache-")
     try:
@@ -130,6 +136,8 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
     finally:
         cache, sys.pycache_prefix = sys.pycache_prefix, previous
         shutil.rmtree(cache, ignore_errors=True)
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(finder)
         with contextlib.suppress(ValueError):
             sys.path.remove(entry)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list_table
+from .checks import Reporter, described, module_name_problem, string_list_table
 from .sandbox import (
     APPROVAL_POLICIES,
     FAIL_CLOSED,
@@ -27,7 +27,7 @@ from .sandbox import (
     load_sandbox_key,
     misspelled_sandbox_key,
 )
-from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server
+from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server, resolve_paths
 from .session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
 
 CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
@@ -100,7 +100,9 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml", base: Path
                 if server is not None:
                     config.mcp_servers[name] = server
         elif key == "python_tools":
-            modules = string_list_table(value, "python_tools", "modules", "module names", report)
+            modules = string_list_table(
+                value, "python_tools", "modules", "module names", report, problem=module_name_problem
+            )
             if modules is not None:
                 config.python_modules = modules
         else:
@@ -140,20 +142,20 @@ def load_config(path: str | os.PathLike | None = None, *, cwd: Path | None = Non
         return config
     try:
         data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
+        # tomllib reads nested arrays and inline tables recursively: a few hundred levels
+        # exhaust Python's recursion limit (RecursionError, not a TOMLDecodeError).
+        reason = "arrays or tables nested too deeply to read" if isinstance(exc, RecursionError) else exc
         config = Config(source_path=resolved, sandbox=replace(FAIL_CLOSED))
         config.errors.append(
-            f"{resolved}: (file): is not valid TOML ({exc}); the built-in defaults are used, but with "
+            f"{resolved}: (file): is not valid TOML ({reason}); the built-in defaults are used, but with "
             f"{CLOSED_SANDBOX} until the file is fixed."
         )
         return config
     config = parse_config(data, str(resolved), resolved.parent)
     config.source_path = resolved
-    if config.mcp_servers:
-        base = resolved.parent
-        for server in config.mcp_servers.values():
-            if server.cwd is not None and not Path(server.cwd).expanduser().is_absolute():
-                server.cwd = str((base / server.cwd).resolve())
+    for server in config.mcp_servers.values():
+        resolve_paths(server, Path(os.path.abspath(resolved.parent)))
     return config
 
 

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 logger = logging.getLogger("codemode.config")
@@ -52,10 +54,18 @@ def string_table(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
 
 
-def string_list_table(value: Any, section: str, key: str, what: str, report: Reporter) -> list[str] | None:
+def string_list_table(
+    value: Any,
+    section: str,
+    key: str,
+    what: str,
+    report: Reporter,
+    problem: Callable[[str], str | None] | None = None,
+) -> list[str] | None:
     """The strings under ``[section] key``, or None when absent or unusable. Reported: a
     section that is not a table, unknown keys, a value that is not an array, and each entry
-    that is not a string (the other entries are kept)."""
+    that is not a string or in which ``problem`` finds one (its sentence; the other entries
+    are kept)."""
     if not isinstance(value, dict):
         report(section, f"must be a table, not {described(value)}.")
         return None
@@ -66,8 +76,36 @@ def string_list_table(value: Any, section: str, key: str, what: str, report: Rep
         elif not isinstance(item, list):
             report(f"{section}.{key}", f"must be an array of {what} (strings); it was ignored.")
         else:
-            found = [entry for entry in item if isinstance(entry, str)]
+            found = []
             for index, entry in enumerate(item):
+                wrong = None if not isinstance(entry, str) or problem is None else problem(entry)
                 if not isinstance(entry, str):
                     report(f"{section}.{key}[{index}]", f"must be a string, not {described(entry)}; it was ignored.")
+                elif wrong is not None:
+                    report(f"{section}.{key}[{index}]", f"{wrong}; it was ignored.")
+                else:
+                    found.append(entry)
     return found
+
+
+def path_problem(text: str) -> str | None:
+    """Why the path ``text`` cannot be used, as the end of a sentence, or None: a NUL character
+    (every system call refuses it, Python with ``ValueError``), or a ``~user`` whose home
+    folder is unknown (``Path.expanduser`` raises ``RuntimeError``). Checked when the file is
+    read, so that the kernel's start never meets them."""
+    if "\0" in text:
+        return "contains a NUL character, which no path can hold"
+    try:
+        Path(text).expanduser()
+    except RuntimeError:
+        return f"starts with {text.split('/')[0]!r}, the home folder of a user that does not exist here"
+    return None
+
+
+def module_name_problem(name: str) -> str | None:
+    """Why ``name`` is not an absolute Python module name (identifiers joined by dots, such as
+    ``mypkg.tools``), or None. A path (``/x``, ``tools.py``) or a relative name (``.x``) would
+    otherwise fail deep in the import system, or search folders it must not."""
+    if name and all(part.isidentifier() for part in name.split(".")):
+        return None
+    return f"{name!r} is not a Python module name (identifiers joined by dots, such as mypkg.tools)"

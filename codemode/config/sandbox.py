@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list, string_table
+from .checks import Reporter, described, path_problem, string_list, string_table
 
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 """Values of ``sandbox_mode``, from most to least restricted."""
@@ -119,6 +119,11 @@ def _workspace_write(table: Any, settings: SandboxSettings, base: Path | None, r
                 index, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
                 report(f"{name}[{index}]", f"must be a path (a string), not {described(bad)}; the setting was ignored.")
                 continue
+            problems = [(i, problem) for i, entry in enumerate(value) if (problem := path_problem(entry))]
+            if problems:
+                index, problem = problems[0]
+                report(f"{name}[{index}]", f"{problem}; the setting was ignored.")
+                continue
             roots = []
             for entry in value:
                 path = Path(entry).expanduser()
@@ -150,7 +155,14 @@ def _environment(table: Any, policy: ShellEnvironmentPolicy, report: Reporter) -
             else:
                 report(name, f"must be an array of name patterns (strings), not {described(value)}; it was ignored.")
         elif key == "set":
-            if string_table(value):
+            unusable = [k for k, v in value.items() if "=" in k or "\0" in k + v] if string_table(value) else []
+            if unusable:
+                report(
+                    f"{name}.{unusable[0]}",
+                    "cannot be an environment variable (a name with '=' or a NUL character, or a value with a "
+                    "NUL character); the setting was ignored.",
+                )
+            elif string_table(value):
                 policy.set = dict(value)
             elif isinstance(value, dict):
                 bad_key, bad = next((k, v) for k, v in value.items() if not isinstance(v, str))

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, string_list, string_table
+from .checks import Reporter, described, path_problem, string_list, string_table
 
 DEFAULT_STARTUP_TIMEOUT_SEC = 10.0
 """Codex's default MCP server start-up timeout, in seconds."""
 DEFAULT_TOOL_TIMEOUT_SEC = 60.0
 """Codex's default MCP tool-call timeout, in seconds."""
+MAX_STARTUP_TIMEOUT_SEC = 600.0
+"""The longest ``startup_timeout_sec`` accepted, in seconds (larger values are reported and
+clamped to it). Codex sets no bound; here a cell that calls a server's tools, ``%tools`` and
+completion of ``tools.`` wait for a server still starting, and a typo such as ``1e9`` would
+leave them waiting for 30 years."""
 
 
 @dataclass
@@ -19,6 +26,8 @@ class McpServerConfig:
 
     Exactly one transport: ``command`` (+ ``args``, ``env``, ``cwd``) for stdio, or ``url``
     (+ ``bearer_token_env_var``, ``http_headers``) for streamable HTTP. Timeouts in seconds.
+    Once loaded from a file (:func:`resolve_paths`), ``cwd`` is absolute and so are the
+    relative paths of ``command`` and ``args`` that mean the config file's folder.
     ``enabled_tools`` is an optional allow-list; ``disabled_tools`` a deny-list (raw MCP names).
     """
 
@@ -83,6 +92,17 @@ def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | No
         if not check(value):
             report(f"{prefix}.{key}", f"must be {wanted}, not {described(value)}; the setting was ignored.")
             continue
+        if key == "startup_timeout_sec" and value > MAX_STARTUP_TIMEOUT_SEC:
+            report(
+                f"{prefix}.{key}",
+                f"{value:g} s is more than the {MAX_STARTUP_TIMEOUT_SEC:g} s allowed; {MAX_STARTUP_TIMEOUT_SEC:g} s "
+                "is used.",
+            )
+            value = MAX_STARTUP_TIMEOUT_SEC
+        problem = path_problem(value) if key in ("command", "cwd") else None
+        if problem is not None:
+            report(f"{prefix}.{key}", f"{problem}. The server was skipped.")
+            return None
         setattr(server, key, float(value) if kind == "seconds" else value)
     if server.command and server.url:
         report(prefix, "sets both `command` and `url`; give exactly one transport. The server was skipped.")
@@ -91,3 +111,31 @@ def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | No
         report(prefix, "needs `command` (stdio) or `url` (streamable HTTP). The server was skipped.")
         return None
     return server
+
+
+def relative_path(word: str) -> bool:
+    """Whether a word of a command line is spelled as a relative path: ``.``, ``..`` or a word
+    starting with ``./`` or ``../``. Only these are taken as paths: ``UTC``, ``stdio``,
+    ``@scope/package`` or ``owner/repo`` are passed on as they are."""
+    return word in (".", "..") or word.startswith(("./", "../"))
+
+
+def resolve_paths(server: McpServerConfig, base: Path) -> None:
+    """Make ``server``'s paths absolute, for a config file in the folder ``base``.
+
+    ``cwd`` is resolved against ``base``. Without a ``cwd`` the server does not run in the
+    config file's folder when cells can write it (:func:`codemode.tools.mcp_stdio.server_folder`),
+    so a relative ``command`` with a ``/`` in it (``bin/server``) and the ``args`` spelled as
+    relative paths (:func:`relative_path`, ``../.npm-tools/server.js``) are resolved against
+    ``base`` here: they keep naming what they named beside the file. With a ``cwd``, a
+    relative ``command`` is resolved against it (as ``execve`` in that folder would) and the
+    ``args`` are the server's own business, as in Codex (``McpServerTransportConfig::Stdio``'s
+    ``cwd``, ``codex-rs/core/src/config/types.rs``).
+    """
+    if server.cwd is not None:
+        server.cwd = os.path.normpath(base / Path(server.cwd).expanduser())
+    folder = Path(server.cwd) if server.cwd is not None else base
+    if server.command and os.sep in server.command and not os.path.isabs(server.command):
+        server.command = os.path.normpath(folder / server.command)
+    if server.cwd is None:
+        server.args = [os.path.normpath(base / arg) if relative_path(arg) else arg for arg in server.args]

@@ -3,11 +3,15 @@
 Must not change (:func:`startup_code`): what runs by itself the next time the kernel or its
 runtime host starts. A cell that could edit it would leave code behind that runs outside the
 sandbox, without anyone being asked: the config file (it names MCP server commands and the
-sandbox mode), the Python tool modules it names, the files its MCP servers' command lines name,
-the kernel's Python environment (a ``.pth`` file there runs at every interpreter start) and
-codemode's own code. A second candidate for a tool module (``m/`` next to ``m.py``) is not
-protected against but detected (:func:`shadowed_modules`): such a module is not loaded. Each is protected only
-where it lies inside a writable root; usually none does.
+sandbox mode), the Python tool modules it names and everything they imported from the config
+file's folder (each package of a dotted name is protected whole, a namespace package's folders
+too: no ``__init__.py`` and no ``tools/`` beside ``tools.py`` can appear), the files its MCP
+servers' command lines name, the kernel's Python environment (a ``.pth`` file there runs at
+every interpreter start) and codemode's own code. The config file's folder itself is usually the
+workspace and cannot be protected, so a second candidate for a module there (``m/`` next to
+``m.py``) is not prevented but detected, at every level of a dotted name
+(:func:`shadowed_modules`, :func:`module_candidates`): such a module is not loaded. Each is
+protected only where it lies inside a writable root.
 
 Must not read (:func:`jupyter_secrets`): the kernel's input history, and Jupyter's runtime folder, where the connection files
 of the running kernels (with the keys that sign their messages) and the Jupyter server's
@@ -17,7 +21,9 @@ answer this kernel's approval questions itself.
 
 from __future__ import annotations
 
+import glob
 import importlib.util
+import os
 import site
 import sys
 from collections.abc import Iterable
@@ -41,18 +47,45 @@ def _package_folders() -> list[Path]:
 
 
 def _module_paths(names: Iterable[str]) -> list[Path]:
-    """The files of loaded modules (a package: its folder), with their ``__pycache__``."""
+    """The files of loaded modules (a package: its folder, every folder of a namespace
+    package), with their ``__pycache__``."""
     paths: list[Path] = []
     for name in names:
         module = sys.modules.get(name)
         file = getattr(module, "__file__", None)
         if not file:
+            paths += [Path(p) for p in getattr(module, "__path__", None) or () if isinstance(p, str)]
             continue
         path = Path(file)
         if path.name == "__init__.py":
             paths.append(path.parent)
         else:
             paths += [path, path.parent / "__pycache__"]
+    return paths
+
+
+def _modules_from(folder: Path) -> list[str]:
+    """The loaded modules (packages included, namespace packages too) whose code lies in
+    ``folder``: what the tool modules of a config file beside them imported from there."""
+    root = Path(os.path.abspath(folder))
+    environment = [Path(os.path.abspath(p)) for p in _environment()]
+    found = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        places = [file] if file else [p for p in getattr(module, "__path__", None) or () if isinstance(p, str)]
+        for place in (Path(os.path.abspath(p)) for p in places):
+            # A venv inside the folder is protected whole (sys.prefix): its modules are not listed.
+            if place.is_relative_to(root) and not any(place.is_relative_to(e) for e in environment):
+                found.append(name)
+                break
+    return found
+
+
+def _environment() -> list[Path]:
+    """The kernel's Python environment: its prefixes and the user's site-packages."""
+    paths = [Path(sys.prefix), Path(sys.base_prefix)]
+    if site.ENABLE_USER_SITE and site.USER_SITE:
+        paths.append(Path(site.USER_SITE))
     return paths
 
 
@@ -65,41 +98,65 @@ def _server_files(servers: Iterable[Any], base: Path | None) -> list[Path]:
             continue
         folders = [Path(f) for f in (getattr(server, "cwd", None), base) if f]
         for word in [server.command, *getattr(server, "args", [])]:
-            candidate = Path(word).expanduser()
+            try:
+                candidate = Path(word).expanduser()
+            except RuntimeError:  # ~user of a user that does not exist: names no file
+                continue
             for found in [candidate] if candidate.is_absolute() else [folder / candidate for folder in folders]:
                 if found.is_file():
                     paths.append(found)
     return paths
 
 
+def module_candidates(folder: Path, name: str) -> list[str]:
+    """What Python could load as the module ``name`` (one level, no dots) from ``folder``: a
+    folder ``name/`` (a package, or a namespace portion), ``name.py``, ``name.pyc``, the
+    extension modules ``name.so`` and ``name.*.so``; sorted, a folder with a trailing ``/``.
+    Python's path finder picks one of them in its own order (a package before an extension
+    module before a source file), so a cell that wrote a second one beside the user's would
+    choose what runs."""
+
+    def candidate(path: Path) -> bool:
+        if path.is_dir():
+            return path.name == name
+        return path.name in (f"{name}.py", f"{name}.pyc") or (
+            path.name.startswith(f"{name}.") and path.name.endswith(".so")
+        )
+
+    try:
+        entries = sorted(folder.glob(f"{glob.escape(name)}*"))
+    except OSError:
+        return []
+    return [p.name + ("/" if p.is_dir() else "") for p in entries if candidate(p)]
+
+
 def shadowed_modules(folder: Path, names: Iterable[str]) -> dict[str, list[str]]:
-    """Tool modules with more than one candidate in ``folder`` (``m/``, ``m.py``, ``m.pyc``,
-    ``m.*.so``): Python would load the first in its own order, which a cell that wrote a second
-    one next to the user's could choose. By module name, the candidates found."""
+    """Tool modules with more than one candidate (:func:`module_candidates`) in ``folder``, at
+    any level of their dotted name: for ``pkg.sub.tools``, ``pkg`` in ``folder``, ``sub`` in
+    ``folder/pkg/`` and ``tools`` in ``folder/pkg/sub/`` (``pkg/sub/tools/`` next to
+    ``pkg/sub/tools.py`` would be imported instead of it). By module name, the candidates found
+    at the first level that has several, each as a path relative to ``folder``."""
     shadowed: dict[str, list[str]] = {}
     for name in names:
-        top = name.split(".")[0]
-
-        def candidate(path: Path, top: str = top) -> bool:
-            if path.is_dir():
-                return path.name == top
-            return path.name in (f"{top}.py", f"{top}.pyc") or (
-                path.name.startswith(f"{top}.") and path.name.endswith(".so")
-            )
-
-        found = [p.name + ("/" if p.is_dir() else "") for p in sorted(folder.glob(f"{top}*")) if candidate(p)]
-        if len(found) > 1:
-            shadowed[name] = found
+        place = folder
+        prefix = ""
+        for part in name.split("."):
+            found = module_candidates(place, part)
+            if len(found) > 1:
+                shadowed[name] = [prefix + entry for entry in found]
+                break
+            place, prefix = place / part, f"{prefix}{part}/"
+            if not place.is_dir():
+                break
     return shadowed
 
 
 def startup_code(config_file: Path | None, tool_modules: Iterable[str], mcp_servers: Iterable[Any] = ()) -> list[Path]:
     """Absolute paths of what runs when the kernel or the runtime host starts (module docstring)."""
     base = config_file.parent if config_file is not None else None
-    paths = [Path(sys.prefix), Path(sys.base_prefix), *_package_folders(), *_module_paths(tool_modules)]
+    modules = [*tool_modules, *(_modules_from(base) if base is not None else ())]
+    paths = [*_environment(), *_package_folders(), *_module_paths(dict.fromkeys(modules))]
     paths += _server_files(mcp_servers, base)
-    if site.ENABLE_USER_SITE and site.USER_SITE:
-        paths.append(Path(site.USER_SITE))
     if config_file is not None:
         paths.append(config_file)
     return [Path(p).absolute() for p in dict.fromkeys(paths)]

@@ -80,10 +80,13 @@ class McpClient:
     """The connection to one configured MCP server, and the server's tools.
 
     ``name`` is the server's configured name; ``tools`` is empty until the server has started.
+    ``folder`` is the working folder of a stdio server
+    (:func:`~codemode.tools.mcp_stdio.server_folder`; default: its ``cwd``, or the kernel's).
     """
 
-    def __init__(self, config: McpServerConfig) -> None:
+    def __init__(self, config: McpServerConfig, folder: str | None = None) -> None:
         self.config = config
+        self.folder = folder if folder is not None else config.cwd
         self.name = config.name
         self.tools: list[Tool] = []
         self.namespace_description: str | None = None
@@ -146,7 +149,7 @@ class McpClient:
         stack.push_async_callback(pipe.aclose)
         command, env = server_command(cfg.command or "", cfg.env)
         argv = launcher_argv(command, list(cfg.args))
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cfg.cwd)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=self.folder)
         streams = await stack.enter_async_context(stdio_transport(params, errlog=pipe.writer))
         pipe.close_writer()
         return streams[0], streams[1]

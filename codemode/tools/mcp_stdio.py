@@ -14,21 +14,45 @@ import logging
 import os
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+NEUTRAL_FOLDER = "/"
+"""Where a stdio server without a ``cwd`` runs when cells can write its config file's folder."""
 
 
-def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
-    """Resolve a stdio server's command and environment.
+def server_folder(cwd: str | None, config_folder: Path | None, writable: Iterable[Path]) -> str:
+    """The working folder of a stdio MCP server: its ``cwd`` when the config sets one (the
+    user chose it, as in Codex); else the config file's folder when it lies in none of the
+    ``writable`` folders (the workspace and the writable roots, :meth:`SandboxPolicy.writable_folders
+    <codemode.sandbox.policy.SandboxPolicy.writable_folders>`, also those of another
+    ``sandbox_mode``: an earlier session may have written there); else ``/``.
 
-    A bare command name (no ``/``) is looked up first in the folder of the Python
-    interpreter running the kernel (a venv's ``bin``), then on ``PATH``, so
-    ``command = "mcp-server-time"`` finds the console script installed beside codemode
-    even when the venv is not activated. The server's environment is the MCP SDK's
-    default one plus ``extra_env``, with that folder at the front of ``PATH``.
-    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
-    command) when it cannot be found or is not executable, so the start-up error says so
-    rather than reporting a closed connection from the launcher.
+    Why not the kernel's working folder (the notebook's), as a plain ``subprocess`` would: a
+    server's program looks up code in its working folder. ``npx`` runs the package found in
+    ``node_modules`` there or in a folder above; ``python -m`` puts the folder first on
+    ``sys.path``, so a ``<module>/__main__.py`` there runs instead of the installed module;
+    npm, uv and others read their settings from there. A cell that writes such a file would run
+    code outside the sandbox at the next kernel start. A folder inside none of the writable
+    folders has no writable folder above it either, so ``npx``'s upward search stays out of
+    them too; ``/`` is writable only with ``writable_roots = ["/"]`` (or without a sandbox),
+    where nothing is protected anyway.
     """
+    if cwd is not None:
+        return cwd
+    folders = [Path(os.path.realpath(folder)) for folder in writable]
+    if config_folder is not None:
+        real = Path(os.path.realpath(config_folder))
+        if not any(real.is_relative_to(folder) for folder in folders):
+            return str(config_folder)
+    return NEUTRAL_FOLDER
+
+
+def server_environment(extra_env: dict[str, str]) -> dict[str, str]:
+    """A stdio server's environment: the MCP SDK's default one, with the folder of the Python
+    interpreter running the kernel (a venv's ``bin``) at the front of ``PATH``, plus
+    ``extra_env`` (the server's ``env``)."""
     from mcp.client.stdio import get_default_environment
 
     bin_dir = str(Path(sys.executable).parent)
@@ -37,14 +61,56 @@ def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[s
     if bin_dir not in path.split(os.pathsep):
         env["PATH"] = bin_dir + os.pathsep + path
     env.update(extra_env)
+    return env
+
+
+def find_command(command: str, path: str) -> str | None:
+    """The program a bare ``command`` names on ``path`` (a ``PATH`` value), or None. Relative
+    and empty entries (``.``, ``bin``) are skipped: they would be looked up in the kernel's
+    working folder, the notebook's, where a cell can put a program of that name for the next
+    start (as :func:`codemode.sandbox.bwrap.find_program` skips them for ``bwrap``)."""
+    entries = [entry for entry in path.split(os.pathsep) if entry and os.path.isabs(entry)]
+    try:
+        return shutil.which(command, path=os.pathsep.join(entries))
+    except ValueError:  # a NUL in the command or in PATH: nothing can be found
+        return None
+
+
+def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Resolve a stdio server's command and environment.
+
+    A bare command name (no ``/``) is looked up first in the folder of the Python
+    interpreter running the kernel (a venv's ``bin``), then on ``PATH`` (:func:`find_command`),
+    so ``command = "mcp-server-time"`` finds the console script installed beside codemode
+    even when the venv is not activated. The environment is :func:`server_environment`'s.
+    Returns ``(command, env)``. Raises :class:`FileNotFoundError` (a sentence naming the
+    command) when it cannot be found or is not executable, so the start-up error says so
+    rather than reporting a closed connection from the launcher.
+    """
+    env = server_environment(extra_env)
     if command and os.sep not in command:
-        found = shutil.which(command, path=env["PATH"])
+        found = find_command(command, env["PATH"])
         if found is None:
             raise FileNotFoundError(f"the command `{command}` was not found on PATH")
         command = found
     elif not (os.path.isfile(command) and os.access(command, os.X_OK)):
         raise FileNotFoundError(f"the command `{command}` does not exist or is not executable")
     return command, env
+
+
+def server_programs(servers: Iterable[Any]) -> list[Path]:
+    """The programs the bare commands of ``servers`` (stdio ones, ``McpServerConfig``) run, as
+    found on their ``PATH`` now: protected like the files their command lines name
+    (:func:`codemode.sandbox.startup.startup_code`), since a ``PATH`` folder may lie in the
+    workspace (a project's venv, ``~/.local/bin`` when the notebook is in the home folder)."""
+    found = []
+    for server in servers:
+        command = getattr(server, "command", None)
+        if command and os.sep not in command and "\0" not in command:
+            program = find_command(command, server_environment(dict(server.env)).get("PATH", os.defpath))
+            if program is not None:
+                found.append(Path(program))
+    return found
 
 
 STDERR_TAIL_LINES = 20

@@ -21,6 +21,7 @@ from ..sandbox.secrets import temp_folders
 from ..sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from .base import Tool
 from .builtins import builtin_tools
+from .reach import may_use_unlisted
 
 if TYPE_CHECKING:
     from .mcp import McpClient
@@ -72,17 +73,25 @@ class ToolRegistry:
             registry._static.extend(tools)
             registry._errors.extend(errors)
         config_file = registry.config.source_path
-        protected = startup_code(config_file, modules, registry.config.mcp_servers.values())
+        servers = registry.config.mcp_servers.values()
+        protected = startup_code(config_file, modules, servers)
+        if any(server.command for server in servers):
+            from .mcp_stdio import server_programs
+
+            protected += server_programs(server for server in servers if server.enabled)
         watched = [*temp_folders(), *registry.sandbox.policy.writable_folders()]
         registry.sandbox.protect(protected, jupyter_secrets(), watched)
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from .mcp import McpClient
+            from .mcp_stdio import server_folder
 
+            writable = registry.sandbox.policy.writable_folders()
             for name, server_config in registry.config.mcp_servers.items():
                 if not server_config.enabled:
                     continue
-                client = McpClient(server_config)
+                folder = server_folder(server_config.cwd, config_file.parent if config_file else None, writable)
+                client = McpClient(server_config, folder)
                 registry._mcp_clients[name] = client
                 client.start()
         return registry
@@ -199,6 +208,18 @@ class ToolRegistry:
         """The connection to each enabled MCP server (:class:`codemode.tools.mcp.McpClient`),
         by the server's configured name."""
         return dict(self._mcp_clients)
+
+    async def tools_for(self, source: str) -> list[Tool]:
+        """The tools to start a cell of ``source`` with: :meth:`ready_tools` when an MCP server is
+        still starting and the cell may use a tool not listed yet
+        (:func:`~codemode.tools.reach.may_use_unlisted`), else :attr:`tools` at once: a cell
+        that calls no MCP tool does not wait for the servers."""
+        tools = self.tools
+        if all(client.settled for client in self._mcp_clients.values()):
+            return tools
+        if may_use_unlisted(source, {name for tool in tools for name in (tool.js_name, tool.raw_name)}):
+            return await self.ready_tools()
+        return tools
 
     async def ready_tools(self) -> list[Tool]:
         """:attr:`tools` after every MCP server has started or given up (each bounded by its

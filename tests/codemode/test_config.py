@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from codemode.config import Config, SessionDefaults, load_config
+from codemode.sandbox.startup import startup_code
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -186,3 +187,57 @@ def test_the_profiles_are_the_runtime_hosts():
     from codemode.config.session import NOTEBOOK_ENGINES
 
     assert NOTEBOOK_ENGINES == profile.NOTEBOOK_ENGINES == ("quickjs",)
+
+
+def test_a_file_nested_too_deeply_to_read_gives_the_closed_sandbox(tmp_path):
+    config_file = tmp_path / "codemode.toml"
+    config_file.write_text("x = " + "[" * 20000 + "]" * 20000 + '\nsandbox_mode = "danger-full-access"\n')
+    config = load_config(config_file)
+    assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "never")
+    assert config.errors == [
+        f"{config_file}: (file): is not valid TOML (arrays or tables nested too deeply to read); the built-in "
+        'defaults are used, but with sandbox_mode = "read-only" and approval_policy = "never" until the file is fixed.'
+    ]
+
+
+def test_paths_and_module_names_that_cannot_be_used_lose_only_their_key(tmp_path):
+    config_file = tmp_path / "codemode.toml"
+    config_file.write_text(
+        'sandbox_mode = "workspace-write"\n'
+        '[sandbox_workspace_write]\nwritable_roots = ["~nosuchuser-cm/out"]\nnetwork_access = true\n'
+        '[python_tools]\nmodules = ["ok.tools", "pkg/tools", "", "a..b", "x\\u0000"]\n'
+        '[mcp_servers.a]\ncommand = "bin/\\u0000x"\n'
+        '[mcp_servers.b]\ncommand = "x"\nargs = ["~nosuchuser-cm"]\nstartup_timeout_sec = inf\n'
+    )
+    config = load_config(config_file)
+    assert config.sandbox.writable_roots == [] and config.sandbox.network_access is True
+    assert config.python_modules == ["ok.tools"]
+    assert list(config.mcp_servers) == ["b"] and config.mcp_servers["b"].startup_timeout_sec == 600
+    name = "is not a Python module name (identifiers joined by dots, such as mypkg.tools); it was ignored."
+    assert config.errors == [
+        f"{config_file}: {problem}"
+        for problem in (
+            "sandbox_workspace_write.writable_roots[0]: starts with '~nosuchuser-cm', the home folder of a user "
+            "that does not exist here; the setting was ignored.",
+            f"python_tools.modules[1]: 'pkg/tools' {name}",
+            f"python_tools.modules[2]: '' {name}",
+            f"python_tools.modules[3]: 'a..b' {name}",
+            f"python_tools.modules[4]: 'x\\x00' {name}",
+            "mcp_servers.a.command: contains a NUL character, which no path can hold. The server was skipped.",
+            "mcp_servers.b.startup_timeout_sec: inf s is more than the 600 s allowed; 600 s is used.",
+        )
+    ]
+    startup_code(config_file, config.python_modules, config.mcp_servers.values())  # no RuntimeError
+
+
+def test_an_environment_variable_that_cannot_exist_loses_its_key(tmp_path):
+    config_file = tmp_path / "codemode.toml"
+    for table in ('{ "A=B" = "1" }', '{ OK = "1", BAD = "x\\u0000y" }'):
+        config_file.write_text(f'[shell_environment_policy]\nset = {table}\ninherit = "core"\n')
+        config = load_config(config_file)
+        assert (config.sandbox.shell_environment.set, config.sandbox.shell_environment.inherit) == ({}, "core")
+        key = "A=B" if "A=B" in table else "BAD"
+        assert config.errors == [
+            f"{config_file}: shell_environment_policy.set.{key}: cannot be an environment variable (a name with '=' "
+            "or a NUL character, or a value with a NUL character); the setting was ignored."
+        ]

@@ -82,8 +82,9 @@ def test_config_problems_are_shown_once(codemode_kernelspec, tmp_path):
         stop_kernel(kernel)
 
 
-def test_problems_found_at_start_up_all_show_with_the_first_cell(codemode_kernelspec, tmp_path):
-    # One problem is known at once (an import), the other only when the server fails to start.
+def test_problems_found_at_start_up_show_with_the_first_cell_that_follows(codemode_kernelspec, tmp_path):
+    # One problem is known at once (an import), the other only when the server fails to start;
+    # a cell that uses no MCP tool does not wait for that, so a later cell shows it.
     (tmp_path / "codemode.toml").write_text(
         '[python_tools]\nmodules = ["no_such_tools_module"]\n'
         '[mcp_servers.broken]\ncommand = "sh"\nargs = ["-c", "sleep 1; exit 3"]\nstartup_timeout_sec = 5\n'
@@ -92,12 +93,14 @@ def test_problems_found_at_start_up_all_show_with_the_first_cell(codemode_kernel
     try:
         others: list = []
         first = execute(kernel.kc, 'text("one")', others=others)
-        problems = "".join(c["text"] for c in first.of_type("stream") if c["name"] == "stderr")
+        problems = "".join(first.stderr_messages)
         assert "no_such_tools_module" in problems
-        assert "`broken`" in problems
         assert first.stdout == "one\n"
+        assert "`broken`" in execute(kernel.kc, "%tools", others=others).stdout  # waits for the server
+        second = execute(kernel.kc, 'text("two")', others=others)
+        assert "`broken`" in "".join(second.stderr_messages) + problems
+        assert "no_such_tools_module" not in "".join(second.stderr_messages)
         # The library's log records go to the kernel's log, not to IOPub outside any cell.
-        execute(kernel.kc, 'text("two")', others=others)
         assert [m["content"] for m in others if m["msg_type"] == "stream" and not m["parent_header"]] == []
     finally:
         stop_kernel(kernel)

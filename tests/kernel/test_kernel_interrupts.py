@@ -98,14 +98,14 @@ def test_an_interrupt_right_after_an_execute_stops_that_execute_not_the_backgrou
 
 
 def test_interrupt_while_the_session_starts_is_cell_terminated(codemode_kernelspec, tmp_path):
-    # A tool server that starts slowly: the first cell waits for it (the session's start).
+    # A tool server that starts slowly: the first cell, which calls its tools, waits for it.
     (tmp_path / "codemode.toml").write_text(
         '[mcp_servers.slow]\ncommand = "sh"\nargs = ["-c", "sleep 60"]\nstartup_timeout_sec = 15\n'
     )
     kernel = start_kernel(tmp_path)
     try:
         before = time.monotonic()
-        msg_id = kernel.kc.execute('text("never")')
+        msg_id = kernel.kc.execute('await tools.mcp__slow__x(); text("never")')
         started = wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "execute_input")
         kernel.km.interrupt_kernel()
         run = collect(kernel.kc, msg_id, timeout=60, earlier=started)
