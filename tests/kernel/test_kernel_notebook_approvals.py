@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import zmq
-from kernel_driver import TIMEOUT_S, collect, execute, send_execute, start_kernel, stop_kernel
+from kernel_driver import answer, collect, execute, reply_or_question, send_execute, start_kernel, stop_kernel
 
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
 
@@ -75,24 +74,6 @@ def notebook(codemode_kernelspec, tmp_path_factory):
         yield kernel, first.codemode["cell_id"]
     finally:
         stop_kernel(kernel)
-
-
-def reply_or_question(kc, msg_id: str):
-    """Wait for whichever comes first: a question on the stdin channel (returned as
-    ``("asked", message)``) or the execute's end (``("done", Execution)``)."""
-    poller = zmq.Poller()
-    poller.register(kc.stdin_channel.socket, zmq.POLLIN)
-    poller.register(kc.shell_channel.socket, zmq.POLLIN)
-    ready = dict(poller.poll(TIMEOUT_S * 1000))
-    if kc.stdin_channel.socket in ready:
-        return "asked", kc.get_stdin_msg(timeout=TIMEOUT_S)
-    assert kc.shell_channel.socket in ready, "neither a question nor a reply came"
-    return "done", collect(kc, msg_id)
-
-
-def answer(kc, question, value: str) -> None:
-    """Answer ``question`` naming it as the reply's parent."""
-    kc.session.send(kc.stdin_channel.socket, kc.session.msg("input_reply", {"value": value}, parent=question["header"]))
 
 
 def run_foreground(kc, code: str):
