@@ -385,9 +385,9 @@ class Realm:
             armed, reason, ended = self._state.leave()
         if failure is None or ended:
             return result
-        if armed and function is not self._entry:
-            # An interrupt unwinds without running ``finally``: forget the ended cell whose
-            # helper may have been running (a later host call would carry it).
+        if function is not self._entry:
+            # The stack unwound to here, an interrupt without running ``finally``: forget the
+            # ended cell whose helper may have been running (later host calls would carry it).
             self._call(None, self._entry, "unwound", quiet=True)
         if armed and "interrupted" in failure.partition("\n")[0]:
             self._interrupted(cell, failure, reason)
