@@ -97,6 +97,9 @@ class SessionDelegateAdapter:
 
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: CancellationToken) -> Any:
         public_id = self._public(str(invocation.get("cell_id")))
+        via_ended = invocation.get("via_ended_cell")
+        if via_ended is not None:
+            invocation = {**invocation, "via_ended_cell": self._public(str(via_ended))}
         # The cell may be reported before execute() returned; make sure it is known as live.
         self.hooks.cell_opened(public_id)
         result = await self.hooks.invoke(public_id, invocation, cancellation)

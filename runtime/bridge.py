@@ -47,7 +47,7 @@ class CellThread(Protocol):
 
     def emit_text(self, text: str) -> None: ...
 
-    def call_tool(self, index: int, input_json: str) -> str: ...
+    def call_tool(self, index: int, input_json: str, via_ended: str | None = None) -> str: ...
 
     def notify(self, text: str) -> None: ...
 
@@ -111,10 +111,12 @@ class BadHostCall(ValueError):
     before anything of it reaches the cell's state or a frame."""
 
 
-def handle(cell: CellThread, op: str, arg: str) -> str | None:
-    """Serve one call; never raises (a Python exception would surface in JS as a SystemError)."""
+def handle(cell: CellThread, op: str, arg: str, via_ended: str | None = None) -> str | None:
+    """Serve one call; never raises (a Python exception would surface in JS as a SystemError).
+    ``via_ended``: the ended cell whose helper made the call (the notebook realm's
+    ``"<cell>@<ended cell>|<op>"``), which a tool call passes on."""
     try:
-        return _handle(cell, op, arg)
+        return _handle(cell, op, arg, via_ended)
     except BadHostCall as exc:
         log.warning("host call %s refused: %s", op, exc)
         return error_reply(f"code-mode runtime error: {exc}")
@@ -176,7 +178,7 @@ def _checked_value(text: str) -> str | None:
     return problem
 
 
-def _handle(cell: CellThread, op: str, arg: str) -> str | None:
+def _handle(cell: CellThread, op: str, arg: str, via_ended: str | None) -> str | None:
     if op == "emit":
         cell.emit_item(_content_item(arg))
     elif op.startswith("text:"):
@@ -189,7 +191,7 @@ def _handle(cell: CellThread, op: str, arg: str) -> str | None:
         if problem is not None:
             return error_reply(problem)
         # The runtime id is an ASCII word of our own making ("tool-<n>"): its JSON is itself quoted.
-        return 'v"' + cell.call_tool(index, input_json) + '"'
+        return 'v"' + cell.call_tool(index, input_json, via_ended) + '"'
     elif op == "notify":
         cell.notify(_json_of(arg, str, "a notification"))
     elif op == "store":

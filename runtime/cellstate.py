@@ -37,7 +37,8 @@ class CellEvents:
     """Callbacks run on the asyncio loop for what a cell does.
 
     ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_id, index,
-    input_json)`` (the argument's JSON text, as the prelude wrote it); ``notify(text)``; ``finished(outcome)``: the cell is done (once);
+    input_json, via_ended)`` (the argument's JSON text, as the prelude wrote it; ``via_ended``:
+    the ended cell whose helper made the call, or None); ``notify(text)``; ``finished(outcome)``: the cell is done (once);
     ``output_full()``: a helper waits for room in the output window (the items before it
     are posted first), which only a response taking the output makes.
     """
@@ -48,7 +49,7 @@ class CellEvents:
         self,
         item: Callable[[dict[str, Any]], None],
         yield_control: Callable[[], None],
-        tool_call: Callable[[str, int, str], None],
+        tool_call: Callable[[str, int, str, str | None], None],
         notify: Callable[[str], None],
         finished: Callable[[CellOutcome], None],
         output_full: Callable[[], None],
@@ -226,9 +227,10 @@ class CellState:
 
     # ---- what the prelude asks (runtime/bridge.py) --------------------------------
 
-    def host_call(self, op: str, arg: str) -> str | None:
-        """Serve ``__codemode_host(op, arg)`` (:mod:`~codemode.runtime.bridge`)."""
-        return bridge.handle(self, op, arg)
+    def host_call(self, op: str, arg: str, via_ended: str | None = None) -> str | None:
+        """Serve ``__codemode_host(op, arg)`` (:mod:`~codemode.runtime.bridge`); ``via_ended``:
+        the ended cell whose helper acts for this one (the notebook realm's)."""
+        return bridge.handle(self, op, arg, via_ended)
 
     def emit_item(self, item: dict[str, Any]) -> None:
         self._buffer_item(scrub(item))
@@ -243,11 +245,11 @@ class CellState:
         self._output.acquire(item_cost(item))
         self._post(self._events.item, item)
 
-    def call_tool(self, index: int, input_json: str) -> str:
+    def call_tool(self, index: int, input_json: str, via_ended: str | None = None) -> str:
         self._tool_seq += 1
         runtime_id = f"tool-{self._tool_seq}"
         self._outstanding_tools.add(runtime_id)
-        self._post(self._events.tool_call, runtime_id, index, input_json)
+        self._post(self._events.tool_call, runtime_id, index, input_json, via_ended)
         return runtime_id
 
     def tool_settled(self, runtime_id: str) -> None:

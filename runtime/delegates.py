@@ -30,13 +30,18 @@ permits of ``HostPeer`` in ``codex-rs/code-mode-host/src/peer.rs``, pinned by it
 _INVOKE_HEAD = '{"type":"delegate/request","id":'
 
 
-def invocation_texts(session_id: str, cell_id: str, tool: dict[str, Any]) -> tuple[str, str]:
+def invocation_texts(
+    session_id: str, cell_id: str, tool: dict[str, Any], via_ended: str | None = None
+) -> tuple[str, str]:
     """The fixed parts of a ``tool/invoke`` request's JSON text for ``tool`` of cell ``cell_id``:
     what follows the delegate id up to the runtime id's JSON, and what follows that up to
-    the input's JSON (see :func:`tool_invoke_text`)."""
+    the input's JSON (see :func:`tool_invoke_text`). ``via_ended``: the ended cell whose helper
+    made the call, sent as ``via_ended_cell`` (the notebook realm's; a function that cell
+    declared, which the code of any running cell may have called)."""
+    via = "" if via_ended is None else f',"via_ended_cell":{json_text(via_ended)}'
     middle = (
         f',"sessionId":{json_text(session_id)},"request":{{"type":"tool/invoke","invocation":'
-        f'{{"cell_id":{json_text(cell_id)},"runtime_tool_call_id":'
+        f'{{"cell_id":{json_text(cell_id)}{via},"runtime_tool_call_id":'
     )
     tail = f',"tool_name":{json_text(tool["tool_name"])},"tool_kind":{json_text(tool["kind"])},"input":'
     return middle, tail
@@ -82,9 +87,10 @@ class DelegateTable:
         self._next_id += 1
         return self._next_id
 
-    def tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str) -> None:
+    def tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None) -> None:
         """Send a ``tool/invoke`` delegate request for tool ``index`` of ``cell.tools``, its
-        argument the JSON text ``input_json``; the answer settles the JS promise."""
+        argument the JSON text ``input_json`` (``via_ended``: :func:`invocation_texts`); the
+        answer settles the JS promise."""
         assert cell.runtime is not None
         if index >= len(cell.tools):
             cell.runtime.deliver_tool_result(runtime_id, False, f"code-mode runtime error: no tool has index {index}")
@@ -93,11 +99,15 @@ class DelegateTable:
             cell.runtime.deliver_tool_result(runtime_id, False, self._refusal(cell))
             return
         delegate_id = self._new_id()
-        texts = cell.invocation_texts.get(index)
-        if texts is None:
-            texts = cell.invocation_texts[index] = invocation_texts(
-                cell.session.session_id, cell.cell_id, cell.tools[index]
-            )
+        if via_ended is not None:  # rare: not cached
+            texts = invocation_texts(cell.session.session_id, cell.cell_id, cell.tools[index], via_ended)
+        else:
+            cached = cell.invocation_texts.get(index)
+            if cached is None:
+                cached = cell.invocation_texts[index] = invocation_texts(
+                    cell.session.session_id, cell.cell_id, cell.tools[index]
+                )
+            texts = cached
         try:
             self._send_text(tool_invoke_text(delegate_id, texts, runtime_id, input_json))
         except FrameTooLarge as exc:

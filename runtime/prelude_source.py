@@ -158,13 +158,17 @@ def readers_source() -> str:
 def realm_prelude_source() -> str:
     """The notebook realm's prelude: its completion value is the realm's entry,
     ``entry("cell", cell_id, config_json)`` (the cell factory, which returns the cell's
-    dispatcher) or ``entry("members", path_json)`` (``realm_members.js``'s listing)."""
+    dispatcher), ``entry("members", path_json)`` (``realm_members.js``'s listing) or
+    ``entry("unwound")`` (JavaScript was interrupted, which runs no ``finally``: no helper of
+    an ended cell runs any more, ``realm.js``'s ``__cm_ended_caller``)."""
     source = _SOURCES.get("realm")
     if source is None:
         factory = "function __cm_cell_factory(__cm_cell_id, __cm_cell_config) {\n" + _read(REALM_CELL_PARTS) + "\n}"
         entry = (
             "return function __cm_realm_entry(op, a, b) {\n"
-            '  return op === "members" ? __cm_realm_members(a) : __cm_cell_factory(a, b);\n};'
+            '  if (op === "members") return __cm_realm_members(a);\n'
+            '  if (op === "unwound") { __cm_ended_caller = undefined; return ""; }\n'
+            "  return __cm_cell_factory(a, b);\n};"
         )
         source = assemble(REALM_PARTS, factory + "\n" + entry)
         _SOURCES["realm"] = source

@@ -385,6 +385,10 @@ class Realm:
             armed, reason, ended = self._state.leave()
         if failure is None or ended:
             return result
+        if function is not self._entry:
+            # The stack unwound to here, an interrupt without running ``finally``: forget the
+            # ended cell whose helper may have been running (later host calls would carry it).
+            self._call(None, self._entry, "unwound", quiet=True)
         if armed and "interrupted" in failure.partition("\n")[0]:
             self._interrupted(cell, failure, reason)
         elif not quiet:
@@ -434,7 +438,12 @@ class Realm:
     # ---- the prelude's host calls (realm thread) ----------------------------------------
 
     def _host_call(self, op: str, arg: str) -> str | None:
-        cell_id, separator, name = op.partition("|")
+        """Serve a host call of the realm's JavaScript: ``"<cell id>|<op>"`` for a cell's
+        helpers, ``"<cell id>@<ended cell id>|<op>"`` when a helper of an ended cell acts for
+        the cell (``prelude/realm.js``: a tool call then says so, ``via_ended``), or a call of
+        the realm itself (``intl``, ``readers``, ``oom``)."""
+        head, separator, name = op.partition("|")
+        cell_id, _, via_ended = head.partition("@")
         if not separator:
             if op == "oom":
                 return self.out_of_memory(arg)
@@ -451,7 +460,7 @@ class Realm:
                 return None
         if cell.finished() and _silent_when_ended(name):
             return None
-        return cell.host_call(name, arg)
+        return cell.host_call(name, arg, via_ended or None)
 
 
 _NO_CELL: Any = None

@@ -299,13 +299,23 @@ class ToolCallRuntime:
     async def invoke(self, cell_id: str, invocation: dict[str, Any], cancellation: CancellationToken) -> ToolCallResult:
         """Run one ``tool/invoke`` delegate call for the public ``cell_id``.
 
-        ``invocation`` is the wire object ``{cell_id, runtime_tool_call_id, tool_name,
-        tool_kind, input}``. Returns a :class:`ToolCallResult`; never raises for tool errors.
+        ``invocation`` is the wire object ``{cell_id, via_ended_cell?, runtime_tool_call_id,
+        tool_name, tool_kind, input}`` (``via_ended_cell`` public as well). Returns a
+        :class:`ToolCallResult`; never raises for tool errors.
         """
         runtime_id = str(invocation.get("runtime_tool_call_id", ""))
         tool_name = invocation.get("tool_name") or {}
         kind = str(invocation.get("tool_kind", "function"))
-        return await self.handle_tool_call(cell_id, runtime_id, tool_name, kind, invocation.get("input"), cancellation)
+        via = invocation.get("via_ended_cell")
+        return await self.handle_tool_call(
+            cell_id,
+            runtime_id,
+            tool_name,
+            kind,
+            invocation.get("input"),
+            cancellation,
+            via_ended_cell=None if via is None else str(via),
+        )
 
     async def handle_tool_call(
         self,
@@ -315,11 +325,13 @@ class ToolCallRuntime:
         tool_kind: str,
         raw_input: Any,
         cancellation: CancellationToken,
+        via_ended_cell: str | None = None,
     ) -> ToolCallResult:
         """Resolve, validate, gate and run one call; see the module docstring for the rules.
 
         ``cancellation`` aborts the call. If this coroutine itself is cancelled, the call is
-        aborted the same way before ``CancelledError`` propagates.
+        aborted the same way before ``CancelledError`` propagates. ``via_ended_cell``
+        (:attr:`ToolContext.via_ended_cell`): such a call never gets the approver.
         """
         if isinstance(tool_name, dict):
             ns = tool_name.get("namespace")
@@ -350,7 +362,8 @@ class ToolCallRuntime:
             self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, stream=stream, text=text))
 
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
-        if self.approver is not None:
+        ctx.via_ended_cell = via_ended_cell
+        if self.approver is not None and via_ended_cell is None:
             ctx.request_approval = self.approver
 
         async def dispatch() -> ToolCallResult:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Literal, NotRequired, TypeAlias
 
 from .handshake import Ready, Rejected
 from .results import JsonValue, OkResult, WireResult, WireWaitOutcome, ok
@@ -80,6 +80,9 @@ class InitialResponse(TypedDict):
 
 class ToolInvocation(TypedDict):
     cell_id: str
+    via_ended_cell: NotRequired[str]
+    """The notebook realm's: the ended cell whose helper made the call (a function that cell
+    declared, called by the code of some running cell); the call acts for ``cell_id``."""
     runtime_tool_call_id: str
     tool_name: dict[str, str | None]
     tool_kind: str

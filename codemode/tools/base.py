@@ -51,6 +51,11 @@ class ToolContext:
     calling cell to show. Both are called on the event loop. ``request_approval(request)`` asks
     a person (:class:`~codemode.sandbox.approvals.ApprovalRequest`) and returns their
     :data:`~codemode.sandbox.approvals.Answer`, or None when no one can be asked.
+    ``via_ended_cell``: in the notebook profile, the id of the ended cell whose helper made the
+    call (a function that cell declared, called after it ended; the call acts for ``cell_id``,
+    the latest cell still running, as its helpers do), else None. The shared context cannot
+    tell which running cell's code called the function, so such a call may not ask a person
+    in ``cell_id``'s name: its ``request_approval`` finds no one to ask.
     """
 
     cell_id: str
@@ -59,6 +64,7 @@ class ToolContext:
     report_progress: ProgressReporter = field(default=_no_progress)
     report_output: OutputReporter = field(default=_no_output)
     request_approval: ApprovalRequester = field(default=_no_one_to_ask)
+    via_ended_cell: str | None = None
 
 
 Handler = Callable[[Any, ToolContext], Awaitable[Any]]

@@ -60,11 +60,26 @@ def _no_one_to_ask(sandbox: Sandbox) -> str:
     )
 
 
+def _ended_cell_cannot_ask(sandbox: Sandbox, ended_cell: str) -> str:
+    return (
+        f'exec_command needs a person\'s approval here (approval_policy = "{sandbox.approval_policy}"), '
+        f"but the call came through a function that cell {ended_cell} declared, and cell {ended_cell} has "
+        "ended: such a call cannot ask, since the cells share one context and which running cell called the "
+        "function cannot be told. The command was not run. Call tools.exec_command in the cell that needs "
+        "it, or give the function that cell's tools (f(tools)), or run the command inside the sandbox."
+    )
+
+
 async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest) -> None:
     """Return when a person approved ``request`` (now or earlier for the session); raise
-    :class:`ToolCallError` otherwise."""
+    :class:`ToolCallError` otherwise. A call through the helpers of an ended notebook cell
+    (:attr:`ToolContext.via_ended_cell`) is refused without asking: asking would show the
+    question under the cell in the foreground, for code that may be another cell's (one in the
+    background)."""
     if sandbox.approvals.covers(request):
         return
+    if ctx.via_ended_cell is not None:
+        raise ToolCallError(_ended_cell_cannot_ask(sandbox, ctx.via_ended_cell))
     asking = asyncio.ensure_future(ctx.request_approval(request))
     cancelled = asyncio.ensure_future(ctx.cancellation.wait())
     try:

@@ -1,7 +1,8 @@
 // The helpers of one realm cell and its dispatcher (the end of __cm_cell_factory's body).
 // The cell's function gets the helpers as parameters, so its code reaches its own cell
 // even when several cells' jobs interleave. Each helper is routed: once the cell has
-// ended, it acts for the cell running now (__cm_current_cell), or does nothing when none runs.
+// ended, it acts for the cell running now (__cm_current_cell), or does nothing when none runs;
+// what it asks of the host meanwhile carries this cell as the ended caller (realm.js).
 
 const __cm_self = __cm_record();
 __cm_self.id = __cm_cell_id;
@@ -12,14 +13,18 @@ __cm_self.impl = __cm_record();
 function __cm_helper(name, fn, shownName, length) {
   __cm_self.impl[name] = __cm_shape(__cm_bind(fn, undefined), shownName, length, fn);
   function __cm_route() {
-    let target = __cm_self.impl[name];
-    if (__cm_self.ended) {
-      const current = __cm_current_cell();
-      if (current === undefined) return undefined;
-      target = current.impl[name];
-      if (target === undefined) throw name + " is not available in the running cell";
+    if (!__cm_self.ended) return __cm_apply(__cm_self.impl[name], undefined, arguments);
+    const current = __cm_current_cell();
+    if (current === undefined) return undefined;
+    const target = current.impl[name];
+    if (target === undefined) throw name + " is not available in the running cell";
+    const outer = __cm_ended_caller;
+    __cm_ended_caller = __cm_self.id;
+    try {
+      return __cm_apply(target, undefined, arguments);
+    } finally {
+      __cm_ended_caller = outer;
     }
-    return __cm_apply(target, undefined, arguments);
   }
   return __cm_shape(__cm_bind(__cm_route, undefined), shownName, length, fn);
 }

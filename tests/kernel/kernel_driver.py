@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import zmq
 from jupyter_client.manager import KernelManager
 
 KERNEL_NAME = "codemode"
@@ -205,6 +206,25 @@ def collect(
         if msg["msg_type"] not in ("status", "execute_input"):
             messages.append(msg)
     return Execution(reply, messages)
+
+
+def reply_or_question(kc: Any, msg_id: str, timeout: float = TIMEOUT_S) -> tuple[str, Any]:
+    """Wait for whichever comes first: a question on the stdin channel (``("asked",
+    message)``) or the shell reply of request ``msg_id`` (``("done", Execution)``)."""
+    poller = zmq.Poller()
+    poller.register(kc.stdin_channel.socket, zmq.POLLIN)
+    poller.register(kc.shell_channel.socket, zmq.POLLIN)
+    ready = dict(poller.poll(timeout * 1000))
+    if kc.stdin_channel.socket in ready:
+        return "asked", kc.get_stdin_msg(timeout=timeout)
+    assert kc.shell_channel.socket in ready, "neither a question nor a reply came"
+    return "done", collect(kc, msg_id, timeout)
+
+
+def answer(kc: Any, question: dict[str, Any], value: str) -> None:
+    """Answer ``question`` (an ``input_request``) with an ``input_reply`` naming it as its parent
+    (``kc.input()`` names none)."""
+    kc.session.send(kc.stdin_channel.socket, kc.session.msg("input_reply", {"value": value}, parent=question["header"]))
 
 
 def execute(

@@ -11,8 +11,10 @@ import json
 from pathlib import Path
 
 import pytest
+from codemode.kernel.approvals import ASKED_AGAIN
+from console_driver import Console
 from jupyter_client.session import Session
-from kernel_driver import TIMEOUT_S, collect, execute, send_execute
+from kernel_driver import TIMEOUT_S, answer, collect, execute, reply_or_question, send_execute
 from sandbox_cells import kernel_in, printed, shell
 
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
@@ -135,9 +137,13 @@ def test_only_the_front_end_that_sent_the_request_can_answer(tmp_path, outside):
     assert list(outside.iterdir()) == []
 
 
+LONG_YIELD = '// @exec: {"yield_time_ms": 120000}\n'
+
+
 def test_a_question_open_when_the_cell_yields_is_withdrawn(tmp_path, outside):
     """No front end answers once the request is over: the question is withdrawn at the yield,
-    the call refused as for a cell in the background, and the next question is asked."""
+    the call refused as for a cell in the background, and the next question is asked; a reply
+    to it without a parent could be the withdrawn question's late answer, so it is asked again."""
     code = '// @exec: {"yield_time_ms": 300}\n' + escalated(outside / "late.txt")
     with kernel_in(tmp_path / "nb") as kernel:
         msg_id = send_execute(kernel.kc, code, allow_stdin=True)
@@ -146,6 +152,85 @@ def test_a_question_open_when_the_cell_yields_is_withdrawn(tmp_path, outside):
         assert yielded.codemode["status"] == "running"
         waited = execute(kernel.kc, f"%wait {yielded.codemode['cell_id']}")
         assert waited.stdout.startswith("ERROR exec_command needs a person's approval here")
-        _, done = ask_and_answer(kernel, escalated(outside / "next.txt"), "y")
-        assert json.loads(done.stdout)["exit_code"] == 0
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "next.txt"), allow_stdin=True)
+        first = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        kernel.kc.input("y")
+        kind, again = reply_or_question(kernel.kc, msg_id)
+        assert kind == "asked"
+        assert again["content"]["prompt"] == ASKED_AGAIN + "\n" + first["content"]["prompt"]
+        kernel.kc.input("y")  # the front end has answered since: taken
+        assert json.loads(collect(kernel.kc, msg_id).stdout)["exit_code"] == 0
     assert sorted(p.name for p in outside.iterdir()) == ["next.txt"]
+
+
+def interrupted_question(kernel, path: Path) -> dict:
+    """Ask about writing ``path`` and withdraw the question by interrupting the kernel; returns
+    the withdrawn question."""
+    msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(path), allow_stdin=True)
+    question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+    kernel.km.interrupt_kernel()
+    stopped = collect(kernel.kc, msg_id)
+    assert stopped.content["status"] == "error", stopped.content
+    return question
+
+
+def test_a_late_answer_to_an_interrupted_question_does_not_approve_the_next(tmp_path, outside):
+    """The issue's case: a question withdrawn by an interrupt, then its late ``y`` without a
+    parent (as ``KernelClient.input()`` and ``jupyter console`` send it) arrives while the next
+    question is open. Before the fix it approved the next command; now that question is asked
+    again, and the answer to it decides."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        interrupted_question(kernel, outside / "first.txt")
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "second.txt"), allow_stdin=True)
+        second = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        kernel.kc.input("y")  # the late answer
+        kind, again = reply_or_question(kernel.kc, msg_id)
+        assert kind == "asked", "the late answer approved the next question"
+        assert again["content"]["prompt"] == ASKED_AGAIN + "\n" + second["content"]["prompt"]
+        assert again["parent_header"]["msg_id"] == msg_id
+        kernel.kc.input("n")
+        assert printed(collect(kernel.kc, msg_id)) == "ERROR exec command rejected by user"
+        assert list(outside.iterdir()) == []
+
+        # A reply naming its question is taken even after a withdrawal; a late reply naming
+        # the withdrawn question answers nothing, and counts as that question's answer.
+        withdrawn = interrupted_question(kernel, outside / "third.txt")
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "fourth.txt"), allow_stdin=True)
+        fourth = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        answer(kernel.kc, withdrawn, "y")
+        answer(kernel.kc, fourth, "y")
+        assert json.loads(collect(kernel.kc, msg_id).stdout)["exit_code"] == 0
+        withdrawn = interrupted_question(kernel, outside / "fifth.txt")
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "sixth.txt"), allow_stdin=True)
+        kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        answer(kernel.kc, withdrawn, "y")
+        kernel.kc.input("n")  # the withdrawn question had its answer: this one is for the open one
+        assert printed(collect(kernel.kc, msg_id)) == "ERROR exec command rejected by user"
+    assert sorted(p.name for p in outside.iterdir()) == ["fourth.txt"]
+
+
+def test_jupyter_console_answers_and_is_asked_again_after_an_interrupt(codemode_kernelspec, tmp_path, outside):
+    """``jupyter console`` answers without a parent: its ``y`` is taken, and after a question
+    withdrawn by Ctrl-C the next question comes again once answered, then its ``y`` runs it."""
+    cell = (
+        'await tools.exec_command({cmd: "echo ok > %s/%s", sandbox_permissions: "require_escalated"}); text("wrote %s")'
+    )
+    with Console(tmp_path) as console:
+        console.wait_for("In [1]")
+        console.keys(cell % (outside, "one.txt", "one"), "Enter")
+        console.wait_for("Run it? [y]es / [n]o / [a]lways for this session:")
+        console.keys("y", "Enter")
+        console.wait_for("wrote one")
+        console.keys(cell % (outside, "never.txt", "never"), "Enter")
+        console.wait_for("never.txt\n")
+        console.keys("C-c")
+        console.wait_for("In [3]")
+        console.keys(cell % (outside, "two.txt", "two"), "Enter")
+        console.wait_for("two.txt\n")
+        console.keys("y", "Enter")
+        console.wait_for(ASKED_AGAIN)
+        console.keys("y", "Enter")
+        console.wait_for("wrote two")
+        console.wait_for("In [4]")
+        console.quit()
+    assert sorted(p.name for p in outside.iterdir()) == ["one.txt", "two.txt"]

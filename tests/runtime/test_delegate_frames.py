@@ -49,3 +49,18 @@ def test_the_argument_text_is_carried_as_written():
     header, payload = text_frame_parts(written)
     assert payload == written.encode("utf-8")
     assert int.from_bytes(header, "little") == len(payload)
+
+
+def test_a_call_through_an_ended_cells_helpers_names_that_cell():
+    # The notebook realm's call through a helper of ended cell 2, acting for cell 7.
+    tool = {"tool_name": "exec_command", "kind": "function"}
+    written = tool_invoke_text(3, invocation_texts("s", "7", tool, "2"), "tool-1", "null")
+    invocation = {
+        "cell_id": "7",
+        "via_ended_cell": "2",
+        "runtime_tool_call_id": "tool-1",
+        "tool_name": "exec_command",
+        "tool_kind": "function",
+        "input": None,
+    }
+    assert written == json_text(messages.tool_invoke(3, "s", invocation))  # type: ignore[typeddict-item]

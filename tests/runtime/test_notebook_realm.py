@@ -107,6 +107,23 @@ async def test_a_function_of_a_running_cell_prints_into_that_cell(nb):
     assert text_items(await finish(nb, definer)) == ["told 2"]
 
 
+async def test_a_tool_call_through_an_ended_cells_helpers_names_that_cell(nb):
+    """It acts for the running cell, and says which ended cell's helper made it (the client
+    then lets it ask no one); the running cell's own calls say nothing of the kind."""
+    declaring, declared = await started(nb, "async function viaEnded(v) { return tools.echo(v) }")
+    assert body_of(declared)["error_text"] is None
+    before = len(nb.calls)
+    code = "await viaEnded(1)\nawait tools.echo(2)\nawait viaEnded({toJSON() { return 3 }})"
+    running, _ = await started(nb, code, yield_time_ms=0)
+    await finish(nb, running)
+    invocations = [call.request["invocation"] for call in nb.calls[before:]]
+    assert [(i["cell_id"], i.get("via_ended_cell"), i["input"]) for i in invocations] == [
+        (running, declaring, 1),
+        (running, None, 2),
+        (running, declaring, 3),
+    ]
+
+
 @pytest.mark.parametrize("busy", ["while (true) {}", "await tools.echo(1)\nwhile (true) {}"])
 async def test_terminating_a_busy_cell_leaves_a_cell_awaiting_a_tool(nb, busy):
     waiting, _ = await started(nb, "yield_control()\nconst r = await tools.gate({})\ntext('got ' + r)")
