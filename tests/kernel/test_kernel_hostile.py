@@ -1,6 +1,9 @@
 """A randomized "hostile cell" test: hypothesis draws sequences of cells that misbehave (lone
-surrogates in tool arguments, stored values, tool results and tool output, tampered built-ins, floods, heap exhaustion, a blocked Python tool, an endless
-loop, interrupts at random moments, yielded cells left running) and runs each sequence in one
+surrogates in tool arguments, stored values, tool results and tool output, tampered built-ins,
+floods, heap exhaustion, a blocked Python tool, an endless loop, interrupts at random moments,
+yielded cells left running, runtime functions sought through call sites and called with forged
+frame text, 1024 tool calls held by one cell, a background cell asking for approval while
+another waits in the foreground) and runs each sequence in one
 fresh kernel. After every step:
 
 - a control cell answers within 2 s (the one timed check: what a user waits for);
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,13 +32,14 @@ from kernel_driver import (
     Execution,
     collect,
     execute,
+    reply_or_question,
     send_execute,
     start_kernel,
     stop_kernel,
     wait_for_iopub,
 )
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [pytest.mark.timeout(600), pytest.mark.usefixtures("bubblewrap")]
 
 TOOLS = (
     '''
@@ -174,6 +179,80 @@ def interrupt_at_random(kernel, delay_s: float) -> None:
     assert ticks == [f"tick {i}" for i in range(len(ticks))]
 
 
+FORGED = '0:null}},"type":"bogus","id":1,"cell_id":"1","x":{"y":{"z"'
+"""Text that, spliced into a ``delegate/request`` frame, closed the argument and wrote the
+frame's own fields."""
+
+
+def internals_via_call_sites(kernel, _: float) -> None:
+    # Every function a call site hands out is called with a forged frame text: none may be
+    # a runtime function (the list stays empty), and the kernel keeps its host.
+    code = (
+        "const got = [];\n"
+        "Error.prepareStackTrace = (e, sites) => sites;\n"
+        "const probe = () => { for (const s of new Error().stack) { const f = s.getFunction();"
+        " if (typeof f === 'function') got.push(f); } return {ms: 1}; };\n"
+        "await tools.sleep({ms: 1, toJSON: probe});\n"
+        "Error.prepareStackTrace = undefined;\n"
+        f"for (const f of got) await Promise.resolve().then(() => f({json.dumps(FORGED)})).catch(() => {{}});\n"
+        "text(JSON.stringify(got.map((f) => f.name)))"
+    )
+    run = execute(kernel.kc, code)
+    assert (run.stdout, run.stderr_messages) == ("[]\n", [])
+
+
+NO_ONE_ASKED = (
+    'ERROR exec_command needs a person\'s approval here (approval_policy = "on-request"), but no one can be asked'
+)
+PENDING_LIMIT = "code-mode host has too many pending delegate calls (1024, the limit per connection)"
+
+
+def pending_calls_held(kernel, _: float) -> None:
+    holder = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 60000}\n'
+        "for (let i = 0; i < 1024; i++) tools.sleep({ms: 600000});\n"
+        "yield_control(); await new Promise(() => {});",
+    )
+    holder_id = holder.codemode["cell_id"]
+    other = execute(kernel.kc, "try { await tools.sleep({ms: 1}); } catch (e) { text(e); }")
+    # A cell an earlier step left running may hold one of the connection's calls.
+    held = re.fullmatch(rf"{re.escape(PENDING_LIMIT)}: cell {re.escape(holder_id)} holds (\d+)\n", other.stdout)
+    assert held is not None and int(held[1]) >= 1020, other.stdout
+    assert execute(kernel.kc, f"%terminate {holder_id}").stdout == f"Cell {holder_id} was terminated.\n"
+
+
+def approval_borrowing(kernel, _: float) -> None:
+    # A yielded cell asks to leave the sandbox while another cell waits in the foreground,
+    # allowing stdin: nothing is asked (the question would show under the foreground cell),
+    # nothing runs, the background cell's call is refused.
+    opened, done, marker = (kernel.cwd / name for name in ("borrow-opened", "borrow-done", "borrow-ran"))
+    for path in (opened, done, marker):
+        path.unlink(missing_ok=True)
+    escalate = json.dumps({"cmd": f"touch {marker}", "sandbox_permissions": "require_escalated", "justification": "?"})
+    background = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 0}\n'
+        f"await tools.blocking({{gate: {json.dumps(str(opened))}}});\n"
+        f'try {{ await tools.exec_command({escalate}); }} catch (e) {{ text("ERROR " + (e?.message ?? e)); }}\n'
+        f"await tools.exec_command({{cmd: {json.dumps(f'touch {done}')}}});",
+    )
+    assert background.codemode["status"] == "running"
+    foreground = send_execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 120000}\n'
+        f"await tools.exec_command({{cmd: {json.dumps(f'touch {opened}')}}});\n"
+        f'await tools.blocking({{gate: {json.dumps(str(done))}}});\ntext("foreground");',
+        allow_stdin=True,
+    )
+    kind, run = reply_or_question(kernel.kc, foreground)
+    assert kind == "done", run["content"]["prompt"]
+    assert run.stdout == "blocking\nforeground\n", run.stdout
+    waited = execute(kernel.kc, f"%wait {background.codemode['cell_id']}")
+    assert waited.stdout.startswith(NO_ONE_ASKED), waited.stdout
+    assert not marker.exists()
+
+
 def yielded_left_running(kernel, _: float) -> None:
     run = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nnotify("left running"); await tools.sleep({ms: 600000})')
     assert run.codemode["status"] == "running"
@@ -197,6 +276,9 @@ STEPS = {
         endless_loop_interrupted,
         interrupt_at_random,
         yielded_left_running,
+        internals_via_call_sites,
+        pending_calls_held,
+        approval_borrowing,
     )
 }
 
