@@ -34,8 +34,13 @@ together, in UTF-8 bytes (67 107 840)."""
 
 
 def canonical(value_json: str) -> str:
-    """The JSON text (as JavaScript's ``JSON.stringify`` wrote it) that the host keeps and
-    sends for a value. Raises ``ValueError`` for a text that is not JSON."""
+    """The JSON text that the host keeps and sends for a value whose JSON, as JavaScript's
+    ``JSON.stringify`` wrote it, is ``value_json``. A string's is the text itself: both write
+    a string alike (the same escapes, the rest as it is; ``tests/runtime/test_stored_frames.py``
+    compares every character), which spares parsing and writing a large one again. Raises
+    ``ValueError`` for a text that is not JSON."""
+    if value_json.startswith('"'):
+        return value_json
     return json_text(json.loads(value_json))
 
 
