@@ -75,7 +75,7 @@ def test_values_of_more_than_a_frame_in_all_survive_every_host_replacement(kerne
     stored = execute(kernel.kc, f'for (const i of [0, 1, 2]) store("v" + i, String(i).repeat({BIG})); text("stored")')
     assert (stored.content["status"], stored.stdout) == ("ok", "stored\n")
 
-    replaced = execute(kernel.kc, "%config profile=notebook")
+    replaced = execute(kernel.kc, "%config engine=v8")
     assert replaced.stdout.startswith("The code-mode runtime host was replaced: "), replaced.stdout
     after_config = execute(kernel.kc, CHECK)
     assert (after_config.content["status"], after_config.stdout) == ("ok", "intact intact intact\n")
