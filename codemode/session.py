@@ -21,8 +21,9 @@ session on a host connection (:mod:`codemode.host`):
 - tool calls go to the :class:`~codemode.dispatch.ToolCallRuntime`, notifications to
   ``on_notify``; after ``shutdown`` every call fails with ``code mode session is shutting down``;
 - stored values: the client keeps the committed values (the ``session/storedValues``
-  extension) and seeds a rebuilt host's session with them. Codex's own host rejects unknown
-  fields, so the extension is used only with our host (see ``stored_values_extension``).
+  extension) and seeds a rebuilt host's session with them, one value a frame whatever their
+  total (:mod:`codemode.stored_values`). Codex's own host rejects unknown fields, so the
+  extension is used only with our host (see ``stored_values_extension``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends 
 ``emit``), ``tool`` (``"<index>:<input JSON>"``; the JSON text, as the prelude's ``JSON.stringify``
 wrote it, goes into the ``tool/invoke`` frame as it is once it was checked to be exactly one
 JSON value),
-``notify`` (a JSON string), ``store`` (``[key, json]``), ``load`` (a JSON string key),
+``notify`` (a JSON string), ``store`` (``[key, json]``; the value is kept as the canonical JSON
+of :mod:`codemode.stored_values`, and one too large to cross a frame is refused), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate or nesting 128 deep are
 refused and keys have their surrogates replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
 ``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``readers`` (the source of the
@@ -33,6 +34,8 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any, Protocol
+
+from codemode import stored_values
 
 from .jsontext import has_surrogate, is_one_value, scrub, value_error
 from .prelude_source import readers_source
@@ -202,7 +205,12 @@ def _handle(cell: CellThread, op: str, arg: str, via_ended: str | None) -> str |
         problem = _checked_value(value_json)
         if problem is not None:
             return error_reply(problem)
-        cell.store(scrub(key), value_json)
+        key = scrub(key)
+        value_text = stored_values.canonical(value_json)
+        size = stored_values.entry_bytes(key, value_text)
+        if size > stored_values.MAX_STORED_VALUE_BYTES:
+            return error_reply(stored_values.refusal(key, size))
+        cell.store(key, value_text)
     elif op == "load":
         stored = cell.load(scrub(_json_of(arg, str, "a key")))
         return None if stored is None else "v" + stored

@@ -301,6 +301,14 @@ class Connection:
                 cell.yield_now()
         elif kind == "operation/cancel":
             self._cancel_request(message["id"])
+        elif kind == "session/storedValues":
+            # Values the client kept, one a frame, after session/open and before any execute
+            # that may load them: applied here, in the order the frames came.
+            session = self.sessions.get(message["sessionId"])
+            if session is None:
+                log.warning("stored values for unknown code-mode session %r dropped", message["sessionId"][:80])
+            else:
+                session.seed(message["values"])
         else:  # connection/hello, the only other variant
             raise FatalConnectionError("received a second code-mode client hello", None)
 

@@ -9,14 +9,15 @@ terminate for its cells (:class:`~codemode.runtime.livecell.LiveCell`).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from codemode import messages
+from codemode import messages, stored_values
+from codemode.frame_json import json_text
 from codemode.messages import WireRuntimeResponse, WireWaitOutcome
+from codemode.protocol import FrameTooLarge
 from codemode.tools.naming import normalize_identifier
 
 from . import engines, interrupt, profile
@@ -41,6 +42,8 @@ class HostPort(ConnectionPort, Protocol):
     """What a session asks of the connection, beyond what its cells ask."""
 
     observing: dict[int, LiveCell]
+
+    def send_text(self, text: str) -> None: ...
 
     def cell_closed(self, session: HostSession, cell: LiveCell) -> None: ...
 
@@ -71,7 +74,9 @@ class HostSession:
         """What the client puts before this session's cell ids where it shows them (``g2:``
         after a host was replaced; ``session/open``'s ``cellIdPrefix``): texts naming another
         cell use it."""
-        self.store: dict[str, str] = {k: json.dumps(v) for k, v in (stored_values or {}).items()}
+        self.store: dict[str, str] = {}
+        """Key -> the value's canonical JSON (:mod:`codemode.stored_values`)."""
+        self.seed(stored_values or {})
         self.cells: dict[str, LiveCell] = {}
         self._next_cell = 0
         self.realm: Any = None
@@ -79,14 +84,24 @@ class HostSession:
 
     # ---- store ------------------------------------------------------------------
 
+    def seed(self, values: dict[str, Any]) -> None:
+        """Take values the client kept (``storedValues`` of ``session/open``, and a
+        ``session/storedValues`` frame of the client's for each value after it)."""
+        for key, value in values.items():
+            self.store[key] = json_text(value)
+
     def commit(self, cell: LiveCell, writes: dict[str, str]) -> None:
-        """Merge a completed cell's writes (per key; last finisher wins)."""
-        if not writes:
-            return
+        """Merge a completed cell's writes (per key; last finisher wins) and, for a client that
+        keeps them, report each in a ``session/storedValues`` frame of its own
+        (:mod:`codemode.stored_values`: ``store()`` refused a value too large for one)."""
         self.store.update(writes)
-        if self.report_stored_values:
-            values = {k: json.loads(v) for k, v in writes.items()}
-            self.connection.send(messages.stored_values(self.session_id, values))
+        if not self.report_stored_values:
+            return
+        for key, text in writes.items():
+            try:
+                self.connection.send_text(stored_values.message_text(self.session_id, key, text))
+            except FrameTooLarge:  # only with a session id longer than ENVELOPE_BYTES allows
+                log.error("stored value %r of session %r is too large to report", key[:80], self.session_id[:80])
 
     # ---- requests --------------------------------------------------------------
 

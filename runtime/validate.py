@@ -14,8 +14,10 @@ position (``at line L column C``, C counted in bytes).
 codemode's protocol extensions are accepted by name but left out of every text (serde's
 "expected" lists, variant indexes, a struct's elements), so the texts stay Codex's:
 ``storedValues`` in ``session/open`` (JSON values seeding the session store), ``cellIdPrefix``
-there (what the client puts before the host's cell ids where it shows them) and the
-``session/bindings`` request (:mod:`codemode.messages.bindings`).
+there (what the client puts before the host's cell ids where it shows them), the
+``session/storedValues`` message (more values for an open session's store, one a frame:
+:mod:`codemode.stored_values`) and the ``session/bindings`` request
+(:mod:`codemode.messages.bindings`).
 
 JSON syntax errors get serde_json's text where it is plain (``EOF while parsing a value``,
 ``expected value``, ``expected ident``, ``expected `:```, ``trailing characters``); others
@@ -206,6 +208,11 @@ CLIENT_TO_HOST = Tagged(
         "operation/yield": Struct("struct variant ClientToHost::YieldRequest", [Field("id", I64)]),
         "delegate/response": Struct(
             "struct variant ClientToHost::DelegateResponse", [Field("id", I64), Field("result", _WIRE_RESULT)]
+        ),
+    },
+    {
+        "session/storedValues": Struct(
+            "struct variant ClientToHost::StoredValues", [_SESSION_ID, Field("values", JsonMap())]
         ),
     },
 )

@@ -10,8 +10,10 @@ import asyncio
 import logging
 from typing import Any
 
-from .. import messages
+from .. import messages, stored_values
 from ..errors import CodeModeError
+from ..frame_json import json_text
+from ..protocol import FrameTooLarge, text_frame_parts
 from ..responses import RuntimeResponse, WaitOutcome
 from .answers import delegate_answers
 from .driver import SHUTDOWN_TIMEOUT_S, ConnectionDriver, wait_deadline_s
@@ -38,8 +40,13 @@ class HostConnection(ConnectionDriver):
         cell_id_prefix: str | None = None,
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when
-        empty); ``stored_values`` and ``cell_id_prefix`` are codemode's extension fields (only for
-        our host; :func:`codemode.messages.open_body`).
+        empty); ``cell_id_prefix`` is codemode's extension field (only for our host;
+        :func:`codemode.messages.open_body`). ``stored_values`` (only for our host) are the values
+        to seed the session with: the open carries codemode's ``storedValues`` extension field
+        empty (the host then reports what cells store), and once it is answered each value
+        follows in a ``session/storedValues`` frame of its own (:mod:`codemode.stored_values`), so
+        no total meets the frame limit (a value too large for one, which our host never reports,
+        is logged and left out). Raises :class:`CodeModeError` as any request does.
 
         If the caller is cancelled while the open is in flight and the host then commits the
         session, the client shuts it down again (``session/shutdown``).
@@ -56,22 +63,30 @@ class HostConnection(ConnectionDriver):
             session_id,
             limits=limits,
             output_truncation=output_truncation,
-            stored_values=stored_values,
+            stored_values=None if stored_values is None else {},
             cell_id_prefix=cell_id_prefix,
         )
-        task = asyncio.ensure_future(self._open(session_id, body))
+        task = asyncio.ensure_future(self._open(session_id, body, dict(stored_values or {})))
         try:
             await asyncio.shield(task)
         except asyncio.CancelledError:
             task.add_done_callback(lambda done: self._after_abandoned_open(session_id, done))
             raise
 
-    async def _open(self, session_id: str, body: messages.OpenBody) -> None:
+    async def _open(self, session_id: str, body: messages.OpenBody, seeds: dict[str, Any]) -> None:
         try:
             await self._request("open", session_id, body)
         except BaseException:
             self.state.open_failed(session_id)
             raise
+        for key, value in seeds.items():
+            text = stored_values.message_text(session_id, key, json_text(value))
+            try:
+                header, payload = text_frame_parts(text)
+            except FrameTooLarge as exc:  # never from our host, whose store() refuses such a value
+                logger.error("stored value %s is not given to the new host: %s", json_text(key)[:80], exc)
+                continue
+            await self._send_frame(header + payload)
 
     def _after_abandoned_open(self, session_id: str, task: asyncio.Task[None]) -> None:
         if task.cancelled() or task.exception() is not None:

@@ -18,7 +18,8 @@ The messages (field names are the wire names; Codex's host ``codex-rs/code-mode-
 - host to client: :func:`operation_response`, :func:`initial_response`
   (``execute/initialResponse``), :func:`tool_invoke` / :func:`notification_send` (the two
   ``delegate/request`` kinds), :func:`delegate_cancel`, :func:`cell_closed`, and codemode's
-  extensions :func:`stored_values` (``session/storedValues``) and :func:`host_exiting`;
+  extensions :func:`stored_values` (``session/storedValues``, which the client also sends a
+  new host, :mod:`codemode.stored_values`) and :func:`host_exiting`;
 - codemode's ``session/bindings`` (:mod:`codemode.messages.bindings`): :func:`bindings_body`,
   answered with :func:`bindings_listed`;
 - results: :func:`ok` / :func:`error`; success values :func:`session_ready`,

@@ -165,7 +165,10 @@ def cell_closed(session_id: str, cell_id: str) -> CellClosed:
 
 
 def stored_values(session_id: str, values: dict[str, JsonValue]) -> StoredValues:
-    """codemode's extension: a cell of ``session_id`` committed these ``store()`` writes."""
+    """codemode's extension: a cell of ``session_id`` committed these ``store()`` writes (host
+    to client), or values the client kept for a new host's session (client to host, after
+    ``session/open``). Both ends send one value a frame, written as text by
+    :func:`codemode.stored_values.message_text`, never more than the frame limit allows."""
     return {"type": "session/storedValues", "sessionId": session_id, "values": values}
 
 

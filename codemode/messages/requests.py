@@ -107,6 +107,8 @@ def open_body(
 ) -> OpenBody:
     """``session/open``; empty/``None`` options are left out (``storedValues`` and
     ``cellIdPrefix`` are codemode's extensions, which Codex's host rejects as unknown fields).
+    ``storedValues`` present, even empty, makes the host report what cells store; codemode's
+    client sends it empty and the values after it (:mod:`codemode.stored_values`).
     ``cell_id_prefix``: what the client puts before the host's cell ids where it shows them
     (``g<generation>:`` after a host was replaced), so a text of the host naming another cell
     names it as the user knows it."""

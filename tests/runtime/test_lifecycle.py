@@ -241,7 +241,8 @@ async def test_client_truncation_never_truncates(host):
 
 
 async def test_stored_values_extension(raw_host):
-    """Protocol extension: storedValues seeds the store and committed keys are reported before cell/closed."""
+    """Protocol extension: storedValues seeds the store and committed keys are reported before
+    cell/closed, each value in a frame of its own (codemode/stored_values.py)."""
     await raw_host.hello()
     await raw_host.open("s1", storedValues={"seed": {"v": 1}})
     assert text_items(await raw_host.run("text(load('seed')); store('n', [1, 2]); store('m', 'x');")) == ['{"v":1}']
@@ -249,12 +250,13 @@ async def test_stored_values_extension(raw_host):
     types = [m["type"] for m in raw_host.events]
     assert types.index("session/storedValues") < types.index("cell/closed")
     assert raw_host.stored_values == [
-        {"type": "session/storedValues", "sessionId": "s1", "values": {"n": [1, 2], "m": "x"}}
+        {"type": "session/storedValues", "sessionId": "s1", "values": {"n": [1, 2]}},
+        {"type": "session/storedValues", "sessionId": "s1", "values": {"m": "x"}},
     ]
     await raw_host.run("text('no writes');")
     await raw_host.open("plain")
     await raw_host.run("store('k', 1);", session_id="plain")
-    assert len(raw_host.stored_values) == 1
+    assert len(raw_host.stored_values) == 2
 
 
 async def test_sessions_are_isolated():
