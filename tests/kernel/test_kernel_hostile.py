@@ -3,7 +3,7 @@ surrogates in tool arguments, stored values, tool results and tool output, tampe
 floods, heap exhaustion, a blocked Python tool, an endless loop, interrupts at random moments,
 yielded cells left running, runtime functions sought through call sites and called with forged
 frame text, 1024 tool calls held by one cell, a background cell asking for approval while
-another waits in the foreground) and runs each sequence in one
+another waits in the foreground, 72 MiB of stored values through a killed host) and runs each sequence in one
 fresh kernel. After every step:
 
 - a control cell answers within 2 s (the one timed check: what a user waits for);
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,7 @@ from kernel_driver import (
     collect,
     execute,
     reply_or_question,
+    runtime_host,
     send_execute,
     start_kernel,
     stop_kernel,
@@ -253,6 +255,28 @@ def approval_borrowing(kernel, _: float) -> None:
     assert not marker.exists()
 
 
+HUGE_VALUES = 12
+HUGE_BYTES = 6 * 2**20
+"""12 values of 6 MiB stored in one cell: 72 MiB in all, more than one 64 MiB frame carries."""
+
+
+def huge_stored(kernel, _: float) -> None:
+    # 72 MiB of stored values survive a killed host and come back intact; they are then
+    # overwritten with null, so later steps do not carry them.
+    keys = f"Array.from({{length: {HUGE_VALUES}}}, (_, i) => 'huge' + i)"
+    stored = execute(kernel.kc, f"{keys}.forEach((k, i) => store(k, String(i % 10).repeat({HUGE_BYTES}))); text('stored')")
+    assert (stored.content["status"], stored.stdout) == ("ok", "stored\n")
+    host = runtime_host(kernel)
+    host.send_signal(signal.SIGKILL)
+    host.wait(timeout=30)
+    check = (
+        f"text({keys}.filter((k, i) => load(k) === String(i % 10).repeat({HUGE_BYTES})).length);"
+        f" {keys}.forEach(k => store(k, null))"
+    )
+    back = execute(kernel.kc, check)
+    assert (back.content["status"], back.stdout) == ("ok", f"{HUGE_VALUES}\n")
+
+
 def yielded_left_running(kernel, _: float) -> None:
     run = execute(kernel.kc, '// @exec: {"yield_time_ms": 0}\nnotify("left running"); await tools.sleep({ms: 600000})')
     assert run.codemode["status"] == "running"
@@ -279,6 +303,7 @@ STEPS = {
         internals_via_call_sites,
         pending_calls_held,
         approval_borrowing,
+        huge_stored,
     )
 }
 
