@@ -19,6 +19,7 @@ as Codex does.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
@@ -109,10 +110,18 @@ WRAPPER_OPTIONS_WITH_VALUE = {
     "time": frozenset("-f -o --format --output".split()),
     "builtin": frozenset(),
     "coproc": frozenset(),
+    "setsid": frozenset(),
+    "chroot": frozenset("--userspec --groups".split()),
+    "taskset": frozenset(),
+    "chrt": frozenset(),
 }
 """Programs that run the command named in their arguments, with their options that take the next
 word as value (``sudo -u root rm`` runs ``rm``; ``sudo -i rm`` too: ``-i`` takes none; xargs's
 ``-i``, ``-e`` and ``-l`` take theirs only attached, ``-i{}``)."""
+
+WRAPPER_OPERANDS = {"timeout": 1, "chroot": 1, "taskset": 1, "chrt": 1}
+"""Words a wrapper takes after its options and before the command (``timeout 5 rm``: the
+duration; ``chroot DIR``, ``taskset MASK``, ``chrt PRIORITY``)."""
 
 
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
@@ -121,16 +130,23 @@ SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
 _SHELL_OPTIONS_WITH_VALUE = frozenset({"--rcfile", "--init-file"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_DELETES = ("-delete", *_FIND_RUNS)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _MAX_DEPTH = 16
 """Scripts inside scripts (``bash -c``, ``eval``, a pipe into ``sh``) read this deep; a deeper
 one is dangerous."""
-_DELETERS = frozenset({"rm", "find", "eval", "source", "alias", *SHELLS})
+_DELETERS = frozenset({"rm", "find", "eval", "source", "alias", "su", "runuser", *SHELLS})
 _HIDDEN = re.compile(r"[$`]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
 def _name(word: str) -> str:
     return os.path.basename(word)
+
+
+def _decided_at_run_time(word: Word) -> bool:
+    """True for a word whose value the script decides when it runs: an expansion (None), or a
+    pattern that becomes the names of matching files."""
+    return word is None or isinstance(word, Pattern)
 
 
 def _unwrapped(command: list[Word]) -> list[Word]:
@@ -159,8 +175,8 @@ def _unwrapped(command: list[Word]) -> list[Word]:
                 index += 2 if word in takes_value else 1
                 continue
             break
-        if name == "timeout" and index < len(rest):
-            index += 1  # the duration
+        if index < len(rest) and rest[index] is not None:
+            index += WRAPPER_OPERANDS.get(name, 0)
         command = rest[index:]
         if name == "xargs" and command:
             command = [*command, None]
@@ -207,10 +223,12 @@ def _find_deletes(args: list[Word], stdin: Input, depth: int) -> bool:
     for index, word in enumerate(args):
         if word is None or word == "-delete":
             return True
+        if isinstance(word, Pattern) and any(fnmatch.fnmatchcase(primary, word) for primary in _FIND_DELETES):
+            return True  # -delet? beside a file named -delete
         if word in _FIND_RUNS:
             end = next((i for i in range(index + 1, len(args)) if args[i] in (";", "+")), len(args))
             runs = _unwrapped(args[index + 1 : end])
-            if runs and (runs[0] is None or _name(runs[0]) == "rm" or _is_dangerous(runs, stdin, depth)):
+            if runs and ((runs[0] is not None and _name(runs[0]) == "rm") or _is_dangerous(runs, stdin, depth)):
                 return True
     return False
 
@@ -224,8 +242,8 @@ def _shell_runs_dangerous(args: list[Word], stdin: Input, depth: int) -> bool:
     index = 0
     while index < len(args):
         word = args[index]
-        if word is None:
-            return True
+        if word is None or isinstance(word, Pattern):
+            return True  # decided at run time
         if word in ("--", "-"):
             index += 1
             break
@@ -240,10 +258,30 @@ def _shell_runs_dangerous(args: list[Word], stdin: Input, depth: int) -> bool:
         break
     operands = args[index:]
     if command_option:
-        return bool(operands) and (operands[0] is None or _script_is_dangerous(operands[0], stdin, depth))
+        return bool(operands) and _runs_dangerous_text(operands[0], stdin, depth)
     if reads_stdin or not operands or operands[0] in _STDIN_FILES:
         return _input_is_dangerous(stdin, depth)
     return operands[0] is None
+
+
+def _runs_dangerous_text(script: Word, stdin: Input, depth: int) -> bool:
+    """True when ``script``, a word run as a script, is dangerous or decided at run time."""
+    return _decided_at_run_time(script) or _script_is_dangerous(str(script), stdin, depth)
+
+
+def _su_runs_dangerous(args: list[Word], stdin: Input, depth: int) -> bool:
+    """True when ``su``/``runuser`` run a dangerous ``-c`` / ``--command`` script (through the
+    user's shell)."""
+    for index, word in enumerate(args):
+        if word is None:
+            return True
+        if word in ("-c", "--command"):
+            return _runs_dangerous_text(args[index + 1] if index + 1 < len(args) else "", stdin, depth)
+        if word.startswith("--command="):
+            return _runs_dangerous_text(word.partition("=")[2], stdin, depth)
+        if word.startswith("-c") and not word.startswith("--"):
+            return _runs_dangerous_text(word[2:], stdin, depth)
+    return False
 
 
 def _input_is_dangerous(stdin: Input, depth: int) -> bool:
@@ -255,20 +293,27 @@ def _is_dangerous(command: list[Word], stdin: Input, depth: int) -> bool:
     command = _unwrapped(command)
     if not command:
         return False
-    if command[0] is None:
-        return True  # a program decided at run time ($cmd, {rm,-f,x}): it may be rm -f
-    name, args = _name(command[0]), command[1:]
+    program = command[0]
+    if program is None or isinstance(program, Pattern):
+        return True  # a program decided at run time ($cmd, {rm,-f,x}, *): it may be rm -f
+    name, args = _name(program), command[1:]
     if name in SHELLS:
         return _shell_runs_dangerous(args, stdin, depth)
+    if name in ("su", "runuser"):
+        return _su_runs_dangerous(args, stdin, depth)
     if name == "eval":
-        return any(arg is None for arg in args) or _script_is_dangerous(" ".join(str(a) for a in args), stdin, depth)
+        if any(_decided_at_run_time(arg) for arg in args):
+            return True
+        return _script_is_dangerous(" ".join(str(arg) for arg in args), stdin, depth)
     if name in ("source", "."):
         if not args:
             return False
         return args[0] is None or (args[0] in _STDIN_FILES and _input_is_dangerous(stdin, depth))
     if name == "alias":  # alias x='rm -f y' hides the command behind a new name
         return any(
-            arg is None or ("=" in arg and _script_is_dangerous(arg.partition("=")[2], OUTSIDE, depth)) for arg in args
+            _decided_at_run_time(arg)
+            or ("=" in str(arg) and _runs_dangerous_text(str(arg).partition("=")[2], OUTSIDE, depth))
+            for arg in args
         )
     if name == "find":
         return _find_deletes(args, stdin, depth)

@@ -347,8 +347,8 @@ def _output(node: tree_sitter.Node, stdin: Input) -> Input:
     if node.type != "command":
         return None
     words = _command_words(node)
-    if not words or any(word is None for word in words):
-        return None
+    if not words or any(word is None or isinstance(word, Pattern) for word in words):
+        return None  # `echo *` prints file names
     known = [word for word in words if word is not None]
     name, args = known[0].rsplit("/", 1)[-1], known[1:]
     stdin = _redirected(node, stdin)
