@@ -269,19 +269,46 @@ def _runs_dangerous_text(script: Word, stdin: Input, depth: int) -> bool:
     return _decided_at_run_time(script) or _script_is_dangerous(str(script), stdin, depth)
 
 
-def _su_runs_dangerous(args: list[Word], stdin: Input, depth: int) -> bool:
-    """True when ``su``/``runuser`` run a dangerous ``-c`` / ``--command`` script (through the
-    user's shell)."""
-    for index, word in enumerate(args):
+_SU_SHORT_WITH_VALUE = frozenset("sgGwu")
+_SU_LONG_WITH_VALUE = frozenset({"--shell", "--group", "--supp-group", "--whitelist-environment", "--user"})
+
+
+def _su_runs_dangerous(name: str, args: list[Word], stdin: Input, depth: int) -> bool:
+    """True when ``su`` or ``runuser`` runs a dangerous script given with ``-c`` (also in a
+    cluster, ``-lc``), ``--command`` or ``--session-command`` (through the user's shell), or
+    ``runuser -u USER [--] COMMAND`` a dangerous command (util-linux's su(1), runuser(1))."""
+    index, user_command = 0, False
+    while index < len(args):
+        word = args[index]
         if word is None:
             return True
-        if word in ("-c", "--command"):
-            return _runs_dangerous_text(args[index + 1] if index + 1 < len(args) else "", stdin, depth)
-        if word.startswith("--command="):
-            return _runs_dangerous_text(word.partition("=")[2], stdin, depth)
-        if word.startswith("-c") and not word.startswith("--"):
-            return _runs_dangerous_text(word[2:], stdin, depth)
-    return False
+        following = args[index + 1] if index + 1 < len(args) else ""
+        option, _, attached = word.partition("=")
+        if option in ("--command", "--session-command"):
+            return _runs_dangerous_text(attached if "=" in word else following, stdin, depth)
+        if word == "--":
+            index += 1
+            break
+        if word.startswith("--"):
+            user_command = user_command or option == "--user"
+            index += 2 if option in _SU_LONG_WITH_VALUE and "=" not in word else 1
+            continue
+        if word.startswith("-") and len(word) > 1:
+            for position, letter in enumerate(word[1:], start=2):
+                rest = word[position:]
+                if letter == "c":
+                    return _runs_dangerous_text(rest or following, stdin, depth)
+                if letter in _SU_SHORT_WITH_VALUE:
+                    user_command = user_command or letter == "u"
+                    index += 0 if rest else 1
+                    break
+            index += 1
+            continue
+        if name == "su" or not user_command:
+            index += 1  # su's USER, and then its arguments for the shell
+            continue
+        break
+    return name == "runuser" and user_command and _is_dangerous(args[index:], stdin, depth)
 
 
 def _input_is_dangerous(stdin: Input, depth: int) -> bool:
@@ -300,7 +327,7 @@ def _is_dangerous(command: list[Word], stdin: Input, depth: int) -> bool:
     if name in SHELLS:
         return _shell_runs_dangerous(args, stdin, depth)
     if name in ("su", "runuser"):
-        return _su_runs_dangerous(args, stdin, depth)
+        return _su_runs_dangerous(name, args, stdin, depth)
     if name == "eval":
         if any(_decided_at_run_time(arg) for arg in args):
             return True

@@ -310,6 +310,9 @@ FORCED_DELETE_SPELLINGS = [
     "su root -c 'rm -f x'",
     "su --command='rm -f x'",
     "runuser -u nobody -c 'rm -f x'",
+    "su -lc 'rm -f x'",
+    "su -s /bin/sh -c'rm -f x'",
+    "runuser -u nobody -- rm -f x",
     # Scripts inside scripts.
     "bash -lc 'rm -f x'",
     'sh -c "rm -f x"',
@@ -373,6 +376,7 @@ def test_every_spelling_of_a_forced_delete_is_dangerous(script):
         "find . -name '*.o'",
         "find . -name *.py",
         "su -c ls",
+        "runuser -u nobody -- rm x",
         "chroot /srv ls",
         "find . -name '*.o' -print",
         "find . -print0 | xargs -0 rm --",
