@@ -73,6 +73,37 @@ def _parse(script: str) -> tuple[tree_sitter.Node, bytes]:
         return _parser.parse(data).root_node, data
 
 
+_RAW_NEWLINE = re.compile(rb"(?:^|[^\\])(?:\\\\)*\n")
+"""A newline not escaped by a backslash."""
+
+
+_ONE_LINE = frozenset({"command", "declaration_command", "unset_command"})
+
+
+def _misread(root: tree_sitter.Node, data: bytes) -> bool:
+    """True when tree-sitter-bash's tree is not bash's. An unescaped newline ends a simple
+    command, yet tree-sitter-bash 0.25 sometimes reads on: ``ls<newline>\\rm -f x`` as ``ls``
+    with a word ``<newline>\\rm`` (bash runs ``ls``, then ``rm``), and ``a | b | sh<newline>ls
+    && ls`` with ``ls`` as a word of ``sh``. A word holding a newline, or a command whose parts
+    a newline separates, is such a misreading."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "word" and _RAW_NEWLINE.search(node.text or b""):
+            return True
+        children = node.children
+        if node.type in _ONE_LINE:
+            for before, after in zip(children, children[1:], strict=False):
+                gap = data[before.end_byte : after.start_byte]
+                if b"\n" in gap:
+                    ending = before.text or b""
+                    escaping = (len(ending) - len(ending.rstrip(b"\\"))) % 2  # a backslash ending `before`
+                    if _RAW_NEWLINE.search(b"\\" * escaping + gap):
+                        return True
+        stack.extend(children)
+    return False
+
+
 def _text(node: tree_sitter.Node) -> str:
     return (node.text or b"").decode("utf-8", "surrogatepass")
 
@@ -169,7 +200,12 @@ def _part(node: tree_sitter.Node) -> tuple[str, str, bool] | None:
 
 def _word(node: tree_sitter.Node) -> Word:
     """One word's value as bash passes it, or None (see :data:`Word`)."""
-    part = _part(node)
+    return _finished(_part(node))
+
+
+def _finished(part: tuple[str, str, bool] | None) -> Word:
+    """The word a part makes: None when it is unknown or a brace expansion, a :class:`Pattern`
+    when it has a glob character."""
     if part is None:
         return None
     value, shape, glob = part
@@ -182,29 +218,25 @@ def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
     """The words of a ``command`` node, the program first. Redirections and ``NAME=value``
     prefixes are not words. Two words that tree-sitter splits at a backslash-newline are one
     word for bash (``r\\<newline>m`` is ``rm``), and are joined here."""
-    spans: list[tuple[int, int, Word]] = []
+    spans: list[tuple[int, tuple[str, str, bool] | None]] = []  # (end byte, part)
     for child in node.children:
         if child.type in ("variable_assignment", "file_redirect", "herestring_redirect", "heredoc_redirect"):
             continue
         target = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
-        word = _word(target) if child.is_named else None  # an operator token inside a command: unknown
-        if spans and _LINE_CONTINUATION.fullmatch(_between(node, spans[-1][1], child.start_byte)):
-            start, _, previous = spans.pop()
-            word = None if previous is None or word is None else _joined(previous, word)
-            spans.append((start, child.end_byte, word))
-        else:
-            spans.append((child.start_byte, child.end_byte, word))
-    return tuple(word for _, _, word in spans)
+        part = _part(target) if child.is_named else None  # an operator token inside a command: unknown
+        if spans and _LINE_CONTINUATION.fullmatch(_between(node, spans[-1][0], child.start_byte)):
+            previous = spans.pop()[1]
+            if previous is None or part is None:
+                part = None
+            else:
+                part = (previous[0] + part[0], previous[1] + part[1], previous[2] or part[2])
+        spans.append((child.end_byte, part))
+    return tuple(_finished(part) for _, part in spans)
 
 
 def _between(node: tree_sitter.Node, start: int, end: int) -> str:
     data = node.text or b""
     return data[start - node.start_byte : end - node.start_byte].decode("utf-8", "surrogatepass")
-
-
-def _joined(first: str, second: str) -> str:
-    value = first + second
-    return Pattern(value) if isinstance(first, Pattern) or isinstance(second, Pattern) else value
 
 
 # ---------------------------------------------------------------- Codex's word-only sequence
@@ -220,8 +252,8 @@ def plain_commands(script: str) -> list[list[str]] | None:
     ``;`` or ``|`` (Codex's ``try_parse_word_only_commands_sequence``, with its node kinds and
     operator tokens), else None. Also None: a parse error, a trailing ``;``, commands on
     separate lines, a word bash would expand (``{a,b}``)."""
-    root, _ = _parse(script)
-    if root.has_error or not root.named_child_count:
+    root, data = _parse(script)
+    if root.has_error or not root.named_child_count or _misread(root, data):
         return None
     expect_statement = True
     for child in root.children:  # statement (";" statement)*: no newline separator, no trailing ";"
@@ -256,9 +288,9 @@ _STDIN_OPERATORS = frozenset({"<", "<&", "<>"})
 
 def simple_commands(script: str, stdin: Input = OUTSIDE) -> list[SimpleCommand] | None:
     """Every simple command of ``script`` in source order (see the module docstring), or None
-    when tree-sitter-bash cannot parse it. ``stdin`` is what the script itself reads."""
-    root, _ = _parse(script)
-    if root.has_error:
+    when tree-sitter-bash cannot parse it (or misreads it, :func:`_misread`). ``stdin`` is what the script itself reads."""
+    root, data = _parse(script)
+    if root.has_error or _misread(root, data):
         return None
     found: list[tuple[int, SimpleCommand]] = []
     _walk(root, stdin, found)

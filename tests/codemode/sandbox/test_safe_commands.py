@@ -355,6 +355,9 @@ FORCED_DELETE_SPELLINGS = [
     "find . -execdir rm {} +",
     "find . -ok sudo rm {} \\;",
     "find . -exec sh -c 'rm -f \"$1\"' _ {} \\;",
+    # Scripts tree-sitter-bash misreads (a newline taken for a space): judged on their words.
+    "ls\n\\rm -f x",
+    "ls | printf 'rm -f x' | sh\nls && ls",
     # Scripts tree-sitter-bash cannot read: judged on their words.
     "{rm,-f,x} )",
     "rm -f x; fi",
@@ -426,7 +429,7 @@ WRAPPERS = [
     lambda s: f"printf '%s\\n' {shlex.quote(s)} | bash",
     lambda s: f"bash <<< {shlex.quote(s)}",
     lambda s: f"(cd /tmp && {s})",
-    lambda s: f"echo $({s})",
+    lambda s: f"echo $( {s} )",  # the space: "$((" opens arithmetic, for bash as for tree-sitter
 ]
 
 

@@ -109,6 +109,33 @@ def test_simple_commands(script, commands):
     assert simple_commands(script) == commands
 
 
+@pytest.mark.parametrize(
+    ("script", "commands"),
+    [
+        ("ls\n\\rm -f x", [SimpleCommand(("ls",), OUTSIDE), SimpleCommand(("rm", "-f", "x"), OUTSIDE)]),
+        (
+            "ls | echo rm | sh\nls && ls",
+            [
+                SimpleCommand(("ls",), OUTSIDE),
+                SimpleCommand(("echo", "rm"), None),
+                SimpleCommand(("sh",), ("rm\n",)),
+                SimpleCommand(("ls",), OUTSIDE),
+                SimpleCommand(("ls",), OUTSIDE),
+            ],
+        ),
+    ],
+)
+def test_a_newline_ends_a_command(script, commands):
+    """tree-sitter-bash 0.25 reads these newlines as spaces (``\\rm`` and ``ls`` become words
+    of the command before); such a tree is refused (None) rather than trusted."""
+    assert simple_commands(script) in (None, commands)
+    assert plain_commands(script) is None
+
+
+def test_line_continuations_and_newlines_in_quotes_are_not_misreadings():
+    assert simple_commands("ls \\\n -l 'a\nb' \"c\nd\"") == [SimpleCommand(("ls", "-l", "a\nb", "c\nd"), OUTSIDE)]
+
+
 def test_nesting_deeper_than_pythons_stack_is_read():
     script = "( " * 3000 + "rm -f x" + " )" * 3000
     assert simple_commands(script) == [SimpleCommand(("rm", "-f", "x"), OUTSIDE)]
