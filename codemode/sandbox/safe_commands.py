@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 
-from .shell_parse import OUTSIDE, Input, Pattern, Word, plain_commands, simple_commands
+from .shell_parse import ASSIGNMENT, OUTSIDE, Input, Pattern, Word, plain_commands, simple_commands
 
 __all__ = ["ALWAYS_SAFE", "is_dangerous", "is_known_safe", "plain_commands"]
 
@@ -131,7 +131,6 @@ _SHELL_OPTIONS_WITH_VALUE = frozenset({"--rcfile", "--init-file"})
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _FIND_DELETES = ("-delete", *_FIND_RUNS)
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _MAX_DEPTH = 16
 """Scripts inside scripts (``bash -c``, ``eval``, a pipe into ``sh``) read this deep; a deeper
 one is dangerous."""
@@ -171,7 +170,7 @@ def _unwrapped(command: list[Word]) -> list[Word]:
             if name == "env" and word in ("-S", "--split-string"):
                 rest[index : index + 2] = _split(rest[index + 1] if index + 1 < len(rest) else "")
                 continue
-            if word.startswith("-") or (name == "env" and _ASSIGNMENT.match(word)):
+            if word.startswith("-") or (name == "env" and ASSIGNMENT.match(word)):
                 index += 2 if word in takes_value else 1
                 continue
             break

@@ -85,16 +85,23 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
     command, yet tree-sitter-bash 0.25 sometimes reads on: ``ls<newline>\\rm -f x`` as ``ls``
     with a word ``<newline>\\rm`` (bash runs ``ls``, then ``rm``), and ``a | b | sh<newline>ls
     && ls`` with ``ls`` as a word of ``sh``. A word holding a newline, or a command whose parts
-    a newline separates, is such a misreading."""
+    a newline separates, is such a misreading; so is a comment whose ``#`` does not start a word
+    for bash (``ls\\<newline>#;rm -f x`` is ``ls#;rm -f x`` and ``ls \\ #;rm -f x`` has the
+    word `` #``: both run ``rm -f x``), and an assignment that runs on into the next word
+    (``x=1\\<newline>a rm -f y`` assigns ``1a``, then runs ``rm``)."""
     stack = [root]
     while stack:
         node = stack.pop()
         if node.type == "word" and _RAW_NEWLINE.search(node.text or b""):
             return True
+        if node.type == "comment" and not _starts_word(data, node.start_byte):
+            return True
         children = node.children
         if node.type in _ONE_LINE:
             for before, after in zip(children, children[1:], strict=False):
                 gap = data[before.end_byte : after.start_byte]
+                if before.type == "variable_assignment" and _JOINED.fullmatch(gap.decode("latin-1")):
+                    return True  # x=1\<newline>a: bash assigns "1a"
                 if b"\n" in gap:
                     ending = before.text or b""
                     escaping = (len(ending) - len(ending.rstrip(b"\\"))) % 2  # a backslash ending `before`
@@ -102,6 +109,17 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
                         return True
         stack.extend(children)
     return False
+
+
+def _starts_word(data: bytes, offset: int) -> bool:
+    """True when a ``#`` at ``offset`` starts a word, and so a comment (bash manual, "Comments"):
+    at the start, or after an unescaped blank, newline or operator character."""
+    if offset == 0:
+        return True
+    if data[offset - 1 : offset] not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")", b"<", b">"):
+        return False
+    before = data[: offset - 1]
+    return (len(before) - len(before.rstrip(b"\\"))) % 2 == 0
 
 
 def _text(node: tree_sitter.Node) -> str:
@@ -146,7 +164,10 @@ _BRACE_EXPANSION = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 """An unquoted ``{a,b}`` or ``{1..3}`` (bash manual, "Brace Expansion"), matched on a word's
 shape, in which quoted and escaped characters are blanked out."""
 _GLOB = frozenset("*?[")
-_LINE_CONTINUATION = re.compile(r"(?:\\\n)+")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+"""A word that bash takes for a ``NAME=value`` (or ``NAME+=value``) assignment before a command."""
+_JOINED = re.compile(r"(?:\\\n)*")
+"""What may stand between two nodes that are one word for bash: nothing, or line continuations."""
 _DOUBLE_QUOTE_ESCAPE = re.compile(r"\\([$`\"\\\n])")
 
 
@@ -216,15 +237,16 @@ def _finished(part: tuple[str, str, bool] | None) -> Word:
 
 def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
     """The words of a ``command`` node, the program first. Redirections and ``NAME=value``
-    prefixes are not words. Two words that tree-sitter splits at a backslash-newline are one
-    word for bash (``r\\<newline>m`` is ``rm``), and are joined here."""
+    prefixes are not words. Nodes that tree-sitter-bash 0.25 splits with nothing or only a
+    backslash-newline between them are one word for bash (``r\\<newline>m`` and ``'r'\\m`` are
+    ``rm``), and are joined here."""
     spans: list[tuple[int, tuple[str, str, bool] | None]] = []  # (end byte, part)
     for child in node.children:
         if child.type in ("variable_assignment", "file_redirect", "herestring_redirect", "heredoc_redirect"):
             continue
         target = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
         part = _part(target) if child.is_named else None  # an operator token inside a command: unknown
-        if spans and _LINE_CONTINUATION.fullmatch(_between(node, spans[-1][0], child.start_byte)):
+        if spans and _JOINED.fullmatch(_between(node, spans[-1][0], child.start_byte)):
             previous = spans.pop()[1]
             if previous is None or part is None:
                 part = None
@@ -232,6 +254,16 @@ def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
                 part = (previous[0] + part[0], previous[1] + part[1], previous[2] or part[2])
         spans.append((child.end_byte, part))
     return tuple(_finished(part) for _, part in spans)
+
+
+def _program_and_arguments(node: tree_sitter.Node) -> tuple[Word, ...]:
+    """A command's words without the ``NAME=value`` assignments that lead them (tree-sitter
+    sees most as assignments; not ``r\\<newline>m=1 rm -f x``, where bash assigns ``rm=1``)."""
+    words = _command_words(node)
+    index = 0
+    while index < len(words) and words[index] is not None and ASSIGNMENT.match(str(words[index])):
+        index += 1
+    return words[index:]
 
 
 def _between(node: tree_sitter.Node, start: int, end: int) -> str:
@@ -275,8 +307,8 @@ def plain_commands(script: str) -> list[list[str]] | None:
     result = []
     for command in sorted(commands, key=lambda n: n.start_byte):
         words = _command_words(command)
-        if any(word is None for word in words):
-            return None
+        if any(word is None for word in words) or ASSIGNMENT.match(words[0] or ""):
+            return None  # an assignment tree-sitter did not see as one (N\\<newline>AME=x)
         result.append([word for word in words if word is not None])
     return result
 
@@ -305,7 +337,7 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
         node, stdin = stack.pop()
         kind = node.type
         if kind == "command":
-            found.append((node.start_byte, SimpleCommand(_command_words(node), _redirected(node, stdin))))
+            found.append((node.start_byte, SimpleCommand(_program_and_arguments(node), _redirected(node, stdin))))
             # Then the substitutions inside its words, assignments and redirections.
             stack.extend((child, stdin) for child in node.named_children)
         elif kind == "pipeline":

@@ -108,6 +108,11 @@ def test_known_safe(script):
     assert is_known_safe(script) is True
 
 
+@pytest.mark.parametrize("script", ["L\\\nD_PRELOAD=x.so ls", "find . '-'\\delete", "ls \\ #x"])
+def test_words_tree_sitter_misreads_are_not_known_safe(script):
+    assert is_known_safe(script) is False
+
+
 @pytest.mark.parametrize("script", NOT_KNOWN_SAFE)
 def test_not_known_safe(script):
     assert is_known_safe(script) is False
@@ -355,9 +360,17 @@ FORCED_DELETE_SPELLINGS = [
     "find . -execdir rm {} +",
     "find . -ok sudo rm {} \\;",
     "find . -exec sh -c 'rm -f \"$1\"' _ {} \\;",
-    # Scripts tree-sitter-bash misreads (a newline taken for a space): judged on their words.
+    # Scripts tree-sitter-bash 0.25 misreads, found by comparing with bash: one word split in
+    # two, a "#" that starts no word taken for a comment, a newline taken for a space, an
+    # assignment running on into the next word. Judged on their words.
+    "'r'\\m -f x",
+    '"r"\\m -f x',
+    "ls\\\n#;rm -f x",
+    "ls \\ #;rm -f x",
     "ls\n\\rm -f x",
     "ls | printf 'rm -f x' | sh\nls && ls",
+    "r\\\nm=1 rm -f x",
+    "x=1\\\na rm -f y",
     # Scripts tree-sitter-bash cannot read: judged on their words.
     "{rm,-f,x} )",
     "rm -f x; fi",
@@ -377,6 +390,9 @@ def test_every_spelling_of_a_forced_delete_is_dangerous(script):
         "rm build/*",
         "rm -- *",
         "find . -name '*.o'",
+        "ls # rm -f x",
+        "ls\n# rm -f x",
+        "x=1 ls",
         "find . -name *.py",
         "su -c ls",
         "runuser -u nobody -- rm x",
