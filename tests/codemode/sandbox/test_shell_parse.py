@@ -3,7 +3,13 @@ sequence, and every simple command with its words and standard input."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from codemode.sandbox.shell_parse import (
     OUTSIDE,
@@ -156,3 +162,59 @@ def test_nesting_deeper_than_pythons_stack_is_read():
 )
 def test_decode_escapes(text, decoded):
     assert decode_escapes(text) == decoded
+
+
+# simple_commands against bash itself: with no PATH, bash hands every command it runs to
+# command_not_found_handle, which prints the argv; quotes, escapes, line continuations and
+# comments must give the same words. Assignments that lead a command are set aside on both
+# sides (simple_commands drops NAME=value words even when quoted: the conservative reading).
+_HANDLER = 'command_not_found_handle() { printf "%s\\x1f" "$@"; printf "\\x1e"; return 0; }\nPATH=/nonexistent\n'
+_ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def _argvs_run_by_bash(script: str, cwd: Path) -> list[tuple[str, ...]] | None:
+    done = subprocess.run(["bash", "-c", _HANDLER + script], capture_output=True, timeout=30, cwd=cwd)
+    if b"syntax error" in done.stderr:
+        return None
+    records = done.stdout.decode("utf-8", "surrogateescape").split("\x1e")[:-1]
+    return [tuple(record.split("\x1f")[:-1]) for record in records]
+
+
+def _without_assignments(argvs) -> list[tuple[str, ...]]:
+    out = []
+    for argv in argvs:
+        index = 0
+        while index < len(argv) and _ASSIGNED.match(argv[index]):
+            index += 1
+        if argv[index:]:
+            out.append(tuple(argv[index:]))
+    return out
+
+
+_TEXT = st.sampled_from(["r", "m", "f", "x", "-", "#", "=", "rm", "-f", "a b", "*", "x=1", "\\x2d", "\\n", "\\\\"])
+_PIECE = _TEXT.flatmap(
+    lambda t: st.sampled_from([t, f"'{t}'", f'"{t}"', f"$'{t}'", f"\\{t}"]) if "\\" not in t else st.just(t)
+)
+_WORD = st.lists(st.tuples(_PIECE, st.sampled_from(["", "", "\\\n", "''", '""'])), min_size=1, max_size=4).map(
+    lambda parts: "".join(a + b for a, b in parts)
+)
+_COMMAND = st.lists(st.tuples(_WORD, st.sampled_from([" ", "\t", " \\\n", " #c\n"])), min_size=1, max_size=4).map(
+    lambda words: "".join(a + b for a, b in words)
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    commands=st.lists(st.tuples(_COMMAND, st.sampled_from([";", "\n", " && ", ";\n", " &&\n"])), min_size=1, max_size=3)
+)
+@example(commands=[("'r'\\m -f x", ";")])  # two nodes for tree-sitter, one word for bash
+@example(commands=[("\"a\"\\b 'c'd r\\\nm -\\\nf", ";")])
+def test_simple_commands_are_the_commands_bash_runs(commands, tmp_path):
+    script = "".join(a + b for a, b in commands).rstrip(";&\n \t\\")
+    ours = simple_commands(script)
+    if not script.strip() or ours is None or any(None in command.words for command in ours):
+        return  # refused or decided at run time: judged conservatively, not compared
+    theirs = _argvs_run_by_bash(script, tmp_path)
+    if theirs is None:
+        return
+    assert _without_assignments(command.words for command in ours) == _without_assignments(theirs)
