@@ -75,28 +75,52 @@ def _parse(script: str) -> tuple[tree_sitter.Node, bytes]:
 
 _RAW_NEWLINE = re.compile(rb"(?:^|[^\\])(?:\\\\)*\n")
 """A newline not escaped by a backslash."""
+_RAW_BLANK = re.compile(rb"(?:^|[^\\])(?:\\\\)*[ \t\n]")
+"""A blank or newline not escaped by a backslash: it ends a plain word."""
 
 
 _ONE_LINE = frozenset({"command", "declaration_command", "unset_command"})
+_TEXT_NODES = frozenset({"string", "heredoc_body", "heredoc_redirect", "raw_string", "ansi_c_string", "comment"})
+"""Nodes whose text between their children is their own text, not blanks."""
+_DROPPED = re.compile(rb"\\[^\n]")
+"""A backslash between nodes escaping something other than a newline: a word left out."""
 
 
 def _misread(root: tree_sitter.Node, data: bytes) -> bool:
-    """True when tree-sitter-bash's tree is not bash's. An unescaped newline ends a simple
-    command, yet tree-sitter-bash 0.25 sometimes reads on: ``ls<newline>\\rm -f x`` as ``ls``
-    with a word ``<newline>\\rm`` (bash runs ``ls``, then ``rm``), and ``a | b | sh<newline>ls
-    && ls`` with ``ls`` as a word of ``sh``. A word holding a newline, or a command whose parts
-    a newline separates, is such a misreading; so is a comment whose ``#`` does not start a word
-    for bash (``ls\\<newline>#;rm -f x`` is ``ls#;rm -f x`` and ``ls \\ #;rm -f x`` has the
-    word `` #``: both run ``rm -f x``), and an assignment that runs on into the next word
-    (``x=1\\<newline>a rm -f y`` assigns ``1a``, then runs ``rm``)."""
+    """True when tree-sitter-bash 0.25's tree is not bash's, in one of the ways a comparison with
+    bash found (each hid a forced delete):
+
+    - a plain word holding an unescaped blank or newline (``ls<newline>\\rm -f x`` read as ``ls``
+      with the word ``<newline>\\rm``; ``! { { x; }; }`` with a word ``{ {``);
+    - a newline between the parts of a command (``a | b | sh<newline>ls && ls``: ``ls`` a
+      word of ``sh``);
+    - a comment whose ``#`` starts no word for bash (``ls\\<newline>#;rm -f x`` is
+      ``ls#;rm -f x``; ``ls \\ #;rm -f x`` has the word `` #``);
+    - a digit right before a redirection, which bash reads as its descriptor
+      (``sh\\<newline> 2>x``: tree-sitter makes ``2`` a word, ``sh``'s script file);
+    - an assignment running on into the next word (``x=1\\<newline>a rm -f y`` assigns ``1a``);
+    - an escaped blank left out of every node (``bash \\  -c '...'``: bash has a word `` ``);
+    - a redirection with words after its target on a statement that is not a command."""
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "word" and _RAW_NEWLINE.search(node.text or b""):
+        if node.type == "word" and _RAW_BLANK.search(node.text or b""):
             return True
         if node.type == "comment" and not _starts_word(data, node.start_byte):
             return True
+        if node.type in _REDIRECTS and data[node.start_byte - 1 : node.start_byte].isdigit():
+            return True
         children = node.children
+        if node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if (body is None or body.type != "command") and any(
+                _run_on(child) for child in children if child.type in _REDIRECTS
+            ):
+                return True  # `{ ls; } >f rm`: bash refuses it; tree-sitter gives no command
+        if node.type not in _TEXT_NODES:
+            for before, after in zip(children, children[1:], strict=False):
+                if _DROPPED.search(data[before.end_byte : after.start_byte]):
+                    return True
         if node.type in _ONE_LINE:
             for before, after in zip(children, children[1:], strict=False):
                 gap = data[before.end_byte : after.start_byte]
@@ -235,18 +259,22 @@ def _finished(part: tuple[str, str, bool] | None) -> Word:
     return Pattern(value) if glob else value
 
 
-def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
-    """The words of a ``command`` node, the program first. Redirections and ``NAME=value``
-    prefixes are not words. Nodes that tree-sitter-bash 0.25 splits with nothing or only a
-    backslash-newline between them are one word for bash (``r\\<newline>m`` and ``'r'\\m`` are
-    ``rm``), and are joined here."""
+_REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+_WORD_KINDS = frozenset(
+    "word string raw_string ansi_c_string translated_string number concatenation simple_expansion expansion "
+    "command_substitution process_substitution arithmetic_expansion brace_expression".split()
+)
+
+
+def _words(parent: tree_sitter.Node, children: list[tree_sitter.Node]) -> tuple[Word, ...]:
+    """The words ``children`` (of ``parent``) make. Nodes that tree-sitter-bash 0.25 splits
+    with nothing or only a backslash-newline between them are one word for bash
+    (``r\\<newline>m`` and ``'r'\\m`` are ``rm``), and are joined here."""
     spans: list[tuple[int, tuple[str, str, bool] | None]] = []  # (end byte, part)
-    for child in node.children:
-        if child.type in ("variable_assignment", "file_redirect", "herestring_redirect", "heredoc_redirect"):
-            continue
+    for child in children:
         target = child.named_children[0] if child.type == "command_name" and child.named_child_count else child
         part = _part(target) if child.is_named else None  # an operator token inside a command: unknown
-        if spans and _JOINED.fullmatch(_between(node, spans[-1][0], child.start_byte)):
+        if spans and _JOINED.fullmatch(_between(parent, spans[-1][0], child.start_byte)):
             previous = spans.pop()[1]
             if previous is None or part is None:
                 part = None
@@ -256,12 +284,42 @@ def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
     return tuple(_finished(part) for _, part in spans)
 
 
-def _program_and_arguments(node: tree_sitter.Node) -> tuple[Word, ...]:
-    """A command's words without the ``NAME=value`` assignments that lead them (tree-sitter
-    sees most as assignments; not ``r\\<newline>m=1 rm -f x``, where bash assigns ``rm=1``)."""
-    words = _command_words(node)
+def _command_words(node: tree_sitter.Node) -> tuple[Word, ...]:
+    """The words of a ``command`` node, the program first; redirections and ``NAME=value``
+    prefixes are not words, but words a redirection runs on into are (:func:`_run_on`)."""
+    own = _words(node, [child for child in node.children if child.type not in _REDIRECTS | {"variable_assignment"}])
+    return own + tuple(word for child in node.children if child.type in _REDIRECTS for word in _run_on_words(child))
+
+
+def _run_on(redirect: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """The words tree-sitter-bash 0.25 puts in a redirection after its target: in
+    ``rm >/dev/null -f x`` and ``rm <<EOF -f x``, ``-f x`` are ``rm``'s arguments for bash."""
+    words = [child for child in redirect.named_children if child.type in _WORD_KINDS]
+    return words if redirect.type == "heredoc_redirect" else words[1:]
+
+
+def _run_on_words(redirect: tree_sitter.Node) -> tuple[Word, ...]:
+    return _words(redirect, _run_on(redirect))
+
+
+RESERVED_WORDS = frozenset(
+    "! { } ( ) if then else elif fi do done while until for select case esac in function".split()
+)
+"""Bash's reserved words (bash manual, "Reserved Words"), and the parentheses."""
+
+
+def _program_and_arguments(node: tree_sitter.Node, more: tuple[Word, ...] = ()) -> tuple[Word, ...]:
+    """A command's words without the ``NAME=value`` assignments and reserved words that lead
+    them. tree-sitter sees most assignments as such, but not ``r\\<newline>m=1 rm -f x``
+    (bash assigns ``rm=1`` and runs ``rm``); and it reads ``! { rm -f x; }`` as a command ``{``
+    with the words ``rm -f x``, where bash runs ``rm -f x``. ``more``: words that the
+    redirections of an enclosing redirected statement run on into."""
+    words = _command_words(node) + more
     index = 0
-    while index < len(words) and words[index] is not None and ASSIGNMENT.match(str(words[index])):
+    while index < len(words) and words[index] is not None:
+        word = str(words[index])
+        if not (word in RESERVED_WORDS or ASSIGNMENT.match(word)):
+            break
         index += 1
     return words[index:]
 
@@ -333,11 +391,13 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
     """Collect the simple commands under ``root`` (a loop with a stack: nesting depth is the
     script's to choose)."""
     stack: list[tuple[tree_sitter.Node, Input]] = [(root, stdin)]
+    run_on: dict[int, tuple[Word, ...]] = {}  # a command's words in its statement's redirections
     while stack:
         node, stdin = stack.pop()
         kind = node.type
         if kind == "command":
-            found.append((node.start_byte, SimpleCommand(_program_and_arguments(node), _redirected(node, stdin))))
+            words = _program_and_arguments(node, run_on.get(node.start_byte, ()))
+            found.append((node.start_byte, SimpleCommand(words, _redirected(node, stdin))))
             # Then the substitutions inside its words, assignments and redirections.
             stack.extend((child, stdin) for child in node.named_children)
         elif kind == "pipeline":
@@ -345,6 +405,10 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             body_stdin = _redirected(node, stdin)
+            if body is not None and body.type == "command":
+                run_on[body.start_byte] = tuple(
+                    word for child in node.named_children if child.type in _REDIRECTS for word in _run_on_words(child)
+                )
             for child in node.named_children:
                 if child == body:
                     stack.append((child, body_stdin))
@@ -407,7 +471,9 @@ def _output(node: tree_sitter.Node, stdin: Input) -> Input:
     ``printf`` of known words, or a ``cat`` of known input; None otherwise."""
     if node.type == "redirected_statement":
         body = node.child_by_field_name("body")
-        return None if body is None else _output(body, _redirected(node, stdin))
+        if body is None or any(_run_on(child) for child in node.named_children if child.type in _REDIRECTS):
+            return None
+        return _output(body, _redirected(node, stdin))
     if node.type != "command":
         return None
     words = _command_words(node)

@@ -371,6 +371,13 @@ FORCED_DELETE_SPELLINGS = [
     "ls | printf 'rm -f x' | sh\nls && ls",
     "r\\\nm=1 rm -f x",
     "x=1\\\na rm -f y",
+    "rm >/dev/null -f x",
+    "rm 2>&1 -rf x",
+    "rm <<EOF -f x\nbody\nEOF",
+    "! { rm -f x; }",
+    "! { { rm -f x; }; }",
+    "echo 'rm -f x' | sh\\\n 2>/dev/null",
+    "echo x | xargs -I \\  rm -f x",
     # Scripts tree-sitter-bash cannot read: judged on their words.
     "{rm,-f,x} )",
     "rm -f x; fi",

@@ -165,18 +165,27 @@ def test_decode_escapes(text, decoded):
 
 
 # simple_commands against bash itself: with no PATH, bash hands every command it runs to
-# command_not_found_handle, which prints the argv; quotes, escapes, line continuations and
-# comments must give the same words. Assignments that lead a command are set aside on both
+# command_not_found_handle, which appends the argv to a log (not to standard output, which a
+# redirection may send elsewhere); quotes, escapes, line continuations, comments and
+# redirections must give the same words. Assignments that lead a command are set aside on both
 # sides (simple_commands drops NAME=value words even when quoted: the conservative reading).
-_HANDLER = 'command_not_found_handle() { printf "%s\\x1f" "$@"; printf "\\x1e"; return 0; }\nPATH=/nonexistent\n'
+_HANDLER = (
+    'command_not_found_handle() { printf "%s\\x1f" "$@" >>"$ARGV_LOG"; printf "\\x1e" >>"$ARGV_LOG"; return 0; }\n'
+    "PATH=/nonexistent\n"
+)
 _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
-def _argvs_run_by_bash(script: str, cwd: Path) -> list[tuple[str, ...]] | None:
-    done = subprocess.run(["bash", "-c", _HANDLER + script], capture_output=True, timeout=30, cwd=cwd)
+def _argvs_run_by_bash(script: str, folder: Path) -> list[tuple[str, ...]] | None:
+    """The argvs bash runs for ``script``, in an empty folder (a ``*`` matches nothing)."""
+    log, cwd = folder / "argv.log", folder / "empty"
+    log.write_bytes(b"")
+    cwd.mkdir(exist_ok=True)
+    env = {"ARGV_LOG": str(log)}
+    done = subprocess.run(["bash", "-c", _HANDLER + script], capture_output=True, timeout=30, cwd=cwd, env=env)
     if b"syntax error" in done.stderr:
         return None
-    records = done.stdout.decode("utf-8", "surrogateescape").split("\x1e")[:-1]
+    records = log.read_bytes().decode("utf-8", "surrogateescape").split("\x1e")[:-1]
     return [tuple(record.split("\x1f")[:-1]) for record in records]
 
 
@@ -198,9 +207,9 @@ _PIECE = _TEXT.flatmap(
 _WORD = st.lists(st.tuples(_PIECE, st.sampled_from(["", "", "\\\n", "''", '""'])), min_size=1, max_size=4).map(
     lambda parts: "".join(a + b for a, b in parts)
 )
-_COMMAND = st.lists(st.tuples(_WORD, st.sampled_from([" ", "\t", " \\\n", " #c\n"])), min_size=1, max_size=4).map(
-    lambda words: "".join(a + b for a, b in words)
-)
+_COMMAND = st.lists(
+    st.tuples(_WORD, st.sampled_from([" ", "\t", " \\\n", " #c\n", " >/dev/null ", " 2>&1 "])), min_size=1, max_size=4
+).map(lambda words: "".join(a + b for a, b in words))
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -209,6 +218,7 @@ _COMMAND = st.lists(st.tuples(_WORD, st.sampled_from([" ", "\t", " \\\n", " #c\n
 )
 @example(commands=[("'r'\\m -f x", ";")])  # two nodes for tree-sitter, one word for bash
 @example(commands=[("\"a\"\\b 'c'd r\\\nm -\\\nf", ";")])
+@example(commands=[("r >/dev/null -f 2>&1 x", ";")])  # the words after a redirection are arguments
 def test_simple_commands_are_the_commands_bash_runs(commands, tmp_path):
     script = "".join(a + b for a, b in commands).rstrip(";&\n \t\\")
     ours = simple_commands(script)
