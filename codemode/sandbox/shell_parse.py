@@ -90,8 +90,9 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
     """True when tree-sitter-bash 0.25's tree is not bash's, in one of the ways a comparison with
     bash found (each hid a forced delete):
 
-    - a plain word holding an unescaped blank or newline (``ls<newline>\\rm -f x`` read as ``ls``
-      with the word ``<newline>\\rm``; ``! { { x; }; }`` with a word ``{ {``);
+    - a plain word (or a here-document's delimiter) holding an unescaped blank or newline
+      (``ls<newline>\\rm -f x`` read as ``ls`` with the word ``<newline>\\rm``;
+      ``! { { x; }; }`` with a word ``{ {``; ``'r'\\ <<E`` with a delimiter ``\\ <<E``);
     - a newline between the parts of a command (``a | b | sh<newline>ls && ls``: ``ls`` a
       word of ``sh``);
     - a comment whose ``#`` starts no word for bash (``ls\\<newline>#;rm -f x`` is
@@ -100,14 +101,17 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
       (``sh\\<newline> 2>x``: tree-sitter makes ``2`` a word, ``sh``'s script file);
     - an assignment running on into the next word (``x=1\\<newline>a rm -f y`` assigns ``1a``);
     - an escaped blank left out of every node (``bash \\  -c '...'``: bash has a word `` ``);
-    - a redirection with words after its target on a statement that is not a command."""
+    - a redirection with words after its target on a statement that is not a command;
+    - an operator of no width (tree-sitter assumed it)."""
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "word" and _RAW_BLANK.search(node.text or b""):
+        if node.type in ("word", "heredoc_start") and _RAW_BLANK.search(node.text or b""):
             return True
         if node.type == "comment" and not _starts_word(data, node.start_byte):
             return True
+        if not node.is_named and node.start_byte == node.end_byte and node.type.strip():
+            return True  # an operator tree-sitter assumed but the text lacks (`'r'\\ <<E`)
         if node.type in _REDIRECTS and data[node.start_byte - 1 : node.start_byte].isdigit():
             return True
         children = node.children
@@ -383,8 +387,18 @@ def simple_commands(script: str, stdin: Input = OUTSIDE) -> list[SimpleCommand] 
     if root.has_error or _misread(root, data):
         return None
     found: list[tuple[int, SimpleCommand]] = []
-    _walk(root, stdin, found)
+    try:
+        _walk(root, stdin, found)
+    except _Unreadable:
+        return None
     return [command for _, command in sorted(found, key=lambda item: item[0])]
+
+
+class _Unreadable(Exception):
+    """A part of the script (a backquoted command) that cannot be read."""
+
+
+_BACKQUOTE_ESCAPE = re.compile(r"\\([\\`$])")
 
 
 def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCommand]]) -> None:
@@ -402,6 +416,13 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
             stack.extend((child, stdin) for child in node.named_children)
         elif kind == "pipeline":
             stack.extend(_pipeline(node, stdin, None))
+        elif kind == "command_substitution" and node.children and node.children[0].type == "`":
+            # Inside `...`, bash removes the backslash before \, ` and $ first, then reads the
+            # rest as a script: `r\\m -f x` runs rm (bash manual, "Command Substitution").
+            inner = simple_commands(_BACKQUOTE_ESCAPE.sub(r"\1", _text(node)[1:-1]), stdin)
+            if inner is None:
+                raise _Unreadable
+            found.extend((node.start_byte + 1, command) for command in inner)
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             body_stdin = _redirected(node, stdin)
