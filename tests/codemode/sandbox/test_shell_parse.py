@@ -4,6 +4,7 @@ sequence, and every simple command with its words and standard input."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -173,6 +174,7 @@ _HANDLER = (
     'command_not_found_handle() { printf "%s\\x1f" "$@" >>"$ARGV_LOG"; printf "\\x1e" >>"$ARGV_LOG"; return 0; }\n'
     "PATH=/nonexistent\n"
 )
+_BASH = shutil.which("bash") or "/bin/bash"
 _ASSIGNED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
@@ -182,7 +184,7 @@ def _argvs_run_by_bash(script: str, folder: Path) -> list[tuple[str, ...]] | Non
     log.write_bytes(b"")
     cwd.mkdir(exist_ok=True)
     env = {"ARGV_LOG": str(log)}
-    done = subprocess.run(["bash", "-c", _HANDLER + script], capture_output=True, timeout=30, cwd=cwd, env=env)
+    done = subprocess.run([_BASH, "-c", _HANDLER + script], capture_output=True, timeout=30, cwd=cwd, env=env)
     if b"syntax error" in done.stderr:
         return None
     records = log.read_bytes().decode("utf-8", "surrogateescape").split("\x1e")[:-1]
