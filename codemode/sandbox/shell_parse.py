@@ -19,6 +19,12 @@ module does the same, in two shapes:
 Words: :class:`Pattern` marks an unquoted word with ``*``, ``?`` or ``[``, which bash replaces
 by the file names it matches. Standard input: :data:`Input`.
 
+tree-sitter-bash 0.25 is not bash everywhere. Where a comparison with bash (every argv bash
+runs, tests/codemode/sandbox/test_shell_parse.py) found it reading otherwise, the tree is
+mended (a word split in two nodes, words after a redirection's target, a reserved word read as
+a command name, a backquoted command) or refused as misread (:func:`_misread`): both functions
+then give None, as for a script it cannot parse.
+
 One parser serves the process (created on first use); parsing is guarded by a lock, since a
 tree-sitter parser is not safe to share between threads.
 """
