@@ -88,6 +88,16 @@ _RAW_BLANK = re.compile(rb"(?:^|[^\\])(?:\\\\)*[ \t\n]")
 _ONE_LINE = frozenset({"command", "declaration_command", "unset_command"})
 _TEXT_NODES = frozenset({"string", "heredoc_body", "heredoc_redirect", "raw_string", "ansi_c_string", "comment"})
 """Nodes whose text between their children is their own text, not blanks."""
+_STATEMENT_NODES = frozenset(
+    "program list pipeline command command_name redirected_statement subshell compound_statement "
+    "if_statement elif_clause else_clause while_statement for_statement case_statement case_item do_group "
+    "function_definition negated_command declaration_command unset_command file_redirect herestring_redirect".split()
+)
+"""Nodes whose text between their children can only be blanks and line continuations."""
+_EXPANSIONS = frozenset({"expansion", "arithmetic_expansion", "arithmetic_command", "test_command"})
+"""Nodes with a grammar of their own (``${x:-a b}``, ``$((1 + 2))``, ``[[ -f x ]]``), whose text
+is not checked for misreadings (the commands substituted inside them are)."""
+_BLANKS = re.compile(rb"(?:[ \t\n]|\\\n)*")
 _DROPPED = re.compile(rb"\\[^\n]")
 """A backslash between nodes escaping something other than a newline: a word left out."""
 
@@ -106,12 +116,20 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
     - a digit right before a redirection, which bash reads as its descriptor
       (``sh\\<newline> 2>x``: tree-sitter makes ``2`` a word, ``sh``'s script file);
     - an assignment running on into the next word (``x=1\\<newline>a rm -f y`` assigns ``1a``);
-    - an escaped blank left out of every node (``bash \\  -c '...'``: bash has a word `` ``);
+    - text left out of every node: an escaped blank (``bash \\  -c '...'``: bash has a word
+      `` ``), a lone ``-`` (``- 2>&1``);
     - a redirection with words after its target on a statement that is not a command;
     - an operator of no width (tree-sitter assumed it)."""
-    stack = [root]
+    stack = [(root, False)]
     while stack:
-        node = stack.pop()
+        node, in_expansion = stack.pop()
+        if node.type in _EXPANSIONS:
+            in_expansion = True  # ${x:-a b}: words with blanks, operators of their own
+        elif node.type in ("command_substitution", "process_substitution"):
+            in_expansion = False
+        if in_expansion:
+            stack.extend((child, True) for child in node.children)
+            continue
         if node.type in ("word", "heredoc_start") and _RAW_BLANK.search(node.text or b""):
             return True
         if node.type == "comment" and not _starts_word(data, node.start_byte):
@@ -128,8 +146,14 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
             ):
                 return True  # `{ ls; } >f rm`: bash refuses it; tree-sitter gives no command
         if node.type not in _TEXT_NODES:
-            for before, after in zip(children, children[1:], strict=False):
-                if _DROPPED.search(data[before.end_byte : after.start_byte]):
+            blank_only = node.type in _STATEMENT_NODES
+            gaps = [
+                data[before.end_byte : after.start_byte] for before, after in zip(children, children[1:], strict=False)
+            ]
+            if node.type == "program":  # the script's own edges
+                gaps += [data[: children[0].start_byte], data[children[-1].end_byte :]] if children else [data]
+            for gap in gaps:
+                if _DROPPED.search(gap) or (blank_only and not _BLANKS.fullmatch(gap)):
                     return True
         if node.type in _ONE_LINE:
             for before, after in zip(children, children[1:], strict=False):
@@ -141,7 +165,7 @@ def _misread(root: tree_sitter.Node, data: bytes) -> bool:
                     escaping = (len(ending) - len(ending.rstrip(b"\\"))) % 2  # a backslash ending `before`
                     if _RAW_NEWLINE.search(b"\\" * escaping + gap):
                         return True
-        stack.extend(children)
+        stack.extend((child, False) for child in children)
     return False
 
 
@@ -404,6 +428,7 @@ class _Unreadable(Exception):
     """A part of the script (a backquoted command) that cannot be read."""
 
 
+_BARE_BACKQUOTE = re.compile(r"(?:^|[^\\])(?:\\\\)*`")
 _BACKQUOTE_ESCAPE = re.compile(r"\\([\\`$])")
 
 
@@ -425,7 +450,10 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
         elif kind == "command_substitution" and node.children and node.children[0].type == "`":
             # Inside `...`, bash removes the backslash before \, ` and $ first, then reads the
             # rest as a script: `r\\m -f x` runs rm (bash manual, "Command Substitution").
-            inner = simple_commands(_BACKQUOTE_ESCAPE.sub(r"\1", _text(node)[1:-1]), stdin)
+            text = _text(node)[1:-1]
+            if _BARE_BACKQUOTE.search(text):
+                raise _Unreadable  # bash ends `...` at the first bare backquote, quoted or not
+            inner = simple_commands(_BACKQUOTE_ESCAPE.sub(r"\1", text), stdin)
             if inner is None:
                 raise _Unreadable
             found.extend((node.start_byte + 1, command) for command in inner)

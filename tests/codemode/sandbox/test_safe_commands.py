@@ -379,6 +379,7 @@ FORCED_DELETE_SPELLINGS = [
     "echo 'rm -f x' | sh\\\n 2>/dev/null",
     "echo x | xargs -I \\  rm -f x",
     "echo `r\\\\m -f x`",
+    "`echo '`;rm -f x;`'`",
     "ls `echo \\`r\\\\\\\\m -f x\\``",
     # Scripts tree-sitter-bash cannot read: judged on their words.
     "{rm,-f,x} )",

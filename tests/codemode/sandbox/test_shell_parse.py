@@ -221,6 +221,7 @@ _COMMAND = st.lists(
 @example(commands=[("'r'\\m -f x", ";")])  # two nodes for tree-sitter, one word for bash
 @example(commands=[("\"a\"\\b 'c'd r\\\nm -\\\nf", ";")])
 @example(commands=[("r >/dev/null -f 2>&1 x", ";")])  # the words after a redirection are arguments
+@example(commands=[("r - 2>&1 x", ";")])  # tree-sitter leaves the "-" out
 @example(commands=[("case x in x) 'r'\\ <<E\nbody\nE\n <<E\nbody\nE\n;; esac", ";")])  # an assumed "<<"
 def test_simple_commands_are_the_commands_bash_runs(commands, tmp_path):
     script = "".join(a + b for a, b in commands).rstrip(";&\n \t\\")
