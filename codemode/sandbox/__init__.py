@@ -14,7 +14,8 @@ package bounds them:
 - :mod:`~codemode.sandbox.environment`: the variables a command gets
   (``[shell_environment_policy]``);
 - :mod:`~codemode.sandbox.approvals` and :mod:`~codemode.sandbox.safe_commands`: when a person
-  is asked first (``approval_policy``), as Codex decides it.
+  is asked first (``approval_policy``), as Codex decides it, on the commands
+  :mod:`~codemode.sandbox.shell_parse` reads out of the script (tree-sitter-bash).
 
 :class:`Sandbox` bundles one kernel's settings with the approvals given for its session.
 """

@@ -16,8 +16,9 @@ Codex decides in two steps (``codex-rs/core/src/exec_policy.rs``,
 ``never``          never asks: runs in the sandbox, and what the sandbox refused is the answer
 =================  =========================================================================
 
-Under every policy but ``never``, a dangerous script (``rm -f``, ``rm -rf``) asks first; under
-``never`` it is refused unless there is no sandbox (``danger-full-access``). Escalation
+Under every policy but ``never``, a dangerous script (a forced delete: ``rm -f``, ``rm -rf``,
+``find -delete``, in any spelling: :func:`~codemode.sandbox.safe_commands.is_dangerous`) asks
+first; under ``never`` it is refused unless there is no sandbox (``danger-full-access``). Escalation
 (``require_escalated``) is only for ``on-request``: under the other policies the call is
 refused with Codex's text. In ``danger-full-access`` there is no sandbox to leave: commands
 run as they are, and only ``untrusted`` (not known-safe) and dangerous scripts ask.

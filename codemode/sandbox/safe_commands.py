@@ -2,26 +2,31 @@
 
 Known safe (``codex-rs/shell-command/src/command_safety/is_safe_command.rs``,
 ``is_known_safe_command``): a script made only of plain commands joined by ``&&``, ``||``,
-``;`` or ``|``, each of which only reads: ``cat``, ``ls``, ``grep``, ``git status`` and the
-like, with the argument rules below. Anything else (a redirection, ``$VAR`` or ``$(...)``, a
-subshell, a background ``&``, a ``NAME=value`` prefix) makes the script not known-safe. Under
-``approval_policy = "untrusted"`` only known-safe scripts run without asking.
+``;`` or ``|`` (:func:`~codemode.sandbox.shell_parse.plain_commands`), each of which only
+reads: ``cat``, ``ls``, ``grep``, ``git status`` and the like, with the argument rules below.
+Anything else (a redirection, ``$VAR`` or ``$(...)``, a subshell, a background ``&``, a
+``NAME=value`` prefix) makes the script not known-safe. Under ``approval_policy = "untrusted"``
+only known-safe scripts run without asking.
 
-Dangerous (``is_dangerous_command.rs``, ``command_might_be_dangerous``): ``rm -f`` and
-``rm -rf`` anywhere in the script, in any spelling (:func:`is_dangerous`). They are asked
-about under every approval policy but ``never``, which refuses them while a sandbox is in
-force.
+Dangerous (``is_dangerous_command.rs``, ``command_might_be_dangerous``): a forced delete
+anywhere in the script, however it is spelled (:func:`is_dangerous`). Dangerous scripts are
+asked about under every approval policy but ``never``, which refuses them while a sandbox is
+in force.
 
-The script is split with :mod:`shlex` (POSIX rules); where that split is not certain (quotes
-around an operator, characters the rules above exclude) the answer is "not known-safe", which
-only ever means asking.
+Both read the script as bash does, with tree-sitter-bash (:mod:`~codemode.sandbox.shell_parse`),
+as Codex does.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import shlex
+
+from .shell_parse import ASSIGNMENT, OUTSIDE, Input, Pattern, Word, plain_commands, simple_commands
+
+__all__ = ["ALWAYS_SAFE", "is_dangerous", "is_known_safe", "plain_commands"]
 
 ALWAYS_SAFE = frozenset(
     "cat cd cut echo expr false grep head id ls nl paste pwd rev seq stat tail tr true uname wc "
@@ -30,11 +35,6 @@ ALWAYS_SAFE = frozenset(
 """Commands that are safe with any arguments (Codex's list, with its Linux-only ``numfmt`` and
 ``tac``; ``uniq`` is safe only with at most one file, since ``uniq IN OUT`` writes OUT)."""
 
-OPERATORS = frozenset({"&&", "||", ";", "|"})
-"""What may join plain commands in a known-safe script."""
-
-_EXCLUDED_CHARACTERS = set("$`()<>\\\n\r{}#")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SED_PRINT = re.compile(r"^(\d+,)?\d+p$")
 _FIND_UNSAFE = frozenset("-exec -execdir -ok -okdir -delete -fls -fprint -fprint0 -fprintf".split())
 _RG_UNSAFE_FLAGS = frozenset({"--search-zip", "-z"})
@@ -45,35 +45,6 @@ _GIT_BRANCH_READ_ONLY = frozenset("--list -l --show-current -a --all -r --remote
 _GIT_OPTIONS_WITH_VALUE = frozenset(
     "-C -c --config-env --exec-path --git-dir --namespace --super-prefix --work-tree".split()
 )
-
-
-def plain_commands(script: str) -> list[list[str]] | None:
-    """The commands of ``script`` when it is only plain commands joined by
-    :data:`OPERATORS`, else None."""
-    if not script.strip() or _EXCLUDED_CHARACTERS & set(script):
-        return None
-    # Non-POSIX mode keeps a token's quotes, so a quoted "|" stays a word; each word is then
-    # unquoted on its own (a word that does not unquote to exactly one word is refused).
-    lexer = shlex.shlex(script, posix=False, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    commands: list[list[str]] = [[]]
-    try:
-        for token in lexer:
-            if token in OPERATORS:
-                commands.append([])
-                continue
-            if token and set(token) <= set("&;|"):
-                return None  # "&", ";;", "|&" ...
-            words = shlex.split(token)
-            if len(words) != 1:
-                return None
-            commands[-1].append(words[0])
-    except ValueError:  # an unclosed quote
-        return None
-    if any(not command or _ASSIGNMENT.match(command[0]) for command in commands):
-        return None
-    return commands
 
 
 def _git_is_safe(args: list[str]) -> bool:
@@ -129,7 +100,7 @@ WRAPPER_OPTIONS_WITH_VALUE = {
     "timeout": frozenset("-s -k --signal --kill-after".split()),
     "stdbuf": frozenset("-i -o -e --input --output --error".split()),
     "xargs": frozenset(
-        "-a -d -E -e -I -i -L -l -n -P -s --arg-file --delimiter --eof --replace --max-lines "
+        "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines "
         "--max-args --max-procs --max-chars --process-slot-var".split()
     ),
     "command": frozenset(),
@@ -137,74 +108,281 @@ WRAPPER_OPTIONS_WITH_VALUE = {
     "exec": frozenset("-a".split()),
     "nohup": frozenset(),
     "time": frozenset("-f -o --format --output".split()),
+    "builtin": frozenset(),
+    "coproc": frozenset(),
+    "setsid": frozenset(),
+    "chroot": frozenset("--userspec --groups".split()),
+    "taskset": frozenset(),
+    "chrt": frozenset(),
 }
 """Programs that run the command named in their arguments, with their options that take the next
-word as value (``sudo -u root rm`` runs ``rm``; ``sudo -i rm`` too: ``-i`` takes none)."""
+word as value (``sudo -u root rm`` runs ``rm``; ``sudo -i rm`` too: ``-i`` takes none; xargs's
+``-i``, ``-e`` and ``-l`` take theirs only attached, ``-i{}``)."""
 
-SHELL_KEYWORDS = frozenset("{ } ! if then else elif fi do done while until case esac time".split())
-"""Words before a command that are shell syntax, not the command (``if true; then rm -rf x; fi``)."""
-
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
-_RM_LONG_FORCE = "--force"
+WRAPPER_OPERANDS = {"timeout": 1, "chroot": 1, "taskset": 1, "chrt": 1}
+"""Words a wrapper takes after its options and before the command (``timeout 5 rm``: the
+duration; ``chroot DIR``, ``taskset MASK``, ``chrt PRIORITY``)."""
 
 
-def _unwrapped(command: list[str]) -> list[str]:
-    """The command a line really runs: past shell keywords, ``NAME=value`` assignments and
-    wrappers (``LC_ALL=C sudo -u x timeout 5 rm -rf y`` runs ``rm -rf y``)."""
-    while command:
-        word = command[0].lstrip("({")
-        if not word or word in SHELL_KEYWORDS or _ASSIGNMENT.match(word):
-            command = command[1:]
-            continue
-        name = os.path.basename(word)
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "yash"})
+"""Programs that run a script given with ``-c``, named as a file, or read on standard input."""
+
+_SHELL_OPTIONS_WITH_VALUE = frozenset({"--rcfile", "--init-file"})
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_DELETES = ("-delete", *_FIND_RUNS)
+_MAX_DEPTH = 16
+"""Scripts inside scripts (``bash -c``, ``eval``, a pipe into ``sh``) read this deep; a deeper
+one is dangerous."""
+_DELETERS = frozenset({"rm", "find", "eval", "source", "alias", "su", "runuser", *SHELLS})
+_HIDDEN = re.compile(r"[$`]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
+
+
+def _name(word: str) -> str:
+    return os.path.basename(word)
+
+
+def _decided_at_run_time(word: Word) -> bool:
+    """True for a word whose value the script decides when it runs: an expansion (None), or a
+    pattern that becomes the names of matching files."""
+    return word is None or isinstance(word, Pattern)
+
+
+def _unwrapped(command: list[Word]) -> list[Word]:
+    """The command a simple command really runs, past wrappers (``sudo -u x timeout 5 rm -rf y``
+    runs ``rm -rf y``; ``env -S 'rm -f x'`` runs ``rm -f x``). A word decided at run time where
+    a wrapper's option or command would be becomes the command (None: unknown). ``xargs`` adds
+    the words it reads to its command: one unknown word."""
+    while command and command[0] is not None:
+        name = _name(command[0])
         takes_value = WRAPPER_OPTIONS_WITH_VALUE.get(name)
         if takes_value is None:
-            return [word, *command[1:]]
-        rest, index = command[1:], 0
-        while index < len(rest) and (rest[index].startswith("-") or (name == "env" and "=" in rest[index])):
-            index += 2 if rest[index] in takes_value else 1
-        if name == "timeout" and index < len(rest):
-            index += 1  # the duration
+            return command
+        rest, index = list(command[1:]), 0
+        while index < len(rest):
+            word = rest[index]
+            if word is None:
+                break
+            if name == "env" and word.startswith(("-S", "--split-string")) and word not in ("-S", "--split-string"):
+                # -S'a b' / --split-string=... : split the value as env does, and read on.
+                rest[index : index + 1] = _split(word[2:] if word.startswith("-S") else word.partition("=")[2])
+                continue
+            if name == "env" and word in ("-S", "--split-string"):
+                rest[index : index + 2] = _split(rest[index + 1] if index + 1 < len(rest) else "")
+                continue
+            if word.startswith("-") or (name == "env" and ASSIGNMENT.match(word)):
+                index += 2 if word in takes_value else 1
+                continue
+            break
+        if index < len(rest) and rest[index] is not None:
+            index += WRAPPER_OPERANDS.get(name, 0)
         command = rest[index:]
+        if name == "xargs" and command:
+            command = [*command, None]
     return command
 
 
-def _is_dangerous(command: list[str]) -> bool:
+def _split(value: Word) -> list[Word]:
+    """``env -S``'s words of ``value`` (shell-like quoting), or one unknown word."""
+    if value is None:
+        return [None]
+    try:
+        return list(shlex.split(value))
+    except ValueError:
+        return [None]
+
+
+def _rm_forced(args: list[Word]) -> bool:
+    """True when ``rm`` with ``args`` may be forced: ``-f`` in a cluster of short options,
+    ``--force`` or an abbreviation (``--f``), ``--interactive=never`` (GNU rm's synonym of
+    never asking), before a ``--``; also a word decided at run time, or a pattern that may match
+    a file named like an option (``rm *`` beside a file ``-f``)."""
+    for word in args:
+        if word is None:
+            return True
+        if word == "--":
+            return False
+        if isinstance(word, Pattern) and (word[0] in "*?[-"):
+            return True
+        if word.startswith("--"):
+            option, _, value = word[2:].partition("=")
+            if option and "force".startswith(option):
+                return True
+            if option and "interactive".startswith(option) and value in ("never", "no", "none"):
+                return True
+        elif word.startswith("-") and "f" in word[1:]:
+            return True
+    return False
+
+
+def _find_deletes(args: list[Word], stdin: Input, depth: int) -> bool:
+    """True when ``find`` with ``args`` may delete: ``-delete``, ``-exec rm`` (and ``-execdir``,
+    ``-ok``, ``-okdir``), or a command it runs that is dangerous itself; also a word decided at
+    run time (it may be ``-delete``)."""
+    for index, word in enumerate(args):
+        if word is None or word == "-delete":
+            return True
+        if isinstance(word, Pattern) and any(fnmatch.fnmatchcase(primary, word) for primary in _FIND_DELETES):
+            return True  # -delet? beside a file named -delete
+        if word in _FIND_RUNS:
+            end = next((i for i in range(index + 1, len(args)) if args[i] in (";", "+")), len(args))
+            runs = _unwrapped(args[index + 1 : end])
+            if runs and ((runs[0] is not None and _name(runs[0]) == "rm") or _is_dangerous(runs, stdin, depth)):
+                return True
+    return False
+
+
+def _shell_runs_dangerous(args: list[Word], stdin: Input, depth: int) -> bool:
+    """True when a shell with ``args`` runs a dangerous script: the one given with ``-c``
+    (``bash -lc``, ``sh -c -- '...'``), or the one it reads on standard input (no script file,
+    ``-s``, or ``/dev/stdin``) when that is dangerous or decided at run time (``cat x | sh``).
+    A script file is not read (it is a program like any other)."""
+    command_option = reads_stdin = False
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None or isinstance(word, Pattern):
+            return True  # decided at run time
+        if word in ("--", "-"):
+            index += 1
+            break
+        if word.startswith("--"):
+            index += 2 if word in _SHELL_OPTIONS_WITH_VALUE else 1
+            continue
+        if len(word) > 1 and word[0] in "-+":
+            command_option = command_option or (word[0] == "-" and "c" in word)
+            reads_stdin = reads_stdin or (word[0] == "-" and "s" in word)
+            index += 2 if ("o" in word or "O" in word) else 1
+            continue
+        break
+    operands = args[index:]
+    if command_option:
+        return bool(operands) and _runs_dangerous_text(operands[0], stdin, depth)
+    if reads_stdin or not operands or operands[0] in _STDIN_FILES:
+        return _input_is_dangerous(stdin, depth)
+    return operands[0] is None
+
+
+def _runs_dangerous_text(script: Word, stdin: Input, depth: int) -> bool:
+    """True when ``script``, a word run as a script, is dangerous or decided at run time."""
+    return _decided_at_run_time(script) or _script_is_dangerous(str(script), stdin, depth)
+
+
+_SU_SHORT_WITH_VALUE = frozenset("sgGwu")
+_SU_LONG_WITH_VALUE = frozenset({"--shell", "--group", "--supp-group", "--whitelist-environment", "--user"})
+
+
+def _su_runs_dangerous(name: str, args: list[Word], stdin: Input, depth: int) -> bool:
+    """True when ``su`` or ``runuser`` runs a dangerous script given with ``-c`` (also in a
+    cluster, ``-lc``), ``--command`` or ``--session-command`` (through the user's shell), or
+    ``runuser -u USER [--] COMMAND`` a dangerous command (util-linux's su(1), runuser(1))."""
+    index, user_command = 0, False
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            return True
+        following = args[index + 1] if index + 1 < len(args) else ""
+        option, _, attached = word.partition("=")
+        if option in ("--command", "--session-command"):
+            return _runs_dangerous_text(attached if "=" in word else following, stdin, depth)
+        if word == "--":
+            index += 1
+            break
+        if word.startswith("--"):
+            user_command = user_command or option == "--user"
+            index += 2 if option in _SU_LONG_WITH_VALUE and "=" not in word else 1
+            continue
+        if word.startswith("-") and len(word) > 1:
+            for position, letter in enumerate(word[1:], start=2):
+                rest = word[position:]
+                if letter == "c":
+                    return _runs_dangerous_text(rest or following, stdin, depth)
+                if letter in _SU_SHORT_WITH_VALUE:
+                    user_command = user_command or letter == "u"
+                    index += 0 if rest else 1
+                    break
+            index += 1
+            continue
+        if name == "su" or not user_command:
+            index += 1  # su's USER, and then its arguments for the shell
+            continue
+        break
+    return name == "runuser" and user_command and _is_dangerous(args[index:], stdin, depth)
+
+
+def _input_is_dangerous(stdin: Input, depth: int) -> bool:
+    """True when the script read from ``stdin`` is dangerous or decided at run time."""
+    return stdin is None or any(_script_is_dangerous(text, OUTSIDE, depth) for text in stdin)
+
+
+def _is_dangerous(command: list[Word], stdin: Input, depth: int) -> bool:
     command = _unwrapped(command)
     if not command:
         return False
-    name, args = os.path.basename(command[0].lstrip("(")), command[1:]
-    if name in _SHELLS:
-        for flag, script in zip(args, args[1:], strict=False):
-            if flag.startswith("-") and not flag.startswith("--") and "c" in flag:
-                return is_dangerous(script)
-        return False
+    program = command[0]
+    if program is None or isinstance(program, Pattern):
+        return True  # a program decided at run time ($cmd, {rm,-f,x}, *): it may be rm -f
+    name, args = _name(program), command[1:]
+    if name in SHELLS:
+        return _shell_runs_dangerous(args, stdin, depth)
+    if name in ("su", "runuser"):
+        return _su_runs_dangerous(name, args, stdin, depth)
     if name == "eval":
-        return is_dangerous(" ".join(args))
-    if name == "find":  # find -exec rm -f {} ; runs rm
-        for index, word in enumerate(args):
-            if word in ("-exec", "-execdir", "-ok", "-okdir") and _is_dangerous(args[index + 1 :]):
-                return True
-        return False
-    if name != "rm":
-        return False
-    # GNU rm takes any unambiguous abbreviation of --force (--f, --fo, ...).
-    return any(
-        (len(a) >= 3 and _RM_LONG_FORCE.startswith(a)) or (a.startswith("-") and not a.startswith("--") and "f" in a)
-        for a in args
-    )
+        if any(_decided_at_run_time(arg) for arg in args):
+            return True
+        return _script_is_dangerous(" ".join(str(arg) for arg in args), stdin, depth)
+    if name in ("source", "."):
+        if not args:
+            return False
+        return args[0] is None or (args[0] in _STDIN_FILES and _input_is_dangerous(stdin, depth))
+    if name == "alias":  # alias x='rm -f y' hides the command behind a new name
+        return any(
+            _decided_at_run_time(arg)
+            or ("=" in str(arg) and _runs_dangerous_text(str(arg).partition("=")[2], OUTSIDE, depth))
+            for arg in args
+        )
+    if name == "find":
+        return _find_deletes(args, stdin, depth)
+    return name == "rm" and _rm_forced(args)
+
+
+def _script_is_dangerous(script: str, stdin: Input, depth: int) -> bool:
+    if depth >= _MAX_DEPTH:
+        return True
+    commands = simple_commands(script, stdin)
+    if commands is None:
+        return _unparsed_is_dangerous(script)
+    return any(_is_dangerous(list(command.words), command.stdin, depth + 1) for command in commands)
+
+
+def _unparsed_is_dangerous(script: str) -> bool:
+    """For a script tree-sitter-bash cannot parse (bash may still run its first lines): True
+    when it names a program that can delete or run a script (``rm``, ``find``, a shell,
+    ``eval``...) once quotes and backslashes are removed, or has an expansion or a brace
+    expansion that may produce one."""
+    if _HIDDEN.search(script):
+        return True
+    words = re.split(r"[\s;&|()<>{},=]+", re.sub(r"[\\'\"]", "", script))
+    return any(_name(word) in _DELETERS for word in words if word)
 
 
 def is_dangerous(script: str) -> bool:
-    """True when ``script`` runs ``rm`` with ``-f`` (``-f``, ``-rf``, ``-fr``, ``-Rf``, ``-r -f``,
-    ``--force``), also behind ``sudo``, ``env``, ``timeout`` and other wrappers or inside
-    ``bash -c``. Codex's rule names only ``rm -f`` and ``rm -rf``; spellings of the same
-    command are caught here too. Judged on the plain commands, or on the words of each part when
-    the script is not plain (a redirection or a subshell does not hide it)."""
-    commands = plain_commands(script)
-    if commands is None:
-        try:
-            commands = [shlex.split(part) for part in re.split(r"&&|\|\||[;|&\n()`]|\$\(", script)]
-        except ValueError:
-            return False
-    return any(command and _is_dangerous(command) for command in commands)
+    """True when ``script`` may force a delete, read as bash reads it (tree-sitter-bash), in
+    every simple command wherever it sits (a subshell, ``$(...)``, an ``if``, a function):
+
+    - ``rm`` forced (:func:`_rm_forced`: ``-f``, ``-rf``, ``-r -f``, ``--force``, ``--f``,
+      ``--interactive=never``), in any spelling bash reads the same (``"rm" "-f"``, ``r''m``,
+      ``\\rm``, ``$'-f'``), behind wrappers (``sudo``, ``env``, ``command``, ``xargs``,
+      ``timeout``...);
+    - ``find -delete``, ``find -exec rm``;
+    - a shell's script (``bash -c``, ``sh -c -- '...'``, a script piped into ``sh`` from an
+      ``echo`` or ``printf`` of plain words, a ``<<<`` string or a here-document), ``eval``'s
+      words and an ``alias``'s value, read the same way; a script piped in from anything else
+      (``cat x | sh``) is decided at run time;
+    - a command, an ``rm`` or ``find`` argument, or a shell's script decided at run time
+      (``$x``, ``$(...)``, ``{rm,-f,x}``): it may be any of the above.
+
+    Codex's rule (``is_dangerous_command.rs``, ``is_dangerous_to_call_with_exec``) names only
+    ``rm -f`` and ``rm -rf`` as the first two words, also behind ``sudo`` and in
+    ``bash -lc`` scripts of plain words; spellings of the same command are caught here too."""
+    return _script_is_dangerous(script, OUTSIDE, 0)

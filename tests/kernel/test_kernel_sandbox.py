@@ -111,6 +111,32 @@ def listener() -> Iterator[socket.socket]:
 CONNECT = 'python3 -c \'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5); print("connected")\' {port}'
 
 
+def test_never_refuses_every_spelling_of_a_forced_delete(tmp_path):
+    """Under ``approval_policy = "never"`` a forced delete is refused however bash spells it
+    (issue 24: these ran where plain ``rm -f`` was refused), with Codex's text, asking nothing;
+    the file stays. A look-alike that does not force (``rm`` piped into bash) runs."""
+    workspace = tmp_path / "nb"
+    (workspace / "keep.txt").parent.mkdir(parents=True)
+    (workspace / "keep.txt").write_text("kept")
+    (workspace / "gone.txt").write_text("gone")
+    spellings = [
+        "rm $'-f' keep.txt",
+        "{rm,-f,keep.txt}",
+        "bash -c -- 'rm -f keep.txt'",
+        "echo 'rm -f keep.txt' | bash",
+        "find . -name keep.txt -delete",
+    ]
+    with kernel_in(workspace, 'approval_policy = "never"\n') as kernel:
+        for cmd in spellings:
+            assert printed(run(kernel, shell(cmd), allow_stdin=True)) == (
+                "ERROR approval required by policy, but AskForApproval is set to Never"
+            ), cmd
+        assert (workspace / "keep.txt").read_text() == "kept"
+        plain = result(run(kernel, shell("echo 'rm gone.txt' | bash"), allow_stdin=True))
+        assert (plain["exit_code"], plain["output"]) == (0, "")
+    assert sorted(p.name for p in workspace.iterdir()) == ["codemode.toml", "keep.txt"]
+
+
 def test_network_is_blocked_by_default(tmp_path, listener):
     port = listener.getsockname()[1]
     with kernel_in(tmp_path / "nb") as kernel:

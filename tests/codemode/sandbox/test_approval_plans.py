@@ -138,7 +138,14 @@ def test_escalation_refusal_texts(policy, text):
         ("sudo rm -f /etc/x", Plan(forbidden=True, reason=NEVER_REFUSAL)),
         ("ls && rm -rf x", Plan(forbidden=True, reason=NEVER_REFUSAL)),
         ("echo hi; rm -rf /tmp/x > /dev/null", Plan(forbidden=True, reason=NEVER_REFUSAL)),
+        # The spellings of issue 24: each ran under "never" before the script was parsed as bash does.
+        ("rm $'-f' x", Plan(forbidden=True, reason=NEVER_REFUSAL)),
+        ("{rm,-f,x}", Plan(forbidden=True, reason=NEVER_REFUSAL)),
+        ("bash -c -- 'rm -f x'", Plan(forbidden=True, reason=NEVER_REFUSAL)),
+        ("echo 'rm -f x' | bash", Plan(forbidden=True, reason=NEVER_REFUSAL)),
+        ("find . -delete", Plan(forbidden=True, reason=NEVER_REFUSAL)),
         ("rm -r x", RUN),
+        ("echo 'rm x' | bash", RUN),
     ],
 )
 def test_never_refuses_dangerous_scripts_however_written(script, plan):
