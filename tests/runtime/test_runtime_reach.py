@@ -132,7 +132,7 @@ def test_a_forged_megabyte_argument_is_refused_too() -> None:
     assert bridge.handle(cell, "tool", f"0:{value} ") == "ecode-mode runtime error: a value must be one JSON value"
     assert cell.reached == []
     assert bridge.handle(cell, "tool", f"0:{value}") == 'v"tool-1"'
-    assert cell.reached == [("call_tool", (0, value))]
+    assert cell.reached == [("call_tool", (0, value, None))]
 
 
 FORGED_CALLS = [
@@ -168,8 +168,8 @@ def test_the_shapes_the_prelude_sends_still_pass() -> None:
     assert bridge.handle(cell, "notify", '"n"') is None
     assert bridge.handle(cell, "store", '["k", "[1,{\\"b\\":2}]"]') is None
     assert cell.reached == [
-        ("call_tool", (0, '{"a":[1,"x:y"]}')),
-        ("call_tool", (12, "null")),
+        ("call_tool", (0, '{"a":[1,"x:y"]}', None)),
+        ("call_tool", (12, "null", None)),
         ("emit_item", ({"type": "input_text", "text": "t"},)),
         ("notify", ("n",)),
         ("store", ("k", '[1,{"b":2}]')),
