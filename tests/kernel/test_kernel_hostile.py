@@ -264,7 +264,9 @@ def huge_stored(kernel, _: float) -> None:
     # 72 MiB of stored values survive a killed host and come back intact; they are then
     # overwritten with null, so later steps do not carry them.
     keys = f"Array.from({{length: {HUGE_VALUES}}}, (_, i) => 'huge' + i)"
-    stored = execute(kernel.kc, f"{keys}.forEach((k, i) => store(k, String(i % 10).repeat({HUGE_BYTES}))); text('stored')")
+    stored = execute(
+        kernel.kc, f"{keys}.forEach((k, i) => store(k, String(i % 10).repeat({HUGE_BYTES}))); text('stored')"
+    )
     assert (stored.content["status"], stored.stdout) == ("ok", "stored\n")
     host = runtime_host(kernel)
     host.send_signal(signal.SIGKILL)

@@ -80,22 +80,28 @@ def run_foreground(kc, code: str):
     return reply_or_question(kc, send_execute(kc, LONG_YIELD + code, allow_stdin=True))
 
 
+def escalate_in_the_background(kc, expression: str, gate: str, finished: str):
+    """A cell yields, waits for ``gate``, then prints ``expression`` awaited and resolves
+    ``finished``; meanwhile a cell in the foreground (allowing stdin) opens the gate and waits for
+    ``finished``. The foreground cell must end without a question; returns the ``%wait`` of the
+    background cell."""
+    background = execute(
+        kc,
+        f"yield_control();\nawait {gate};\ntry {{\n  " + printing(expression) + "\n} finally {\n  done();\n}",
+    )
+    assert background.codemode["status"] == "running"
+    kind, foreground = run_foreground(kc, f'release();\nawait {finished};\ntext("foreground done");')
+    assert kind == "done", f"asked: {foreground['content']['prompt']}"
+    assert foreground.stdout == "foreground done\n"
+    return execute(kc, f"%wait {background.codemode['cell_id']}")
+
+
 def test_a_background_cell_calling_an_ended_cells_function_cannot_borrow_the_foreground_question(notebook, outside):
     """The issue's case: cell B yields, then calls ``escalate`` (declared by the ended first cell)
     while cell C waits in the foreground, allowing stdin. The helper acts for C, the latest
     running cell: before the fix it asked under C's execute, naming C, and ``y`` ran it."""
     kernel, declaring = notebook
-    background = execute(
-        kernel.kc,
-        "yield_control();\nawait gate;\ntry {\n  "
-        + printing(f'escalate("{outside}/borrowed.txt")')
-        + "\n} finally {\n  done();\n}",
-    )
-    assert background.codemode["status"] == "running"
-    kind, foreground = run_foreground(kernel.kc, 'release();\nawait finished;\ntext("foreground done");')
-    assert kind == "done", f"asked: {foreground['content']['prompt']}"
-    assert foreground.stdout == "foreground done\n"
-    waited = execute(kernel.kc, f"%wait {background.codemode['cell_id']}")
+    waited = escalate_in_the_background(kernel.kc, f'escalate("{outside}/borrowed.txt")', "gate", "finished")
     assert waited.stdout == ended_cell_refusal(declaring) + "\n"
     assert list(outside.iterdir()) == []
 
@@ -152,16 +158,8 @@ def test_a_background_cells_own_escalation_is_refused(notebook, outside):
     kernel, _ = notebook
     gates = "let gate2 = new Promise((r) => { release = r; });\nlet finished2 = new Promise((r) => { done = r; });"
     assert execute(kernel.kc, gates).errors == []
-    background = execute(
-        kernel.kc,
-        "yield_control();\nawait gate2;\ntry {\n  "
-        + printing(f'escalated(tools, "{outside}/background.txt")')
-        + "\n} finally {\n  done();\n}",
+    waited = escalate_in_the_background(
+        kernel.kc, f'escalated(tools, "{outside}/background.txt")', "gate2", "finished2"
     )
-    assert background.codemode["status"] == "running"
-    kind, foreground = run_foreground(kernel.kc, 'release();\nawait finished2;\ntext("foreground done");')
-    assert kind == "done", f"asked: {foreground['content']['prompt']}"
-    assert foreground.stdout == "foreground done\n"
-    waited = execute(kernel.kc, f"%wait {background.codemode['cell_id']}")
     assert waited.stdout == NO_ONE_TO_ASK + "\n"
     assert list(outside.iterdir()) == []
