@@ -19,7 +19,9 @@ The command line (:func:`bwrap_argv`):
   the writable parts of the new ``/proc`` (:data:`PROC_READ_ONLY`) bound read-only again: a
   kernel running as root keeps uid 0 inside, and the kernel checks only the uid for a write to
   ``/proc/sys`` (``kernel.core_pattern`` would run a program of the cell's as full root);
-- ``--bind R R`` for each writable root, then ``--ro-bind P P`` for each protected path in it,
+- ``--bind R R`` for each writable root and each folder between a root and a protected path
+  or another root (:func:`pinned_folders`: a mount point cannot be renamed), shallowest
+  first, then ``--ro-bind P P`` for each protected path in it,
   ``--ro-bind /dev/null P`` over each protected path that must not be created
   (:func:`masked_paths` removes the empty file bubblewrap leaves as mount point), and
   ``--tmpfs`` or ``--ro-bind /dev/null`` over each hidden path
@@ -164,13 +166,14 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
             if os.path.exists(proc_path):
                 argv += ["--ro-bind", proc_path, proc_path]
     roots = policy.writable_roots()
-    for root in sorted(roots, key=lambda r: len(r.root.parts)):
-        argv += ["--bind", str(root.root), str(root.root)]
-    targets = dict.fromkeys(p.resolve() for root in roots for p in root.read_only)
+    folders = [root.root for root in roots]
+    targets = [t for t in dict.fromkeys(p.resolve() for root in roots for p in root.read_only) if t.exists()]
+    masked = policy.masked()
+    for folder in sorted({*folders, *pinned_folders([*targets, *masked, *folders], folders)}, key=_shallow_first):
+        argv += ["--bind", str(folder), str(folder)]
     for target in targets:
-        if target.exists():
-            argv += ["--ro-bind", str(target), str(target)]
-    for path in policy.masked():
+        argv += ["--ro-bind", str(target), str(target)]
+    for path in masked:
         argv += ["--ro-bind", "/dev/null", str(path)]
     for path in policy.hidden_now():
         if path.is_symlink():
@@ -181,6 +184,30 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
             argv += ["--ro-bind", "/dev/null", str(path)]
     argv += ["--seccomp", str(seccomp_fd), "--chdir", str(cwd), "--", *command]
     return argv
+
+
+def _shallow_first(path: Path) -> tuple[int, Path]:
+    return len(path.parts), path
+
+
+def pinned_folders(paths: Iterable[Path], roots: Iterable[Path]) -> set[Path]:
+    """The folders above ``paths`` (resolved) that lie inside a writable root and are not one:
+    a command gets each bound onto itself.
+
+    A read-only bind keeps a protected file from being changed, not the folders above it from
+    being renamed: ``mv cfg cfg_old && mkdir cfg`` and a new ``cfg/codemode.toml`` replaced the
+    protected config, and the next kernel start ran what the cell wrote, outside the sandbox
+    (the same for a tool module's package, a server's program, the kernel's environment, or a
+    workspace inside ``/tmp``). A mount point cannot be renamed or removed (``rename(2)``,
+    ``rmdir(2)``: ``EBUSY``), so every folder on the way from a root down to a protected path,
+    a masked path or another root is made one; what it holds stays as writable as before."""
+    roots = set(roots)
+    return {
+        folder
+        for path in paths
+        for folder in path.parents
+        if folder not in roots and any(folder.is_relative_to(root) for root in roots)
+    }
 
 
 @contextlib.contextmanager

@@ -283,3 +283,34 @@ def test_the_input_history_is_out_of_reach(tmp_path):
     assert refused.startswith("ERROR read_file: ") and refused.endswith(
         "cannot be read: Jupyter's runtime files and the kernel's history are out of cells' reach."
     )
+
+
+def test_the_folders_above_a_protected_file_cannot_be_renamed(tmp_path):
+    """A read-only bind kept a protected file from being changed, not the folders above it from
+    being renamed: ``mv cfg cfg_old && mkdir cfg`` and a new ``cfg/codemode.toml`` replaced
+    what the next kernel start reads, and it ran the cell's choice outside the sandbox (so did
+    a renamed folder above a tool module, a server's program or the kernel's environment).
+    Each folder between a writable root and a protected path (or another root) is a mount
+    point for commands now, which ``rename(2)`` and ``rmdir(2)`` refuse (EBUSY)."""
+    folder = tmp_path / "cfg" / "deep"  # tmp_path lies in /tmp, a writable root
+    folder.mkdir(parents=True)
+    config = folder / "codemode.toml"
+    config.write_text('[python_tools]\nmodules = ["mytools"]\n')
+    (folder / "mytools.py").write_text("")
+    workspace = tmp_path / "nb"
+    swaps = {
+        "config's folder": f"mv {folder} {tmp_path}/moved",
+        "config's grandparent": f"mv {tmp_path}/cfg {tmp_path}/moved",
+        "config's folder removed": f"rm -r {folder}",
+        "workspace's parent in /tmp": f"mv {tmp_path} {tmp_path}-moved",
+    }
+    with kernel_in(workspace, env={"CODEMODE_CONFIG": str(config)}) as kernel:
+        for name, cmd in swaps.items():
+            done = result(run(kernel, shell(cmd)))
+            assert done["exit_code"] == 1, name
+            assert "Device or resource busy" in done["output"], (name, done["output"])
+        # What the folders hold stays writable.
+        made = result(run(kernel, shell(f"touch {folder}/notes.txt && echo made")))
+        assert made["output"] == "made\n"
+    assert config.read_text() == '[python_tools]\nmodules = ["mytools"]\n'
+    assert sorted(p.name for p in folder.iterdir()) == ["codemode.toml", "mytools.py", "notes.txt"]

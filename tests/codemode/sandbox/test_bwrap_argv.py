@@ -77,6 +77,7 @@ def test_workspace_write_binds_roots_shallow_first(ws, tmp_path, proc):
     extra = tmp_path / "extra"
     extra.mkdir()
     argv = bwrap_argv("/usr/bin/bwrap", policy(ws, writable_roots=[str(extra)]), ws / "..", 3, COMMAND)
+    binds = pinned(TMP, extra, ws)
     assert argv == [
         "/usr/bin/bwrap",
         *HEAD[1:],
@@ -87,17 +88,28 @@ def test_workspace_write_binds_roots_shallow_first(ws, tmp_path, proc):
         "--dev",
         "/dev",
         *proc,
-        "--bind",
-        TMP,
-        TMP,
-        "--bind",
-        str(extra),
-        str(extra),
-        "--bind",
-        str(ws),
-        str(ws),
+        *(a for folder in binds for a in ("--bind", str(folder), str(folder))),
         *tail(ws / "..", 3, workspace=ws),
     ]
+
+
+def test_the_folders_above_protected_paths_are_pinned():
+    """Each folder between a writable root and a protected path or another root, not the
+    roots themselves, nor folders outside every root (``rename(2)`` refuses a mount point)."""
+    roots = [Path("/tmp"), Path("/tmp/x/ws"), Path("/srv/extra")]
+    paths = [Path("/tmp/cfg/deep/codemode.toml"), Path("/tmp/x/ws/pkg/tools.py"), Path("/srv/extra/.git"), *roots]
+    assert bwrap.pinned_folders(paths, roots) == {
+        Path("/tmp/cfg"),
+        Path("/tmp/cfg/deep"),
+        Path("/tmp/x"),
+        Path("/tmp/x/ws/pkg"),
+    }
+
+
+def pinned(tmp, *roots: Path) -> list[Path]:
+    """/tmp, ``roots`` and every folder between them, shallowest first."""
+    folders = {Path(tmp), *roots, *(f for r in roots for f in r.parents if f.is_relative_to(tmp) and f != Path(tmp))}
+    return sorted(folders, key=lambda folder: (len(folder.parts), folder))
 
 
 def test_workspace_write_then_ro_binds_the_protected_paths(ws, tmp_path, proc):
