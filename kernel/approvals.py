@@ -19,13 +19,16 @@ identity the request came from, and only if it names no other question as its pa
 
 A reply that names no question at all (``jupyter_client``'s ``KernelClient.input()`` sends
 ``input_reply`` without a parent header, and ``jupyter console`` answers through it) cannot be
-told from a late answer to a question that was withdrawn: such a reply answers the open question
-only if no question to that front end was withdrawn unanswered since its last reply; otherwise
-it is refused and the question is asked again (a new ``input_request``, saying why), so that a
-``y`` typed for a withdrawn question never approves the next one. A reply that names its
-question answers only that one. Replies that arrive while no question is open are dropped
-before the next question (as ipykernel's ``Kernel._input_request`` drops stale replies), and
-count as that front end's late answer.
+told from a late answer to a question that was withdrawn. The kernel therefore keeps, per front
+end, the questions withdrawn before it answered them, and counts a reply from it as the late
+answer of one of them while any is left: a reply naming one answers that one, a reply naming
+none the oldest. Such a reply without a parent is refused and the open question is asked again
+(a new ``input_request``, saying why), so that N questions withdrawn unanswered absorb the next
+N replies without a parent, and a ``y`` typed for a withdrawn question never approves a later
+one. Only once none is left does a reply without a parent answer the open question. A reply
+naming the open question (any of the ``input_request`` messages it was sent as) answers it
+whatever is left. Replies that arrive while no question is open are dropped before the next
+question (as ipykernel's ``Kernel._input_request`` drops stale replies), counted the same way.
 """
 
 from __future__ import annotations
@@ -58,9 +61,10 @@ class StdinApprovals:
         self._state = state
         self._lock = asyncio.Lock()
         self._socket: zmq.asyncio.Socket | None = None
-        self._withdrawn: set[Identity] = set()
-        """Front ends asked a question that was withdrawn before they answered it, and which sent
-        no reply since: their next reply without a parent may be meant for that question."""
+        self._withdrawn: dict[Identity, list[set[str]]] = {}
+        """Per front end, the questions withdrawn before it answered them and not yet counted as
+        answered (:meth:`_late`), oldest first; each the msg_ids of the ``input_request``
+        messages it was sent as (a question asked again was sent more than once)."""
 
     def _stdin(self) -> zmq.asyncio.Socket:
         if self._socket is None:
@@ -86,10 +90,11 @@ class StdinApprovals:
             kernel._publisher.flush()  # what the cell printed before the question comes first
             asked = _identity(jupyter_request.ident)
             prompt = request.prompt()
+            sent: set[str] = set()
             answered = False
             try:
                 while True:
-                    outcome = await self._question(socket, jupyter_request, asked, prompt)
+                    outcome = await self._question(socket, jupyter_request, asked, sent, prompt)
                     if outcome == "withdrawn":
                         log.info(
                             "approval question for cell %s withdrawn: its request no longer follows it", request.cell_id
@@ -103,21 +108,23 @@ class StdinApprovals:
                     )
                     prompt = ASKED_AGAIN + "\n" + request.prompt()
             finally:
-                if not answered:
-                    self._withdrawn.add(asked)
+                if not answered and sent:
+                    self._withdrawn.setdefault(asked, []).append(sent)
 
     async def _question(
-        self, socket: zmq.asyncio.Socket, jupyter_request: Any, asked: Identity, prompt: str
+        self, socket: zmq.asyncio.Socket, jupyter_request: Any, asked: Identity, sent: set[str], prompt: str
     ) -> Answer | Literal["again", "withdrawn"]:
-        """Send one ``input_request`` with ``prompt`` under ``jupyter_request`` and wait for its
-        answer, ``"again"`` (a reply without a parent was refused) or ``"withdrawn"`` (the
-        request stopped following the cell first)."""
+        """Send one ``input_request`` with ``prompt`` under ``jupyter_request`` (its msg_id is
+        added to ``sent``, the question's messages so far) and wait for the answer,
+        ``"again"`` (a reply without a parent was refused) or ``"withdrawn"`` (the request
+        stopped following the cell first)."""
         kernel = self._kernel
         content = {"prompt": prompt, "password": False}
-        sent = kernel.session.send(
+        message = kernel.session.send(
             kernel.stdin_socket, "input_request", content, jupyter_request.parent, ident=jupyter_request.ident
         )
-        reply = asyncio.ensure_future(self._reply(socket, asked, sent["header"]["msg_id"]))
+        sent.add(message["header"]["msg_id"])
+        reply = asyncio.ensure_future(self._reply(socket, asked, sent))
         released = asyncio.ensure_future(jupyter_request.released())
         try:
             await asyncio.wait({reply, released}, return_when=asyncio.FIRST_COMPLETED)
@@ -130,10 +137,11 @@ class StdinApprovals:
         answer = reply.result()
         return "again" if answer is None else answer
 
-    def _read(self, frames: list[bytes]) -> tuple[Identity, dict[str, Any]] | None:
-        """The sender and the message of ``frames`` read on the stdin channel, or None when they
-        are not a valid message (logged). Any valid message from a front end is its reply to
-        something: it clears that front end's withdrawn question (:attr:`_withdrawn`)."""
+    def _read(self, frames: list[bytes]) -> tuple[Identity, str | None, Any, bool] | None:
+        """The sender, the parent's msg_id (None: no parent), the ``value`` and whether it was
+        counted as the late answer of one of the sender's withdrawn questions (:meth:`_late`),
+        of the message ``frames`` read on the stdin channel; None when they are not a valid
+        message (logged). Every valid message from a front end is its reply to something."""
         session = self._kernel.session
         try:
             idents, message = session.feed_identities(frames)
@@ -142,27 +150,49 @@ class StdinApprovals:
             log.warning("ignoring an invalid message on the stdin channel", exc_info=True)
             return None
         sender = _identity(idents)
-        self._withdrawn.discard(sender)
-        return sender, reply
+        header, content = reply.get("parent_header"), reply.get("content")
+        named = header.get("msg_id") if isinstance(header, dict) else None
+        parent = None if named in (None, "") else str(named)
+        value = content.get("value", "") if isinstance(content, dict) else ""
+        return sender, parent, value, self._late(sender, parent)
 
-    async def _reply(self, socket: zmq.asyncio.Socket, asked: Identity, question_id: str) -> Answer | None:
-        """The answer in the first valid ``input_reply`` from ``asked`` to ``question_id``; None
-        for a reply without a parent that may be a late answer to a withdrawn question."""
+    def _late(self, sender: Identity, parent: str | None) -> bool:
+        """Count a reply from ``sender`` naming ``parent`` as the late answer of one of its
+        withdrawn questions (:attr:`_withdrawn`): the one it names, or the oldest when it names
+        none; True if it was one. A reply naming a question not left there (the open one, one
+        answered, one already counted) is not. Counting the oldest for a reply without a parent
+        can only leave a question too many, never one too few: a later reply naming a question
+        already counted is then not counted, and one more reply without a parent is refused."""
+        questions = self._withdrawn.get(sender)
+        if not questions:
+            return False
+        if parent is None:
+            questions.pop(0)
+        else:
+            named = next((question for question in questions if parent in question), None)
+            if named is None:
+                return False
+            questions.remove(named)
+        if not questions:
+            del self._withdrawn[sender]
+        return True
+
+    async def _reply(self, socket: zmq.asyncio.Socket, asked: Identity, sent: set[str]) -> Answer | None:
+        """The answer in the first valid ``input_reply`` from ``asked`` to the question sent as
+        ``sent`` (msg_ids), or without a parent; None for a reply without a parent counted as
+        a withdrawn question's late answer (module docstring)."""
         while True:
-            was_withdrawn = asked in self._withdrawn
             read = self._read(await socket.recv_multipart())
             if read is None:
                 continue
-            sender, reply = read
+            sender, parent, value, late = read
             if sender != asked:
                 log.warning("ignoring an input_reply from a peer that was not asked")
                 continue
-            parent = reply.get("parent_header", {}).get("msg_id")
-            if parent is None and was_withdrawn:
+            if parent is None and late:
                 return None
-            if parent not in (question_id, None):
+            if parent is not None and parent not in sent:
                 continue  # a late answer to a question that is over
-            value = reply.get("content", {}).get("value", "")
             return parse_answer(value if isinstance(value, str) and value != "\x04" else "")
 
 

@@ -209,6 +209,70 @@ def test_a_late_answer_to_an_interrupted_question_does_not_approve_the_next(tmp_
     assert sorted(p.name for p in outside.iterdir()) == ["fourth.txt"]
 
 
+def yielded_question(kernel, path: Path) -> dict:
+    """Ask about writing ``path`` in a cell that yields after 1 s, leaving the question
+    unanswered, so that it is withdrawn at the yield; returns the withdrawn question."""
+    msg_id = send_execute(kernel.kc, '// @exec: {"yield_time_ms": 1000}\n' + escalated(path), allow_stdin=True)
+    question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+    assert collect(kernel.kc, msg_id).codemode["status"] == "running"
+    return question
+
+
+def asked_again(kernel, msg_id: str, question: dict) -> None:
+    """Assert that the next thing to come for request ``msg_id`` is ``question`` asked again."""
+    kind, again = reply_or_question(kernel.kc, msg_id)
+    assert kind == "asked", "a late answer was taken as the open question's answer"
+    assert again["content"]["prompt"] == ASKED_AGAIN + "\n" + question["content"]["prompt"]
+    assert again["parent_header"]["msg_id"] == msg_id
+
+
+def test_each_withdrawn_question_absorbs_one_late_answer(tmp_path, outside):
+    """Two questions withdrawn unanswered (their cells yielded), then two late ``y`` without a
+    parent while a third question is open. The kernel kept one "withdrawn" flag per front end,
+    which the first ``y`` cleared, so the second ran the third command outside the sandbox; now
+    each withdrawn question takes one late answer, the open question is asked again after each,
+    and the answer after them decides."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        yielded_question(kernel, outside / "a.txt")
+        yielded_question(kernel, outside / "b.txt")
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "c.txt"), allow_stdin=True)
+        third = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        kernel.kc.input("y")
+        kernel.kc.input("y")
+        asked_again(kernel, msg_id, third)
+        asked_again(kernel, msg_id, third)
+        kernel.kc.input("n")
+        assert printed(collect(kernel.kc, msg_id)) == "ERROR exec command rejected by user"
+    assert list(outside.iterdir()) == []
+
+
+def test_late_answers_naming_a_withdrawn_question_or_none_count_one_each(tmp_path, outside):
+    """Three questions withdrawn (interrupts); a late reply naming the second and two without a
+    parent are the three late answers, each refused or ignored, and the reply after them
+    answers the open question. A reply naming the first message of the open question (sent
+    before it was asked again) answers it."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        withdrawn = [interrupted_question(kernel, outside / f"w{n}.txt") for n in range(3)]
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "open.txt"), allow_stdin=True)
+        question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        answer(kernel.kc, withdrawn[1], "y")  # ignored: no question is asked again
+        kernel.kc.input("y")
+        asked_again(kernel, msg_id, question)
+        kernel.kc.input("y")
+        asked_again(kernel, msg_id, question)
+        kernel.kc.input("y")  # all three are answered: taken
+        assert json.loads(collect(kernel.kc, msg_id).stdout)["exit_code"] == 0
+
+        interrupted_question(kernel, outside / "w3.txt")
+        msg_id = send_execute(kernel.kc, LONG_YIELD + escalated(outside / "last.txt"), allow_stdin=True)
+        question = kernel.kc.get_stdin_msg(timeout=TIMEOUT_S)
+        kernel.kc.input("y")
+        asked_again(kernel, msg_id, question)
+        answer(kernel.kc, question, "n")
+        assert printed(collect(kernel.kc, msg_id)) == "ERROR exec command rejected by user"
+    assert sorted(p.name for p in outside.iterdir()) == ["open.txt"]
+
+
 def test_jupyter_console_answers_and_is_asked_again_after_an_interrupt(codemode_kernelspec, tmp_path, outside):
     """``jupyter console`` answers without a parent: its ``y`` is taken, and after a question
     withdrawn by Ctrl-C the next question comes again once answered, then its ``y`` runs it."""
