@@ -8,7 +8,9 @@ symlink in the last part: a path swapped for a symlink between the check and the
 (by a command running meanwhile) fails instead of writing elsewhere.
 
 Reading (``read_file``, ``list_dir``) is refused for the policy's hidden paths and credentials
-and the kernel's ``/proc``; reading or overwriting a Jupyter connection file is refused
+and the kernel's ``/proc``; a credential is also recognised by the identity of what was really
+opened (:func:`~codemode.sandbox.secrets.credential_identities`: a hard link to ``~/.netrc``
+elsewhere is refused for reading and writing alike); reading or overwriting a Jupyter connection file is refused
 wherever it lies, by the content of what was really opened
 (:func:`~codemode.sandbox.secrets.is_connection_file`): through a symlink, a hard link or a
 name chosen by whoever started that kernel alike.
@@ -21,7 +23,7 @@ import stat
 from pathlib import Path
 
 from .policy import SandboxPolicy
-from .secrets import MAX_CONNECTION_FILE_BYTES, is_connection_file
+from .secrets import MAX_CONNECTION_FILE_BYTES, credential_identities, is_connection_file
 
 
 class WriteRefused(PermissionError):
@@ -66,11 +68,27 @@ def _hidden_refusal(policy: SandboxPolicy, path: Path, verb: str) -> str | None:
             f"{str(path)!r} cannot be {verb}: Jupyter's runtime files and the kernel's history are out of cells' reach."
         )
     if any(path.is_relative_to(credential) for credential in policy.credentials):
-        return (
-            f"{str(path)!r} cannot be {verb}: credentials (~/.ssh, ~/.aws, ~/.netrc, ...) are out of cells' reach; "
-            "hide_credentials = false in codemode.toml lets cells read them."
-        )
+        return _credential_refusal(path, verb)
     return None
+
+
+def _credential_refusal(path: Path, verb: str) -> str:
+    return (
+        f"{str(path)!r} cannot be {verb}: credentials (~/.ssh, ~/.aws, ~/.netrc, ...) are out of cells' reach; "
+        "hide_credentials = false in codemode.toml lets cells read them."
+    )
+
+
+def _check_not_credential(policy: SandboxPolicy, fd: int, path: Path, verb: str) -> None:
+    """Refuse (closing ``fd``) when the file open as ``fd`` is one of the policy's credentials
+    under another name (a hard link, a bind mount): its ``(st_dev, st_ino)`` is checked against
+    theirs as they are now."""
+    if not policy.credentials:
+        return
+    info = os.fstat(fd)
+    if (info.st_dev, info.st_ino) in credential_identities(policy.credentials):
+        os.close(fd)
+        raise WriteRefused(_credential_refusal(path, verb))
 
 
 def _connection_file_refusal(path: Path, verb: str) -> str:
@@ -148,6 +166,7 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
         fd = os.open(target.name, flags, 0o666, dir_fd=folder)
     finally:
         os.close(folder)
+    _check_not_credential(policy, fd, target, "written")
     with os.fdopen(fd, "wb") as out:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise WriteRefused(_NOT_REGULAR.format(target=str(target)))
@@ -181,17 +200,20 @@ def out_of_reach(policy: SandboxPolicy, path: Path, verb: str = "read") -> str |
 
 def opened_within_reach(policy: SandboxPolicy, path: Path, flags: int, verb: str = "read") -> int:
     """A descriptor of ``path`` opened with ``flags``, once both the path and what was really
-    opened (a symlink may have been swapped in meanwhile) are within cells' reach. Raises
+    opened (a symlink may have been swapped in meanwhile; a hard link or a mount of a
+    credential) are within cells' reach. Raises
     :class:`WriteRefused` or ``OSError``."""
     target = _resolved(path)
     refusal = out_of_reach(policy, target, verb)
     if refusal is not None:
         raise WriteRefused(refusal)
     fd = os.open(target, flags)
-    refusal = out_of_reach(policy, _fd_path(fd), verb)
+    reached = _fd_path(fd)
+    refusal = out_of_reach(policy, reached, verb)
     if refusal is not None:
         os.close(fd)
         raise WriteRefused(refusal)
+    _check_not_credential(policy, fd, reached, verb)
     return fd
 
 

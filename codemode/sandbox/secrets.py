@@ -15,8 +15,11 @@ nothing), and each sandboxed command is started with the connection files then l
 of the folders :func:`connection_files` scans covered.
 
 :data:`CREDENTIALS`: what ``ssh``, the AWS, Google Cloud and Azure command lines, ``curl``/``git``
-(``~/.netrc``), Codex, Docker, ``kubectl`` and GnuPG keep their secrets in. Codex lets its
-sandboxed commands read them; here they are hidden unless ``hide_credentials = false``.
+(``~/.netrc``), Codex, Docker, ``kubectl``, GnuPG and the usual token files of git, GitHub,
+package registries, Terraform, Vault and PostgreSQL keep their secrets in. Codex lets its
+sandboxed commands read them; here they are hidden unless ``hide_credentials = false``. They
+are recognised by path and, for the file tools, also by identity
+(:func:`credential_identities`): a hard link to ``~/.netrc`` made elsewhere is the same file.
 """
 
 from __future__ import annotations
@@ -37,8 +40,35 @@ CREDENTIALS = (
     ".docker/config.json",
     ".kube/config",
     ".gnupg",
+    # git's "store" helper: git-scm.com/docs/git-credential-store, FILES.
+    ".git-credentials",
+    ".config/git/credentials",
+    # PyPI upload tokens: packaging.python.org, "The .pypirc file".
+    ".pypirc",
+    # npm's per-user config, holding ``_authToken``: docs.npmjs.com, "npmrc", Files.
+    ".npmrc",
+    # GitHub CLI's ``oauth_token``s: cli.github.com/manual/gh_help_environment (GH_CONFIG_DIR).
+    ".config/gh/hosts.yml",
+    # hub's ``oauth_token``: hub(1), "Configuration".
+    ".config/hub",
+    # Cargo's registry tokens: doc.rust-lang.org/cargo/reference/config.html, "Credentials".
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    # RubyGems' API keys: guides.rubygems.org/api-key-scopes.
+    ".gem/credentials",
+    # Terraform's ``terraform login`` tokens: developer.hashicorp.com/terraform/cli/config/config-file, "Credentials".
+    ".terraform.d/credentials.tfrc.json",
+    # Vault's token helper: developer.hashicorp.com/vault/docs/commands/token-helper.
+    ".vault-token",
+    # libpq's password file: postgresql.org/docs/current/libpq-pgpass.html.
+    ".pgpass",
 )
 """Credential files and folders, relative to the home folder."""
+
+MAX_CREDENTIAL_FOLDER_ENTRIES = 64
+"""Most entries of one credential folder (its subfolders' included, the top first) whose identity
+:func:`credential_identities` takes: ``~/.ssh`` holds a handful; a folder with more (a
+``~/.config/gcloud/logs`` full of files) costs no more than this many ``stat`` calls per check."""
 
 MAX_CONNECTION_FILE_BYTES = 64 * 1024
 """Largest file :func:`connection_files` reads to recognise one (a connection file is ~300 bytes)."""
@@ -114,3 +144,42 @@ def connection_files(folders: Iterable[Path]) -> list[Path]:
 def credential_paths(home: Path) -> list[Path]:
     """:data:`CREDENTIALS` under ``home``, whether or not they exist."""
     return [home / relative for relative in CREDENTIALS]
+
+
+def _folder_identities(folder: Path) -> Iterable[tuple[int, int]]:
+    """The identities of ``folder``'s entries, breadth first (its top before its subfolders),
+    at most :data:`MAX_CREDENTIAL_FOLDER_ENTRIES`; a symlink counts as what it points to and is
+    not descended into; what cannot be listed or reached is skipped."""
+    queue, seen = [folder], 0
+    while queue and seen < MAX_CREDENTIAL_FOLDER_ENTRIES:
+        try:
+            with os.scandir(queue.pop(0)) as scanned:
+                entries = list(scanned)
+        except OSError:
+            continue
+        for entry in entries[: MAX_CREDENTIAL_FOLDER_ENTRIES - seen]:
+            seen += 1
+            try:
+                info = entry.stat()
+            except OSError:
+                continue
+            yield info.st_dev, info.st_ino
+            if entry.is_dir(follow_symlinks=False):
+                queue.append(Path(entry.path))
+
+
+def credential_identities(credentials: Iterable[Path]) -> set[tuple[int, int]]:
+    """The ``(st_dev, st_ino)`` of each of ``credentials`` that exists now (what a symlink points
+    to), and of what lies in those that are folders (:func:`_folder_identities`): a file opened
+    under another name (a hard link, a bind mount of it) with one of these identities is a
+    credential. Costs a ``stat`` per path, and a listing only for folders that exist."""
+    found: set[tuple[int, int]] = set()
+    for path in dict.fromkeys(credentials):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+        if stat.S_ISDIR(info.st_mode):
+            found.update(_folder_identities(path))
+    return found

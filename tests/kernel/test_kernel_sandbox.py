@@ -222,7 +222,10 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
         )
         + f", {connection_file}",
         "  credentials hidden (hide_credentials = true): ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.azure, ~/.netrc, "
-        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg",
+        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg, ~/.git-credentials, "
+        "~/.config/git/credentials, ~/.pypirc, ~/.npmrc, ~/.config/gh/hosts.yml, ~/.config/hub, "
+        "~/.cargo/credentials.toml, ~/.cargo/credentials, ~/.gem/credentials, "
+        "~/.terraform.d/credentials.tfrc.json, ~/.vault-token, ~/.pgpass",
         f"  connection files hidden in: /tmp, /var/tmp, {real}",
         "  network: blocked",
         'approval_policy = "never"',

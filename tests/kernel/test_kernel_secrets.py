@@ -108,18 +108,30 @@ def test_other_kernels_connection_files_are_out_of_reach_also_when_made_after_th
 
 def test_credentials_are_out_of_reach_by_default(tmp_path):
     """Codex lets its sandboxed commands read them; here neither commands nor the file tools
-    can, also for a credential made after the kernel started, or reached through a symlink."""
+    can, also for a credential made after the kernel started, or reached through a symlink; the
+    file tools also refuse a hard link made elsewhere before (the same file under another name;
+    a command can read that one: see README, Limits)."""
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("private key\n")
     (home / ".netrc").write_text("machine example.com password secret\n")
     (home / "notes.txt").write_text("not a secret\n")
+    (home / ".git-credentials").write_text("https://user:token@example.com\n")
+    (tmp_path / "keys").mkdir()
+    hard_link = tmp_path / "keys" / "netrc-hardlink"
+    os.link(home / ".netrc", hard_link)
     workspace = tmp_path / "nb"
     with kernel_in(workspace, env={"HOME": str(home)}) as kernel:
         (home / ".kube").mkdir()
         (home / ".kube" / "config").write_text("token: secret\n")
         (workspace / "netrc").symlink_to(home / ".netrc")
-        for path in (home / ".ssh" / "id_ed25519", home / ".netrc", home / ".kube" / "config"):
+        credentials = (
+            home / ".ssh" / "id_ed25519",
+            home / ".netrc",
+            home / ".kube" / "config",
+            home / ".git-credentials",
+        )
+        for path in (*credentials, hard_link):
             assert (
                 printed(execute(kernel.kc, read(str(path))))
                 == f"ERROR read_file: {str(path)!r} cannot be read: {CREDENTIALS}"
@@ -130,10 +142,11 @@ def test_credentials_are_out_of_reach_by_default(tmp_path):
         assert printed(execute(kernel.kc, listing(str(home / ".ssh")))) == (
             f"ERROR list_dir: {str(home / '.ssh')!r} cannot be listed: {CREDENTIALS}"
         )
-        catted = command(kernel, "ls -A ~/.ssh; cat ~/.netrc ~/.kube/config netrc ~/notes.txt")
+        catted = command(kernel, "ls -A ~/.ssh; cat ~/.netrc ~/.kube/config netrc ~/.git-credentials ~/notes.txt")
     assert catted["output"].splitlines() == [
         f"cat: {home / '.netrc'}: Permission denied",
         f"cat: {home / '.kube' / 'config'}: Permission denied",
         "cat: netrc: Permission denied",
+        f"cat: {home / '.git-credentials'}: Permission denied",
         "not a secret",
     ]

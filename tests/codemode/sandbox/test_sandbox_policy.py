@@ -240,7 +240,10 @@ def test_sandbox_summary_adds_the_approval_policy_and_environment(ws):
         'sandbox_mode = "read-only"',
         "  writable: nothing",
         "  credentials hidden (hide_credentials = true): ~/.ssh, ~/.aws, ~/.config/gcloud, ~/.azure, ~/.netrc, "
-        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg",
+        "~/.codex/auth.json, ~/.docker/config.json, ~/.kube/config, ~/.gnupg, ~/.git-credentials, "
+        "~/.config/git/credentials, ~/.pypirc, ~/.npmrc, ~/.config/gh/hosts.yml, ~/.config/hub, "
+        "~/.cargo/credentials.toml, ~/.cargo/credentials, ~/.gem/credentials, "
+        "~/.terraform.d/credentials.tfrc.json, ~/.vault-token, ~/.pgpass",
         "  network: blocked",
         'approval_policy = "never"',
         'shell_environment_policy: inherit = "core", *KEY*/*SECRET*/*TOKEN* kept',

@@ -15,7 +15,14 @@ from codemode.config import SandboxSettings, parse_config
 from codemode.sandbox.bwrap import bwrap_argv
 from codemode.sandbox.files import WriteRefused, read_checked, write_checked
 from codemode.sandbox.policy import SandboxPolicy
-from codemode.sandbox.secrets import MAX_CONNECTION_FILE_BYTES, connection_files, is_connection_file, temp_folders
+from codemode.sandbox.secrets import (
+    MAX_CONNECTION_FILE_BYTES,
+    MAX_CREDENTIAL_FOLDER_ENTRIES,
+    connection_files,
+    credential_identities,
+    is_connection_file,
+    temp_folders,
+)
 
 CONNECTION_FILE = "it is a Jupyter connection file, whose key lets anyone holding it run code in that kernel."
 CREDENTIALS = (
@@ -142,3 +149,89 @@ def test_hide_credentials_is_read_from_the_config():
         True,
         ["codemode.toml: hide_credentials: must be true or false, not a string ('no'); true is used."],
     )
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        ".git-credentials",
+        ".config/git/credentials",
+        ".pypirc",
+        ".npmrc",
+        ".config/gh/hosts.yml",
+        ".config/hub",
+        ".cargo/credentials.toml",
+        ".cargo/credentials",
+        ".gem/credentials",
+        ".terraform.d/credentials.tfrc.json",
+        ".vault-token",
+        ".pgpass",
+    ],
+)
+def test_the_usual_token_files_are_credentials(ws, tmp_path, relative):
+    home = tmp_path / "home"
+    token = home / relative
+    token.parent.mkdir(parents=True, exist_ok=True)
+    token.write_text("token = secret\n")
+    hidden = policy(ws, {"HOME": str(home)})
+    with pytest.raises(WriteRefused) as refused:
+        read_checked(hidden, token)
+    assert str(refused.value) == f"{str(token)!r} cannot be read: {CREDENTIALS}"
+    argv = bwrap_argv("bwrap", hidden, ws, 7, ["true"])
+    assert ["--ro-bind", "/dev/null", str(token)] == argv[argv.index(str(token)) - 2 : argv.index(str(token)) + 1]
+
+
+def test_a_hard_link_to_a_credential_is_refused_by_the_file_tools(ws, tmp_path):
+    """The link existed before: the file is the same (``st_dev``, ``st_ino``), its name is not."""
+    home = tmp_path / "home"
+    keys = home / ".gnupg" / "private-keys-v1.d"
+    keys.mkdir(parents=True)
+    (home / ".netrc").write_text("machine example.com password secret\n")
+    (keys / "ABCD.key").write_text("private key\n")
+    (home / "notes.txt").write_text("not a secret\n")
+    os.link(home / ".netrc", ws / "netrc-hardlink")
+    os.link(keys / "ABCD.key", ws / "key")
+    os.link(home / "notes.txt", ws / "notes")
+    hidden = policy(ws, {"HOME": str(home)})
+    for link in (ws / "netrc-hardlink", ws / "key"):
+        with pytest.raises(WriteRefused) as refused:
+            read_checked(hidden, link)
+        assert str(refused.value) == f"{str(link)!r} cannot be read: {CREDENTIALS}"
+        with pytest.raises(WriteRefused) as refused:
+            write_checked(hidden, link, b"overwritten")
+        assert str(refused.value) == f"{str(link)!r} cannot be written: {CREDENTIALS}"
+    assert (home / ".netrc").read_text() == "machine example.com password secret\n"
+    assert (keys / "ABCD.key").read_text() == "private key\n"
+    assert read_checked(hidden, ws / "notes") == b"not a secret\n"
+    assert read_checked(policy(ws, {"HOME": str(home)}, hide_credentials=False), ws / "netrc-hardlink") == (
+        b"machine example.com password secret\n"
+    )
+
+
+def test_credential_folders_give_a_bounded_number_of_identities_top_first(tmp_path):
+    folder = tmp_path / ".gnupg"
+    (folder / "sub").mkdir(parents=True)
+    for n in range(MAX_CREDENTIAL_FOLDER_ENTRIES + 10):
+        (folder / f"f{n}").write_text("")
+    (folder / "sub" / "deep").write_text("")
+    (tmp_path / "other").write_text("")
+    (folder / "link").symlink_to(tmp_path / "other")
+    identities = credential_identities([folder, tmp_path / "missing"])
+
+    def identity(path: Path) -> tuple[int, int]:
+        info = os.stat(path)
+        return info.st_dev, info.st_ino
+
+    assert len(identities) == 1 + MAX_CREDENTIAL_FOLDER_ENTRIES
+    assert identity(folder) in identities
+    assert identity(folder / "sub" / "deep") not in identities  # beyond the cap, the top came first
+    small = tmp_path / ".ssh"
+    (small / "sub").mkdir(parents=True)
+    (small / "sub" / "deep").write_text("")
+    (small / "link").symlink_to(tmp_path / "other")
+    assert credential_identities([small]) == {
+        identity(small),
+        identity(small / "sub"),
+        identity(small / "sub" / "deep"),
+        identity(tmp_path / "other"),
+    }
