@@ -12,8 +12,9 @@ shorter, the QuickJS binding having cut it at a NUL, and the prelude then sends 
 ``emit``), ``tool`` (``"<index>:<input JSON>"``; the JSON text, as the prelude's ``JSON.stringify``
 wrote it, goes into the ``tool/invoke`` frame as it is once it was checked to be exactly one
 JSON value),
-``notify`` (a JSON string), ``store`` (``[key, json]``; the value is kept as the canonical JSON
-of :mod:`codemode.stored_values`, and one too large to cross a frame is refused), ``load`` (a JSON string key),
+``notify`` (a JSON string), ``store:<key as a JSON string>`` (the value's JSON text as
+``JSON.stringify`` wrote it; the value is kept as the canonical JSON of
+:mod:`codemode.stored_values`, and one too large to cross a frame is refused), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate or nesting 128 deep are
 refused and keys have their surrogates replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
 ``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``readers`` (the source of the
@@ -88,15 +89,15 @@ def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
     return "settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})
 
 
-_OBSERVABLE_OPS = frozenset({"emit", "notify", "tool", "store", "yield"})
+_OBSERVABLE_OPS = frozenset({"emit", "notify", "tool", "yield"})
 
 
 def observable(op: str) -> bool:
     """Whether host operation ``op`` shows the cell to the world: an output item (``emit``,
-    ``text:<length>``), a notification, a tool call, a stored value or a yield. Code of a
+    ``text:<length>``), a notification, a tool call, a stored value (``store:<key>``) or a yield. Code of a
     cell that can still run once the cell may no longer act (after ``exit()`` or a stop; in
     the notebook profile's realm, after the cell ended) has these dropped."""
-    return op in _OBSERVABLE_OPS or op.startswith("text:")
+    return op in _OBSERVABLE_OPS or op.startswith(("text:", "store:"))
 
 
 def value_reply(value: Any) -> str:
@@ -197,11 +198,9 @@ def _handle(cell: CellThread, op: str, arg: str, via_ended: str | None) -> str |
         return 'v"' + cell.call_tool(index, input_json, via_ended) + '"'
     elif op == "notify":
         cell.notify(_json_of(arg, str, "a notification"))
-    elif op == "store":
-        pair = _json_of(arg, list, "a stored value")
-        if len(pair) != 2 or not isinstance(pair[0], str) or not isinstance(pair[1], str):
-            raise BadHostCall("a stored value must be [key, JSON text]")
-        key, value_json = pair
+    elif op.startswith("store:"):
+        key = _json_of(op[6:], str, "a stored value's key")
+        value_json = arg
         problem = _checked_value(value_json)
         if problem is not None:
             return error_reply(problem)

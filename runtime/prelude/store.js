@@ -18,7 +18,11 @@ function __cm_store(keyValue, value) {
   }
   const json = __cm_stringify_json(value);
   if (json === undefined) throw "failed to serialize JavaScript value: expected value at line 1 column 1";
-  __cm_call("store", "[" + __cm_quote(key) + "," + __cm_quote(json) + "]");
+  // The key travels in the operation's name and the value's JSON as the argument, as it is:
+  // quoting it again, or joining it to the key, took one more copy of a large value (a
+  // joined string is flattened before it crosses), so a value the heap held failed with out
+  // of memory before the host's size check could refuse it.
+  __cm_call("store:" + __cm_quote(key), json);
 }
 
 function __cm_load(keyValue) {

@@ -65,6 +65,11 @@ def test_a_value_too_large_for_a_frame_is_refused_at_once_and_nothing_else_is_lo
     assert refused.stdout == REFUSED.format(key="big", size=5 + 1 + 70 * MIB + 2) + "\nundefined\n"
     assert refused.content["evalue"] == REFUSED.format(key="huge key?", size=11 + 1 + 70 * MIB + 2)
 
+    # An ASCII value the heap holds, with its JSON (7 M numbers: 112 MB of array, 77 MB of
+    # JSON): refused for its size, not out of memory (the prelude quoted the JSON once more).
+    numbers = execute(kernel.kc, 'try { store("numbers", new Array(7e6).fill(1234567890)); } catch (e) { text(e); }')
+    assert numbers.stdout == REFUSED.format(key="numbers", size=9 + 1 + 77_000_001) + "\n"
+
     _kill_host(kernel)
     kept = execute(kernel.kc, 'text(JSON.stringify(["earlier", "a", "big", "b", "huge key?", "c"].map(load)))')
     assert kept.content["status"] == "ok"

@@ -141,9 +141,10 @@ FORGED_CALLS = [
     ("emit", "[1]", "a content item must be a JSON object"),
     ("emit", "{", "a content item must be a JSON object"),
     ("notify", '{"text": "x"}', "a notification must be a JSON string"),
-    ("store", '["k", "1}, {"]', "a value must be one JSON value"),
-    ("store", '["k", 1]', "a stored value must be [key, JSON text]"),
-    ("store", '["k", "1", "2"]', "a stored value must be [key, JSON text]"),
+    ('store:"k"', "1}, {", "a value must be one JSON value"),
+    ('store:"k"', "1 2", "a value must be one JSON value"),
+    ("store:1", "1", "a stored value's key must be a JSON string"),
+    ('store:"k" "j"', "1", "a stored value's key must be a JSON string"),
     ("load", "[1]", "a key must be a JSON string"),
     ("fail", "{}", "a failure's text must be a JSON string"),
 ]
@@ -166,7 +167,7 @@ def test_the_shapes_the_prelude_sends_still_pass() -> None:
     assert bridge.handle(cell, "tool", "12:null") == 'v"tool-1"'
     assert bridge.handle(cell, "emit", json.dumps({"type": "input_text", "text": "t"})) is None
     assert bridge.handle(cell, "notify", '"n"') is None
-    assert bridge.handle(cell, "store", '["k", "[1,{\\"b\\":2}]"]') is None
+    assert bridge.handle(cell, 'store:"k"', '[1,{"b":2}]') is None
     assert cell.reached == [
         ("call_tool", (0, '{"a":[1,"x:y"]}', None)),
         ("call_tool", (12, "null", None)),

@@ -37,7 +37,7 @@ class _Cell:
 def _store(cell: _Cell, key: str, value_json: str) -> str | None:
     """The bridge's answer to ``store(key, value)`` whose JSON is ``value_json``, sent as
     ``prelude/store.js`` sends it."""
-    return bridge.handle(cell, "store", json.dumps([key, value_json], ensure_ascii=False))  # type: ignore[arg-type]
+    return bridge.handle(cell, "store:" + json.dumps(key, ensure_ascii=False), value_json)  # type: ignore[arg-type]
 
 
 def test_the_limit_is_the_frame_limit_less_room_for_the_envelope():
