@@ -15,7 +15,9 @@ A host killed just as a cell is sent (``kill -9`` and an execute at once) may ta
 execute with it before the kernel noticed the death: the host never admitted it, so the cell
 was not started and runs on a new host with the same note. The test pins that ordering:
 the host is stopped (SIGSTOP), the execute is sent and read from the stopped host's stdin pipe
-until the kernel has written its frame there, then the host is killed.
+until the kernel has written its frame there, then the host is killed. A host that dies
+during its handshake ends the cell that started it with ``HostStopped`` (the cell was not
+started).
 """
 
 from __future__ import annotations
@@ -183,3 +185,24 @@ def test_with_codexs_host_the_note_says_the_stored_values_were_lost(codemode_ker
     finally:
         stop_kernel(kernel)
 
+
+def test_a_host_that_dies_during_its_handshake_stops_the_cell_that_started_it(codemode_kernelspec, tmp_path):
+    """``CODEMODE_HOST_BIN`` naming a host that reads a byte of the hello, writes a line on
+    stderr and exits before it answers the handshake: each cell ends with ``HostStopped`` (the reason is the client's
+    ``code-mode host exited during handshake: <its last stderr line>``); the kernel lives."""
+    broken = tmp_path / "bin" / "dying-host"
+    broken.parent.mkdir()
+    broken.write_text("#!/bin/sh\nhead -c 1 >/dev/null\necho 'dying-host: cannot start' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    kernel = start_kernel(tmp_path, {"CODEMODE_HOST_BIN": str(broken)})
+    try:
+        for _ in range(2):
+            stopped = execute(kernel.kc, 'text("x")')
+            assert (stopped.content["ename"], stopped.content["evalue"]) == (
+                "HostStopped",
+                "The code-mode runtime host stopped (code-mode host exited during handshake: dying-host: "
+                "cannot start); the cell was not started. The next cell starts a new host; "
+                f"{STRICT_KEPT}.",
+            )
+    finally:
+        stop_kernel(kernel)
