@@ -12,7 +12,8 @@ session on a host connection (:mod:`codemode.host`):
   reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
   whether a cell was lost that way; the next execute spawns a new host, generation + 1 (a wait
   or terminate then gets the stale-generation error and starts none), and tells its caller
-  (``on_idle_loss``) when the old host died with nothing live on it;
+  (``on_idle_loss``) when the old host died with nothing live on it, also when that is
+  noticed only under an execute the host had not admitted (the execute is sent again, once);
 - a host that announced its exit (``host/exiting``, codemode's extension) is retired: the next
   cell starts on a new host at once (generation + 1, stored values seeded) while the old one
   finishes what is in flight (its answers still arrive; its cells end when it exits);
@@ -293,7 +294,9 @@ class CodeModeSession:
         ``yield_time_ms`` / ``max_output_tokens`` default to the session defaults.
         ``on_idle_loss(failure)`` is called before anything is sent when the cell goes to a new
         host because the last one died while no cell was live and no execute was in flight (no
-        caller was told; a host whose process has exited counts as dead, however recently).
+        caller was told; a host whose process has exited counts as dead, however recently), and
+        also when the connection fails with this execute sent but not yet admitted (then the
+        request is sent once more, to the new host).
         Returns when the host admitted the cell. Raises :class:`CodeModeError` (spawn, frame
         limit, host errors such as ``code-mode host has too many active cells``, shutdown).
         """
@@ -309,7 +312,17 @@ class CodeModeSession:
             self.defaults.yield_time_ms if yield_time_ms is None else yield_time_ms,
             self.defaults.max_output_tokens if max_output_tokens is None else max_output_tokens,
         )
-        host_id, initial = await binding.connection.execute(binding.session_id, request)
+        try:
+            host_id, initial = await binding.connection.execute(binding.session_id, request)
+        except HostConnectionError:
+            # The connection failed before the host admitted the cell (no ``execution/started``
+            # read), e.g. a host killed just before the execute went out, its death not yet
+            # noticed: the cell did not start. When no started cell was lost with that host,
+            # it died as if between cells: the cell goes to a new host, once, as it would have.
+            if not binding.connection.failed_idle or binding.connection.retiring:
+                raise
+            binding = await self._ensure_open(on_idle_loss)
+            host_id, initial = await binding.connection.execute(binding.session_id, request)
         public_id = self.public_cell_id(host_id, binding.generation)
         if host_id in binding.connection.live_cells(binding.session_id):
             self._live[public_id] = None

@@ -113,9 +113,9 @@ class ConnectionDriver:
 
     @property
     def failed_idle(self) -> bool:
-        """The connection failed, not closed by the client, while no cell was live and no
-        execute or open was in flight (:attr:`~codemode.host.state.ConnectionState.failed_idle`):
-        no caller was told."""
+        """The connection failed, not closed by the client, while no started cell was live and
+        no open was in flight (:attr:`~codemode.host.state.ConnectionState.failed_idle`): no
+        started cell was lost; an execute in flight was not admitted and may go to a new host."""
         return self.state.failed_idle and not self._closing
 
     @property

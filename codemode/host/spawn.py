@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from .. import frame_json, messages
-from ..errors import CodeModeError
+from ..errors import CodeModeError, HostConnectionError
 from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
 from .connection import HostConnection
 from .driver import WAIT_TRANSPORT_TIMEOUT_S
@@ -118,7 +118,10 @@ async def spawn_host(
 
     Raises :class:`CodeModeError` with Codex's texts: ``failed to spawn code-mode host <path>:
     <error>``, ``timed out negotiating with the code-mode host``, ``code-mode host exited during
-    handshake`` (followed by ``: <the last line it wrote on stderr>`` when it wrote one), ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
+    handshake`` (followed by ``: <the last line it wrote on stderr>`` when it wrote one) and
+    ``failed to write code-mode host hello: <error>`` are a :class:`HostConnectionError` with
+    no generation (the host died before it was ready, as one that dies later does);
+    ``code-mode host rejected the handshake: <reason>``, ``code-mode host returned an
     invalid handshake response: …``.
     """
     argv = list(command or default_host_command())
@@ -140,17 +143,17 @@ async def spawn_host(
     last_stderr: list[str] = []
     stderr_task = asyncio.ensure_future(_log_stderr(process.stderr, process.pid, last_stderr))
 
-    async def give_up(text: str) -> CodeModeError:
+    async def give_up(text: str, error: type[CodeModeError] = CodeModeError) -> CodeModeError:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
-        return CodeModeError(text)
+        return error(text)
 
     try:
         process.stdin.write(encode_frame(messages.hello([PROTOCOL_VERSION], list(CAPABILITIES))))
         await process.stdin.drain()
-    except (OSError, RuntimeError) as exc:
-        raise await give_up(f"failed to write code-mode host hello: {exc}") from None
+    except (OSError, RuntimeError) as exc:  # its stdin is closed: the host is gone
+        raise await give_up(f"failed to write code-mode host hello: {exc}", HostConnectionError) from None
     try:
         async with asyncio.timeout(startup_timeout_s):
             answer = await read_frame(process.stdout)
@@ -164,7 +167,7 @@ async def spawn_host(
             async with asyncio.timeout(STDERR_GRACE_S):
                 await stderr_task
         reason = f": {last_stderr[0][:500]}" if last_stderr else ""
-        raise CodeModeError(f"code-mode host exited during handshake{reason}")
+        raise HostConnectionError(f"code-mode host exited during handshake{reason}")
     if answer.get("type") == "connection/rejected":
         raise await give_up(f"code-mode host rejected the handshake: {answer.get('reason')!r}")
     capabilities = answer.get("capabilities")

@@ -71,8 +71,10 @@ class ConnectionState:
         self.alive = True
         self.failure: str | None = None
         self.failed_idle = False
-        """The connection failed while no cell was live and no execute or open awaited the host:
-        nothing a caller waited for was lost, so nobody was told (:meth:`fail`)."""
+        """The connection failed while no cell the host started was live or owed its initial
+        response and no ``session/open`` awaited the host: no started cell was lost, so nobody
+        was told of a loss (:meth:`fail`). An execute the host had not acknowledged
+        (no ``execution/started`` read) started no cell: its caller may send it to a new host."""
         self.retiring: str | None = None
 
     # -- the callers' side ------------------------------------------------------------------
@@ -371,14 +373,16 @@ class ConnectionState:
         """Mark the connection dead (once; later calls return no effect): every caller and every
         expected initial response gets the reason, every delegate call is revoked, every live
         cell is reported closed once (sessions and cells in order), the host is killed.
-        :attr:`failed_idle` records whether none of that concerned a caller's cell."""
+        :attr:`failed_idle` records whether none of that concerned a started cell or an open:
+        an execute still in :attr:`requests` ``.pending`` was never admitted (an admitted one
+        has left it for ``.initial``), whether or not it was written to the host."""
         if not self.alive:
             return []
         self.alive = False
         self.failure = reason
         self.failed_idle = not (
             self.requests.initial
-            or any(p.kind in ("open", "execute") for p in self.requests.pending.values())
+            or any(p.kind == "open" for p in self.requests.pending.values())
             or any(session.live_cells for session in self.sessions)
         )
         for session_id, cell_id in self.requests.initial.values():

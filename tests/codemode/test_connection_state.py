@@ -127,7 +127,7 @@ def test_failure_rejects_every_caller_closes_every_cell_once_and_kills():
     assert effects[-1] == Kill()
 
 
-def test_a_failure_is_idle_only_when_no_cell_is_live_and_no_execute_awaits_the_host():
+def test_a_failure_is_idle_only_when_no_started_cell_is_live_and_no_open_awaits_the_host():
     # The kernel tells the user about an idle loss at the next cell: nobody else was told.
     idle = opened()
     request_id = admit(idle, "1")
@@ -143,10 +143,39 @@ def test_a_failure_is_idle_only_when_no_cell_is_live_and_no_execute_awaits_the_h
     live.fail("code-mode host closed its stdout")
     assert live.failed_idle is False
 
-    starting = opened()
-    starting.begin("execute", SESSION).sent = True
-    starting.fail("failed to write code-mode host message: [Errno 32] Broken pipe")
-    assert starting.failed_idle is False
+    owed = opened()
+    owed_id = admit(owed, "1")
+    owed.on_message(messages.cell_closed(SESSION, "1"))  # closed, its initial response still owed
+    assert InitialReject(owed_id, "code-mode host closed its stdout", True) in owed.fail(
+        "code-mode host closed its stdout"
+    )
+    assert owed.failed_idle is False
+
+    opening = ConnectionState()
+    opening.add_session(SESSION, Delegate())
+    opening.begin("open", SESSION).sent = True
+    opening.fail("code-mode host closed its stdout")
+    assert opening.failed_idle is False
+
+
+def test_an_execute_in_flight_that_the_host_never_admitted_leaves_the_failure_idle():
+    """The host was killed, the execute went out before its death was noticed, then the
+    connection failed: no ``execution/started`` was read, so no cell started and the failure
+    lost nothing started (the session sends the execute to a new host). Once admitted, the
+    same failure loses the cell."""
+    for written in (True, False):
+        unacknowledged = opened()
+        execute = unacknowledged.begin("execute", SESSION)
+        execute.sent = written
+        effects = unacknowledged.fail("code-mode host exited with status signal: 9 (SIGKILL)")
+        assert Reject(execute.request_id, "code-mode host exited with status signal: 9 (SIGKILL)", True) in effects
+        assert not [e for e in effects if isinstance(e, CellClosed | InitialReject)]
+        assert unacknowledged.failed_idle is True
+
+    admitted = opened()
+    admit(admitted, "1")
+    admitted.fail("code-mode host exited with status signal: 9 (SIGKILL)")
+    assert admitted.failed_idle is False
 
 
 def test_an_abandoned_execute_is_cancelled_then_its_late_cell_terminated():

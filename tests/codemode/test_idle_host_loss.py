@@ -5,6 +5,9 @@
   has exited, before the event loop has run again: the connection has not noticed (its reader
   and process watcher are loop callbacks). The next execute still goes to a new host and tells
   its caller why, once; the execute after it says nothing.
+- The host is stopped (SIGSTOP), an execute is written to it, then it is killed: the
+  connection fails with the execute in flight but never admitted. That cell did not start: it
+  goes to a new host, once, and its caller is told of the idle loss.
 - A host killed while a cell runs fails that cell (its caller is told): the execute that
   replaces it reports no idle loss.
 - A wait on a cell of a dead host gets the stale-generation error and starts no host.
@@ -49,6 +52,24 @@ async def test_an_execute_after_an_idle_host_died_runs_on_a_new_host_and_says_wh
         assert [(loss.reason in REASONS, loss.generation) for loss in losses] == [(True, 1)], losses
         started = await h.session.execute('text("again")', on_idle_loss=losses.append)
         assert started.cell_id == "g2:2" and len(losses) == 1
+
+
+async def test_an_execute_written_to_a_host_killed_before_it_answered_runs_on_a_new_host():
+    async with SessionHarness() as h:
+        await h.run('store("kept", 7); text("warm")', BOUND_S)
+        connection = h.session.provider.connection
+        assert connection is not None and connection.process is not None
+        os.kill(connection.process.pid, signal.SIGSTOP)
+        losses: list[HostConnectionError] = []
+        execute = asyncio.ensure_future(h.session.execute('text(String(load("kept")))', on_idle_loss=losses.append))
+        async with asyncio.timeout(BOUND_S):  # until the execute is in the stopped host's pipe
+            while not any(p.kind == "execute" and p.sent for p in connection.state.requests.pending.values()):
+                await asyncio.sleep(0.01)
+        os.kill(connection.process.pid, signal.SIGKILL)
+        started = await asyncio.wait_for(execute, BOUND_S)
+        response = await asyncio.wait_for(started.initial_response, BOUND_S)
+        assert (started.cell_id, texts(response)) == ("g2:1", ["7"])
+        assert [(loss.reason in REASONS, loss.generation) for loss in losses] == [(True, 1)], losses
 
 
 async def test_a_host_that_died_under_a_cell_is_no_idle_loss():

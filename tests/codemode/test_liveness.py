@@ -4,7 +4,9 @@ With a short :class:`~codemode.host.Liveness` (probe after 0.3 s of silence, 0.5
 answer) a host stopped with SIGSTOP during an execute, a wait or a terminate, or while idle, and
 a host whose only thread is blocked, each end the request with
 :class:`~codemode.errors.HostConnectionError` ``code-mode host stopped responding: …``; the
-host's process is gone and the next execute runs on a new host with the stored values. A host
+host's process is gone and the next execute runs on a new host with the stored values. An
+execute the stopped host never admitted started no cell: it goes to a new host, once, and its
+caller is told of the idle loss (``on_idle_loss``). A host
 that is merely busy (a cell spinning in ``while (true) {}``) is not mistaken for a stopped one.
 """
 
@@ -88,17 +90,28 @@ async def test_sigstop_during_a_terminate_fails_the_terminate():
         await h.expect_rebuilt(connection)
 
 
-async def test_sigstop_while_idle_then_execute_fails_the_execute():
+async def test_sigstop_while_idle_then_execute_runs_it_on_a_new_host():
     async with Harness() as h:
         connection = await h.stored_then_stopped()
         os.kill(connection.process.pid, signal.SIGSTOP)
-        await expect_stopped(h.session.execute('text("never")'))
-        await h.expect_rebuilt(connection)
+        losses: list[HostConnectionError] = []
+        started = await asyncio.wait_for(
+            h.session.execute('text(String(load("kept")))', on_idle_loss=losses.append), BOUND_S
+        )
+        response = await asyncio.wait_for(started.initial_response, BOUND_S)
+        assert (started.cell_id, [i["text"] for i in response.content_items]) == ("g2:1", ["42"])
+        assert [(loss.reason, loss.generation) for loss in losses] == [(STOPPED, 1)]
+        await asyncio.wait_for(connection.process.wait(), BOUND_S)
+        assert connection.process.returncode == -signal.SIGKILL
 
 
 async def test_a_host_whose_thread_is_blocked_is_noticed():
     async with Harness(BLOCKING_HOST) as h:
-        await expect_stopped(h.session.execute('text("never")'))
+        losses: list[HostConnectionError] = []
+        with pytest.raises(HostConnectionError) as info:  # two probes: far below the deadline
+            await asyncio.wait_for(h.session.execute('text("never")', on_idle_loss=losses.append), 2 * BOUND_S)
+        # The blocked host admitted nothing: the execute went to a second host, once, blocked too.
+        assert (str(info.value), info.value.generation, [loss.reason for loss in losses]) == (STOPPED, 2, [STOPPED])
         connection = h.provider.connection
         await asyncio.wait_for(connection.process.wait(), BOUND_S)
         assert connection.process.returncode == -signal.SIGKILL

@@ -16,7 +16,7 @@ import pytest
 from session_harness import HOSTS, OUR_HOST, texts
 from session_harness import SessionHarness as Harness
 
-from codemode.errors import CodeModeError
+from codemode.errors import CodeModeError, HostConnectionError
 from codemode.session import HostProvider
 
 pytestmark = pytest.mark.timeout(120)
@@ -177,6 +177,7 @@ async def test_a_host_that_exits_during_the_handshake_is_reported_with_its_last_
         with pytest.raises(CodeModeError) as info:
             await h.session.execute('text("x")')
     assert str(info.value) == "code-mode host exited during handshake: host: no such profile"
+    assert isinstance(info.value, HostConnectionError)  # the kernel shows it as HostStopped
     silent = [sys.executable, "-c", "pass"]
     async with Harness(silent) as h:
         with pytest.raises(CodeModeError) as info:
