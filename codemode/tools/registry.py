@@ -74,7 +74,9 @@ class ToolRegistry:
             registry._errors.extend(errors)
         config_file = registry.config.source_path
         servers = registry.config.mcp_servers.values()
-        protected = startup_code(config_file, modules, servers)
+        from .module_folder import missing_modules
+
+        protected = startup_code(config_file, modules, servers, missing_modules())
         if any(server.command for server in servers):
             from .mcp_stdio import server_programs
 
