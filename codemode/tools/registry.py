@@ -63,6 +63,10 @@ class ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
         then MCP servers (started in the background; never raises for server problems)."""
         registry = cls(config)
+        if registry.config.mcp_servers:
+            # Imported before the tool modules and before the protected paths are worked out:
+            # what mcp's own imports look for in the config's folder and miss must be recorded.
+            from . import mcp, mcp_stdio  # noqa: F401
         registry._static.extend(builtin_tools(registry.sandbox))
         registry._static.extend(extra_tools or [])
         modules = registry._unshadowed_modules()
