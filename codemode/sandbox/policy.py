@@ -173,10 +173,11 @@ class SandboxPolicy:
         if self.mode != "workspace-write":
             return []
         roots: list[WritableRoot] = []
+        guards = [g for g in self.guards() if os.path.lexists(g)]
         for root in dict.fromkeys((self.workspace, *self.roots)):
             if root.is_dir():
                 extra = [p for p in self.extra_protected if p.is_relative_to(root) and os.path.lexists(p)]
-                extra += [g for g in self.guards() if g.is_relative_to(root) and os.path.lexists(g)]
+                extra += [g for g in guards if g.is_relative_to(root)]
                 roots.append(WritableRoot(root, tuple(dict.fromkeys((*protected_paths(root), *extra)))))
         return roots
 
