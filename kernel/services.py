@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import os
 import shutil
@@ -190,6 +191,10 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
         config.errors.append(f"session.engine: {combination}; {NOTEBOOK_ENGINES[0]} is used.")
         config.session.engine = NOTEBOOK_ENGINES[0]
     folder = config.source_path.parent if config.source_path is not None else None
+    if config.mcp_servers:
+        # codemode's own imports (mcp, httpx, anyio: ~2 s) off the event loop, and before the
+        # notebook's folder is on the import path, so that none of them looks there.
+        await asyncio.to_thread(importlib.import_module, "codemode.tools.mcp")
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)
     dispatcher = mods["dispatch"].ToolCallRuntime(registry)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,9 +104,19 @@ def path_problem(text: str) -> str | None:
 
 
 def module_name_problem(name: str) -> str | None:
-    """Why ``name`` is not an absolute Python module name (identifiers joined by dots, such as
-    ``mypkg.tools``), or None. A path (``/x``, ``tools.py``) or a relative name (``.x``) would
-    otherwise fail deep in the import system, or search folders it must not."""
-    if name and all(part.isidentifier() for part in name.split(".")):
-        return None
-    return f"{name!r} is not a Python module name (identifiers joined by dots, such as mypkg.tools)"
+    """Why ``name`` cannot be a tool module, or None: not an absolute Python module name
+    (identifiers joined by dots, such as ``mypkg.tools``: a path, ``/x`` or ``tools.py``, or a
+    relative name, ``.x``, would fail deep in the import system, or search folders it must
+    not); ``__main__`` (the kernel's own program: importing it runs nothing of the user's and
+    finds no tools); or a module of Python's standard library (``sys.stdlib_module_names``:
+    ``os.path`` is already imported by the kernel and defines no tools, ``this`` and
+    ``antigravity`` print or open a browser when imported). The same answer at every start, with
+    nothing looked up."""
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        return f"{name!r} is not a Python module name (identifiers joined by dots, such as mypkg.tools)"
+    top = name.split(".")[0]
+    if top == "__main__":
+        return f"{name!r} is the kernel's own program, not a tool module"
+    if top in sys.stdlib_module_names:
+        return f"{name!r} is a module of Python's standard library, not a tool module"
+    return None

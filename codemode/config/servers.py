@@ -18,6 +18,14 @@ MAX_STARTUP_TIMEOUT_SEC = 600.0
 clamped to it). Codex sets no bound; here a cell that calls a server's tools, ``%tools`` and
 completion of ``tools.`` wait for a server still starting, and a typo such as ``1e9`` would
 leave them waiting for 30 years."""
+MAX_TOOL_TIMEOUT_SEC = 86400.0
+"""The longest ``tool_timeout_sec`` accepted, in seconds (larger values, ``inf`` included, are
+reported and clamped to it, as for ``startup_timeout_sec``). No bound for a tool call exists
+elsewhere (Codex sets none; ``MAX_STARTUP_TIMEOUT_SEC`` is too short for a tool that builds or
+crawls for an hour): one day is far beyond any tool call a cell waits for, and a value past it
+is a typo (``1e300``, ``inf``) that would only turn "did not answer within" into never."""
+MAX_SECONDS = {"startup_timeout_sec": MAX_STARTUP_TIMEOUT_SEC, "tool_timeout_sec": MAX_TOOL_TIMEOUT_SEC}
+"""The bound of each ``seconds`` key."""
 
 
 @dataclass
@@ -92,13 +100,10 @@ def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | No
         if not check(value):
             report(f"{prefix}.{key}", f"must be {wanted}, not {described(value)}; the setting was ignored.")
             continue
-        if key == "startup_timeout_sec" and value > MAX_STARTUP_TIMEOUT_SEC:
-            report(
-                f"{prefix}.{key}",
-                f"{value:g} s is more than the {MAX_STARTUP_TIMEOUT_SEC:g} s allowed; {MAX_STARTUP_TIMEOUT_SEC:g} s "
-                "is used.",
-            )
-            value = MAX_STARTUP_TIMEOUT_SEC
+        bound = MAX_SECONDS.get(key)
+        if bound is not None and value > bound:
+            report(f"{prefix}.{key}", f"{value:g} s is more than the {bound:g} s allowed; {bound:g} s is used.")
+            value = bound
         problem = path_problem(value) if key in ("command", "cwd") else None
         if problem is not None:
             report(f"{prefix}.{key}", f"{problem}. The server was skipped.")

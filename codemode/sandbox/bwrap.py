@@ -45,7 +45,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .policy import CONFIG_NAME, SandboxPolicy
+from .policy import SandboxPolicy
 
 BWRAP_PACKAGE = "bubblewrap"
 """The Debian/Ubuntu/Fedora package that installs ``bwrap``."""
@@ -218,9 +218,8 @@ def masked_paths(policy: SandboxPolicy) -> Iterator[None]:
     is removed: never something a person made). A path another command masks right now counts
     for this one too, although it exists (as that command's mount point) and this command binds
     it read-only instead: it stays until both ended."""
-    config = policy.workspace / CONFIG_NAME
     with _masks_lock:
-        paths = [*policy.masked(), *([config] if config in _masks_in_use else [])]
+        paths = [path for path in policy.guards() if path in _masks_in_use or not os.path.lexists(path)]
         for path in paths:
             _masks_in_use[path] = _masks_in_use.get(path, 0) + 1
     try:

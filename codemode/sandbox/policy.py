@@ -11,9 +11,10 @@
   ``extra_protected`` paths inside a root: what runs by itself when the kernel or its runtime
   host starts (the config file, the Python tool modules, the kernel's own Python environment),
   so that a cell cannot leave code behind for the next start. The workspace's
-  ``codemode.toml`` is protected even before it exists (:meth:`SandboxPolicy.masked`): a cell
-  must not create the file the next kernel start reads. A root that does not exist is left
-  out.
+  ``codemode.toml`` and the ``extra_protected`` paths that do not exist yet (a server's program
+  not installed yet, a module a tool's ``try: import x`` did not find) are protected even before
+  they exist (:meth:`SandboxPolicy.masked`): a cell must not create what the next kernel start
+  would run. A root that does not exist is left out.
 - ``danger-full-access``: no restriction at all, and commands run outside any sandbox.
 
 Network: commands reach the network only under ``danger-full-access`` or with
@@ -91,6 +92,21 @@ def protected_paths(root: Path) -> tuple[Path, ...]:
     return tuple(found)
 
 
+def _guard(path: Path) -> Path | None:
+    """What keeps the missing ``path`` (absolute) from being created: its first missing
+    component (``bin`` for ``bin/server`` when ``bin/`` is missing too), or the existing
+    ancestor that is not a folder (a file ``bin``: replaced by a folder, ``bin/server`` could be
+    made). None when an existing ancestor is reached through a symlink (its resolved spelling
+    is protected too: :func:`_both`)."""
+    missing = path
+    while not os.path.lexists(missing.parent):
+        missing = missing.parent
+    parent = missing.parent
+    if os.path.realpath(parent) != str(parent):
+        return None
+    return missing if parent.is_dir() else parent
+
+
 def _both(old: tuple[Path, ...], new: tuple[Path, ...]) -> tuple[Path, ...]:
     """``old`` and each of ``new`` as given (made absolute) and resolved, without repeats."""
     spelled = (q for p in new for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
@@ -157,9 +173,11 @@ class SandboxPolicy:
         if self.mode != "workspace-write":
             return []
         roots: list[WritableRoot] = []
+        guards = [g for g in self.guards() if os.path.lexists(g)]
         for root in dict.fromkeys((self.workspace, *self.roots)):
             if root.is_dir():
-                extra = (p for p in self.extra_protected if p.is_relative_to(root) and os.path.lexists(p))
+                extra = [p for p in self.extra_protected if p.is_relative_to(root) and os.path.lexists(p)]
+                extra += [g for g in guards if g.is_relative_to(root)]
                 roots.append(WritableRoot(root, tuple(dict.fromkeys((*protected_paths(root), *extra)))))
         return roots
 
@@ -170,13 +188,27 @@ class SandboxPolicy:
         (:func:`~codemode.sandbox.bwrap.find_program`)."""
         return [self.workspace, *self.configured_roots]
 
-    def masked(self) -> list[Path]:
-        """Protected paths that do not exist yet and must not be created: the workspace's
-        ``codemode.toml`` (in ``workspace-write`` mode)."""
+    def guards(self) -> list[Path]:
+        """What keeps the ``extra_protected`` paths that do not exist yet, and lie in a writable
+        root, from being created (:func:`_guard`), and the workspace's ``codemode.toml``; in
+        ``workspace-write`` mode only. Worked out at each command: ``bin/`` made by the user
+        since narrows the guard of ``bin/server`` from ``bin`` to ``bin/server``."""
         if self.mode != "workspace-write":
             return []
-        config = self.workspace / CONFIG_NAME
-        return [] if os.path.lexists(config) else [config]
+        roots = [root for root in dict.fromkeys((self.workspace, *self.roots)) if root.is_dir()]
+        found = [self.workspace / CONFIG_NAME]
+        for path in self.extra_protected:
+            if any(path.is_relative_to(root) for root in roots) and not os.path.lexists(path):
+                guard = _guard(path)
+                if guard is not None and any(guard.is_relative_to(root) and guard != root for root in roots):
+                    found.append(guard)
+        return list(dict.fromkeys(found))
+
+    def masked(self) -> list[Path]:
+        """Protected paths that do not exist yet and must not be created (:meth:`guards`):
+        commands find an empty read-only file there, the file tools refuse them and anything
+        under them."""
+        return [path for path in self.guards() if not os.path.lexists(path)]
 
     def unprotectable(self) -> list[Path]:
         """Protected paths that are symlinks inside a writable root: a command could replace the
@@ -213,7 +245,7 @@ class SandboxPolicy:
         # stays read-only when the workspace lies under /tmp), as the sandbox's mounts do.
         if any(path.is_relative_to(p) for root in roots for p in root.read_only):
             return False
-        if path in self.masked() or any(path.is_relative_to(p) for p in (*self.hidden, *self.credentials)):
+        if any(path.is_relative_to(p) for p in (*self.masked(), *self.hidden, *self.credentials)):
             return False
         return any(root.allows(path) for root in roots)
 

@@ -5,8 +5,9 @@ runtime host starts. A cell that could edit it would leave code behind that runs
 sandbox, without anyone being asked: the config file (it names MCP server commands and the
 sandbox mode), the Python tool modules it names and everything they imported from the config
 file's folder (each package of a dotted name is protected whole, a namespace package's folders
-too: no ``__init__.py`` and no ``tools/`` beside ``tools.py`` can appear), the files its MCP
-servers' command lines name, the kernel's Python environment (a ``.pth`` file there runs at
+too: no ``__init__.py`` and no ``tools/`` beside ``tools.py`` can appear), the modules their
+imports looked for there and did not find, the files its MCP servers' command lines name (both
+also before they exist: :meth:`codemode.sandbox.policy.SandboxPolicy.masked`), the kernel's Python environment (a ``.pth`` file there runs at
 every interpreter start) and codemode's own code. The config file's folder itself is usually the
 workspace and cannot be protected, so a second candidate for a module there (``m/`` next to
 ``m.py``) is not prevented but detected, at every level of a dotted name
@@ -90,21 +91,37 @@ def _environment() -> list[Path]:
 
 
 def _server_files(servers: Iterable[Any], base: Path | None) -> list[Path]:
-    """The files an MCP stdio server's command line names (its program, a script it runs),
-    where they exist: relative ones are looked up in the server's ``cwd`` and the config's folder."""
+    """The files an MCP stdio server's command line names (its program, a script it runs).
+    Those that exist (relative ones looked up in the server's ``cwd`` and the config's folder),
+    and, whether or not they exist, those the server would open: absolute words (the config
+    loader made ``./bin/server`` and ``./srv.py`` absolute,
+    :func:`codemode.config.servers.resolve_paths`) and, with a ``cwd``, every other word
+    relative to it (``python3 srv.py`` opens ``cwd/srv.py``); not ``-options``. A cell must not
+    create one before the server's next start
+    (:meth:`codemode.sandbox.policy.SandboxPolicy.masked`); a word that names no file
+    (``UTC``) only keeps that name from being created."""
     paths: list[Path] = []
     for server in servers:
         if not getattr(server, "command", None):
             continue
-        folders = [Path(f) for f in (getattr(server, "cwd", None), base) if f]
+        cwd = getattr(server, "cwd", None)
+        folders = [Path(f) for f in (cwd, base) if f]
         for word in [server.command, *getattr(server, "args", [])]:
             try:
                 candidate = Path(word).expanduser()
             except RuntimeError:  # ~user of a user that does not exist: names no file
                 continue
+            if "\0" in word:
+                continue
             for found in [candidate] if candidate.is_absolute() else [folder / candidate for folder in folders]:
                 if found.is_file():
                     paths.append(found)
+            if word.startswith("-") or word == server.command and os.sep not in word:
+                continue  # an option; a bare command is looked up on PATH (server_programs)
+            if candidate.is_absolute() or cwd:
+                named = Path(os.path.normpath(Path(cwd or "/") / candidate))
+                if not os.path.lexists(named):
+                    paths.append(named)
     return paths
 
 
@@ -151,12 +168,21 @@ def shadowed_modules(folder: Path, names: Iterable[str]) -> dict[str, list[str]]
     return shadowed
 
 
-def startup_code(config_file: Path | None, tool_modules: Iterable[str], mcp_servers: Iterable[Any] = ()) -> list[Path]:
-    """Absolute paths of what runs when the kernel or the runtime host starts (module docstring)."""
+def startup_code(
+    config_file: Path | None,
+    tool_modules: Iterable[str],
+    mcp_servers: Iterable[Any] = (),
+    missing_modules: Iterable[Path] = (),
+) -> list[Path]:
+    """Absolute paths of what runs when the kernel or the runtime host starts (module
+    docstring), with ``missing_modules``: where the tool modules' imports looked for a module in
+    a folder cells can write and found none
+    (:meth:`codemode.tools.module_folder.SingleCandidateFinder.missing`)."""
     base = config_file.parent if config_file is not None else None
     modules = [*tool_modules, *(_modules_from(base) if base is not None else ())]
     paths = [*_environment(), *_package_folders(), *_module_paths(dict.fromkeys(modules))]
     paths += _server_files(mcp_servers, base)
+    paths += missing_modules
     if config_file is not None:
         paths.append(config_file)
     return [Path(p).absolute() for p in dict.fromkeys(paths)]

@@ -99,15 +99,24 @@ def server_command(command: str, extra_env: dict[str, str]) -> tuple[str, dict[s
 
 
 def server_programs(servers: Iterable[Any]) -> list[Path]:
-    """The programs the bare commands of ``servers`` (stdio ones, ``McpServerConfig``) run, as
-    found on their ``PATH`` now: protected like the files their command lines name
-    (:func:`codemode.sandbox.startup.startup_code`), since a ``PATH`` folder may lie in the
-    workspace (a project's venv, ``~/.local/bin`` when the notebook is in the home folder)."""
-    found = []
+    """Where the bare commands of ``servers`` (stdio ones, ``McpServerConfig``) are looked up
+    on their ``PATH`` (:func:`find_command`): the program found now, and the same name in each
+    folder before it (every folder when none is found), which does not hold it yet. Protected
+    like the files their command lines name (:func:`codemode.sandbox.startup.startup_code`),
+    the missing ones kept from being created, since a ``PATH`` folder may lie in the workspace
+    (a project's venv, ``~/.local/bin`` when the notebook is in the home folder): a program a
+    cell wrote there would be found first at the next start."""
+    found: list[Path] = []
     for server in servers:
         command = getattr(server, "command", None)
         if command and os.sep not in command and "\0" not in command:
-            program = find_command(command, server_environment(dict(server.env)).get("PATH", os.defpath))
+            path = server_environment(dict(server.env)).get("PATH", os.defpath)
+            program = find_command(command, path)
+            for entry in (e for e in path.split(os.pathsep) if e and os.path.isabs(e)):
+                candidate = Path(entry) / command
+                if program is not None and os.path.normpath(candidate) == os.path.normpath(program):
+                    break
+                found.append(candidate)
             if program is not None:
                 found.append(Path(program))
     return found

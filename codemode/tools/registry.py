@@ -63,6 +63,10 @@ class ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
         then MCP servers (started in the background; never raises for server problems)."""
         registry = cls(config)
+        if registry.config.mcp_servers:
+            # Imported before the tool modules and before the protected paths are worked out:
+            # what mcp's own imports look for in the config's folder and miss must be recorded.
+            from . import mcp, mcp_stdio  # noqa: F401
         registry._static.extend(builtin_tools(registry.sandbox))
         registry._static.extend(extra_tools or [])
         modules = registry._unshadowed_modules()
@@ -74,7 +78,9 @@ class ToolRegistry:
             registry._errors.extend(errors)
         config_file = registry.config.source_path
         servers = registry.config.mcp_servers.values()
-        protected = startup_code(config_file, modules, servers)
+        from .module_folder import missing_modules
+
+        protected = startup_code(config_file, modules, servers, missing_modules())
         if any(server.command for server in servers):
             from .mcp_stdio import server_programs
 

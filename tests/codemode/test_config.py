@@ -205,14 +205,16 @@ def test_paths_and_module_names_that_cannot_be_used_lose_only_their_key(tmp_path
     config_file.write_text(
         'sandbox_mode = "workspace-write"\n'
         '[sandbox_workspace_write]\nwritable_roots = ["~nosuchuser-cm/out"]\nnetwork_access = true\n'
-        '[python_tools]\nmodules = ["ok.tools", "pkg/tools", "", "a..b", "x\\u0000"]\n'
+        '[python_tools]\nmodules = ["ok.tools", "pkg/tools", "", "a..b", "x\\u0000", "os.path", "__main__", "this"]\n'
         '[mcp_servers.a]\ncommand = "bin/\\u0000x"\n'
-        '[mcp_servers.b]\ncommand = "x"\nargs = ["~nosuchuser-cm"]\nstartup_timeout_sec = inf\n'
+        '[mcp_servers.b]\ncommand = "x"\nargs = ["~nosuchuser-cm"]\nstartup_timeout_sec = inf\ntool_timeout_sec = 1e300\n'
+        '[mcp_servers.c]\ncommand = "x"\ntool_timeout_sec = inf\n'
     )
     config = load_config(config_file)
     assert config.sandbox.writable_roots == [] and config.sandbox.network_access is True
     assert config.python_modules == ["ok.tools"]
-    assert list(config.mcp_servers) == ["b"] and config.mcp_servers["b"].startup_timeout_sec == 600
+    assert list(config.mcp_servers) == ["b", "c"] and config.mcp_servers["b"].startup_timeout_sec == 600
+    assert [config.mcp_servers[s].tool_timeout_sec for s in ("b", "c")] == [86400, 86400]
     name = "is not a Python module name (identifiers joined by dots, such as mypkg.tools); it was ignored."
     assert config.errors == [
         f"{config_file}: {problem}"
@@ -223,8 +225,15 @@ def test_paths_and_module_names_that_cannot_be_used_lose_only_their_key(tmp_path
             f"python_tools.modules[2]: '' {name}",
             f"python_tools.modules[3]: 'a..b' {name}",
             f"python_tools.modules[4]: 'x\\x00' {name}",
+            "python_tools.modules[5]: 'os.path' is a module of Python's standard library, not a tool module; it was "
+            "ignored.",
+            "python_tools.modules[6]: '__main__' is the kernel's own program, not a tool module; it was ignored.",
+            "python_tools.modules[7]: 'this' is a module of Python's standard library, not a tool module; it was "
+            "ignored.",
             "mcp_servers.a.command: contains a NUL character, which no path can hold. The server was skipped.",
             "mcp_servers.b.startup_timeout_sec: inf s is more than the 600 s allowed; 600 s is used.",
+            "mcp_servers.b.tool_timeout_sec: 1e+300 s is more than the 86400 s allowed; 86400 s is used.",
+            "mcp_servers.c.tool_timeout_sec: inf s is more than the 86400 s allowed; 86400 s is used.",
         )
     ]
     startup_code(config_file, config.python_modules, config.mcp_servers.values())  # no RuntimeError

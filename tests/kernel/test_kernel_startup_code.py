@@ -30,6 +30,11 @@ TOOLS = '''
 import codemode
 import wshelpers
 
+try:
+    import cm_optionalhelper  # not there: a cell must not be able to add it
+except ImportError:
+    cm_optionalhelper = None
+
 
 @codemode.tool
 def greet(name: str) -> str:
@@ -46,6 +51,10 @@ PLANTED = (
 )
 SERVERS = Path(__file__).resolve().parents[1] / "codemode" / "servers"
 """Where ``cm_raw_server.py``, a small MCP server without the SDK, lives."""
+NOT_YET = ("bin/server", "srv.py", "cm_optionalhelper.py")
+"""Files the next start would run that do not exist yet: the program and the script of two
+servers' command lines (``./bin/server``; ``python3 ./srv.py``), a module the tool module tries
+to import."""
 RAW_ECHO = 'const r = await tools.mcp__raw__echo({text: "real"}); text(r.content[0].text)'
 
 
@@ -68,6 +77,8 @@ def test_planted_code_does_not_run_and_bad_settings_lose_their_key(codemode_kern
         '[mcp_servers.raw]\ncommand = "cm-raw-server"\n'
         f"env = {{PYTHONPATH = {json.dumps(str(SERVERS))}, PATH = {json.dumps(f'{tmp_path}/bin:/usr/bin:/bin')}}}\n"
         "startup_timeout_sec = 1e9\n\n"
+        '[mcp_servers.program]\ncommand = "./bin/server"\n\n'
+        '[mcp_servers.script]\ncommand = "python3"\nargs = ["./srv.py"]\n\n'
         '[mcp_servers.elsewhere]\ncommand = "x"\ncwd = "~nosuchuser-cm/x"\n'
     )
     marker = tmp_path / "ran.txt"
@@ -89,6 +100,21 @@ def test_planted_code_does_not_run_and_bad_settings_lose_their_key(codemode_kern
             "wshelpers/__init__.py: written",
             "cm_raw_server/__main__.py: written",
             "bin/cm-raw-server: refused",
+        ], planted.content
+        plant_missing = (
+            f"const marker = {json.dumps(str(marker))};\n"
+            f"for (const path of {json.dumps(list(NOT_YET))}) {{\n"
+            f"  const content = `#!{sys.executable}\\nopen(${{JSON.stringify(marker)}}, 'a').write(${{JSON.stringify(path)}} + '\\\\n')\\n`;\n"
+            "  text(await tools.write_file({path, content}).then(() => path + ': written', (e) => String(e)));\n"
+            "}\n"
+            'await tools.exec_command({cmd: "chmod +x bin/server"});'
+        )
+        planted = execute(kernel.kc, plant_missing)
+        assert planted.stdout.splitlines() == [
+            f"write_file: {str(tmp_path / path)!r} cannot be written: {str(tmp_path / path)!r} stays read-only for cells (as in "
+            "Codex: what runs by itself later, git hooks, the config file, the kernel's own code, must not be "
+            "something a cell wrote)."
+            for path in NOT_YET
         ], planted.content
     finally:
         stop_kernel(kernel)

@@ -79,9 +79,29 @@ def test_extra_protected_paths_are_read_only_where_they_exist_inside_a_root(ws, 
         False,
         True,
     ]
-    # A protected path that does not exist yet may be created (only the workspace's config file
-    # is kept from being created).
-    assert p.can_write(ws / "not-yet.py") is True
+    # A protected path that does not exist yet is kept from being created (as the workspace's
+    # config file is): what the next start would run must not be something a cell wrote.
+    assert p.can_write(ws / "not-yet.py") is False
+    assert p.masked() == [ws / "codemode.toml", ws / "not-yet.py"]
+
+
+def test_a_missing_protected_path_is_guarded_at_its_first_missing_component(ws):
+    server = ws / "bin" / "server"
+    p = only_ws(ws).with_protection((server, ws / "lib" / "x" / "srv.py"))
+    # Neither bin/ nor lib/ exists: each is kept from being created, and so is anything under it.
+    assert p.masked() == [ws / "codemode.toml", ws / "bin", ws / "lib"]
+    assert [p.can_write(path) for path in (server, ws / "bin" / "other", ws / "lib", ws / "binary")] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+    (ws / "bin").mkdir()  # the user made bin/: only bin/server stays guarded
+    assert p.masked() == [ws / "codemode.toml", server, ws / "lib"]
+    assert (p.can_write(server), p.can_write(ws / "bin" / "other")) == (False, True)
+    (ws / "lib").write_text("")  # a file where a folder is missing: it stays read-only (not replaced)
+    assert ws / "lib" in p.writable_roots()[0].read_only
+    assert p.can_write(ws / "lib") is False
 
 
 def test_hidden_paths_cannot_be_written_even_inside_a_root(ws):

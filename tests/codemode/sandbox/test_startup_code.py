@@ -8,15 +8,16 @@ The kernel-level attack (a cell plants the code, a new kernel must not run it) i
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import sys
 
 import pytest
 from codemode.kernel.services import tool_module_folder
 
-from codemode.config import load_config
+from codemode.config import McpServerConfig, load_config
 from codemode.sandbox.startup import shadowed_modules, startup_code
-from codemode.tools.mcp_stdio import find_command, server_folder
-from codemode.tools.module_folder import SingleCandidateFinder
+from codemode.tools.mcp_stdio import find_command, server_folder, server_programs
+from codemode.tools.module_folder import SingleCandidateFinder, missing_modules
 
 
 def test_a_second_candidate_is_found_at_every_level_of_a_dotted_name(tmp_path):
@@ -143,3 +144,62 @@ def test_a_servers_program_is_not_taken_from_a_relative_path_entry(tmp_path, mon
     assert find_command("cm-prog", "bin:.:") is None
     assert find_command("cm-prog", f"bin:{tmp_path / 'bin'}") == str(planted)
     assert find_command("cm-prog", "/bin:/a\0b") is None
+
+
+def test_modules_the_imports_looked_for_in_the_folder_and_did_not_find_are_recorded(tmp_path, fresh_modules):
+    (tmp_path / "cmst_opt").mkdir()
+    (tmp_path / "cmst_opt" / "__init__.py").write_text("")
+    (tmp_path / "cmst_opt" / "tools.py").write_text(
+        "import json, cmst_found\n"
+        "try:\n    import cmst_optionalhelper\nexcept ImportError:\n    pass\n"
+        "try:\n    from . import cmst_inner\nexcept ImportError:\n    pass\n"
+    )
+    (tmp_path / "cmst_found.py").write_text("")
+    with tool_module_folder(tmp_path):
+        importlib.import_module("cmst_opt.tools")
+        recorded = missing_modules()
+    suffixes = importlib.machinery.all_suffixes()  # .py, .pyc, the extension modules' suffixes
+    assert recorded == [
+        tmp_path / "cmst_optionalhelper",
+        *(tmp_path / f"cmst_optionalhelper{suffix}" for suffix in suffixes),
+        tmp_path / "cmst_opt" / "cmst_inner",
+        *(tmp_path / "cmst_opt" / f"cmst_inner{suffix}" for suffix in suffixes),
+    ]
+    assert missing_modules() == []  # no finder outside the block
+    protected = startup_code(tmp_path / "codemode.toml", ["cmst_opt.tools"], missing_modules=recorded)
+    assert tmp_path / "cmst_optionalhelper.py" in protected
+
+
+def test_the_files_a_servers_command_line_names_are_protected_before_they_exist(tmp_path, monkeypatch):
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "codemode.toml").write_text(
+        '[mcp_servers.a]\ncommand = "./bin/server"\n'
+        '[mcp_servers.b]\ncommand = "python3"\nargs = ["./srv.py", "UTC", "-m", "--flag=./y"]\n'
+        '[mcp_servers.c]\ncommand = "python3"\ncwd = "run"\nargs = ["srv.py", "-u"]\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    servers = load_config(conf / "codemode.toml").mcp_servers.values()
+    assert startup_code(None, [], servers)[-3:] == [  # after the environment and codemode's code
+        conf / "bin" / "server",
+        conf / "srv.py",
+        conf / "run" / "srv.py",
+    ]
+
+
+def test_a_servers_program_is_protected_in_every_path_folder_before_the_one_found(tmp_path):
+    first, second, third = (tmp_path / n for n in ("first", "second", "third"))
+    for folder in (second, third):
+        folder.mkdir()
+        (folder / "cmst-server").write_text("#!/bin/sh\n")
+        (folder / "cmst-server").chmod(0o755)
+    path = f"{first}:relative:{second}:{third}"
+    found = McpServerConfig(name="s", command="cmst-server", env={"PATH": path})
+    missing = McpServerConfig(name="m", command="cmst-missing", env={"PATH": path})
+    assert server_programs([found, missing]) == [
+        first / "cmst-server",
+        second / "cmst-server",
+        first / "cmst-missing",
+        second / "cmst-missing",
+        third / "cmst-missing",
+    ]
