@@ -381,11 +381,11 @@ def _texts(command: SimpleCommand) -> list[str]:
     """The literal strings a command gets (its arguments, its standard input) that it may
     evaluate later as a script (``trap 'rm -f x' EXIT``, ``mapfile -C``, ``unset 'a[$(...)]'``,
     ``BASH_ENV=/dev/stdin bash -c : <<< ...``); none for a program of :data:`ALWAYS_SAFE`
-    (``echo '$(x)'``, ``cat <<'EOF'`` only print)."""
+    (``echo '$(x)'``, ``cat <<'EOF'`` only print) unless its output is captured."""
     words = command.words
-    if words and words[0] is not None and _name(words[0]) in ALWAYS_SAFE:
-        return []
-    return [str(word) for word in words[1:] if word is not None] + list(command.stdin or ())
+    if words and words[0] is not None and _name(words[0]) in ALWAYS_SAFE and not command.captured:
+        return []  # but trap "$(echo 'rm -f x')" EXIT
+    return [str(word) for word in words[1:] if word is not None] + list(command.stdin or ()) + list(command.partial)
 
 
 def _text_is_dangerous(text: str, depth: int) -> bool:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 import tree_sitter_bash
@@ -59,10 +59,15 @@ OUTSIDE: Input = ()
 
 @dataclass(frozen=True)
 class SimpleCommand:
-    """One simple command: its ``words`` (the program first) and what it reads on ``stdin``."""
+    """One simple command: its ``words`` (the program first), what it reads on ``stdin``, and
+    whether its output is ``captured`` by a ``$(...)``, a backquote or a ``<(...)`` (a word or a
+    file of another command, which may evaluate it)."""
 
     words: tuple[Word, ...]
     stdin: Input
+    captured: bool = field(default=False, compare=False)
+    partial: tuple[str, ...] = field(default=(), compare=False)
+    """The literal texts of its words with expansions, which are None (``"rm -f $x"``)."""
 
 
 _lock = threading.Lock()
@@ -467,6 +472,41 @@ def _own_literals(node: tree_sitter.Node) -> set[tuple[int, int]]:
     return spans
 
 
+def _partial(node: tree_sitter.Node) -> str:
+    """The literal text of a word with expansions, which are left out (``"a[\\$(rm -f x)]$y"``
+    gives ``a[$(rm -f x)]``, ``'rm -f '"$x"`` gives ``rm -f ``): what they add is unknown."""
+    if node.type == "string_content":
+        return _DOUBLE_QUOTE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), _text(node))
+    if node.type in ("string", "concatenation"):
+        return "".join(_partial(child) for child in node.named_children)
+    part = _part(node) if node.type in _LITERAL_KINDS else None
+    return "" if part is None else part[0]
+
+
+def _partial_texts(node: tree_sitter.Node) -> tuple[str, ...]:
+    """The literal texts (:func:`_partial`) of a command's words and here-strings that have
+    expansions (their words are None)."""
+    parts = [child for child in node.children if child.type in ("string", "concatenation")]
+    parts += [
+        part
+        for child in node.children
+        if child.type == "herestring_redirect"
+        for part in child.named_children
+        if part.type in ("string", "concatenation")
+    ]
+    return tuple(text for text in (_partial(part) for part in parts if _part(part) is None) if text)
+
+
+def _captured(node: tree_sitter.Node) -> bool:
+    """True when ``node`` is inside a ``$(...)`` or ``<(...)``: its output is captured."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("command_substitution", "process_substitution"):
+            return True
+        parent = parent.parent
+    return False
+
+
 def _heredoc_now(node: tree_sitter.Node) -> str | None:
     """An unquoted here-document body as the double-quoted string bash expands it like, or None
     for a quoted one (bash manual, "Here Documents")."""
@@ -504,6 +544,8 @@ def _walk(
                 texts.append((node.start_byte, value[0]))
             if value is not None:
                 continue  # a literal's parts are in its value
+            if kind in ("string", "concatenation") and (node.start_byte, node.end_byte) not in own:
+                texts.append((node.start_byte, _partial(node)))
         elif kind == "heredoc_redirect":
             now = _heredoc_now(node)
             if now is not None:
@@ -511,7 +553,9 @@ def _walk(
         if kind == "command":
             own |= _own_literals(node)
             words = _program_and_arguments(node, run_on.get(node.start_byte, ()))
-            found.append((node.start_byte, SimpleCommand(words, _redirected(node, stdin))))
+            found.append(
+                (node.start_byte, SimpleCommand(words, _redirected(node, stdin), _captured(node), _partial_texts(node)))
+            )
             # Then the substitutions inside its words, assignments and redirections.
             stack.extend((child, stdin) for child in node.named_children)
         elif kind == "pipeline":
@@ -525,7 +569,7 @@ def _walk(
             inner = read_script(_BACKQUOTE_ESCAPE.sub(r"\1", text), stdin)
             if inner is None:
                 raise _Unreadable
-            found.extend((node.start_byte + 1, command) for command in inner.commands)
+            found.extend((node.start_byte + 1, replace(command, captured=True)) for command in inner.commands)
             texts.extend((node.start_byte + 1, text) for text in inner.texts)
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")

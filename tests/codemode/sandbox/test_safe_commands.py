@@ -512,6 +512,15 @@ LATER_EVALUATED = [
     "git log --format='x' <<< 'rm -f victim'",
     "echo ${x:-'`rm -f victim`'}",
     "bash -c 'trap \"rm -f victim\" EXIT'",
+    # A string with expansions is judged on its literal text; the output of an echo or cat
+    # captured by $(...) or a backquote is a string like any other.
+    'x="a[\\$(rm -f victim)]$y"; : $((x))',
+    'trap "rm -f $HOME/victim" EXIT',
+    "trap 'rm -f '\"$x\" EXIT",
+    'mapfile -C "rm -f $y" -c 1 <<< victim',
+    "trap \"$(echo 'rm -f victim')\" EXIT",
+    "trap \"`echo 'rm -f victim'`\" EXIT",
+    "trap \"$(cat <<'E'\nrm -f victim\nE\n)\" EXIT",
 ]
 
 # (2) A word naming rm and a force option after it, whatever program runs it; hash -p of rm;
@@ -578,6 +587,9 @@ def test_forced_deletes_run_later_by_unknown_wrappers_or_from_substitutions_are_
         # A shell reading a known harmless process substitution.
         "bash < <(echo ls)",
         "/proc/self/exe -c 'ls'",
+        "ls $(echo '*.o')",
+        'cd "$(dirname "$0")"',
+        'x="$HOME/bin"; PS4="+ $x: "',
     ],
 )
 def test_look_alikes_of_later_evaluated_strings_and_wrappers_are_not_dangerous(script):
