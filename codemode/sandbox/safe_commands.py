@@ -437,7 +437,13 @@ def is_dangerous(script: str) -> bool:
       words and an ``alias``'s value, read the same way; a script piped in from anything else
       (``cat x | sh``) is decided at run time;
     - a command, an ``rm`` or ``find`` argument, or a shell's script decided at run time
-      (``$x``, ``$(...)``, ``{rm,-f,x}``): it may be any of the above.
+      (``$x``, ``$(...)``, ``{rm,-f,x}``): it may be any of the above;
+    - a word naming ``rm`` with a force option after it, whatever program runs it (``flock``,
+      ``unshare``, ``watch``: wrappers not listed here); ``hash -p`` of a deleter; a shell
+      run as ``/proc/self/exe``; a shell reading a ``< <(...)`` (judged as a pipe);
+    - a literal string (or the literal text of one with expansions) that bash may evaluate
+      later and that holds a forced delete or a substitution running one
+      (:func:`_text_is_dangerous`), and the substitutions of an unquoted here-document.
 
     Codex's rule (``is_dangerous_command.rs``, ``is_dangerous_to_call_with_exec``) names only
     ``rm -f`` and ``rm -rf`` as the first two words, also behind ``sudo`` and in

@@ -16,6 +16,9 @@ module does the same, in two shapes:
   the text it reads on standard input when the script itself decides it (a ``<<<`` here-string,
   a here-document, the output of an ``echo`` or ``printf`` of plain words piped into it).
 
+:func:`read_script` gives the simple commands with the script's other literal strings, which
+bash may evaluate later (:class:`Script`).
+
 Words: :class:`Pattern` marks an unquoted word with ``*``, ``?`` or ``[``, which bash replaces
 by the file names it matches. Standard input: :data:`Input`.
 
