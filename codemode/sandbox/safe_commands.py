@@ -396,7 +396,9 @@ def _text_is_dangerous(text: str, depth: int) -> bool:
     ``test -v``, ``declare -i``, ``${!x}``; ``mapfile -C``, ``compgen -C``, ``BASH_ENV``,
     exported functions). Only strings that name a deleter or hold ``$``, a backquote or a brace
     expansion are read (:func:`_unparsed_is_dangerous`'s test)."""
-    candidates = [text, text.partition("=")[2]] if "=" in text else [text]
+    name, equals, value = text.partition("=")
+    # NAME=value: the value is a text of the script NAME=value; but not so after another prefix.
+    candidates = [text, value] if equals and not ASSIGNMENT.match(name + "=") else [text]
     return any(
         _unparsed_is_dangerous(candidate) and _script_is_dangerous(candidate, OUTSIDE, depth, literal=True)
         for candidate in candidates
