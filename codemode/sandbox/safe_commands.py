@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 
-from .shell_parse import ASSIGNMENT, OUTSIDE, Input, Pattern, Word, plain_commands, simple_commands
+from .shell_parse import ASSIGNMENT, OUTSIDE, Input, Pattern, SimpleCommand, Word, plain_commands, read_script
 
 __all__ = ["ALWAYS_SAFE", "is_dangerous", "is_known_safe", "plain_commands"]
 
@@ -135,6 +135,8 @@ _MAX_DEPTH = 16
 """Scripts inside scripts (``bash -c``, ``eval``, a pipe into ``sh``) read this deep; a deeper
 one is dangerous."""
 _DELETERS = frozenset({"rm", "find", "eval", "source", "alias", "su", "runuser", *SHELLS})
+_SHELL_PATH = re.compile(r"/proc/[^/]+/exe")
+"""A program path that names the running process's own program: a shell, for bash."""
 _HIDDEN = re.compile(r"[$`]|\{[^{}]*(?:,|\.\.)[^{}]*\}")
 
 
@@ -315,15 +317,22 @@ def _input_is_dangerous(stdin: Input, depth: int) -> bool:
     return stdin is None or any(_script_is_dangerous(text, OUTSIDE, depth) for text in stdin)
 
 
-def _is_dangerous(command: list[Word], stdin: Input, depth: int) -> bool:
+def _is_dangerous(command: list[Word], stdin: Input, depth: int, literal: bool = False) -> bool:
+    """True when ``command`` (its words) may force a delete; ``literal``: it comes from a
+    literal string bash may evaluate later (:func:`_text_is_dangerous`), where a program decided
+    at run time is no reason (``'*.o'``, ``'$HOME'`` would be)."""
     command = _unwrapped(command)
     if not command:
         return False
     program = command[0]
     if program is None or isinstance(program, Pattern):
-        return True  # a program decided at run time ($cmd, {rm,-f,x}, *): it may be rm -f
+        return not literal  # a program decided at run time ($cmd, {rm,-f,x}, *): it may be rm -f
     name, args = _name(program), command[1:]
-    if name in SHELLS:
+    if name not in ALWAYS_SAFE and _names_forced_rm(args):
+        return True  # flock LOCK rm -f x, unshare rm -f x, and wrappers not known here
+    if name == "hash":  # hash -p /bin/rm zap: zap runs rm for the rest of the script
+        return any(arg is None or _name(arg) in _DELETERS for arg in args)
+    if name in SHELLS or _SHELL_PATH.fullmatch(program) or name == "exe":
         return _shell_runs_dangerous(args, stdin, depth)
     if name in ("su", "runuser"):
         return _su_runs_dangerous(name, args, stdin, depth)
@@ -346,13 +355,63 @@ def _is_dangerous(command: list[Word], stdin: Input, depth: int) -> bool:
     return name == "rm" and _rm_forced(args)
 
 
-def _script_is_dangerous(script: str, stdin: Input, depth: int) -> bool:
+def _names_forced_rm(args: list[Word]) -> bool:
+    """True when a word naming ``rm`` (``rm``, ``/bin/rm``) is followed by a forced delete's
+    options (:func:`_rm_forced`): whatever program is in front runs it, as a rule."""
+    return any(
+        word is not None and not isinstance(word, Pattern) and _name(word) == "rm" and _rm_forced(args[index + 1 :])
+        for index, word in enumerate(args)
+    )
+
+
+def _script_is_dangerous(script: str, stdin: Input, depth: int, literal: bool = False) -> bool:
     if depth >= _MAX_DEPTH:
         return True
-    commands = simple_commands(script, stdin)
-    if commands is None:
-        return _unparsed_is_dangerous(script)
-    return any(_is_dangerous(list(command.words), command.stdin, depth + 1) for command in commands)
+    parsed = read_script(script, stdin)
+    if parsed is None:
+        return _unparsed_literal_is_dangerous(script) if literal else _unparsed_is_dangerous(script)
+    return any(
+        _is_dangerous(list(command.words), command.stdin, depth + 1, literal)
+        or any(_text_is_dangerous(text, depth + 1) for text in _texts(command))
+        for command in parsed.commands
+    ) or any(_text_is_dangerous(text, depth + 1) for text in parsed.texts)
+
+
+def _texts(command: SimpleCommand) -> list[str]:
+    """The literal strings a command gets (its arguments, its standard input) that it may
+    evaluate later as a script (``trap 'rm -f x' EXIT``, ``mapfile -C``, ``unset 'a[$(...)]'``,
+    ``BASH_ENV=/dev/stdin bash -c : <<< ...``); none for a program of :data:`ALWAYS_SAFE`
+    (``echo '$(x)'``, ``cat <<'EOF'`` only print) unless its output is captured."""
+    words = command.words
+    if words and words[0] is not None and _name(words[0]) in ALWAYS_SAFE and not command.captured:
+        return []  # but trap "$(echo 'rm -f x')" EXIT
+    return [str(word) for word in words[1:] if word is not None] + list(command.stdin or ()) + list(command.partial)
+
+
+def _text_is_dangerous(text: str, depth: int) -> bool:
+    """True when a literal string, read as a script (and, holding a ``=``, its part after the
+    first ``=``: ``BASH_FUNC_f%%=() { rm -f x; }``), holds a forced delete or a substitution
+    running one: bash evaluates such strings later in many ways (``trap``, ``PS4``, ``${x@P}``,
+    an array subscript in ``$((x))``, ``[[ x -eq 0 ]]``, ``printf -v``, ``read``, ``unset``,
+    ``test -v``, ``declare -i``, ``${!x}``; ``mapfile -C``, ``compgen -C``, ``BASH_ENV``,
+    exported functions). Only strings that name a deleter or hold ``$``, a backquote or a brace
+    expansion are read (:func:`_unparsed_is_dangerous`'s test)."""
+    name, equals, value = text.partition("=")
+    # NAME=value: the value is a text of the script NAME=value; but not so after another prefix.
+    candidates = [text, value] if equals and not ASSIGNMENT.match(name + "=") else [text]
+    return any(
+        _unparsed_is_dangerous(candidate) and _script_is_dangerous(candidate, OUTSIDE, depth, literal=True)
+        for candidate in candidates
+    )
+
+
+def _unparsed_literal_is_dangerous(text: str) -> bool:
+    """For a literal string tree-sitter-bash cannot parse: True when it holds a ``$(`` or a
+    backquote, or a word naming ``rm`` followed by a force option."""
+    if "$(" in text or "`" in text:
+        return True
+    words: list[Word] = [word for word in re.split(r"[\s;&|()<>{},=]+", re.sub(r"[\\'\"]", "", text)) if word]
+    return any(_name(str(word)) == "rm" and _rm_forced(words[index + 1 :]) for index, word in enumerate(words))
 
 
 def _unparsed_is_dangerous(script: str) -> bool:
@@ -380,7 +439,13 @@ def is_dangerous(script: str) -> bool:
       words and an ``alias``'s value, read the same way; a script piped in from anything else
       (``cat x | sh``) is decided at run time;
     - a command, an ``rm`` or ``find`` argument, or a shell's script decided at run time
-      (``$x``, ``$(...)``, ``{rm,-f,x}``): it may be any of the above.
+      (``$x``, ``$(...)``, ``{rm,-f,x}``): it may be any of the above;
+    - a word naming ``rm`` with a force option after it, whatever program runs it (``flock``,
+      ``unshare``, ``watch``: wrappers not listed here); ``hash -p`` of a deleter; a shell
+      run as ``/proc/self/exe``; a shell reading a ``< <(...)`` (judged as a pipe);
+    - a literal string (or the literal text of one with expansions) that bash may evaluate
+      later and that holds a forced delete or a substitution running one
+      (:func:`_text_is_dangerous`), and the substitutions of an unquoted here-document.
 
     Codex's rule (``is_dangerous_command.rs``, ``is_dangerous_to_call_with_exec``) names only
     ``rm -f`` and ``rm -rf`` as the first two words, also behind ``sudo`` and in

@@ -16,6 +16,9 @@ module does the same, in two shapes:
   the text it reads on standard input when the script itself decides it (a ``<<<`` here-string,
   a here-document, the output of an ``echo`` or ``printf`` of plain words piped into it).
 
+:func:`read_script` gives the simple commands with the script's other literal strings, which
+bash may evaluate later (:class:`Script`).
+
 Words: :class:`Pattern` marks an unquoted word with ``*``, ``?`` or ``[``, which bash replaces
 by the file names it matches. Standard input: :data:`Input`.
 
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import tree_sitter
 import tree_sitter_bash
@@ -59,10 +62,15 @@ OUTSIDE: Input = ()
 
 @dataclass(frozen=True)
 class SimpleCommand:
-    """One simple command: its ``words`` (the program first) and what it reads on ``stdin``."""
+    """One simple command: its ``words`` (the program first), what it reads on ``stdin``, and
+    whether its output is ``captured`` by a ``$(...)``, a backquote or a ``<(...)`` (a word or a
+    file of another command, which may evaluate it)."""
 
     words: tuple[Word, ...]
     stdin: Input
+    captured: bool = field(default=False, compare=False)
+    partial: tuple[str, ...] = field(default=(), compare=False)
+    """The literal texts of its words with expansions, which are None (``"rm -f $x"``)."""
 
 
 _lock = threading.Lock()
@@ -413,15 +421,103 @@ _STDIN_OPERATORS = frozenset({"<", "<&", "<>"})
 def simple_commands(script: str, stdin: Input = OUTSIDE) -> list[SimpleCommand] | None:
     """Every simple command of ``script`` in source order (see the module docstring), or None
     when tree-sitter-bash cannot parse it (or misreads it, :func:`_misread`). ``stdin`` is what the script itself reads."""
+    parsed = read_script(script, stdin)
+    return None if parsed is None else parsed.commands
+
+
+@dataclass(frozen=True)
+class Script:
+    """A script's simple commands (:func:`simple_commands`) and its other ``texts``: the literal
+    strings that are neither a command's words nor its standard input, which bash may evaluate
+    later as a script (an assignment's value, ``PS4='$(...)'``, ``x='a[$(...)]'`` evaluated
+    by ``$((x))``; a string inside an expansion, ``${a['$(...)']}``, ``${x:-`...`}``; an
+    argument of ``declare``, ``unset``, ``[[ ]]``), and each unquoted here-document's body as a
+    double-quoted string (bash expands it now: its ``$(...)`` and backquotes run; tree-sitter-bash
+    0.25 misses backquotes there and substitutions after a ``<<-`` tab)."""
+
+    commands: list[SimpleCommand]
+    texts: list[str]
+
+
+def read_script(script: str, stdin: Input = OUTSIDE) -> Script | None:
+    """``script`` read as a :class:`Script`, or None as for :func:`simple_commands`."""
     root, data = _parse(script)
     if root.has_error or _misread(root, data):
         return None
     found: list[tuple[int, SimpleCommand]] = []
+    texts: list[tuple[int, str]] = []
     try:
-        _walk(root, stdin, found)
+        _walk(root, stdin, found, texts)
     except _Unreadable:
         return None
-    return [command for _, command in sorted(found, key=lambda item: item[0])]
+    return Script(
+        [command for _, command in sorted(found, key=lambda item: item[0])],
+        [text for _, text in sorted(texts, key=lambda item: item[0])],
+    )
+
+
+_LITERAL_KINDS = frozenset({"word", "raw_string", "ansi_c_string", "string", "concatenation"})
+
+
+def _own_literals(node: tree_sitter.Node) -> set[tuple[int, int]]:
+    """The spans of the nodes of a command (or redirected statement) that are its words or its
+    standard input: their texts are judged with the command (``echo '$(x)'`` only prints)."""
+    spans = set()
+    for child in node.children:
+        if child.type == "command_name" and child.named_child_count:
+            child = child.named_children[0]
+        if child.type in _LITERAL_KINDS:
+            spans.add((child.start_byte, child.end_byte))
+        elif child.type in _REDIRECTS:
+            for part in child.named_children:
+                if child.type != "file_redirect" or part.type in _LITERAL_KINDS:
+                    spans.add((part.start_byte, part.end_byte))
+    return spans
+
+
+def _partial(node: tree_sitter.Node) -> str:
+    """The literal text of a word with expansions, which are left out (``"a[\\$(rm -f x)]$y"``
+    gives ``a[$(rm -f x)]``, ``'rm -f '"$x"`` gives ``rm -f ``): what they add is unknown."""
+    if node.type == "string_content":
+        return _DOUBLE_QUOTE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), _text(node))
+    if node.type in ("string", "concatenation"):
+        return "".join(_partial(child) for child in node.named_children)
+    part = _part(node) if node.type in _LITERAL_KINDS else None
+    return "" if part is None else part[0]
+
+
+def _partial_texts(node: tree_sitter.Node) -> tuple[str, ...]:
+    """The literal texts (:func:`_partial`) of a command's words and here-strings that have
+    expansions (their words are None)."""
+    parts = [child for child in node.children if child.type in ("string", "concatenation")]
+    parts += [
+        part
+        for child in node.children
+        if child.type == "herestring_redirect"
+        for part in child.named_children
+        if part.type in ("string", "concatenation")
+    ]
+    return tuple(text for text in (_partial(part) for part in parts if _part(part) is None) if text)
+
+
+def _captured(node: tree_sitter.Node) -> bool:
+    """True when ``node`` is inside a ``$(...)`` or ``<(...)``: its output is captured."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type in ("command_substitution", "process_substitution"):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _heredoc_now(node: tree_sitter.Node) -> str | None:
+    """An unquoted here-document body as the double-quoted string bash expands it like, or None
+    for a quoted one (bash manual, "Here Documents")."""
+    start = next((child for child in node.children if child.type == "heredoc_start"), None)
+    body = next((child for child in node.named_children if child.type == "heredoc_body"), None)
+    if start is None or body is None or re.search(r"[\\'\"]", _text(start)):
+        return None
+    return '"' + _text(body).replace('"', '\\"') + '"'
 
 
 class _Unreadable(Exception):
@@ -432,17 +528,37 @@ _BARE_BACKQUOTE = re.compile(r"(?:^|[^\\])(?:\\\\)*`")
 _BACKQUOTE_ESCAPE = re.compile(r"\\([\\`$])")
 
 
-def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCommand]]) -> None:
-    """Collect the simple commands under ``root`` (a loop with a stack: nesting depth is the
-    script's to choose)."""
+def _walk(
+    root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCommand]], texts: list[tuple[int, str]]
+) -> None:
+    """Collect the simple commands and other texts (:class:`Script`) under ``root`` (a loop with
+    a stack: nesting depth is the script's to choose)."""
     stack: list[tuple[tree_sitter.Node, Input]] = [(root, stdin)]
     run_on: dict[int, tuple[Word, ...]] = {}  # a command's words in its statement's redirections
+    own: set[tuple[int, int]] = set()  # spans of commands' words and standard input
     while stack:
         node, stdin = stack.pop()
         kind = node.type
+        if kind in _LITERAL_KINDS:
+            value = _part(node)
+            if (node.start_byte, node.end_byte) in own:  # and so are its parts ('a'$x'b')
+                own |= {(child.start_byte, child.end_byte) for child in node.children}
+            elif value is not None:
+                texts.append((node.start_byte, value[0]))
+            if value is not None:
+                continue  # a literal's parts are in its value
+            if kind in ("string", "concatenation") and (node.start_byte, node.end_byte) not in own:
+                texts.append((node.start_byte, _partial(node)))
+        elif kind == "heredoc_redirect":
+            now = _heredoc_now(node)
+            if now is not None:
+                texts.append((node.start_byte, now))
         if kind == "command":
+            own |= _own_literals(node)
             words = _program_and_arguments(node, run_on.get(node.start_byte, ()))
-            found.append((node.start_byte, SimpleCommand(words, _redirected(node, stdin))))
+            found.append(
+                (node.start_byte, SimpleCommand(words, _redirected(node, stdin), _captured(node), _partial_texts(node)))
+            )
             # Then the substitutions inside its words, assignments and redirections.
             stack.extend((child, stdin) for child in node.named_children)
         elif kind == "pipeline":
@@ -453,14 +569,16 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
             text = _text(node)[1:-1]
             if _BARE_BACKQUOTE.search(text):
                 raise _Unreadable  # bash ends `...` at the first bare backquote, quoted or not
-            inner = simple_commands(_BACKQUOTE_ESCAPE.sub(r"\1", text), stdin)
+            inner = read_script(_BACKQUOTE_ESCAPE.sub(r"\1", text), stdin)
             if inner is None:
                 raise _Unreadable
-            found.extend((node.start_byte + 1, command) for command in inner)
+            found.extend((node.start_byte + 1, replace(command, captured=True)) for command in inner.commands)
+            texts.extend((node.start_byte + 1, text) for text in inner.texts)
         elif kind == "redirected_statement":
             body = node.child_by_field_name("body")
             body_stdin = _redirected(node, stdin)
             if body is not None and body.type == "command":
+                own |= _own_literals(node)
                 run_on[body.start_byte] = tuple(
                     word for child in node.named_children if child.type in _REDIRECTS for word in _run_on_words(child)
                 )
@@ -468,6 +586,9 @@ def _walk(root: tree_sitter.Node, stdin: Input, found: list[tuple[int, SimpleCom
                 if child == body:
                     stack.append((child, body_stdin))
                 elif child.type == "heredoc_redirect" and body is not None:
+                    now = _heredoc_now(child)
+                    if now is not None:
+                        texts.append((child.start_byte, now))
                     # `cat <<EOF | sh`: tree-sitter puts the rest of the pipeline in the heredoc.
                     for part in child.named_children:
                         if part.type == "pipeline":
@@ -508,8 +629,18 @@ def _redirected(node: tree_sitter.Node, stdin: Input) -> Input:
             descriptor = child.child_by_field_name("descriptor")
             operator = next((part.type for part in child.children if not part.is_named), "")
             if operator in _STDIN_OPERATORS and (descriptor is None or _text(descriptor) == "0"):
-                stdin = OUTSIDE
+                stdin = _substituted_output(child)
     return stdin
+
+
+def _substituted_output(redirect: tree_sitter.Node) -> Input:
+    """What ``< target`` reads: a file (:data:`OUTSIDE`), or for ``< <(...)`` the output of the
+    process substitution, as for a pipe (``bash < <(echo 'rm -f x')`` reads ``rm -f x``)."""
+    target = redirect.child_by_field_name("destination")
+    if target is None or target.type != "process_substitution":
+        return OUTSIDE
+    inner = target.named_children
+    return _output(inner[0], OUTSIDE) if len(inner) == 1 else None
 
 
 def _heredoc(node: tree_sitter.Node) -> Input:
