@@ -153,9 +153,17 @@ def _mount_proc() -> bool:
     return _probe_result is None or _probe_result[1]
 
 
-def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, command: list[str]) -> list[str]:
+def bwrap_argv(
+    bwrap: str,
+    policy: SandboxPolicy,
+    cwd: Path,
+    seccomp_fd: int,
+    command: list[str],
+    masked: list[Path] | None = None,
+) -> list[str]:
     """The ``bwrap`` command line running ``command`` in ``cwd`` under ``policy`` (not
-    ``danger-full-access``), loading the filter from ``seccomp_fd``."""
+    ``danger-full-access``), loading the filter from ``seccomp_fd``; ``masked``: the paths
+    :func:`masked_paths` gave (default: :meth:`SandboxPolicy.masked`)."""
     argv = [bwrap, "--new-session", "--die-with-parent", *_NAMESPACES[:6]]
     if not policy.network_access:
         argv.append("--unshare-net")
@@ -167,8 +175,12 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, co
                 argv += ["--ro-bind", proc_path, proc_path]
     roots = policy.writable_roots()
     folders = [root.root for root in roots]
-    targets = [t for t in dict.fromkeys(p.resolve() for root in roots for p in root.read_only) if t.exists()]
-    masked = policy.masked()
+    masked = policy.masked() if masked is None else masked
+    targets = [
+        t
+        for t in dict.fromkeys(p.resolve() for root in roots for p in root.read_only)
+        if t.exists() and t not in masked
+    ]
     for folder in sorted({*folders, *pinned_folders([*targets, *masked, *folders], folders)}, key=_shallow_first):
         argv += ["--bind", str(folder), str(folder)]
     for target in targets:
@@ -211,19 +223,26 @@ def pinned_folders(paths: Iterable[Path], roots: Iterable[Path]) -> set[Path]:
 
 
 @contextlib.contextmanager
-def masked_paths(policy: SandboxPolicy) -> Iterator[None]:
-    """Around one sandboxed command (enter it before building the command line): afterwards,
-    remove the empty files bubblewrap created as mount points for :meth:`SandboxPolicy.masked`
-    paths, once no other command of this process still masks them (only an empty regular file
-    is removed: never something a person made). A path another command masks right now counts
-    for this one too, although it exists (as that command's mount point) and this command binds
-    it read-only instead: it stays until both ended."""
+def masked_paths(policy: SandboxPolicy) -> Iterator[list[Path]]:
+    """Around one sandboxed command: gives the paths its command line masks (pass them to
+    :func:`bwrap_argv`), and afterwards removes the empty files bubblewrap created as their
+    mount points, once no other command of this process still masks them (only an empty
+    regular file is removed: never something a person made).
+
+    A masked path (:meth:`SandboxPolicy.guards`) exists while another command masks it, as that
+    command's mount point: it is masked for this command too, and counted, so that it stays
+    until both ended. Taken for an existing path instead, it was bound onto itself, and gone by
+    the time bubblewrap looked for it when the other command ended first (``Can't find source
+    path``: a command started as another ended failed), or not covered at all (an empty file
+    standing for a missing folder, which the command could then replace)."""
     with _masks_lock:
-        paths = [path for path in policy.guards() if path in _masks_in_use or not os.path.lexists(path)]
+        guards = policy.guards()
+        candidates = dict.fromkeys((*guards, *policy.extra_protected))
+        paths = [p for p in candidates if p in _masks_in_use or (p in guards and not os.path.lexists(p))]
         for path in paths:
             _masks_in_use[path] = _masks_in_use.get(path, 0) + 1
     try:
-        yield
+        yield paths
     finally:
         with _masks_lock:
             for path in paths:

@@ -108,7 +108,10 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
         env[NETWORK_DISABLED_VARIABLE] = "1"
     max_tokens = args.get("max_output_tokens")
     budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
-    with masked_paths(policy) if sandboxed else contextlib.nullcontext():
+    masks: contextlib.AbstractContextManager[list[Path]] = (
+        masked_paths(policy) if sandboxed else contextlib.nullcontext([])
+    )
+    with masks as masked:
         seccomp_fd = None
         if sandboxed:
             bwrap, problem = await asyncio.to_thread(usable_bwrap, policy.writable_folders())
@@ -128,7 +131,7 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                     f"exec_command cannot run the command in the sandbox: {exc}. Install libseccomp "
                     '(Debian/Ubuntu: libseccomp2), or set sandbox_mode = "danger-full-access".'
                 ) from None
-            command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command)
+            command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command, masked)
         try:
             return await run_command(
                 command,

@@ -391,3 +391,28 @@ def test_find_program_skips_empty_entries_which_mean_the_working_folder(tmp_path
     for path in (":/nonexistent", "/nonexistent:", "/nonexistent::/nonexistent2", ".", ""):
         monkeypatch.setenv("PATH", path)
         assert bwrap.find_program("bash") is None, path
+
+
+def test_a_command_started_while_another_masks_a_path_masks_it_too(ws, proc):
+    """Two commands at once: the first's mount point for a path that must not be created (an
+    empty file bubblewrap leaves) makes the path exist while the second's command line is built.
+    The second masks it too, and the file stays until both ended: taken for an existing path,
+    it was bound onto itself, and the second command failed with bubblewrap's ``Can't find
+    source path`` once the first ended and removed it (a yielded cell's command started as
+    another cell's ended)."""
+    missing = ws / "__pycache__"
+    guarded = policy(ws).with_protection(protected=(missing,))
+    with bwrap.masked_paths(guarded) as first:
+        assert missing in first
+        missing.write_bytes(b"")  # what bubblewrap leaves as the first command's mount point
+        with bwrap.masked_paths(guarded) as second:
+            assert missing in second
+            argv = bwrap_argv("bwrap", guarded, ws, 7, COMMAND, second)
+            assert argv[argv.index(str(missing)) - 2 : argv.index(str(missing)) + 1] == [
+                "--ro-bind",
+                "/dev/null",
+                str(missing),
+            ]
+            assert argv.count(str(missing)) == 1
+        assert missing.exists()  # the first command still masks it
+    assert not missing.exists()
