@@ -12,7 +12,9 @@ reports each cell that has ended with its own ``finished`` event.
 
 Stopping one cell (terminate, ``exit()``, an exhausted heap) must leave the others running.
 A cell whose JavaScript is not running is ended at once: its pending tool calls never
-settle, its timers are dropped and its helpers act for the cell running now. JavaScript
+settle (the host cancels them), except the ones a helper of an ended cell made through it,
+which other cells' code may await: their promises are rejected (``prelude/realm_install.js``).
+Its timers are dropped and its helpers act for the cell running now. JavaScript
 that runs is interrupted (:mod:`~codemode.runtime.interrupt`) at once when it is a call the
 realm made for the stopped cell (its start, a timer, a settlement). QuickJS cannot tell whose
 promise job runs, so any other JavaScript may be the stopped cell's too: a
@@ -414,8 +416,10 @@ class Realm:
             cell.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
 
     def _check_cells(self) -> None:
-        for cell in list(self._cells.values()):
-            if cell.finished():
+        """Finalize every cell that has ended, also one that ended in the promise jobs a
+        finalization ran."""
+        while ended := [cell for cell in self._cells.values() if cell.finished()]:
+            for cell in ended:
                 self._finalize(cell)
 
     def _finalize(self, cell: RealmCell) -> None:
@@ -424,8 +428,11 @@ class Realm:
             return
         cell.clear_timers()
         if cell.dispatch is not None and self._ctx is not None:
+            # Its helpers now act for the cell running now; the calls an ended cell's helper made
+            # through it are rejected (the host cancels them): their reactions run now.
             self._call(None, cell.dispatch, "ended", "")
             cell.dispatch = None
+            self._run_jobs()
         self._report(cell)
 
     def _report(self, cell: RealmCell) -> None:
