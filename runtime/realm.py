@@ -21,8 +21,9 @@ promise job runs, so any other JavaScript may be the stopped cell's too: a
 :class:`~codemode.runtime.realm_stop.StopWatch` interrupts it when the thread has not come
 back to its event loop shortly after the stop, and gives the realm up when even that does not
 bring it back (every cell ends; the session's next cells get a fresh realm,
-:attr:`Realm.lost`). An interrupt that stopped another live cell's body (read from the
-interrupt's stack) ends that cell with a clear error rather than leaving it waiting forever.
+:attr:`Realm.lost`). An interrupt that stopped another live cell's body (in a promise job:
+read from the interrupt's stack, where the body function's name carries a token only the realm
+knows) ends that cell with a clear error rather than leaving it waiting forever.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from .heap import (
     untold_failure_text,
 )
 from .jserrors import compile_error_text
-from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
+from .notebook_cell import HELPERS, body_name, cell_script, compile_error, interrupted_cell
 from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
 from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
@@ -73,6 +74,8 @@ class RealmCell(CellState):
         self.realm = realm
         self.dispatch: Any = None
         self.reported = False
+        self.body_name = body_name(self.cell_id)
+        """The name of its body function, which no other cell knows (``notebook_cell``)."""
 
     def start(self) -> None:
         """Hand the cell to the realm's thread."""
@@ -334,7 +337,7 @@ class Realm:
         self._cells[cell.cell_id] = cell
         if cell.finished():
             return
-        script = cell_script(cell.source, cell.cell_id)
+        script = cell_script(cell.source, cell.body_name)
         if script.error is not None:
             cell.set_outcome(CellOutcome("completed", script.error))
             return
@@ -399,10 +402,15 @@ class Realm:
 
     def _interrupted(self, cell: RealmCell | None, text: str, reason: str | None) -> None:
         """An interrupt armed because ``reason`` stopped a call made for ``cell`` (None: a
-        promise job): the live cell whose body it stopped (read from the stack ``text``, else
-        ``cell``) can never go on, so it ends with a clear error."""
-        owner_id = interrupted_cell(text)
-        owner = self._cells.get(owner_id) if owner_id is not None else cell
+        promise job): the live cell whose body it stopped can never go on, so it ends with a
+        clear error. That is ``cell`` when the realm called for it (its start, a timer, a
+        settlement: no other cell's body resumes in them); in a promise job, the cell whose
+        body function (named by a token only the realm knows) is on the stack ``text``."""
+        owner = cell
+        if owner is None:
+            bodies = {live.body_name: live.cell_id for live in self._cells.values()}
+            owner_id = interrupted_cell(text, bodies)
+            owner = self._cells.get(owner_id) if owner_id is not None else None
         if owner is not None and reason is not None and not owner.finished():
             owner.set_outcome(CellOutcome("completed", collateral_text(reason)))
 

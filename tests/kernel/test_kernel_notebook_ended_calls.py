@@ -99,3 +99,31 @@ def test_the_pending_limit_names_the_calls_made_through_an_ended_cells_functions
         "ERROR code-mode host has too many pending delegate calls (1024, the limit per connection): "
         f"cell {cell} (through functions cell {declaring} declared) holds 1024\n"
     )
+
+
+@pytest.mark.parametrize(
+    "spin",
+    ["setTimeout(() => {name}(), 0);", "Promise.resolve().then(() => {name}());"],
+    ids=["timer", "promise-job"],
+)
+def test_a_function_named_like_another_cells_body_does_not_end_it_when_interrupted(notebook, spin):
+    """The issue's case: cell B declares a function named as cell A's body (``__cm_cell$<A>``)
+    and loops in it (from a timer, or a promise job); terminating B interrupted the loop, and the
+    realm, reading the name in the interrupt's stack, ended A with "interrupted: this cell's
+    JavaScript was running when cell B was terminated", although A was only awaiting."""
+    kc, _ = notebook
+    assert execute(kc, "rig();").errors == []
+    waiting = execute(kc, 'yield_control();\nawait gate;\ntext("A goes on");')
+    assert waiting.codemode["status"] == "running"
+    name = "__cm_cell$" + waiting.codemode["cell_id"]
+    spinning = execute(
+        kc,
+        f"function {name}() {{ while (true) {{}} }}\nyield_control();\n"
+        + spin.format(name=name)
+        + "\nawait new Promise(() => {});",
+    )
+    assert spinning.codemode["status"] == "running"
+    execute(kc, f"%terminate {spinning.codemode['cell_id']}")
+    assert execute(kc, "release();").errors == []
+    waited = execute(kc, f"%wait {waiting.codemode['cell_id']}{WAIT}")
+    assert (waited.stdout, waited.codemode["status"]) == ("A goes on\n", "completed")
