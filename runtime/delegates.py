@@ -81,6 +81,8 @@ class DelegateTable:
         self._send = send
         self._send_text = send_text
         self._pending: dict[int, tuple[LiveCell, str | None]] = {}
+        self._via_ended: dict[int, str] = {}
+        """The pending tool calls made through an ended cell's helpers: that cell's id."""
         self._next_id = 0
 
     def _new_id(self) -> int:
@@ -116,18 +118,26 @@ class DelegateTable:
             )
             return
         self._pending[delegate_id] = (cell, runtime_id)
+        if via_ended is not None:
+            self._via_ended[delegate_id] = via_ended
         cell.pending_tools[runtime_id] = delegate_id
 
     def _refusal(self, caller: LiveCell) -> str:
-        """:func:`too_many_pending` for a call of ``caller``, naming the cell holding most calls."""
-        held: dict[LiveCell, int] = {}
-        for holder, _ in self._pending.values():
-            held[holder] = held.get(holder, 0) + 1
-        top = max(held, key=held.__getitem__)
-        name = f"cell {top.session.cell_id_prefix}{top.cell_id}"
+        """:func:`too_many_pending` for a call of ``caller``, naming the cell holding most calls;
+        calls made through an ended cell's helpers (which any running cell's code may have made)
+        are counted apart, named ``cell <id> (through functions cell <ended id> declared)``."""
+        held: dict[tuple[LiveCell, str | None], int] = {}
+        for delegate_id, (holder, _) in self._pending.items():
+            key = (holder, self._via_ended.get(delegate_id))
+            held[key] = held.get(key, 0) + 1
+        top, via = max(held, key=held.__getitem__)
+        prefix = top.session.cell_id_prefix
+        name = f"cell {prefix}{top.cell_id}"
         if top.session is not caller.session:
             name += f" of session {top.session.session_id}"
-        return too_many_pending(name, held[top])
+        if via is not None:
+            name += f" (through functions cell {prefix}{via} declared)"
+        return too_many_pending(name, held[top, via])
 
     def notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""
@@ -145,12 +155,14 @@ class DelegateTable:
 
     def cancel(self, delegate_id: int) -> None:
         """Send ``delegate/cancel``; a late answer is then ignored."""
+        self._via_ended.pop(delegate_id, None)
         if self._pending.pop(delegate_id, None) is not None:
             self._send(messages.delegate_cancel(delegate_id))
 
     def on_response(self, message: dict[str, Any]) -> None:
         delegate_id = message.get("id")
         entry = self._pending.pop(delegate_id, None)  # type: ignore[arg-type]
+        self._via_ended.pop(delegate_id, None)  # type: ignore[arg-type]
         if entry is None:
             return
         cell, runtime_id = entry

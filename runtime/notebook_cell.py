@@ -15,15 +15,20 @@ as globals; a name equal to a helper's stays the cell's own (the parameter). A s
 ``import`` and a ``return`` outside every function are refused with Codex's texts, as in the
 strict profile.
 
-The function's name, ``__cm_cell$<id>``, is how the realm knows whose body an interrupt stopped
+The function's name, ``__cm_cell$<id>$<token>`` (:func:`body_name`; ``token`` random per
+cell), is how the realm knows whose body an interrupt stopped in a promise job
 (:func:`interrupted_cell`): QuickJS names it in the interrupt's stack (at most its first ten
-frames), and ``prelude/stack.js`` shows its frames as the cell's own, unnamed.
+frames), and ``prelude/stack.js`` shows its frames as the cell's own, unnamed. The token keeps
+a cell from passing its code off as another's: any function may be named ``__cm_cell$2``, but
+a cell learns another cell's token only from a stack taken while that cell's body calls code
+it supplied (a replaced built-in, say), which is that cell's own choice to trust.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import secrets
 from dataclasses import dataclass
 
 from .jserrors import compile_error_text, first_static_import, prepare_source
@@ -55,7 +60,7 @@ HELPERS = (
 """The parameters of every cell's function: its own helpers (``prelude/realm_install.js``)."""
 
 _LOCATION = re.compile(r"(<input>:)(\d+)(:\d+)")
-_BODY_FRAME = re.compile(r"^\s*at __cm_cell\$(\w+) \(", re.MULTILINE)
+_FRAME_NAME = re.compile(r"^\s*at (.+) \(", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -69,12 +74,16 @@ class CellScript:
     error: str | None = None
 
 
-def _function_name(cell_id: str) -> str:
-    return "__cm_cell$" + "".join(c if c.isalnum() or c == "_" else "_" for c in cell_id)
+def body_name(cell_id: str) -> str:
+    """A new name for the body function of cell ``cell_id``: ``__cm_cell$<id>$<token>``, the
+    id's characters other than letters, digits and ``_`` as ``_``, the token 16 random hex digits."""
+    safe = "".join(c if c.isalnum() or c == "_" else "_" for c in cell_id)
+    return f"__cm_cell${safe}${secrets.token_hex(8)}"
 
 
-def cell_script(source: str, cell_id: str) -> CellScript:
-    """The script of the ``source`` of cell ``cell_id`` (see the module docstring)."""
+def cell_script(source: str, function_name: str) -> CellScript:
+    """The script of a cell's ``source``, its function named ``function_name`` (:func:`body_name`; see
+    the module docstring)."""
     specifier = first_static_import(source)
     if specifier is not None:
         return CellScript("", source, False, f"Unsupported import in exec: {specifier}")
@@ -91,16 +100,17 @@ def cell_script(source: str, cell_id: str) -> CellScript:
     for name in transformed.functions:
         if name not in HELPERS:
             header.append(f"globalThis[{json.dumps(name)}] = {name};")
-    script = f"(async function {_function_name(cell_id)}({', '.join(HELPERS)}) {{{''.join(header)}\n{body}\n}})"
+    script = f"(async function {function_name}({', '.join(HELPERS)}) {{{''.join(header)}\n{body}\n}})"
     return CellScript(script, body, transformed.has_value)
 
 
-def interrupted_cell(exception_text: str) -> str | None:
-    """The id of the cell whose body an interrupt stopped, from QuickJS's ``exception_text``
-    (``InternalError: interrupted`` and its stack): the outermost ``__cm_cell$<id>`` frame, or
-    None when no cell's body is on the stack (a ``.then`` callback, an async function resumed on
-    its own, a stack deeper than QuickJS's ten frames)."""
-    found = _BODY_FRAME.findall(exception_text)
+def interrupted_cell(exception_text: str, bodies: dict[str, str]) -> str | None:
+    """The id of the cell whose body an interrupt stopped in a promise job, from QuickJS's
+    ``exception_text`` (``InternalError: interrupted`` and its stack): of ``bodies`` (body
+    function name -> cell id, :func:`body_name`), the one of the outermost frame named exactly
+    so, or None when no cell's body is on the stack (a ``.then`` callback, an async function
+    resumed on its own, a stack deeper than QuickJS's ten frames)."""
+    found = [bodies[name] for name in _FRAME_NAME.findall(exception_text) if name in bodies]
     return found[-1] if found else None
 
 

@@ -12,15 +12,18 @@ reports each cell that has ended with its own ``finished`` event.
 
 Stopping one cell (terminate, ``exit()``, an exhausted heap) must leave the others running.
 A cell whose JavaScript is not running is ended at once: its pending tool calls never
-settle, its timers are dropped and its helpers act for the cell running now. JavaScript
+settle (the host cancels them), except the ones a helper of an ended cell made through it,
+which other cells' code may await: their promises are rejected (``prelude/realm_install.js``).
+Its timers are dropped and its helpers act for the cell running now. JavaScript
 that runs is interrupted (:mod:`~codemode.runtime.interrupt`) at once when it is a call the
 realm made for the stopped cell (its start, a timer, a settlement). QuickJS cannot tell whose
 promise job runs, so any other JavaScript may be the stopped cell's too: a
 :class:`~codemode.runtime.realm_stop.StopWatch` interrupts it when the thread has not come
 back to its event loop shortly after the stop, and gives the realm up when even that does not
 bring it back (every cell ends; the session's next cells get a fresh realm,
-:attr:`Realm.lost`). An interrupt that stopped another live cell's body (read from the
-interrupt's stack) ends that cell with a clear error rather than leaving it waiting forever.
+:attr:`Realm.lost`). An interrupt that stopped another live cell's body (in a promise job:
+read from the interrupt's stack, where the body function's name carries a token only the realm
+knows) ends that cell with a clear error rather than leaving it waiting forever.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from .heap import (
     untold_failure_text,
 )
 from .jserrors import compile_error_text
-from .notebook_cell import HELPERS, cell_script, compile_error, interrupted_cell
+from .notebook_cell import HELPERS, body_name, cell_script, compile_error, interrupted_cell
 from .outcome import CellOutcome
 from .prelude_source import realm_prelude_source
 from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
@@ -71,6 +74,8 @@ class RealmCell(CellState):
         self.realm = realm
         self.dispatch: Any = None
         self.reported = False
+        self.body_name = body_name(self.cell_id)
+        """The name of its body function, which no other cell knows (``notebook_cell``)."""
 
     def start(self) -> None:
         """Hand the cell to the realm's thread."""
@@ -332,7 +337,7 @@ class Realm:
         self._cells[cell.cell_id] = cell
         if cell.finished():
             return
-        script = cell_script(cell.source, cell.cell_id)
+        script = cell_script(cell.source, cell.body_name)
         if script.error is not None:
             cell.set_outcome(CellOutcome("completed", script.error))
             return
@@ -397,10 +402,15 @@ class Realm:
 
     def _interrupted(self, cell: RealmCell | None, text: str, reason: str | None) -> None:
         """An interrupt armed because ``reason`` stopped a call made for ``cell`` (None: a
-        promise job): the live cell whose body it stopped (read from the stack ``text``, else
-        ``cell``) can never go on, so it ends with a clear error."""
-        owner_id = interrupted_cell(text)
-        owner = self._cells.get(owner_id) if owner_id is not None else cell
+        promise job): the live cell whose body it stopped can never go on, so it ends with a
+        clear error. That is ``cell`` when the realm called for it (its start, a timer, a
+        settlement: no other cell's body resumes in them); in a promise job, the cell whose
+        body function (named by a token only the realm knows) is on the stack ``text``."""
+        owner = cell
+        if owner is None:
+            bodies = {live.body_name: live.cell_id for live in self._cells.values()}
+            owner_id = interrupted_cell(text, bodies)
+            owner = self._cells.get(owner_id) if owner_id is not None else None
         if owner is not None and reason is not None and not owner.finished():
             owner.set_outcome(CellOutcome("completed", collateral_text(reason)))
 
@@ -414,8 +424,10 @@ class Realm:
             cell.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
 
     def _check_cells(self) -> None:
-        for cell in list(self._cells.values()):
-            if cell.finished():
+        """Finalize every cell that has ended, also one that ended in the promise jobs a
+        finalization ran."""
+        while ended := [cell for cell in self._cells.values() if cell.finished()]:
+            for cell in ended:
                 self._finalize(cell)
 
     def _finalize(self, cell: RealmCell) -> None:
@@ -424,8 +436,11 @@ class Realm:
             return
         cell.clear_timers()
         if cell.dispatch is not None and self._ctx is not None:
+            # Its helpers now act for the cell running now; the calls an ended cell's helper made
+            # through it are rejected (the host cancels them): their reactions run now.
             self._call(None, cell.dispatch, "ended", "")
             cell.dispatch = None
+            self._run_jobs()
         self._report(cell)
 
     def _report(self, cell: RealmCell) -> None:

@@ -18,8 +18,8 @@ effect whatever the realm guessed:
   given up: every cell of it ends, the session's next cells get a fresh realm, and the
   abandoned thread leaves at its next interrupt poll (a native call that never ends keeps it).
 
-The interrupted code's owner is read from the interrupt's stack afterwards
-(``notebook_cell.interrupted_cell``): when it was another live cell's, that cell ends with
+The interrupted code's owner (the cell the realm called for, or in a promise job the one whose
+body is on the interrupt's stack, ``notebook_cell.interrupted_cell``) is known afterwards: when it was another live cell's, that cell ends with
 :func:`collateral_text` instead of waiting forever for a body that will never resume.
 """
 

@@ -29,11 +29,35 @@ function __cm_helper(name, fn, shownName, length) {
   return __cm_shape(__cm_bind(__cm_route, undefined), shownName, length, fn);
 }
 
+// Tool `index` of this cell, its calls marked with the ended cell whose helper made them.
+function __cm_tool_of(index) {
+  return function __cm_tool_call(value) {
+    return __cm_tool(index, value, __cm_ended_caller);
+  };
+}
+
+// The cell has ended, and the host cancelled its tool calls: a call an ended cell's helper
+// made through it was another code's (a function that cell declared, which any cell may have
+// awaited), so its promise is rejected now rather than waiting forever. The cell's own calls
+// stay unsettled: its own code ends with it.
+function __cm_reject_calls_via_ended() {
+  const ids = __cm_object_keys(__cm_pending_calls);
+  for (let i = 0; i < ids.length; i++) {
+    const call = __cm_pending_calls[ids[i]];
+    if (call.via === undefined) continue;
+    delete __cm_pending_calls[ids[i]];
+    call.reject(
+      "tools." + __cm_config.tools[call.index].name + " was cancelled: cell " + __cm_cell_id +
+        ", which it was made for (through functions cell " + call.via + " declared), ended before it was answered"
+    );
+  }
+}
+
 const __cm_exposed = __cm_record();
 const __cm_routed_tools = {};
 for (let index = 0; index < __cm_config.tools.length; index++) {
   const name = __cm_config.tools[index].name;
-  __cm_routed_tools[name] = __cm_helper("tools." + name, __cm_bind(__cm_tool, undefined, index), "", 0);
+  __cm_routed_tools[name] = __cm_helper("tools." + name, __cm_tool_of(index), "", 0);
 }
 __cm_exposed.tools = __cm_routed_tools;
 __cm_exposed.ALL_TOOLS = allTools;
@@ -98,7 +122,7 @@ function __cm_start(fn) {
 // start(fn): run the cell; fire(id): run timer `id`; settle(json {id, ok, value}): settle
 // a tool call; resolve:<id>(string): resolve tool call <id> with that string
 // (runtime/bridge.py's settlement); ended: the cell ended (its helpers act for the cell
-// running now).
+// running now; the calls made through it by an ended cell's helpers are rejected).
 
 return function __cm_dispatch(op, arg) {
   __cm_source_lines = __cm_cell_lines;
@@ -114,6 +138,7 @@ return function __cm_dispatch(op, arg) {
       __cm_settle(__cm_slice(op, 8), true, arg);
     } else if (op === "ended") {
       __cm_end_self();
+      __cm_reject_calls_via_ended();
     } else {
       return "unknown op " + op;
     }

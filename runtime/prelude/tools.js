@@ -3,8 +3,9 @@
 const __cm_pending_calls = __cm_record();
 
 // A tool call: the argument is serialised like Codex's host does (undefined is sent as
-// null; a value JSON cannot represent, or one holding a lone surrogate, throws).
-function __cm_tool(index, value) {
+// null; a value JSON cannot represent, or one holding a lone surrogate, throws). `via`: the
+// ended cell whose helper made the call (the notebook realm's, realm_install.js), else undefined.
+function __cm_tool(index, value, via) {
   let input = "null";
   if (value !== undefined) {
     input = __cm_stringify_json(value);
@@ -15,6 +16,8 @@ function __cm_tool(index, value) {
     const call = __cm_record();
     call.resolve = resolve;
     call.reject = reject;
+    call.index = index;
+    call.via = via;
     __cm_pending_calls[id] = call;
   });
 }
