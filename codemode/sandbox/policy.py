@@ -196,11 +196,17 @@ class SandboxPolicy:
         if self.mode != "workspace-write":
             return []
         roots = [root for root in dict.fromkeys((self.workspace, *self.roots)) if root.is_dir()]
+        existing = [p for p in self.extra_protected if os.path.lexists(p)]
+        existing += [p for root in roots for p in protected_paths(root)]
         found = [self.workspace / CONFIG_NAME]
         for path in self.extra_protected:
             if any(path.is_relative_to(root) for root in roots) and not os.path.lexists(path):
                 guard = _guard(path)
-                if guard is not None and any(guard.is_relative_to(root) and guard != root for root in roots):
+                if guard is None or not any(guard.is_relative_to(root) and guard != root for root in roots):
+                    continue
+                # Inside a read-only path (a program missing from a venv's bin/ in the
+                # workspace), nothing can be created anyway, nor a mount point made for a mask.
+                if not any(guard.is_relative_to(p) and guard != p for p in existing):
                     found.append(guard)
         return list(dict.fromkeys(found))
 

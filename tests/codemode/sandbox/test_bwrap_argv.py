@@ -416,3 +416,20 @@ def test_a_command_started_while_another_masks_a_path_masks_it_too(ws, proc):
             assert argv.count(str(missing)) == 1
         assert missing.exists()  # the first command still masks it
     assert not missing.exists()
+
+
+def test_a_missing_program_inside_a_read_only_folder_needs_no_mask(ws, proc):
+    """A server's ``node`` looked for in a venv's ``bin/`` inside a writable root (a clone
+    under /tmp, a workspace's ``.venv``) is kept from being created by the venv's read-only
+    bind: a mask there made bubblewrap fail every command (``Can't create file at
+    .../.venv/bin/node: Read-only file system``)."""
+    venv_bin = ws / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    guarded = policy(ws).with_protection(protected=(ws / ".venv", venv_bin / "node", ws / "bin" / "server"))
+    assert guarded.guards() == [ws / "codemode.toml", ws / "bin"]
+    with bwrap.masked_paths(guarded) as masked:
+        argv = bwrap_argv("bwrap", guarded, ws, 7, COMMAND, masked)
+    assert str(venv_bin / "node") not in argv
+    triples = list(zip(argv, argv[1:], argv[2:], strict=False))
+    assert ("--ro-bind", str(ws / ".venv"), str(ws / ".venv")) in triples
+    assert ("--ro-bind", "/dev/null", str(ws / "bin")) in triples
