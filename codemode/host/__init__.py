@@ -1,8 +1,9 @@
 """The client's connection to a code-mode runtime host, split by concern:
 
 - :mod:`~codemode.host.spawn`: start the host process and handshake;
-- :mod:`~codemode.host.driver`: :class:`HostConnection`, the driver (read loop, writes,
-  process watch, liveness watchdog) that applies the state machine's effects in one place;
+- :mod:`~codemode.host.connection`: :class:`HostConnection`, the operations callers use and
+  what carries them out (read loop, writes, process watch, liveness watchdog), applying the
+  state machine's effects in one place;
 - :mod:`~codemode.host.state`: :class:`ConnectionState`, every transition as a pure function
   call returning :mod:`~codemode.host.effects`;
 - :mod:`~codemode.host.requests` (request tracker), :mod:`~codemode.host.sessions` (remote
@@ -13,14 +14,14 @@
 - :mod:`~codemode.host.provider`: :class:`HostProvider`, which connection new cells use.
 """
 
-from .connection import HostConnection
-from .delegate_book import MAX_DEFERRED_DELEGATE_MESSAGES, MAX_PENDING_DELEGATE_CALLS, MAX_RECENT_DELEGATE_IDS
-from .driver import (
+from .connection import (
     SHUTDOWN_TIMEOUT_S,
     WAIT_TRANSPORT_TIMEOUT_S,
+    HostConnection,
     terminate_deadline_s,
     wait_deadline_s,
 )
+from .delegate_book import MAX_DEFERRED_DELEGATE_MESSAGES, MAX_PENDING_DELEGATE_CALLS, MAX_RECENT_DELEGATE_IDS
 from .liveness import Liveness
 from .provider import HostProvider
 from .sessions import RemoteSession, SessionDelegate

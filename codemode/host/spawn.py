@@ -22,8 +22,7 @@ from typing import Any
 from .. import frame_json, messages
 from ..errors import CodeModeError, HostConnectionError
 from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
-from .connection import HostConnection
-from .driver import WAIT_TRANSPORT_TIMEOUT_S
+from .connection import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
 from .liveness import Liveness
 
 logger = logging.getLogger("codemode.host")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from codemode.cell_events import Closed, Notification
 from codemode.config import Config, SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.host import HostProvider, Liveness
@@ -71,12 +72,17 @@ class SessionHarness:
             dispatcher=self.dispatcher,
             defaults=SessionDefaults(),
             host_command=self.command,
-            on_notify=lambda cell, text: self.notes.append((cell, text)),
-            on_cell_closed=self.closed.append,
             provider=self.provider,
             **self.options,
         )
+        self.session.add_listener(self._record)
         return self
+
+    def _record(self, event: Any) -> None:
+        if isinstance(event, Notification):
+            self.notes.append((event.cell_id, event.text))
+        elif isinstance(event, Closed):
+            self.closed.append(event.cell_id)
 
     async def __aexit__(self, *exc: object) -> None:
         await self.session.shutdown()
