@@ -35,8 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from codemode.messages import ToolInvocation
 from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire.messages import ToolInvocation
 
 if TYPE_CHECKING:  # the host layer imports this module, and not the dispatcher
     from codemode.dispatch.dispatcher import ToolCallEvent

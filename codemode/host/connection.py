@@ -21,18 +21,18 @@ import signal
 from collections.abc import Coroutine
 from typing import Any
 
-from codemode import messages, stored_values
 from codemode.errors import CodeModeError, HostConnectionError
-from codemode.frame_json import json_text
-from codemode.frame_writer import FrameWriter
 from codemode.host import effects as fx
 from codemode.host.delegate_server import DelegateServer
 from codemode.host.liveness import Liveness, probe_body, stopped_responding
 from codemode.host.requests import PendingRequest, RequestKind
 from codemode.host.sessions import SessionDelegate, cell_sort_key
 from codemode.host.state import ConnectionState
-from codemode.messages import RequestBody
-from codemode.protocol import (
+from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages, stored_values
+from codemode.wire.frame_json import json_text
+from codemode.wire.frame_writer import FrameWriter
+from codemode.wire.framing import (
     RAW_TEXT_CAPABILITY,
     FrameError,
     FrameTooLarge,
@@ -41,8 +41,8 @@ from codemode.protocol import (
     read_frame,
     text_frame_parts,
 )
-from codemode.raw_text import RAW_MEMBER, put_back
-from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire.messages import RequestBody
+from codemode.wire.raw_text import RAW_MEMBER, put_back
 
 logger = logging.getLogger("codemode.host")
 SESSION_RESOURCE_LIMITS_CAPABILITY = "session-cell-execution-resource-limits"
@@ -280,10 +280,10 @@ class HostConnection:
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when
         empty); ``cell_id_prefix`` is codemode's extension field (only for our host;
-        :func:`codemode.messages.open_body`). ``stored_values`` (only for our host) are the values
+        :func:`codemode.wire.messages.open_body`). ``stored_values`` (only for our host) are the values
         to seed the session with: the open carries codemode's ``storedValues`` extension field
         empty (the host then reports what cells store), and once it is answered each value
-        follows in a ``session/storedValues`` frame of its own (:mod:`codemode.stored_values`), so
+        follows in a ``session/storedValues`` frame of its own (:mod:`codemode.wire.stored_values`), so
         no total meets the frame limit (a value too large for one, which our host never reports,
         is logged and left out). Raises :class:`CodeModeError` as any request does.
 
@@ -408,7 +408,7 @@ class HostConnection:
         await asyncio.shield(task)
 
     async def bindings(self, session_id: str, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
-        """``session/bindings`` (codemode's extension, :mod:`codemode.messages.bindings`): the
+        """``session/bindings`` (codemode's extension, :mod:`codemode.wire.session_bindings`): the
         ``(name, kind)`` pairs the notebook realm lists at ``path``, None when it was busy for
         ``timeout_ms``. Raises :class:`CodeModeError` when the host did not grant the
         extension, the session is not open, or the connection fails."""

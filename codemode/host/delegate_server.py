@@ -11,12 +11,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from codemode import messages
 from codemode.cancellation import CancellationToken
 from codemode.errors import CodeModeError, ToolCallError
 from codemode.host.effects import ServeDelegate
-from codemode.messages import WireResult
-from codemode.protocol import FrameTooLarge, encode_frame
+from codemode.wire import messages
+from codemode.wire.framing import FrameTooLarge, encode_frame
+from codemode.wire.messages import WireResult
 
 logger = logging.getLogger("codemode.host")
 

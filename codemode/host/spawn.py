@@ -19,11 +19,11 @@ import site
 import sys
 from typing import Any
 
-from .. import frame_json, messages
-from ..errors import CodeModeError, HostConnectionError
-from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
-from .connection import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
-from .liveness import Liveness
+from codemode.errors import CodeModeError, HostConnectionError
+from codemode.host.connection import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
+from codemode.host.liveness import Liveness
+from codemode.wire import frame_json, messages
+from codemode.wire.framing import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
 
 logger = logging.getLogger("codemode.host")
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from codemode import messages
 from codemode.cell_events import (
     Closed,
     InitialResponse,
@@ -43,7 +42,6 @@ from codemode.cell_events import (
     WaitAnswer,
 )
 from codemode.errors import CodeModeError
-from codemode.frame_json import well_formed
 from codemode.host import incoming
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
 from codemode.host.effects import (
@@ -65,7 +63,9 @@ from codemode.host.effects import (
 from codemode.host.incoming import Violation
 from codemode.host.requests import PendingRequest, RequestKind, RequestTracker
 from codemode.host.sessions import RemoteSession, SessionDelegate, SessionRegistry
-from codemode.messages import DelegateRequest
+from codemode.wire import messages
+from codemode.wire.frame_json import well_formed
+from codemode.wire.messages import DelegateRequest
 
 logger = logging.getLogger("codemode.host")
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from test_connection_state import SESSION, admit, opened, tool_request
 
-from codemode import messages
 from codemode.cell_events import Notification
 from codemode.host.effects import Report
+from codemode.wire import messages
 
 pytestmark = pytest.mark.unit
 

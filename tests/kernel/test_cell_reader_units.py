@@ -13,10 +13,10 @@ import pytest
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.state import KernelState
 
-from codemode import messages
 from codemode.cell_events import CellStream, Closed, InitialResponse, Notification, ToolInvoked, WaitAnswer
 from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages
 
 pytestmark = pytest.mark.unit
 
