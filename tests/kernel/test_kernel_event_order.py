@@ -73,7 +73,9 @@ class Rendering:
 
 def _finished(kc: Any, execute_id: str, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The IOPub messages until the execute's status display says the cell finished."""
-    if any("finished (completed)" in str(m["content"]) for m in seen):
+    if any(
+        m["parent_header"].get("msg_id") == execute_id and "finished (completed)" in str(m["content"]) for m in seen
+    ):
         return []
     return wait_for_iopub(kc, execute_id, lambda m: "finished (completed)" in str(m["content"]))
 
@@ -91,19 +93,26 @@ def _run(kc: Any, script: list[list[str]]) -> tuple[Any, str, list[dict[str, Any
     return first, execute_id, others
 
 
-def test_notifications_before_and_after_the_yield_in_one_batch(batch_kernel):
+AROUND_THE_YIELD = ["notify:a", "tool:echo", "notify:b"]
+
+
+@pytest.mark.parametrize("at", range(len(AROUND_THE_YIELD) + 1))
+def test_what_comes_before_the_yield_in_its_batch_is_shown_before_it_the_rest_after(batch_kernel, at):
+    """The first batch: ``started``, then notifications and a tool call with the Yielded at
+    every position among them. What the host sent before the Yielded is shown under the
+    execute before the yielded output; what it sent after goes to the status display."""
     kc, rendering = batch_kernel.kc, Rendering()
-    first, execute_id, others = _run(kc, [["started", "notify:a", "yield:x", "notify:b"], ["result:y", "closed"]])
+    first_batch = ["started", *AROUND_THE_YIELD[:at], "yield:x", *AROUND_THE_YIELD[at:]]
+    first, execute_id, others = _run(kc, [first_batch, ["result:y", "closed"]])
     cell_id = first.codemode["cell_id"]
     others += _finished(kc, execute_id, first.messages + others)
-    _wait(kc, rendering, "wait", cell_id, others)
     rendering.add("execute", first, first.messages + others, cell_id)
-    # "a" came before the Yielded: under the execute, before "x"; "b" after it: in the display.
-    assert rendering.outputs == {
-        "execute": [("display_data", "a"), ("stream", ("stdout", "x\n"))],
-        "wait": [("stream", ("stdout", "y\n"))],
-    }
-    assert rendering.display == {"execute": SHOWN + "\nnotify: b", "wait": SHOWN + "\nnotify: b"}
+    before = [("display_data", step[7:]) for step in AROUND_THE_YIELD[:at] if step.startswith("notify:")]
+    after = [f"\nnotify: {step[7:]}" for step in AROUND_THE_YIELD[at:] if step.startswith("notify:")]
+    assert rendering.outputs == {"execute": [*before, ("stream", ("stdout", "x\n"))]}
+    assert rendering.display == {"execute": FINISHED + "".join(after)}
+    _wait(kc, rendering, "wait", cell_id, others)
+    assert rendering.outputs["wait"] == [("stream", ("stdout", "y\n"))]
 
 
 def test_a_notification_after_the_answer_that_ends_a_wait_goes_to_the_status_display(batch_kernel):
