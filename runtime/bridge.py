@@ -38,7 +38,6 @@ from typing import Any, Protocol
 
 from codemode.runtime.jsontext import has_surrogate, is_one_value, scrub, value_error
 from codemode.runtime.prelude_source import readers_source
-
 from codemode.wire import stored_values
 
 log = logging.getLogger(__name__)

@@ -29,7 +29,6 @@ from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FL
 from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
 from codemode.runtime.jsontext import scrub
 from codemode.runtime.outcome import CellOutcome
-
 from codemode.wire import messages
 
 

@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from codemode.runtime.errors import ProtocolError
 from codemode.runtime.events import item_cost
 from codemode.runtime.outcome import CellOutcome
-
 from codemode.wire import messages
 from codemode.wire.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
@@ -55,7 +54,7 @@ class CellControl(Protocol):
 class ConnectionPort(Protocol):
     """What a cell asks of the connection: delegate calls and frames."""
 
-    def send(self, message: messages.HostMessage) -> None: ...
+    def send(self, message: messages.HostFrame) -> None: ...
 
     def delegate_tool(
         self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None

@@ -37,6 +37,7 @@ import time
 from typing import Any
 
 import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
+
 from codemode.runtime import bridge
 from codemode.runtime.bridge import settlement
 from codemode.runtime.cell_thread import start_thread
