@@ -115,7 +115,7 @@ def serve(frames: int) -> None:
     exit status (never returns)."""
     import asyncio
 
-    from codemode.gc_tuning import freeze_startup_objects
+    from codemode.runtime.gc_tuning import freeze_startup_objects
     from codemode.runtime.stdio import serve_stdio
 
     freeze_startup_objects()
