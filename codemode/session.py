@@ -58,7 +58,7 @@ from codemode.session_delegate import (
     public_outcome,
     stale_cell,
 )
-from codemode.wire.messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
+from codemode.wire.messages import BINDINGS_CAPABILITY, CellExecutionLimits, OutputTruncation, execute_request
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -128,7 +128,7 @@ class CodeModeSession:
         defaults: SessionDefaults,
         host_command: list[str] | None = None,
         provider: HostProvider | None = None,
-        output_truncation: str | None = None,
+        output_truncation: OutputTruncation | None = None,
         stored_values_extension: bool | None = None,
     ) -> None:
         self.registry = registry

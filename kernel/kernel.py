@@ -84,6 +84,10 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+from ipykernel.kernelbase import Kernel
+from traitlets import Float
+
+from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
 from codemode.kernel import comms, is_complete, magics, render, requests
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
@@ -102,11 +106,7 @@ from codemode.kernel.publish import Publisher, Request, user_expression_errors
 from codemode.kernel.services import Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
-from ipykernel.kernelbase import Kernel
-from traitlets import Float
-
-from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
-from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
+from codemode.runtime.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
 
 log = logging.getLogger(__name__)
 

@@ -53,12 +53,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from codemode.cell_events import WaitAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, PROBE_S
 from codemode.kernel.host_loss import HostLoss
-
-from codemode.cell_events import WaitAnswer
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 if TYPE_CHECKING:

@@ -10,13 +10,12 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from codemode.cell_events import CellEvent, CellStream
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import MAX_CLOSED_RECORDS, CellRecord
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.publish import Request
 from codemode.kernel.termination import Terminations
-
-from codemode.cell_events import CellEvent, CellStream
 
 
 def _unset(_event: CellEvent) -> None:

@@ -34,13 +34,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemode.cell_events import InitialResponse, WaitAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, await_or_probe
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.services import Services
-
-from codemode.cell_events import InitialResponse, WaitAnswer
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 log = logging.getLogger(__name__)

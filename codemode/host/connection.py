@@ -41,7 +41,7 @@ from codemode.wire.framing import (
     read_frame,
     text_frame_parts,
 )
-from codemode.wire.messages import RequestBody
+from codemode.wire.messages import OutputTruncation, RequestBody
 from codemode.wire.raw_text import RAW_MEMBER, put_back
 
 logger = logging.getLogger("codemode.host")
@@ -275,7 +275,7 @@ class HostConnection:
         *,
         limits: messages.CellExecutionLimits | None = None,
         stored_values: dict[str, Any] | None = None,
-        output_truncation: str | None = None,
+        output_truncation: OutputTruncation | None = None,
         cell_id_prefix: str | None = None,
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when

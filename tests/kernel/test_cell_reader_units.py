@@ -10,11 +10,11 @@ import asyncio
 from typing import Any
 
 import pytest
-from codemode.kernel.cell_reader import CellReader
-from codemode.kernel.state import KernelState
 
 from codemode.cell_events import CellStream, Closed, InitialResponse, Notification, ToolInvoked, WaitAnswer
 from codemode.errors import HostConnectionError
+from codemode.kernel.cell_reader import CellReader
+from codemode.kernel.state import KernelState
 from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire import messages
 

@@ -14,11 +14,11 @@ import asyncio
 from typing import Any
 
 import pytest
+
+from codemode.cell_events import CellStream, WaitAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import CellObserver
-
-from codemode.cell_events import CellStream, WaitAnswer
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 

@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
+from codemode.cell_events import CellStream, InitialResponse
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
-
-from codemode.cell_events import CellStream, InitialResponse
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 
