@@ -334,7 +334,7 @@ class CodeModeKernel(Kernel):
             self._state.max_output_tokens = services.config.session.max_output_tokens
         return services
 
-    # ------------------------------------------------------------------ callbacks
+    # ------------------------------------------------------------------ cell events
 
     def _handle_event(self, event: CellEvent) -> None:
         """One event of a cell that is not an answer, taken by the cell's reader in the host's

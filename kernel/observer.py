@@ -228,7 +228,7 @@ class CellObserver:
 
         ``begin()`` is called where the ``%wait`` begins in the host's order of the cell's
         events: the wait in flight is yielded first, and ``begin()`` runs as its answer is
-        handled (before the callbacks the host sent after it); at once when no wait is in
+        handled (before the events the host sent after it); at once when no wait is in
         flight. Returns ``(items, final)``; ``final`` is None while the cell still runs. The
         caller must call :meth:`release` once it has shown them. Raises
         ``asyncio.CancelledError`` when cancelled (the buffer is left intact).
