@@ -13,12 +13,13 @@ import os
 import signal
 import sys
 import weakref
+from typing import Any
 
 import pytest
 from session_harness import HOSTS, OUR_HOST, texts
 from session_harness import SessionHarness as Harness
 
-from codemode.cell_events import Closed
+from codemode.cell_events import Closed, InitialResponse, Notification
 from codemode.errors import CodeModeError, HostConnectionError
 from codemode.session import HostProvider
 
@@ -61,6 +62,28 @@ async def test_a_closed_cells_stream_lives_only_as_long_as_its_reader_holds_it(c
         del started
         gc.collect()
         assert stream() is None
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_a_cells_stream_holds_the_host_s_events_and_the_dispatcher_s_in_order(command):
+    """The events of one cell in one stream: the dispatcher's events of a call come after the
+    host's request of it (``ToolInvoked``), in the order they happened; the listener sees
+    every event as it enters the stream."""
+    async with Harness(command) as h:
+        closed = asyncio.Event()
+        seen: list[Any] = []
+        h.session.add_listener(seen.append)
+        h.session.add_listener(lambda event: closed.set() if isinstance(event, Closed) else None)
+        started = await h.session.execute('notify("n"); await tools.echo({value: 1}); text("done")')
+        await asyncio.wait_for(closed.wait(), 10)
+        taken = []
+        while (event := started.events.take()) is not None:
+            taken.append(event)
+        assert taken == seen
+        kinds = [getattr(event, "kind", type(event).__name__) for event in taken]
+        assert kinds == ["Notification", "ToolInvoked", "started", "finished", "InitialResponse", "Closed"]
+        assert taken[0] == Notification("1", "n")
+        assert taken[4] == InitialResponse("1", await started.initial_response)
 
 
 @pytest.mark.parametrize("command", HOSTS)
