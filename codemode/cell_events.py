@@ -128,16 +128,12 @@ class CellStream:
         self._put = 0
         self._taken = 0
         self._progress = asyncio.Event()
-        self.closed = False
-        """A :class:`Closed` was put."""
         self.subscribed = False
         """The stream was handed to a reader (``CodeModeSession.execute``): :meth:`caught_up`
         then waits for that reader."""
 
     def put(self, event: CellEvent) -> None:
         """Append ``event`` (on the event loop); a reader set by :meth:`deliver_to` gets it now."""
-        if isinstance(event, Closed):
-            self.closed = True
         self._put += 1
         if self._handler is not None:
             self._taken += 1
