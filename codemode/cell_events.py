@@ -8,7 +8,7 @@ order it reads them, and one reader takes them out in that order. Nothing is reo
 
 The events (:data:`CellEvent`), each a frozen dataclass naming its cell by public id:
 
-- :class:`InitialResponse`: the execute's ``execute/initialResponse``;
+- :class:`InitialAnswer`: the execute's ``execute/initialResponse``;
 - :class:`WaitAnswer` and :class:`TerminateAnswer`: the answer to a ``session/wait`` or
   ``session/terminate`` whose caller still waits for it (the answer to a wait abandoned by its
   caller is not an event);
@@ -45,8 +45,9 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class InitialResponse:
-    """The execute's first response (``Yielded``, ``Result`` or ``Terminated``)."""
+class InitialAnswer:
+    """The execute's initial response (``execute/initialResponse``: ``Yielded``, ``Result``
+    or ``Terminated``), the first of the three answers (:data:`Answer`)."""
 
     cell_id: str
     response: RuntimeResponse
@@ -103,10 +104,10 @@ class StoredValuesCommitted:
     values: dict[str, Any]
 
 
-Answer = InitialResponse | WaitAnswer | TerminateAnswer
+Answer = InitialAnswer | WaitAnswer | TerminateAnswer
 """The events that answer a request of the client."""
 CellEvent: TypeAlias = (
-    "InitialResponse | WaitAnswer | TerminateAnswer | Notification | ToolInvoked | ToolCallEvent | Closed"
+    "InitialAnswer | WaitAnswer | TerminateAnswer | Notification | ToolInvoked | ToolCallEvent | Closed"
 )
 """Every event of one cell's stream."""
 SessionEvent: TypeAlias = "CellEvent | StoredValuesCommitted"

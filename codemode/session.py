@@ -82,8 +82,8 @@ for a late claim; the oldest are dropped."""
 @dataclass
 class StartedCell:
     """An admitted cell: its public id, the future of its first response, and its ordered
-    stream of events (:mod:`codemode.cell_events`), whose :class:`InitialResponse
-    <codemode.cell_events.InitialResponse>` is the same first response."""
+    stream of events (:mod:`codemode.cell_events`), whose :class:`InitialAnswer
+    <codemode.cell_events.InitialAnswer>` is the same first response."""
 
     cell_id: str
     initial_response: asyncio.Future[RuntimeResponse]

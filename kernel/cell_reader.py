@@ -21,12 +21,12 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from codemode.cell_events import Answer, CellEvent, CellStream, InitialResponse, TerminateAnswer, WaitAnswer
+from codemode.cell_events import Answer, CellEvent, CellStream, InitialAnswer, TerminateAnswer, WaitAnswer
 
 log = logging.getLogger(__name__)
 
-A = TypeVar("A", InitialResponse, WaitAnswer, TerminateAnswer)
-ANSWERS = (InitialResponse, WaitAnswer, TerminateAnswer)
+A = TypeVar("A", InitialAnswer, WaitAnswer, TerminateAnswer)
+ANSWERS = (InitialAnswer, WaitAnswer, TerminateAnswer)
 
 
 class CellReader:

@@ -28,7 +28,7 @@ import contextlib
 import logging
 from typing import Any
 
-from codemode.cell_events import InitialResponse
+from codemode.cell_events import InitialAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import await_or_probe
@@ -133,7 +133,7 @@ class ForegroundExecutor:
         if request.interrupted:
             return await self._terminate_now(services, record, request, max_tokens, first_unread=True)
         try:
-            first = await reader.answer(InitialResponse, started.initial_response)
+            first = await reader.answer(InitialAnswer, started.initial_response)
             response: RuntimeResponse = first.response if first is not None else started.initial_response.result()
         except asyncio.CancelledError:
             return await self._terminate_now(services, record, request, max_tokens, first_unread=True)

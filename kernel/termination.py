@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode.cell_events import InitialResponse, WaitAnswer
+from codemode.cell_events import InitialAnswer, WaitAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, await_or_probe
@@ -160,7 +160,7 @@ async def stop_cell(
     if observer is not None:
         await observer.aclose()
     answers = reader.drain() if reader is not None else []
-    firsts = [a.response for a in answers if isinstance(a, InitialResponse)] if first_unread else []
+    firsts = [a.response for a in answers if isinstance(a, InitialAnswer)] if first_unread else []
     if firsts:
         first = firsts[0]
         if first.kind == "Yielded":

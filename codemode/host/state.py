@@ -34,7 +34,7 @@ from typing import Any, assert_never
 
 from codemode.cell_events import (
     Closed,
-    InitialResponse,
+    InitialAnswer,
     Notification,
     StoredValuesCommitted,
     TerminateAnswer,
@@ -294,7 +294,7 @@ class ConnectionState:
             raise
         session = self.sessions.get(entry[0])
         if session is not None:
-            effects.append(Report(session, InitialResponse(entry[1], response)))
+            effects.append(Report(session, InitialAnswer(entry[1], response)))
         effects.append(InitialResolve(rid, response))
 
     def _on_delegate(self, request: DelegateRequest, effects: list[Effect]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codemode.cell_events import Closed, InitialResponse, SessionEvent, ToolInvoked, WaitAnswer
+from codemode.cell_events import Closed, InitialAnswer, SessionEvent, ToolInvoked, WaitAnswer
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
 from codemode.host.effects import (
     Admitted,
@@ -80,7 +80,7 @@ def test_a_cell_is_admitted_answered_and_closed_once():
     session = state.sessions.get(SESSION)
     response = RuntimeResponse("Result", "1", [{"type": "input_text", "text": "hi"}], None)
     assert state.on_message(initial) == [
-        Report(session, InitialResponse("1", response)),  # type: ignore[arg-type]
+        Report(session, InitialAnswer("1", response)),  # type: ignore[arg-type]
         InitialResolve(request_id, response),
     ]
     assert state.on_message(messages.cell_closed(SESSION, "1")) == [Report(session, Closed("1"))]  # type: ignore[arg-type]

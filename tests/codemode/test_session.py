@@ -19,7 +19,7 @@ import pytest
 from session_harness import HOSTS, OUR_HOST, texts
 from session_harness import SessionHarness as Harness
 
-from codemode.cell_events import Closed, InitialResponse, Notification
+from codemode.cell_events import Closed, InitialAnswer, Notification
 from codemode.errors import CodeModeError, HostConnectionError
 from codemode.session import HostProvider
 
@@ -58,7 +58,7 @@ async def test_a_closed_cells_stream_lives_only_as_long_as_its_reader_holds_it(c
         stream = weakref.ref(started.events)
         await asyncio.wait_for(closed.wait(), 10)
         events = [type(started.events.take()).__name__, type(started.events.take()).__name__]
-        assert events == ["InitialResponse", "Closed"]
+        assert events == ["InitialAnswer", "Closed"]
         del started
         gc.collect()
         assert stream() is None
@@ -81,9 +81,9 @@ async def test_a_cells_stream_holds_the_host_s_events_and_the_dispatcher_s_in_or
             taken.append(event)
         assert taken == seen
         kinds = [getattr(event, "kind", type(event).__name__) for event in taken]
-        assert kinds == ["Notification", "ToolInvoked", "started", "finished", "InitialResponse", "Closed"]
+        assert kinds == ["Notification", "ToolInvoked", "started", "finished", "InitialAnswer", "Closed"]
         assert taken[0] == Notification("1", "n")
-        assert taken[4] == InitialResponse("1", await started.initial_response)
+        assert taken[4] == InitialAnswer("1", await started.initial_response)
 
 
 @pytest.mark.parametrize("command", HOSTS)

@@ -26,7 +26,7 @@ def _frames(execute_id: int, wait_id: int) -> dict[str, dict[str, Any]]:
     """One frame of each kind the host sends about cell 1, by the name of its event."""
     live = messages.live_cell(messages.yielded("1", [messages.input_text("waited")]))
     return {
-        "InitialResponse": messages.initial_response(
+        "InitialAnswer": messages.initial_response(
             execute_id, messages.ok(messages.yielded("1", [messages.input_text("first")]))
         ),
         "WaitAnswer": messages.operation_response(wait_id, messages.ok(messages.wait_completed(live))),
@@ -58,7 +58,7 @@ def test_a_batch_ending_in_a_close_reports_nothing_of_the_cell_after_it():
     initial = messages.initial_response(execute_id, messages.ok(messages.result("1", [], None)))
     effects = state.on_message(initial) + state.on_message(messages.cell_closed(SESSION, "1"))
     effects += state.on_message(messages.notification_send(30, SESSION, "call-2", "1", "late"))  # type: ignore[arg-type]
-    assert _reported(effects) == ["InitialResponse", "Closed"]
+    assert _reported(effects) == ["InitialAnswer", "Closed"]
     text = f"code-mode host delegated for unknown cell 1 in session {SESSION}"
     assert effects[-1].message == messages.delegate_response(30, messages.error(text))  # type: ignore[union-attr]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from codemode.cell_events import CellStream, Closed, InitialResponse, Notification, ToolInvoked, WaitAnswer
+from codemode.cell_events import CellStream, Closed, InitialAnswer, Notification, ToolInvoked, WaitAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.state import KernelState
@@ -38,10 +38,10 @@ async def test_the_reader_handles_what_came_before_an_answer_and_leaves_what_cam
     reader = CellReader(stream, handled.append)
     before = [Notification("1", "a"), ToolInvoked("1", INVOCATION)]
     after = [Notification("1", "b"), Closed("1")]
-    for event in [*before, InitialResponse("1", _yielded("x")), *after]:
+    for event in [*before, InitialAnswer("1", _yielded("x")), *after]:
         stream.put(event)
-    answer = await reader.answer(InitialResponse)
-    assert answer == InitialResponse("1", _yielded("x"))
+    answer = await reader.answer(InitialAnswer)
+    assert answer == InitialAnswer("1", _yielded("x"))
     assert handled == before  # "b" and the close wait for the next reader
     assert reader.drain() == []
     assert handled == [*before, *after]
@@ -51,7 +51,7 @@ async def test_an_answer_nobody_waits_for_is_skipped_and_the_reader_waits_for_it
     stream, handled = CellStream("1"), []
     reader = CellReader(stream, handled.append)
     waiting = asyncio.ensure_future(reader.answer(WaitAnswer))
-    stream.put(InitialResponse("1", _yielded("old")))
+    stream.put(InitialAnswer("1", _yielded("old")))
     stream.put(Notification("1", "n"))
     await asyncio.sleep(0)
     assert not waiting.done() and handled == [Notification("1", "n")]
@@ -84,7 +84,7 @@ async def test_caught_up_waits_for_the_reader_and_a_released_reader_gets_events_
     assert not waiting.done()
     reader.release()
     await asyncio.wait_for(waiting, 5)
-    stream.put(InitialResponse("1", _yielded("dropped")))  # no one waits for answers any more
+    stream.put(InitialAnswer("1", _yielded("dropped")))  # no one waits for answers any more
     stream.put(Closed("1"))
     assert handled == [Notification("1", "a"), Closed("1")]
 

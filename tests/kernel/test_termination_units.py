@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from codemode.cell_events import CellStream, InitialResponse
+from codemode.cell_events import CellStream, InitialAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
@@ -55,7 +55,7 @@ def _services(session: _Session) -> Any:
 def _unread(response: RuntimeResponse) -> CellReader:
     """A reader of a stream holding ``response``, the cell's first answer, not taken yet."""
     stream = CellStream(response.cell_id)
-    stream.put(InitialResponse(response.cell_id, response))
+    stream.put(InitialAnswer(response.cell_id, response))
     return CellReader(stream, lambda _event: None)
 
 
