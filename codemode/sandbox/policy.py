@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import SandboxSettings
-from .secrets import CREDENTIALS, connection_files, credential_paths
+from codemode.config import SandboxSettings
+from codemode.sandbox.secrets import CREDENTIALS, connection_files, credential_paths
 
 PROTECTED_NAMES = (".git", ".codex", ".agents", "codemode.toml")
 """Names kept read-only at the top of every writable root, when they exist: Codex's list, and
@@ -256,7 +256,7 @@ class SandboxPolicy:
         return any(root.allows(path) for root in roots)
 
     def summary(self) -> list[str]:
-        """Lines describing the policy, for ``%config`` and the README's examples."""
+        """Lines describing the policy, for ``%config``."""
         lines = [f'sandbox_mode = "{self.mode}"']
         if self.unrestricted:
             lines.append("  commands run without a sandbox; files can be written anywhere; network allowed")
