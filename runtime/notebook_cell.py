@@ -32,9 +32,8 @@ import secrets
 from dataclasses import dataclass
 
 from codemode.runtime.helper_table import names_of
-
-from .jserrors import compile_error_text, first_static_import, prepare_source
-from .notebook_source import transform
+from codemode.runtime.jserrors import compile_error_text, first_static_import, prepare_source
+from codemode.runtime.notebook_source import transform
 
 HELPERS = names_of("notebook")
 """The parameters of every cell's function: its own helpers (``prelude/realm_install.js``), the
