@@ -129,6 +129,7 @@ _HAND_INSTALLS = (
     re.compile(r"__cm_define_value\(\s*globalThis\s*,\s*\"(?!(Intl|Proxy)\")"),
     re.compile(r"__cm_helper\(\s*\"(?!tools\.)"),  # a notebook cell's routed helper
     re.compile(r"__cm_exposed\s*(\.\s*\w+|\[[^\]]*\])\s*=(?!=)"),  # a notebook cell's helper by name
+    re.compile(r"globalThis\s*(\.\s*\w+|\[[^\]]*\])\s*=(?!=)"),  # any global, assigned
 )
 
 
@@ -146,7 +147,9 @@ def test_no_prelude_file_installs_a_helper_or_writes_a_dispatcher_by_hand():
 
 def _helper_name_lists(tree: ast.AST) -> list[tuple[int, list[str]]]:
     """The literals of a module that list three or more helper names: a tuple, list or set of
-    strings, or a string of words (``"a b c".split()``), docstrings left out."""
+    strings, a string of words (``"a b c".split()``), docstrings left out, or the first
+    arguments of calls to one function (``Helper("text", ...)``, as the kernel's docs were
+    written; reported at the first call's line)."""
     names = {h.name for h in HELPERS} | {m.name for h in HELPERS for m in h.members}
     docstrings = {
         id(node.body[0].value)
@@ -156,6 +159,7 @@ def _helper_name_lists(tree: ast.AST) -> list[tuple[int, list[str]]]:
         and isinstance(node.body[0], ast.Expr)
     }
     found = []
+    calls: dict[str, list[tuple[int, str]]] = {}
     for node in ast.walk(tree):
         words: list[str] = []
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
@@ -165,7 +169,24 @@ def _helper_name_lists(tree: ast.AST) -> list[tuple[int, list[str]]]:
         listed = [w for w in words if w in names]
         if len(set(listed)) >= 3:
             found.append((getattr(node, "lineno", 0), listed))
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            if node.args[0].value in names:
+                calls.setdefault(ast.unparse(node.func), []).append((node.lineno, node.args[0].value))
+    for named in calls.values():
+        if len({name for _, name in named}) >= 3:
+            found.append((named[0][0], [name for _, name in named]))
     return found
+
+
+_SIMPLE_LITERAL = re.compile(r"[\"']([\w$ ]+)[\"']")
+"""A string literal of identifiers and spaces: where a hand-written list would name helpers."""
+
+
+def _may_list_helpers(source: str) -> bool:
+    """Whether ``source``'s simple string literals name three helpers or more (parsing every
+    module instead takes seconds)."""
+    names = {h.name for h in HELPERS} | {m.name for h in HELPERS for m in h.members}
+    return len({w for literal in _SIMPLE_LITERAL.findall(source) for w in literal.split()} & names) >= 3
 
 
 def test_no_python_module_lists_the_helpers_but_the_table():
@@ -176,7 +197,10 @@ def test_no_python_module_lists_the_helpers_but_the_table():
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.name == "helper_table.py" and folder == "runtime":
                 continue
-            lists = _helper_name_lists(ast.parse(path.read_text()))
+            source = path.read_text()
+            if not _may_list_helpers(source):
+                continue
+            lists = _helper_name_lists(ast.parse(source))
             if lists:
                 found[str(path.relative_to(ROOT))] = lists
     assert found == {}
@@ -188,7 +212,14 @@ def test_the_scan_finds_a_hand_written_list():
     split = _helper_name_lists(ast.parse('U = frozenset("tools text store".split())'))
     assert split == [(1, ["tools", "text", "store"])]
     assert _helper_name_lists(ast.parse('"""tools text store"""')) == []
+    helpers = 'H = (Helper("tools", "t"), Helper("text", "x"))\nN = (Helper("exit", "e"),)'
+    assert _helper_name_lists(ast.parse(helpers)) == [(1, ["tools", "text", "exit"])]
+    assert _may_list_helpers('H = ("tools",\n "text", "exit")') and _may_list_helpers('"tools ALL_TOOLS " "text"')
+    assert not _may_list_helpers('"tools", "text"')
     code = '__cm_define("text", __cm_text, "", 0);\n__cm_exposed.x = __cm_helper("x", __cm_x, "", 0);'
     assert [p.pattern for p in _HAND_INSTALLS if p.search(code)] == [_HAND_INSTALLS[i].pattern for i in (0, 2, 3)]
+    assert [p.pattern for p in _HAND_INSTALLS if p.search('globalThis["x"] = 1; globalThis.y == 2')] == [
+        _HAND_INSTALLS[4].pattern
+    ]
     code = '__cm_define_value(globalThis, "helper", 1);\n__cm_define_value(globalThis, "Intl", 1);'
     assert [m.group(0) for p in _HAND_INSTALLS for m in p.finditer(code)] == ['__cm_define_value(globalThis, "']
