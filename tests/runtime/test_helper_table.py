@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import quickjs
+
 from codemode.kernel import helpers as kernel_helpers
 from codemode.runtime import notebook_cell
 from codemode.runtime.helper_table import HELPERS, PROFILES, helpers_of, install_source, names_of
