@@ -47,8 +47,8 @@ class Helper:
 
     - ``"function"``: a function shaped by ``__cm_shape``; in the notebook profile it is
       routed (``realm_install.js``'s ``__cm_helper``: once its cell has ended it acts for the
-      cell running now) unless ``routed`` is False, when the realm's one function is handed
-      to every cell as is;
+      cell running now), so a notebook cell's helper shows the same name, length and source
+      text as a strict cell's;
     - ``"value"``: ``implementation`` itself (``notebook_implementation`` in the notebook
       profile, when given);
     - ``"namespace"``: a plain object of routed functions, ``members`` (helpers whose
@@ -64,7 +64,6 @@ class Helper:
         "name",
         "notebook_implementation",
         "profiles",
-        "routed",
         "shown_name",
         "signature",
     )
@@ -80,7 +79,6 @@ class Helper:
         length: int = 0,
         profiles: tuple[str, ...] = _BOTH,
         form: str = "function",
-        routed: bool = True,
         notebook_implementation: str | None = None,
         members: tuple[Helper, ...] = (),
     ) -> None:
@@ -92,7 +90,6 @@ class Helper:
         self.length = length
         self.profiles = profiles
         self.form = form
-        self.routed = routed
         self.notebook_implementation = notebook_implementation
         self.members = members
 
@@ -198,7 +195,6 @@ HELPERS: tuple[Helper, ...] = (
         "__cm_as_settled",
         shown_name="as_settled",
         length=1,
-        routed=False,
         signature=f"as_settled(promises: {_PROMISES}): AsyncGenerator<{_SETTLEMENT}>",
         doc="Each promise's settlement as it happens ({index, status, value | reason}), for `for await`.",
     ),
@@ -207,7 +203,6 @@ HELPERS: tuple[Helper, ...] = (
         "__cm_stream_settled",
         shown_name="stream_settled",
         length=2,
-        routed=False,
         signature=f"stream_settled(promises: {_PROMISES}, callback: (result: {_SETTLEMENT}) => unknown): Promise<void>",
         doc="Await `callback` for each promise's settlement, in the order they settle.",
     ),
@@ -299,8 +294,7 @@ def _notebook_lines(helper: Helper) -> list[str]:
     if helper.form == "value":
         return [f"  {key} = {helper.notebook_implementation or helper.implementation};"]
     if helper.form == "function":
-        value = f"__cm_helper({_shaped(helper, helper.name)})" if helper.routed else helper.implementation
-        return [f"  {key} = {value};"]
+        return [f"  {key} = __cm_helper({_shaped(helper, helper.name)});"]
     if helper.form == "namespace":
         lines = ["  {", "    const members = {};"]  # a plain object, as Node's console is
         for member in helper.members:

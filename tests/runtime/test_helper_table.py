@@ -59,7 +59,7 @@ def _expected_calls(profile: str) -> list[list[object]]:
                 expected.append([h.name, h.implementation, None, None])
         elif h.form == "namespace":
             expected += [[f"{h.name}.{m.name}", m.implementation, m.shown_name, m.length] for m in h.members]
-        elif profile == "strict" or h.routed:
+        else:
             expected.append([h.name, h.implementation, h.shown_name, h.length])
     return expected
 
@@ -67,8 +67,7 @@ def _expected_calls(profile: str) -> list[list[object]]:
 def test_the_generated_install_code_installs_exactly_the_table():
     """Evaluated with the prelude's installers recorded, each profile's generated code installs
     the table's helpers of that profile, in its order, each with its implementation, shown name
-    and length; a notebook cell's helpers are routed (but for ``as_settled`` and
-    ``stream_settled``), and its ``tools`` is the routed tools object."""
+    and length; a notebook cell's helpers are all routed, and its ``tools`` is the routed tools object."""
     calls, made = _recorded("strict")
     assert calls == _expected_calls("strict")
     assert [c[0] for c in calls] == [
@@ -82,7 +81,7 @@ def test_the_generated_install_code_installs_exactly_the_table():
     assert calls == _expected_calls("notebook")
     assert list(made) == list(names_of("notebook"))
     assert made["tools"] == "__cm_routed_tools" and made["ALL_TOOLS"] == "allTools"
-    assert made["as_settled"] == "__cm_as_settled" and made["text"] == "text"
+    assert made["as_settled"] == "as_settled" and made["text"] == "text"
     assert made["console"] == {n: f"console.{n}" for n in ("log", "info", "debug", "warn", "error")}
 
 
