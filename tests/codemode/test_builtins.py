@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pytools"))
 from dispatch_helpers import assert_abort_elapsed  # noqa: E402
 from host_harness import HostSession, texts  # noqa: E402
+from polling import poll_until  # noqa: E402
 
 
 @pytest.fixture
@@ -125,12 +127,23 @@ async def test_sleep_longer_than_set_timeouts_limit_is_refused(dispatcher, ms, p
 
 
 async def test_sleep_ends_at_once_when_cancelled(dispatcher):
+    """Cancelled while it sleeps (its handler has started and awaits its hour), the call ends
+    aborted long before the hour is up."""
+    tool = dispatcher.registry.find("sleep", None)
+    sleep, sleeping = tool.handler, asyncio.Event()
+
+    async def noted_sleep(args, ctx):
+        sleeping.set()
+        return await sleep(args, ctx)  # runs to its own await before the test sees the event
+
+    tool.handler = noted_sleep
     token = CancellationToken()
-    task = asyncio.ensure_future(call(dispatcher, "sleep", {"ms": 60000}, token))
-    await asyncio.sleep(0.05)
+    task = asyncio.ensure_future(call(dispatcher, "sleep", {"ms": 3_600_000}, token))
+    await sleeping.wait()
     token.cancel()
-    result = await asyncio.wait_for(task, 1)
+    result = await asyncio.wait_for(task, 60)
     assert result.outcome == "aborted"
+    assert re.fullmatch(r"aborted by user after \d+\.\ds", result.error), result.error
 
 
 async def test_exec_command_output_exit_code_and_workdir(dispatcher, tmp_path):
@@ -266,10 +279,8 @@ async def test_exec_command_cancellation_kills_the_process_group_and_waits(eithe
     task = asyncio.ensure_future(
         call(dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo yes > {marker}; wait"}, token)
     )
-    for _ in range(200):
-        if marker.exists() and marker.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    # The command's file is the event; nothing reports its writing: polled.
+    await poll_until(lambda: marker.exists() and marker.read_text().strip(), "the command started")
     assert len(_sleepers(seconds)) == 1
     await asyncio.sleep(0.3)  # not to wait for anything: time passes, so a zeroed elapsed time fails
     cancelled_at = time.monotonic()
@@ -286,11 +297,9 @@ async def test_exec_command_leaves_no_background_processes(either_dispatcher, tm
     seconds = f"60.{os.getpid()}2"
     result = (await call(either_dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo started"})).value
     assert (result["exit_code"], result["output"]) == (0, "started\n")
-    for _ in range(100):  # the launcher kills what is left right after the command's exit
-        if not _sleepers(seconds):
-            break
-        await asyncio.sleep(0.02)
-    assert _sleepers(seconds) == []
+    # The launcher kills what is left right after the command's exit; nothing reports the end
+    # of a process that is not ours: polled.
+    await poll_until(lambda: not _sleepers(seconds), "the background sleep killed")
 
 
 async def test_file_tools(dispatcher, tmp_path):
