@@ -38,6 +38,7 @@ async def call(dispatcher, name, args, token=None):
     )
 
 
+@pytest.mark.unit
 async def test_builtins_are_listed_sorted_with_declarations():
     registry = await ToolRegistry.create()
     assert [t.js_name for t in registry.tools] == [
@@ -60,6 +61,7 @@ async def test_builtins_are_listed_sorted_with_declarations():
     )
 
 
+@pytest.mark.unit
 async def test_disabled_tools_are_hidden():
     from codemode.config import Config
 
@@ -68,6 +70,7 @@ async def test_disabled_tools_are_hidden():
     assert registry.get("echo") is not None
 
 
+@pytest.mark.unit
 async def test_echo_and_sleep(dispatcher):
     assert (await call(dispatcher, "echo", {"a": [1, None]})).value == {"a": [1, None]}
     assert (await call(dispatcher, "sleep", {"ms": 5})).value == {"slept_ms": 5}
@@ -77,6 +80,7 @@ ECHOED = ["fast", "", 42, -1.5, 0, True, False, None, [1, 2], [], {}, {"a": [1, 
 """A value of every JSON type (the input of Codex's recorded case ``parallel_tools`` first)."""
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("value", ECHOED, ids=json.dumps)
 async def test_echo_returns_any_json_value_unchanged(dispatcher, value):
     result = await call(dispatcher, "echo", value)
@@ -84,6 +88,7 @@ async def test_echo_returns_any_json_value_unchanged(dispatcher, value):
     assert (type(result.value), json.dumps(result.value)) == (type(value), json.dumps(value))
 
 
+@pytest.mark.unit
 async def test_echo_declares_that_it_takes_and_returns_any_value():
     echo = (await ToolRegistry.create()).get("echo")
     assert echo.input_schema == {} and echo.output_schema == {}
@@ -107,6 +112,7 @@ async def test_cells_echo_values_of_every_type():
     )
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("ms", "problem"),
     [
@@ -126,6 +132,7 @@ async def test_sleep_longer_than_set_timeouts_limit_is_refused(dispatcher, ms, p
     assert (await call(dispatcher, "sleep", {"ms": 0})).value == {"slept_ms": 0}
 
 
+@pytest.mark.unit
 async def test_sleep_ends_at_once_when_cancelled(dispatcher):
     """Cancelled while it sleeps (its handler has started and awaits its hour), the call ends
     aborted long before the hour is up."""
@@ -185,6 +192,7 @@ async def test_exec_command_default_budget_is_ten_thousand_tokens(dispatcher):
     assert result["output"].endswith("\u202615000 tokens truncated\u2026" + "x" * 20_000)
 
 
+@pytest.mark.unit
 async def test_exec_command_budget_above_the_frame_safe_limit_is_refused(dispatcher):
     failed = await call(dispatcher, "exec_command", {"cmd": "true", "max_output_tokens": 10**9})
     assert (failed.outcome, failed.error) == (
@@ -302,6 +310,7 @@ async def test_exec_command_leaves_no_background_processes(either_dispatcher, tm
     await poll_until(lambda: not _sleepers(seconds), "the background sleep killed")
 
 
+@pytest.mark.unit
 async def test_file_tools(dispatcher, tmp_path):
     target = tmp_path / "sub" / "note.txt"
     written = (await call(dispatcher, "write_file", {"path": str(target), "content": "héllo"})).value
@@ -320,6 +329,7 @@ async def test_file_tools(dispatcher, tmp_path):
     ]
 
 
+@pytest.mark.unit
 async def test_file_tool_errors_are_sentences(dispatcher, tmp_path):
     target = tmp_path / "file.txt"
     target.write_text("x")

@@ -145,6 +145,7 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
     assert [p for p in server_processes("mcp_server_time", with_launchers=True) if p.cwd() == str(tmp_path)] == []
 
 
+@pytest.mark.unit
 async def test_server_that_cannot_start_is_reported_once(tmp_path):
     config = parse_config({"mcp_servers": {"broken": {"command": str(tmp_path / "missing-server")}}})
     registry = await ToolRegistry.create(config)

@@ -134,6 +134,7 @@ async def test_sessions_sharing_a_host_move_to_the_new_one(command):
         await provider.aclose()
 
 
+@pytest.mark.unit
 async def test_shutdown_before_open_spawns_nothing_and_later_calls_fail():
     async with Harness(OUR_HOST) as h:
         await h.session.shutdown()

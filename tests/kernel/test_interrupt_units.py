@@ -3,9 +3,12 @@ is between its dispatch and its work is that request's, not an idle interrupt.""
 
 from __future__ import annotations
 
+import pytest
 import zmq
 from codemode.kernel.interrupts import QueuedInterrupts
 from jupyter_client.session import Session
+
+pytestmark = pytest.mark.unit
 
 
 class FakeKernel:

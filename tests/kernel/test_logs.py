@@ -10,6 +10,8 @@ import sys
 import pytest
 from codemode.kernel.logs import route_library_logging
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def library():

@@ -6,6 +6,8 @@ import pytest
 from codemode.kernel.outstream import KernelOutStream
 from ipykernel.iostream import OutStream
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def flushes(monkeypatch) -> list[str]:

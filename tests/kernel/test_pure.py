@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import pytest
 from codemode.kernel import completion, inspection, is_complete, magics, render
 
+pytestmark = pytest.mark.unit
+
 # ---------------------------------------------------------------- render
 
 

@@ -16,6 +16,8 @@ from codemode import messages
 from codemode.frame_json import json_text
 from codemode.protocol import text_frame_parts
 
+pytestmark = pytest.mark.unit
+
 AWKWARD = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab\x00nul\x1f", "é ü 😀 \u2028\u2029", ""]
 
 

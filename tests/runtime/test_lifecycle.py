@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from codemode.runtime.livecell import effective_yield_ms
 from rt_client import body_of, start_host, text_items, without_duration
 
 
+@pytest.mark.unit
 def test_effective_yield_time_pinned_pairs():
     """(limit, requested) -> effective: +1000 ms grace from 10 000 ms, clamped by maxYieldTimeMs (Codex's rules)."""
     pairs = [

@@ -26,6 +26,8 @@ from serde_cases import (
     wait_text,
 )
 
+pytestmark = pytest.mark.unit
+
 _PREFIX = '{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[],"x":'
 """A hello missing its end, whose member ``x`` (unknown to serde) the cases nest in: 107
 characters, so the 127th ``[`` is at column 234."""

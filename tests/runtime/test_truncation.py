@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, approx_token_count, truncate_content_items, truncate_middle
+
+pytestmark = pytest.mark.unit
 
 
 def truncate_items(items: list, max_output_tokens: int | None) -> list:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from dispatch_helpers import FakeClock, FakeRegistry, wire
 
 from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.base import Tool
+
+pytestmark = pytest.mark.unit
 
 
 async def immediate(args, ctx):
