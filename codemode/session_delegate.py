@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .cancellation import CancellationToken
-from .errors import StaleCellError, ToolCallError
-from .responses import WaitOutcome
+from codemode.cancellation import CancellationToken
+from codemode.errors import StaleCellError, ToolCallError
+from codemode.responses import WaitOutcome
 
 
 def generation_of(public_id: str) -> int:
@@ -107,7 +107,7 @@ class SessionDelegateAdapter:
             return result.value
         raise ToolCallError(result.error or "tool call failed")
 
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
         self.hooks.notify(self._public(cell_id), text)
 
     def cell_closed(self, cell_id: str) -> None:

@@ -29,14 +29,14 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cancellation import CancellationToken, first_of
-from ..errors import ToolCallError
-from ..schema import jsonschema
-from ..tools.base import ApprovalRequester, Tool, ToolContext
-from ..tools.failures import exception_text, failure_text, json_problem
-from .arguments import ArgumentSchema
-from .gate import SharedExclusiveGate
-from .rejection import rejection_text
+from codemode.cancellation import CancellationToken, first_of
+from codemode.dispatch.arguments import ArgumentSchema
+from codemode.dispatch.gate import SharedExclusiveGate
+from codemode.dispatch.rejection import rejection_text
+from codemode.errors import ToolCallError
+from codemode.schema import jsonschema
+from codemode.tools.base import ApprovalRequester, Tool, ToolContext
+from codemode.tools.failures import exception_text, failure_text, json_problem
 
 logger = logging.getLogger(__name__)
 
@@ -303,13 +303,13 @@ class ToolCallRuntime:
         tool_name, tool_kind, input}`` (``via_ended_cell`` public as well). Returns a
         :class:`ToolCallResult`; never raises for tool errors.
         """
-        runtime_id = str(invocation.get("runtime_tool_call_id", ""))
+        runtime_tool_call_id = str(invocation.get("runtime_tool_call_id", ""))
         tool_name = invocation.get("tool_name") or {}
         kind = str(invocation.get("tool_kind", "function"))
         via = invocation.get("via_ended_cell")
         return await self.handle_tool_call(
             cell_id,
-            runtime_id,
+            runtime_tool_call_id,
             tool_name,
             kind,
             invocation.get("input"),

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from test_connection_state import SESSION, admit, opened
 
-from codemode import messages
 from codemode.host.answers import delegate_answers, stamp_delegate
+from codemode.wire import messages
 
 pytestmark = pytest.mark.unit
 

@@ -1,7 +1,7 @@
 """The connection's state machine driven with plain function calls: no process, no event loop.
 
 Each test feeds :class:`codemode.host.ConnectionState` what the host sent (typed messages from
-:mod:`codemode.messages`) or what a caller did, and compares the effects it returns with the
+:mod:`codemode.wire.messages`) or what a caller did, and compares the effects it returns with the
 ones the driver must apply.
 """
 
@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from codemode import messages
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
 from codemode.host.effects import (
     Admitted,
@@ -30,6 +29,7 @@ from codemode.host.effects import (
 )
 from codemode.host.state import ConnectionState
 from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,7 @@ class Delegate:
     """Never called: the state machine only names it in effects."""
 
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: Any) -> Any: ...
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None: ...
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None: ...
     def cell_closed(self, cell_id: str) -> None: ...
     def stored_values(self, values: dict[str, Any]) -> None: ...
 

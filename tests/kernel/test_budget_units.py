@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from codemode.kernel import budget
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.render import ErrorParts

@@ -8,6 +8,7 @@ import sqlite3
 import time
 
 import pytest
+
 from codemode.kernel.history import WRITE_DELAY_S, History
 
 pytestmark = pytest.mark.unit

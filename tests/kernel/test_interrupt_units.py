@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 import zmq
-from codemode.kernel.interrupts import QueuedInterrupts
 from jupyter_client.session import Session
+
+from codemode.kernel.interrupts import QueuedInterrupts
 
 pytestmark = pytest.mark.unit
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+
 from codemode.kernel.ordering import CellOrder
 
 pytestmark = pytest.mark.unit

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
-
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 

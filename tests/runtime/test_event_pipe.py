@@ -13,6 +13,7 @@ import asyncio
 import threading
 
 import pytest
+
 from codemode.runtime.events import PUMP_BATCH, EventPipe, Window
 
 pytestmark = pytest.mark.unit

@@ -14,10 +14,11 @@ import json
 
 import _quickjs
 import pytest
-from codemode.runtime.prelude_source import ENGINE_PARTS, assemble
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rt_client import start_host, text_items
+
+from codemode.runtime.prelude_source import ENGINE_PARTS, assemble
 
 LONG = 65536
 """From this many characters on, the result is joined (``__cm_repeat_joined_chars``)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import quickjs
+
 from codemode.runtime import interrupt
 from codemode.runtime.prelude_source import ENGINE_PARTS, READERS, REALM_CELL_PARTS, REALM_PARTS, prelude_source
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, approx_token_count, truncate_content_items, truncate_middle
+from codemode.wire.truncation import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    approx_token_count,
+    truncate_content_items,
+    truncate_middle,
+)
 
 pytestmark = pytest.mark.unit
 
