@@ -14,9 +14,9 @@ a process:
 While a test marked ``unit`` or ``slow`` runs (its set-up, including the set-up of wider-scoped
 fixtures it is the first to use, and its call), each of these raises
 :class:`ProcessStartBlocked`; a test that catches that exception still fails, with the same
-message. Other tests are not
-watched, nor is any teardown (a unit test may be the last user of a module's kernel, which
-its teardown stops).
+message. The test's threads are watched too; threads that ran before it (but the main thread)
+are not: what they start belongs to an earlier test. Other tests are not watched, nor is any
+teardown (a unit test may be the last user of a module's kernel, which its teardown stops).
 
 At collection, every test marked neither ``unit`` nor ``slow`` gets ``e2e`` (under
 ``tests/e2e/``) or ``process`` (the others, the notebooks included), so that each marker selects
@@ -34,6 +34,7 @@ from __future__ import annotations
 import _posixsubprocess
 import os
 import subprocess
+import threading
 import traceback
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -70,6 +71,12 @@ class Watch:
     test: str
     marker: str
     attempts: list[tuple[str, str]] = field(default_factory=list)
+    #: Threads other than the main one that ran before the test: what they start is not the
+    #: test's (a thread an earlier test left behind), so they are not watched.
+    earlier_threads: set[threading.Thread] = field(default_factory=set)
+
+    def watches(self, thread: threading.Thread) -> bool:
+        return thread is threading.main_thread() or thread not in self.earlier_threads
 
     def message(self) -> str:
         name, where = self.attempts[0]
@@ -96,7 +103,7 @@ _MACHINERY = ("/_pytest/", "/pluggy/", "/pytest/__main__.py", "<frozen ")
 
 def _watching(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
     def watched(*args: Any, **kwargs: Any) -> Any:
-        if not _watches:
+        if not _watches or not _watches[-1].watches(threading.current_thread()):
             return original(*args, **kwargs)
         watch = _watches[-1]
         where = _caller()
@@ -172,6 +179,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     watch = item.stash.get(_WATCH, None)
     if watch is not None:
+        watch.earlier_threads = set(threading.enumerate())
         _watches.append(watch)
     return (yield)
 

@@ -4,9 +4,11 @@ starting: this module starts none."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from process_guard import Watch
 
 pytestmark = pytest.mark.unit
 
@@ -56,6 +58,12 @@ def test_posix_spawn():
 def test_system():
     os.system("true")
 
+def test_thread():
+    import threading
+    thread = threading.Thread(target=subprocess.run, args=(["true"],))
+    thread.start()
+    thread.join()
+
 def test_caught():
     try:
         subprocess.run(["true"])
@@ -69,7 +77,7 @@ def test_in_process():
 
 def test_every_way_to_start_a_process_fails_a_unit_test(pytester):
     result = run(pytester, STARTS)
-    result.assert_outcomes(passed=1, failed=6)
+    result.assert_outcomes(passed=1, failed=7)
     text = result.stdout.str()
     for test, function in (
         ("test_run", "subprocess.Popen._execute_child"),
@@ -80,7 +88,8 @@ def test_every_way_to_start_a_process_fails_a_unit_test(pytester):
     ):
         assert message(test, function) in text
         assert f"FAILED test_inner.py::{test} - " in text
-    # Caught by the test, the attempt still fails it.
+    # Started by the test's thread, or caught by the test, the attempt still fails it.
+    assert message("test_thread", "subprocess.Popen._execute_child") in text
     assert message("test_caught", "subprocess.Popen._execute_child") in text
     assert "FAILED test_inner.py::test_caught - Failed: " in text
 
@@ -143,3 +152,9 @@ def test_the_audit_names_every_test_that_tries_to_start_a_process(pytester):
     assert Path(audit).read_text() == (
         "test_inner.py::test_direct\ntest_inner.py::test_first_user\ntest_inner.py::test_second_user\n"
     )
+
+
+def test_threads_that_ran_before_the_test_are_not_watched_but_the_main_thread_is():
+    earlier, main = threading.Thread(target=lambda: None), threading.main_thread()
+    watch = Watch("t", "unit", earlier_threads={earlier, main})
+    assert (watch.watches(earlier), watch.watches(main), watch.watches(threading.Thread())) == (False, True, True)
