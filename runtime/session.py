@@ -49,6 +49,8 @@ class HostPort(ConnectionPort, Protocol):
 
     observing: dict[int, LiveCell]
 
+    def observation_began(self, request_id: int, cell: LiveCell) -> None: ...
+
     def send_text(self, text: str) -> None: ...
 
     def cell_closed(self, session: HostSession, cell: LiveCell) -> None: ...
@@ -189,7 +191,7 @@ class HostSession:
             take_when_full=take_when_full,
         )
         if request_id is not None:
-            self.connection.observing[request_id] = cell
+            self.connection.observation_began(request_id, cell)
         return future
 
     async def finish_observe(

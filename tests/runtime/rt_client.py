@@ -10,13 +10,14 @@ exposes small helpers for open / execute / wait / terminate / shutdown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import json
 import os
 import struct
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,7 @@ class HostClient:
     _tasks: dict[int, asyncio.Task] = field(default_factory=dict)
     _reader: asyncio.Task | None = None
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _batch: list[bytes] | None = None
 
     # ---- transport -------------------------------------------------------------
 
@@ -112,7 +114,22 @@ class HostClient:
         """Write one frame to the host (JSON with ASCII escapes, so any ``str`` makes a valid frame)."""
         assert self.process.stdin is not None
         payload = json.dumps(message, separators=(",", ":")).encode("ascii")
-        self.process.stdin.write(frame_header(len(payload)) + payload)
+        if self._batch is not None:
+            self._batch.append(frame_header(len(payload)) + payload)
+        else:
+            self.process.stdin.write(frame_header(len(payload)) + payload)
+
+    @contextlib.contextmanager
+    def one_write(self) -> Iterator[None]:
+        """Frames sent inside the block reach the host's stdin in one write, so the host reads
+        them in one batch (a pipe write of up to 64 KiB is atomic)."""
+        self._batch = []
+        try:
+            yield
+        finally:
+            frames, self._batch = b"".join(self._batch), None
+            assert self.process.stdin is not None
+            self.process.stdin.write(frames)
 
     def send_raw(self, data: bytes) -> None:
         """Write raw bytes (for malformed-frame tests)."""

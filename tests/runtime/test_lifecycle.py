@@ -173,6 +173,31 @@ async def test_operation_yield_forces_yield(host):
     assert text_items((await host.wait(cell_id, 5000))["LiveCell"]) == ["after"]
 
 
+@pytest.mark.parametrize("request_kind", ["wait", "execute"])
+async def test_operation_yield_read_with_its_request_still_yields(host, request_kind):
+    """An ``operation/yield`` read in the same batch as the request it names (before that
+    request's observation began) still ends the observation at once with ``Yielded``: the
+    yield is not lost, and the request does not run its whole yield time (60 s)."""
+    source = "text('a'); await tools.sleep({ms: 60000});"
+    if request_kind == "wait":
+        cell_id, _ = await host.execute(source, yield_time_ms=50)
+    with host.one_write():
+        if request_kind == "wait":
+            answer = host.start_wait(cell_id, 60_000)
+            rid = max(host._responses)
+        else:
+            rid, started, answer = host.start_execute(source, yield_time_ms=60_000)
+        host.send({"type": "operation/yield", "id": rid})
+    response = (await asyncio.wait_for(answer, 10))["value"]
+    if request_kind == "wait":
+        response = response["outcome"]["LiveCell"]
+        assert without_duration(response) == {"Yielded": {"cell_id": cell_id, "content_items": []}}
+    else:
+        cell_id = (await started)["value"]["cellId"]
+        assert "Yielded" in response
+    assert "Terminated" in (await host.terminate(cell_id))["LiveCell"]
+
+
 async def test_operation_cancel_of_execute_has_no_effect(host):
     """operation/cancel aimed at an execute: the cell runs on and answers (operation_cancel_execute)."""
     rid, started, initial = host.start_execute("await tools.sleep({ms: 100}); text('ran');", yield_time_ms=5000)
