@@ -149,7 +149,7 @@ class DelegateTable:
         except FrameTooLarge as exc:
             log.warning("failed to deliver code mode notification: %s", exc)
             if cell.runtime is not None:
-                cell.runtime.notification_done()
+                cell.runtime.state.notification_done()
             return
         self._pending[delegate_id] = (cell, None)
 
@@ -171,7 +171,7 @@ class DelegateTable:
             if isinstance(result, dict) and result.get("status") == "error":
                 log.warning("failed to deliver code mode notification: %s", result.get("message"))
             if cell.runtime is not None:
-                cell.runtime.notification_done()
+                cell.runtime.state.notification_done()
             return
         cell.pending_tools.pop(runtime_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:

@@ -5,7 +5,7 @@ thread evaluates the realm prelude once (``prelude_source.realm_prelude_source``
 every cell shares, and an entry to the factory that makes one cell's helpers and dispatcher
 and to the listing of bindings for completion), then serves one queue of events tagged by
 cell: a cell to start, a tool's settlement, a stop; and listings (:meth:`Realm.members`). Each
-:class:`RealmCell` keeps what belongs to it (:class:`~codemode.runtime.cellstate.CellState`:
+:class:`RealmCell` holds what belongs to it (its :class:`~codemode.runtime.cellstate.CellState`:
 its output, tool calls, timers, stored values, outcome); the thread fires every cell's due
 timers, runs the context's promise jobs (one job queue for all cells) and, after each step,
 reports each cell that has ended with its own ``finished`` event.
@@ -66,14 +66,19 @@ def _silent_when_ended(name: str) -> bool:
     return bridge.observable(name) or name == "timer"
 
 
-class RealmCell(CellState):
-    """A cell run by a :class:`Realm` (constructed as ``CellState`` plus ``realm``)."""
+class RealmCell:
+    """A cell run by a :class:`Realm`: its :class:`~codemode.runtime.cellstate.CellState`
+    (made from ``settings``, CellState's keyword arguments but ``driver``) and what the realm
+    keeps of it."""
 
-    def __init__(self, *, realm: Realm, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, realm: Realm, **settings: Any) -> None:
         self.realm = realm
+        self.state = CellState(driver=self, **settings)
+        self.cell_id: str = self.state.cell_id
         self.dispatch: Any = None
+        """The cell's dispatcher in the realm's JavaScript, while the cell runs."""
         self.reported = False
+        """Its ``finished`` event went out (under the realm's lock)."""
         self.body_name = body_name(self.cell_id)
         """The name of its body function, which no other cell knows (``notebook_cell``)."""
 
@@ -89,17 +94,19 @@ class RealmCell(CellState):
         """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
         self.realm.post("settle", self, (runtime_id, settlement(runtime_id, ok, value)))
 
-    def _interrupt(self) -> bool:
+    # ---- what the cell's state asks (CellDriver) -------------------------------------
+
+    def interrupt_for_exit(self) -> bool:
+        """The cell ran ``exit()``: interrupt the realm's running JavaScript."""
         return self.realm.interrupt_running(f"cell {self.cell_id} ran exit()")
 
-    def _is_stopping(self) -> bool:
-        return self._stop_requested or self.realm.lost is not None
-
-    def _null_is_out_of_memory(self) -> bool:
-        return self.realm.null_is_out_of_memory(self.source)
-
     def out_of_memory(self, kind: str) -> str | None:
+        """The realm's heap is exhausted: every running cell ends (:meth:`Realm.out_of_memory`)."""
         return self.realm.out_of_memory(kind)
+
+    def given_up(self) -> bool:
+        """The realm was given up (:attr:`Realm.lost`)."""
+        return self.realm.lost is not None
 
 
 class Realm:
@@ -140,7 +147,7 @@ class Realm:
             if self._thread is None:
                 self._thread = start_thread(self._run, f"codemode-realm-{self._name}")
         if kind == "start" and cell is not None and lost is not None:
-            cell.set_outcome(CellOutcome("completed", lost))
+            cell.state.set_outcome(CellOutcome("completed", lost))
             self._report(cell)
             return
         self._queue.put((kind, cell, payload))
@@ -149,10 +156,10 @@ class Realm:
         """Terminate ``cell``: interrupt its JavaScript if it runs now, else end it at once; in
         both cases watch that the realm's thread comes back (:class:`StopWatch`)."""
         with self._lock:
-            if cell._stop_requested or self.lost is not None:
-                cell._stop_requested = True
+            if cell.state.stop_requested or self.lost is not None:
+                cell.state.stop_requested = True
                 return
-            cell._stop_requested = True
+            cell.state.stop_requested = True
             own_call = self._state.in_js and self._state.call_cell is cell
             if own_call:
                 self._state.arm(f"cell {cell.cell_id} was terminated")
@@ -161,9 +168,9 @@ class Realm:
                 cell.reported = True
                 self._members.pop(cell.cell_id, None)
             epoch = self._state.epoch
-        cell._wake_waiters()
+        cell.state.wake_waiters()
         if report_now:
-            cell.report_finished(cell.final_outcome(CellOutcome("stopped")))
+            cell.state.report_finished(cell.state.final_outcome(CellOutcome("stopped")))
         self.post("stop", cell)
         StopWatch(self, cell.cell_id, epoch).start()
 
@@ -206,12 +213,12 @@ class Realm:
             cells = list(self._members.values())
             self._members.clear()
         for cell in cells:
-            cell._wake_waiters()
-            if cell._stop_requested:
+            cell.state.wake_waiters()
+            if cell.state.stop_requested:
                 # Its own output says what stopping it cost (the others' error texts say it).
-                cell.emit_item({"type": "input_text", "text": STOPPED_BY_RESET})
-            elif not cell.finished():
-                cell.set_outcome(CellOutcome("completed", text))
+                cell.state.emit_item({"type": "input_text", "text": STOPPED_BY_RESET})
+            elif not cell.state.finished():
+                cell.state.set_outcome(CellOutcome("completed", text))
             self._report(cell)
 
     # ---- interrupts (realm thread) -----------------------------------------------------
@@ -228,7 +235,7 @@ class Realm:
     def out_of_memory(self, kind: str) -> str | None:
         """The heap is exhausted: every running cell ends with the heap-limit error (realm thread)."""
         running = self._running
-        if kind == "null" and not self.null_is_out_of_memory(running.source if running is not None else ""):
+        if kind == "null" and not self.null_is_out_of_memory(running.state.source if running is not None else ""):
             return None
         self._all_out_of_memory()
         return "ended" if self.interrupt_running("the heap was exhausted") else None
@@ -236,7 +243,7 @@ class Realm:
     def _all_out_of_memory(self) -> None:
         text = shared_out_of_memory_text(self.heap_limit)
         for cell in self._cells.values():
-            cell.set_outcome(CellOutcome("completed", text))
+            cell.state.set_outcome(CellOutcome("completed", text))
 
     # ---- the thread ------------------------------------------------------------------
 
@@ -274,7 +281,7 @@ class Realm:
             if kind == "start" and cell is not None:
                 self._cells[cell.cell_id] = cell
         for cell in list(self._cells.values()):
-            cell.set_outcome(CellOutcome("completed", text))
+            cell.state.set_outcome(CellOutcome("completed", text))
             self._report(cell)
         self._cells.clear()
 
@@ -290,7 +297,7 @@ class Realm:
             while True:
                 if kind == "close":
                     for live in list(self._cells.values()):
-                        live._stop_requested = True
+                        live.state.stop_requested = True
                         self._finalize(live)
                     return
                 if kind == "members":
@@ -304,7 +311,7 @@ class Realm:
             self._fire_timers()
 
     def _next_timeout(self) -> float | None:
-        due = [at for at in (cell.next_timer_due() for cell in self._cells.values()) if at is not None]
+        due = [at for at in (cell.state.next_timer_due() for cell in self._cells.values()) if at is not None]
         return max(0.0, min(due) - time.monotonic()) if due else None
 
     def _handle(self, kind: str, cell: RealmCell, payload: Any) -> None:
@@ -312,8 +319,8 @@ class Realm:
             self._start(cell)
         elif kind == "settle":
             runtime_id, (op, arg) = payload
-            cell.tool_settled(runtime_id)
-            if cell.cell_id in self._cells and not cell.finished():
+            cell.state.tool_settled(runtime_id)
+            if cell.cell_id in self._cells and not cell.state.finished():
                 self._deliver(cell, op, arg)
         elif kind == "stop" and cell.cell_id in self._cells:
             self._finalize(cell)
@@ -327,21 +334,21 @@ class Realm:
     def _fire_timers(self) -> None:
         now = time.monotonic()
         for cell in list(self._cells.values()):
-            while not cell.finished():
-                timer_id = cell.pop_due_timer(now)
+            while not cell.state.finished():
+                timer_id = cell.state.pop_due_timer(now)
                 if timer_id is None:
                     break
                 self._deliver(cell, "fire", str(timer_id))
 
     def _start(self, cell: RealmCell) -> None:
         self._cells[cell.cell_id] = cell
-        if cell.finished():
+        if cell.state.finished():
             return
-        script = cell_script(cell.source, cell.body_name)
+        script = cell_script(cell.state.source, cell.body_name)
         if script.error is not None:
-            cell.set_outcome(CellOutcome("completed", script.error))
+            cell.state.set_outcome(CellOutcome("completed", script.error))
             return
-        config = {"tools": cell.tools, "source": script.body, "helpers": HELPERS, "has_value": script.has_value}
+        config = {"tools": cell.state.tools, "source": script.body, "helpers": HELPERS, "has_value": script.has_value}
         try:
             cell.dispatch = self._entry("cell", cell.cell_id, json.dumps(config))
             function = self._ctx.eval(script.script)
@@ -350,7 +357,7 @@ class Realm:
             if is_out_of_memory(text, script.body, self._ctx, self.heap_limit):
                 self._all_out_of_memory()
             else:
-                cell.set_outcome(CellOutcome("completed", compile_error(text, script.body)))
+                cell.state.set_outcome(CellOutcome("completed", compile_error(text, script.body)))
             return
         self._deliver(cell, "start", function)
 
@@ -365,9 +372,9 @@ class Realm:
         while self.lost is None and self._call(None, self._ctx.execute_pending_job):
             pass
         for cell in self._cells.values():
-            if cell.untold_failure():
+            if cell.state.untold_failure():
                 text = untold_failure_text(self._ctx, self.heap_limit, shared_out_of_memory_text(self.heap_limit))
-                cell.set_outcome(CellOutcome("completed", text))
+                cell.state.set_outcome(CellOutcome("completed", text))
 
     def _call(self, cell: RealmCell | None, function: Any, *args: Any, quiet: bool = False) -> Any:
         """Call into JavaScript on behalf of ``cell`` (None: promise jobs, the last cell's).
@@ -411,22 +418,22 @@ class Realm:
             bodies = {live.body_name: live.cell_id for live in self._cells.values()}
             owner_id = interrupted_cell(text, bodies)
             owner = self._cells.get(owner_id) if owner_id is not None else None
-        if owner is not None and reason is not None and not owner.finished():
-            owner.set_outcome(CellOutcome("completed", collateral_text(reason)))
+        if owner is not None and reason is not None and not owner.state.finished():
+            owner.state.set_outcome(CellOutcome("completed", collateral_text(reason)))
 
     def _escaped(self, cell: RealmCell | None, text: str) -> None:
-        source = cell.source if cell is not None else ""
+        source = cell.state.source if cell is not None else ""
         if is_out_of_memory(text, source, self._ctx, self.heap_limit) or text.startswith(
             "InternalError: out of memory"
         ):
             self._all_out_of_memory()
         elif cell is not None:
-            cell.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
+            cell.state.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
 
     def _check_cells(self) -> None:
         """Finalize every cell that has ended, also one that ended in the promise jobs a
         finalization ran."""
-        while ended := [cell for cell in self._cells.values() if cell.finished()]:
+        while ended := [cell for cell in self._cells.values() if cell.state.finished()]:
             for cell in ended:
                 self._finalize(cell)
 
@@ -434,7 +441,7 @@ class Realm:
         """``cell`` has ended: forget it here and in JavaScript, report it (once)."""
         if self._cells.pop(cell.cell_id, None) is None:
             return
-        cell.clear_timers()
+        cell.state.clear_timers()
         if cell.dispatch is not None and self._ctx is not None:
             # Its helpers now act for the cell running now; the calls an ended cell's helper made
             # through it are rejected (the host cancels them): their reactions run now.
@@ -448,7 +455,7 @@ class Realm:
             report, cell.reported = not cell.reported, True
             self._members.pop(cell.cell_id, None)
         if report:
-            cell.report_finished(cell.final_outcome(cell.ended_outcome()))
+            cell.state.report_finished(cell.state.final_outcome(cell.state.ended_outcome()))
 
     # ---- the prelude's host calls (realm thread) ----------------------------------------
 
@@ -470,12 +477,12 @@ class Realm:
             return None
         with self._lock:
             self._running = cell
-            if cell._stop_requested:
+            if cell.state.stop_requested:
                 self._state.arm(f"cell {cell_id} was terminated")
                 return None
-        if cell.finished() and _silent_when_ended(name):
+        if cell.state.finished() and _silent_when_ended(name):
             return None
-        return cell.host_call(name, arg, via_ended or None)
+        return cell.state.host_call(name, arg, via_ended or None)
 
 
 _NO_CELL: Any = None

@@ -21,7 +21,8 @@ from codemode.protocol import FrameTooLarge
 from codemode.tools.naming import normalize_identifier
 
 from . import engines, interrupt, profile
-from .cell import CellEvents, CellRuntime
+from .cell import CellRuntime
+from .cellstate import CellEvents
 from .errors import ProtocolError
 from .livecell import ConnectionPort, LiveCell, Observer, effective_yield_ms, missing_cell, runtime_response
 
