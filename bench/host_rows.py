@@ -18,9 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from codemode.tools.base import Tool
-
-from .hosts import (
+from bench.hosts import (
     NO_YIELD,
     REFERENCE_MISSING,
     codemode_host,
@@ -30,7 +28,8 @@ from .hosts import (
     reference_host,
     timed_cell,
 )
-from .rows import Goal, Lossy, Row, Side
+from bench.rows import Goal, Lossy, Row, Side
+from codemode.tools.base import Tool
 
 MB = 1_000_000
 
@@ -91,6 +90,7 @@ def _least_host_code() -> str:
     host of CPython needs before its first answer (the prelude is read from a file written here;
     the QuickJS binding's folder is put on the path as the host's start plan puts it)."""
     import _quickjs
+
     from codemode.runtime.prelude_source import prelude_source
 
     with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as file:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel.host_loss import HostLoss
-
 from codemode.responses import RuntimeResponse
 
 MAX_CLOSED_RECORDS = 256

@@ -1,4 +1,4 @@
-"""``session/bindings`` (codemode's extension, :mod:`codemode.messages.bindings`): a notebook
+"""``session/bindings`` (codemode's extension, :mod:`codemode.wire.session_bindings`): a notebook
 session's global bindings and their members, for the kernel's completion.
 
 The session's realm (``runtime/realm.py``) lists them on its own thread between jobs
@@ -13,13 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from codemode import messages
+from codemode.runtime import profile
+from codemode.runtime.errors import ProtocolError
+from codemode.wire import messages
 
-from . import profile
-from .errors import ProtocolError
 
-
-async def list_bindings(realm: Any, request: dict[str, Any]) -> messages.BindingsListed:
+async def list_bindings(realm: Any, request: messages.BindingsBody) -> messages.BindingsListed:
     """The answer to ``request`` (a validated ``session/bindings`` body) for the session whose
     realm is ``realm`` (None before its first cell). Raises :class:`ProtocolError` outside
     the notebook profile."""

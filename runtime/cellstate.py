@@ -25,13 +25,12 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from codemode import messages
-
-from . import bridge
-from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
-from .heap import DEFAULT_HEAP_LIMIT_BYTES
-from .jsontext import scrub
-from .outcome import CellOutcome
+from codemode.runtime import bridge
+from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
+from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES
+from codemode.runtime.jsontext import scrub
+from codemode.runtime.outcome import CellOutcome
+from codemode.wire import messages
 
 
 class CellEvents:

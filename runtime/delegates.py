@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
-from codemode import messages
-from codemode.frame_json import json_text
-from codemode.protocol import FrameTooLarge
-
-from .livecell import LiveCell
+from codemode.runtime.livecell import LiveCell
+from codemode.wire import messages
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import FrameTooLarge
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +27,8 @@ Codex's ``MAX_PENDING_DELEGATE_CALLS`` (``codex-rs/code-mode-protocol``, ``host`
 permits of ``HostPeer`` in ``codex-rs/code-mode-host/src/peer.rs``, pinned by its test
 ``pending_delegate_limit_rejects_call_without_disconnecting`` (``peer_tests.rs``)."""
 _INVOKE_HEAD = '{"type":"delegate/request","id":'
+INVALID_TOOL_RESULT = "code-mode client returned an invalid tool result"
+"""How a tool call fails when the client answers it as a notification (Codex's host's text)."""
 
 
 def invocation_texts(
@@ -48,7 +49,7 @@ def invocation_texts(
 
 
 def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
-    """The JSON text of :func:`codemode.messages.tool_invoke` (same keys, same order), written
+    """The JSON text of :func:`codemode.wire.messages.tool_invoke` (same keys, same order), written
     around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
     which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
     text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,
@@ -77,7 +78,7 @@ class DelegateTable:
     ``send`` writes a message, ``send_text`` a message's JSON text (both raise
     ``FrameTooLarge`` for an oversized frame)."""
 
-    def __init__(self, send: Callable[[messages.HostMessage], None], send_text: Callable[[str], None]) -> None:
+    def __init__(self, send: Callable[[messages.HostFrame], None], send_text: Callable[[str], None]) -> None:
         self._send = send
         self._send_text = send_text
         self._pending: dict[int, tuple[LiveCell, str | None]] = {}
@@ -159,30 +160,34 @@ class DelegateTable:
         if self._pending.pop(delegate_id, None) is not None:
             self._send(messages.delegate_cancel(delegate_id))
 
-    def on_response(self, message: dict[str, Any]) -> None:
-        delegate_id = message.get("id")
-        entry = self._pending.pop(delegate_id, None)  # type: ignore[arg-type]
-        self._via_ended.pop(delegate_id, None)  # type: ignore[arg-type]
+    def on_response(self, message: messages.DelegateResponse) -> None:
+        """The client's answer to a delegate request: a tool call's settles its promise (an
+        answer of the wrong kind rejects it with Codex's text); a notification's failure is
+        logged. An answer to a request no longer pending (cancelled, its cell gone) is ignored."""
+        delegate_id = message["id"]
+        entry = self._pending.pop(delegate_id, None)
+        self._via_ended.pop(delegate_id, None)
         if entry is None:
             return
         cell, runtime_id = entry
-        result = message.get("result")
+        result = message["result"]
         if runtime_id is None:
-            if isinstance(result, dict) and result.get("status") == "error":
-                log.warning("failed to deliver code mode notification: %s", result.get("message"))
+            if result["status"] == "error":
+                log.warning("failed to deliver code mode notification: %s", result["message"])
             if cell.runtime is not None:
                 cell.runtime.state.notification_done()
             return
         cell.pending_tools.pop(runtime_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:
             return
-        if isinstance(result, dict) and result.get("status") == "ok":
-            value = result.get("value")
-            if isinstance(value, dict) and value.get("type") == "tool/result":
-                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
-                return
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
-        elif isinstance(result, dict) and result.get("status") == "error":
-            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
-        else:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        match result["status"]:
+            case "ok":
+                value = result["value"]
+                if value["type"] == "tool/result":
+                    cell.runtime.deliver_tool_result(runtime_id, True, value["result"])
+                else:
+                    cell.runtime.deliver_tool_result(runtime_id, False, INVALID_TOOL_RESULT)
+            case "error":
+                cell.runtime.deliver_tool_result(runtime_id, False, result["message"])
+            case unknown:
+                assert_never(unknown)

@@ -1,17 +1,18 @@
 """The notebook profile's content items (``stream``, ``display_data``, ``execute_result``) on
 their own: the IOPub messages they become (``kernel/render.py``, ``kernel/publish.py``) and how
-the output budget counts and truncates them (``codemode/output.py``, ``kernel/budget.py``)."""
+the output budget counts and truncates them (``codemode/wire/truncation.py``, ``kernel/budget.py``)."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.render import ErrorParts, item_messages
-from hypothesis import given
-from hypothesis import strategies as st
 
 TABLE = {
     "text/plain": "[ { a: 1 }, { a: 2 } ]",

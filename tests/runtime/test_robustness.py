@@ -15,10 +15,11 @@ import json
 import struct
 
 import psutil
-from codemode.runtime.validate import DecodeError, decode_message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import echo_tool, frame_header, start_host, text_items, without_duration
+
+from codemode.runtime.validate import DecodeError, decode_message
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -110,7 +111,7 @@ async def test_too_many_in_flight_requests():
     300 ``session/open`` frames go out in one write, so the host admits them all before any
     of them has finished.
     """
-    from codemode.protocol import encode_frame
+    from codemode.wire.framing import encode_frame
 
     host = await start_host()
     try:
@@ -196,7 +197,7 @@ async def test_pending_delegate_limit():
 
 async def test_second_terminate_while_cleaning_up():
     """A terminate arriving while the first is still cleaning up gets Codex's text (Codex: ``exec cell <id> is already terminating``)."""
-    from codemode.protocol import encode_frame
+    from codemode.wire.framing import encode_frame
 
     host = await start_host()
     try:
