@@ -48,15 +48,15 @@ def invocation_texts(
     return middle, tail
 
 
-def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
+def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_tool_call_id: str, input_json: str) -> str:
     """The JSON text of :func:`codemode.wire.messages.tool_invoke` (same keys, same order), written
     around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
     which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
     text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,
-    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
+    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_tool_call_id``: ``tool-<n>``, quoted
     as it is."""
     middle, tail = texts
-    return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_id}"{tail}{input_json}}}}}}}'
+    return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_tool_call_id}"{tail}{input_json}}}}}}}'
 
 
 def too_many_pending(holder: str, held: int) -> str:
@@ -90,16 +90,20 @@ class DelegateTable:
         self._next_id += 1
         return self._next_id
 
-    def tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None) -> None:
+    def tool(
+        self, cell: LiveCell, index: int, runtime_tool_call_id: str, input_json: str, via_ended: str | None = None
+    ) -> None:
         """Send a ``tool/invoke`` delegate request for tool ``index`` of ``cell.tools``, its
         argument the JSON text ``input_json`` (``via_ended``: :func:`invocation_texts`); the
         answer settles the JS promise."""
         assert cell.runtime is not None
         if index >= len(cell.tools):
-            cell.runtime.deliver_tool_result(runtime_id, False, f"code-mode runtime error: no tool has index {index}")
+            cell.runtime.deliver_tool_result(
+                runtime_tool_call_id, False, f"code-mode runtime error: no tool has index {index}"
+            )
             return
         if len(self._pending) >= MAX_PENDING_DELEGATE_CALLS:
-            cell.runtime.deliver_tool_result(runtime_id, False, self._refusal(cell))
+            cell.runtime.deliver_tool_result(runtime_tool_call_id, False, self._refusal(cell))
             return
         delegate_id = self._new_id()
         if via_ended is not None:  # rare: not cached
@@ -112,16 +116,16 @@ class DelegateTable:
                 )
             texts = cached
         try:
-            self._send_text(tool_invoke_text(delegate_id, texts, runtime_id, input_json))
+            self._send_text(tool_invoke_text(delegate_id, texts, runtime_tool_call_id, input_json))
         except FrameTooLarge as exc:
             cell.runtime.deliver_tool_result(
-                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
+                runtime_tool_call_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
             )
             return
-        self._pending[delegate_id] = (cell, runtime_id)
+        self._pending[delegate_id] = (cell, runtime_tool_call_id)
         if via_ended is not None:
             self._via_ended[delegate_id] = via_ended
-        cell.pending_tools[runtime_id] = delegate_id
+        cell.pending_tools[runtime_tool_call_id] = delegate_id
 
     def _refusal(self, caller: LiveCell) -> str:
         """:func:`too_many_pending` for a call of ``caller``, naming the cell holding most calls;
@@ -169,25 +173,25 @@ class DelegateTable:
         self._via_ended.pop(delegate_id, None)
         if entry is None:
             return
-        cell, runtime_id = entry
+        cell, runtime_tool_call_id = entry
         result = message["result"]
-        if runtime_id is None:
+        if runtime_tool_call_id is None:
             if result["status"] == "error":
                 log.warning("failed to deliver code mode notification: %s", result["message"])
             if cell.runtime is not None:
                 cell.runtime.state.notification_done()
             return
-        cell.pending_tools.pop(runtime_id, None)
+        cell.pending_tools.pop(runtime_tool_call_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:
             return
         match result["status"]:
             case "ok":
                 value = result["value"]
                 if value["type"] == "tool/result":
-                    cell.runtime.deliver_tool_result(runtime_id, True, value["result"])
+                    cell.runtime.deliver_tool_result(runtime_tool_call_id, True, value["result"])
                 else:
-                    cell.runtime.deliver_tool_result(runtime_id, False, INVALID_TOOL_RESULT)
+                    cell.runtime.deliver_tool_result(runtime_tool_call_id, False, INVALID_TOOL_RESULT)
             case "error":
-                cell.runtime.deliver_tool_result(runtime_id, False, result["message"])
+                cell.runtime.deliver_tool_result(runtime_tool_call_id, False, result["message"])
             case unknown:
                 assert_never(unknown)

@@ -90,9 +90,9 @@ class RealmCell:
         """Terminate the cell (the realm's other cells go on)."""
         self.realm.stop_cell(self)
 
-    def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
-        """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self.realm.post("settle", self, (runtime_id, settlement(runtime_id, ok, value)))
+    def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None:
+        """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
+        self.realm.post("settle", self, (runtime_tool_call_id, settlement(runtime_tool_call_id, ok, value)))
 
     # ---- what the cell's state asks (CellDriver) -------------------------------------
 
@@ -318,8 +318,8 @@ class Realm:
         if kind == "start":
             self._start(cell)
         elif kind == "settle":
-            runtime_id, (op, arg) = payload
-            cell.state.tool_settled(runtime_id)
+            runtime_tool_call_id, (op, arg) = payload
+            cell.state.tool_settled(runtime_tool_call_id)
             if cell.cell_id in self._cells and not cell.state.finished():
                 self._deliver(cell, op, arg)
         elif kind == "stop" and cell.cell_id in self._cells:

@@ -141,10 +141,10 @@ class Connection:
     # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
     def delegate_tool(
-        self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None
+        self, cell: LiveCell, index: int, runtime_tool_call_id: str, input_json: str, via_ended: str | None = None
     ) -> None:
         """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
-        self._delegates.tool(cell, index, runtime_id, input_json, via_ended)
+        self._delegates.tool(cell, index, runtime_tool_call_id, input_json, via_ended)
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""

@@ -158,12 +158,12 @@ def tool_invoke(delegate_id: int, session_id: str, invocation: ToolInvocation) -
     }
 
 
-def notification_send(delegate_id: int, session_id: str, call_id: str, cell_id: str, text: str) -> DelegateRequest:
+def notification_send(delegate_id: int, session_id: str, tool_call_id: str, cell_id: str, text: str) -> DelegateRequest:
     return {
         "type": "delegate/request",
         "id": delegate_id,
         "sessionId": session_id,
-        "request": {"type": "notification/send", "callId": call_id, "cellId": cell_id, "text": text},
+        "request": {"type": "notification/send", "callId": tool_call_id, "cellId": cell_id, "text": text},
     }
 
 
