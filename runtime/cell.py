@@ -9,7 +9,7 @@ cell does to the asyncio side through :class:`~codemode.runtime.cellstate.CellEv
 callbacks, in emission order. What belongs to the cell itself (events, windows, tools,
 timers, stored values, outcome) is its :class:`~codemode.runtime.cellstate.CellState`,
 which a :class:`CellRuntime` holds as :attr:`CellRuntime.state` and drives
-(:class:`~codemode.runtime.cellstate.CellDriver`).
+(:class:`~codemode.runtime.cellstate.RuntimePort`).
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ class CellRuntime:
     """Runs one cell's JavaScript on a dedicated thread.
 
     ``settings``: the keyword arguments of :class:`~codemode.runtime.cellstate.CellState`
-    but ``driver`` (this runtime). Thread-safe entry points: :meth:`start`,
+    but ``runtime`` (this one). Thread-safe entry points: :meth:`start`,
     :meth:`deliver_tool_result`, :meth:`stop`.
     """
 
     def __init__(self, **settings: Any) -> None:
-        self.state = CellState(driver=self, **settings)
+        self.state = CellState(runtime=self, **settings)
         self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._engine: engines.CellEngine | None = None
@@ -118,7 +118,7 @@ class CellRuntime:
                 return True
         return False
 
-    # ---- what the cell's state asks (CellDriver) -------------------------------------
+    # ---- what the cell's state asks (RuntimePort) -------------------------------------
 
     def interrupt_for_exit(self) -> bool:
         """The cell ran ``exit()``: interrupt its JavaScript; False when the engine cannot."""

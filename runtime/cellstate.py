@@ -5,11 +5,11 @@ side (in order, through an :class:`~codemode.runtime.events.EventPipe`, bounded 
 output and notification :class:`~codemode.runtime.events.Window`), its tool calls in
 flight, its timers, its view of the session store and its writes, its outcome and whether
 it was stopped or ran ``exit()``. It serves the prelude's host calls
-(:mod:`~codemode.runtime.bridge`). Whatever runs the cell's JavaScript holds its state: the
-strict profile's cell thread (``runtime/cell.py``'s ``CellRuntime``, one cell a thread) or a
-cell of the notebook profile's realm (``runtime/realm.py``'s ``RealmCell``, many cells in one
-context). What needs the engine (interrupting JavaScript after ``exit()``, an exhausted heap)
-the state asks of that holder, its :class:`CellDriver`.
+(:mod:`~codemode.runtime.bridge`). The cell's runtime, what runs its JavaScript, holds the
+state: the strict profile's cell thread (``runtime/cell.py``'s ``CellRuntime``, one cell a
+thread) or a cell of the notebook profile's realm (``runtime/realm.py``'s ``RealmCell``, many
+cells in one context). What needs the engine (interrupting JavaScript after ``exit()``, an
+exhausted heap) the state asks of its runtime (:class:`RuntimePort`).
 
 Stored values: the cell starts from a snapshot of the session store (JSON texts by key);
 its writes are visible to its own ``load`` at once and are handed back in the ``finished``
@@ -62,8 +62,9 @@ class CellEvents:
         self.output_full = output_full
 
 
-class CellDriver(Protocol):
-    """What a cell's state asks of what runs its JavaScript (``CellRuntime``, ``RealmCell``)."""
+class RuntimePort(Protocol):
+    """What a cell's state asks of the cell's runtime, what runs its JavaScript (``CellRuntime``,
+    ``RealmCell``; the asyncio side's view of the same object is ``livecell.CellControl``)."""
 
     def interrupt_for_exit(self) -> bool:
         """The cell ran ``exit()``: interrupt its running JavaScript; False when no interrupt is
@@ -86,8 +87,9 @@ class CellDriver(Protocol):
 class CellState:
     """One cell's state and its side of the bridge (see the module docstring).
 
-    ``driver``: what runs the cell's JavaScript and holds this state. ``tools``: list of ``{"name": <JS name>, "description": str}`` in catalog order (the
-    index into this list identifies the tool in ``tool_call``). ``stored``: the session
+    ``runtime``: what runs the cell's JavaScript and holds this state. ``tools``: list of
+    ``{"name": <JS name>, "description": str}`` in catalog order (the index into this list
+    identifies the tool in ``tool_call``). ``stored``: the session
     store snapshot, key -> JSON text. ``heap_limit_bytes``: the engine's memory limit.
     Any thread: :meth:`notification_done`, :meth:`output_taken`; everything else runs on
     the thread that drives the cell's JavaScript.
@@ -103,7 +105,7 @@ class CellState:
         heap_limit_bytes: int | None,
         events: CellEvents,
         loop: asyncio.AbstractEventLoop,
-        driver: CellDriver,
+        runtime: RuntimePort,
     ) -> None:
         self.cell_id = cell_id
         self.source = source
@@ -113,7 +115,7 @@ class CellState:
         self.heap_limit = heap_limit_bytes or DEFAULT_HEAP_LIMIT_BYTES
         self._events = events
         self._loop = loop
-        self._driver = driver
+        self._runtime = runtime
         self._timers: list[tuple[float, int, int]] = []
         self._active_timers: set[int] = set()
         self._tool_seq = 0
@@ -122,7 +124,7 @@ class CellState:
         self._exit_requested = False
         self._failed_untold = False
         self.stop_requested = False
-        """Set by the driver when the cell is terminated (or its session closed)."""
+        """Set by the cell's runtime when the cell is terminated (or its session closed)."""
         self._timer_lock = threading.Lock()
         self._flow = threading.Condition()
         stopped = self._is_stopping
@@ -136,7 +138,7 @@ class CellState:
         self._pipe.post(fn, *args)
 
     def _is_stopping(self) -> bool:
-        return self.stop_requested or self._driver.given_up()
+        return self.stop_requested or self._runtime.given_up()
 
     def wake_waiters(self) -> None:
         """A helper waiting for room in a window returns at once (after a stop). Any thread."""
@@ -295,7 +297,7 @@ class CellState:
     def request_exit(self) -> bool:
         """``exit()``: True when the context will be interrupted, False for the sentinel."""
         self._exit_requested = True
-        return self._driver.interrupt_for_exit()
+        return self._runtime.interrupt_for_exit()
 
     def exited(self) -> None:
         self._exit_requested = True
@@ -305,8 +307,8 @@ class CellState:
             self._outcome = CellOutcome("completed")
 
     def out_of_memory(self, kind: str) -> str | None:
-        """Runtime code met an allocation failure: the driver decides (:meth:`CellDriver.out_of_memory`)."""
-        return self._driver.out_of_memory(kind)
+        """Runtime code met an allocation failure: its runtime decides (:meth:`RuntimePort.out_of_memory`)."""
+        return self._runtime.out_of_memory(kind)
 
     def module_failed(self, text: str | None) -> None:
         """The module (or a timer callback) failed; ``text`` is None when it could not be formatted."""

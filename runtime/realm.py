@@ -68,12 +68,12 @@ def _silent_when_ended(name: str) -> bool:
 
 class RealmCell:
     """A cell run by a :class:`Realm`: its :class:`~codemode.runtime.cellstate.CellState`
-    (made from ``settings``, CellState's keyword arguments but ``driver``) and what the realm
+    (made from ``settings``, CellState's keyword arguments but ``runtime``) and what the realm
     keeps of it."""
 
     def __init__(self, *, realm: Realm, **settings: Any) -> None:
         self.realm = realm
-        self.state = CellState(driver=self, **settings)
+        self.state = CellState(runtime=self, **settings)
         self.cell_id: str = self.state.cell_id
         self.dispatch: Any = None
         """The cell's dispatcher in the realm's JavaScript, while the cell runs."""
@@ -94,7 +94,7 @@ class RealmCell:
         """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
         self.realm.post("settle", self, (runtime_tool_call_id, settlement(runtime_tool_call_id, ok, value)))
 
-    # ---- what the cell's state asks (CellDriver) -------------------------------------
+    # ---- what the cell's state asks (RuntimePort) -------------------------------------
 
     def interrupt_for_exit(self) -> bool:
         """The cell ran ``exit()``: interrupt the realm's running JavaScript."""
@@ -121,8 +121,8 @@ class Realm:
         self._name = name
         self._queue: queue.SimpleQueue[tuple[str, RealmCell | None, Any]] = queue.SimpleQueue()
         self._cells: dict[str, RealmCell] = {}
-        self._state = RealmThread()
-        self._lock = self._state.lock
+        self._thread_state = RealmThread()
+        self._lock = self._thread_state.lock
         self._members: dict[str, RealmCell] = {}
         """Every cell handed to the realm and not yet reported (what ends when it is given up)."""
         self._running: RealmCell | None = None
@@ -133,7 +133,7 @@ class Realm:
     @property
     def lost(self) -> str | None:
         """The error text of its cells once the realm was given up: the next cells need a new one."""
-        return self._state.lost
+        return self._thread_state.lost
 
     # ---- thread-safe API -----------------------------------------------------------
 
@@ -160,14 +160,14 @@ class Realm:
                 cell.state.stop_requested = True
                 return
             cell.state.stop_requested = True
-            own_call = self._state.in_js and self._state.call_cell is cell
+            own_call = self._thread_state.in_js and self._thread_state.call_cell is cell
             if own_call:
-                self._state.arm(f"cell {cell.cell_id} was terminated")
+                self._thread_state.arm(f"cell {cell.cell_id} was terminated")
             report_now = not own_call and not cell.reported
             if report_now:
                 cell.reported = True
                 self._members.pop(cell.cell_id, None)
-            epoch = self._state.epoch
+            epoch = self._thread_state.epoch
         cell.state.wake_waiters()
         if report_now:
             cell.state.report_finished(cell.state.final_outcome(CellOutcome("stopped")))
@@ -180,7 +180,7 @@ class Realm:
         thread between jobs; None when the listing failed. A busy thread answers late: the
         caller bounds its wait and may cancel the future."""
         future: concurrent.futures.Future[list[list[str]] | None] = concurrent.futures.Future()
-        if self._state.ended:
+        if self._thread_state.ended:
             future.set_result(None)
         else:
             self.post("members", None, (path, future))
@@ -189,7 +189,7 @@ class Realm:
     def close(self) -> None:
         """End the realm's thread (the session closed; its cells were stopped): JavaScript
         still running is interrupted for good."""
-        self._state.end()
+        self._thread_state.end()
         if self._thread is not None:
             self._queue.put(("close", None, None))
 
@@ -198,16 +198,16 @@ class Realm:
     def wait_idle(self, epoch: int, timeout_s: float) -> bool:
         """True once the thread came back to its event loop after idle count ``epoch``, or the
         realm ended; False after ``timeout_s`` seconds."""
-        return self._state.wait_return(epoch, timeout_s)
+        return self._thread_state.wait_return(epoch, timeout_s)
 
     def interrupt_stray(self, reason: str) -> None:
         """Interrupt the JavaScript running now, whoever's it is, because ``reason``."""
-        self._state.interrupt(reason)
+        self._thread_state.interrupt(reason)
 
     def give_up(self, text: str) -> None:
         """The thread cannot be got back: every cell ends (a stopped one as stopped, the others
         with ``text``), the thread is interrupted for good and leaves at its next poll."""
-        if not self._state.end(lost=text):
+        if not self._thread_state.end(lost=text):
             return
         with self._lock:
             cells = list(self._members.values())
@@ -226,7 +226,7 @@ class Realm:
     def interrupt_running(self, reason: str) -> bool:
         """Interrupt the JavaScript running now because ``reason`` (``exit()``, an exhausted
         heap); False when no interrupt is available."""
-        return self._state.interrupt(reason)
+        return self._thread_state.interrupt(reason)
 
     def null_is_out_of_memory(self, source: str) -> bool:
         """Whether a thrown ``null`` is QuickJS's report of a failed allocation (realm thread)."""
@@ -261,11 +261,11 @@ class Realm:
             self._fail_all(f"code-mode runtime error: {exc}")
         finally:
             self._entry = None
-            self._state.switch = None
+            self._thread_state.switch = None
             self._ctx = None
 
     def _boot(self) -> None:
-        ctx, self._state.switch = new_context(self.heap_limit)
+        ctx, self._thread_state.switch = new_context(self.heap_limit)
         ctx.add_callable("__codemode_host", self._host_call)
         ctx.set("__codemode_config", json.dumps({"tools": [], "source": ""}))
         self._ctx = ctx
@@ -289,7 +289,7 @@ class Realm:
         while self.lost is None:
             self._run_jobs()
             self._check_cells()
-            self._state.came_back()
+            self._thread_state.came_back()
             try:
                 kind, cell, payload = self._queue.get(timeout=self._next_timeout())
             except queue.Empty:
@@ -383,7 +383,7 @@ class Realm:
         prelude ends the cell it is attributed to (an interrupt is no failure of its own),
         unless ``quiet`` (the runtime's own calls, which no cell made).
         """
-        if not self._state.enter(cell):
+        if not self._thread_state.enter(cell):
             return None
         if cell is not None:
             self._running = cell
@@ -394,7 +394,7 @@ class Realm:
         except quickjs.JSException as exc:
             failure = str(exc)
         finally:
-            armed, reason, ended = self._state.leave()
+            armed, reason, ended = self._thread_state.leave()
         if failure is None or ended:
             return result
         if function is not self._entry:
@@ -478,7 +478,7 @@ class Realm:
         with self._lock:
             self._running = cell
             if cell.state.stop_requested:
-                self._state.arm(f"cell {cell_id} was terminated")
+                self._thread_state.arm(f"cell {cell_id} was terminated")
                 return None
         if cell.state.finished() and _silent_when_ended(name):
             return None
