@@ -11,6 +11,9 @@ messages keeps fields it does not know (newer Codex hosts add some, such as
 
 from __future__ import annotations
 
+import re
+import typing
+
 import pytest
 
 from codemode.host import incoming
@@ -225,3 +228,17 @@ def test_the_client_names_what_is_wrong_with_a_host_message(message, text):
     with pytest.raises(incoming.Violation) as info:
         incoming.decode(message)
     assert str(info.value) == text
+
+
+def _type_names(union: object) -> set[str]:
+    """The ``type`` values of a union of message types, read from their annotations."""
+    names: set[str] = set()
+    for member in typing.get_args(union):
+        names |= set(re.findall(r"'([^']+)'", member.__annotations__["type"]))
+    return names
+
+
+def test_every_message_type_is_built_and_decoded_above():
+    """A message type added to either union is added to the cases above too."""
+    assert _type_names(messages.ClientMessage) == {m["type"] for m in BUILT}
+    assert _type_names(messages.HostMessage) == {m["type"] for m in HOST_BUILT}
