@@ -66,6 +66,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {t for t in targets if t in modules and t != name}
 
 
+@pytest.mark.unit
 def test_no_module_imports_itself_through_others():
     """No import cycle among the modules of codemode, codemode.kernel and codemode.runtime."""
     modules = _module_files()
@@ -88,6 +89,7 @@ def test_no_module_imports_itself_through_others():
     assert cycles == []
 
 
+@pytest.mark.unit
 def test_every_package_folder_is_installed():
     """A non-editable install ships every folder with an ``__init__.py`` (``pip install .`` once left out two)."""
     import tomllib

@@ -13,10 +13,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from test_connection_state import SESSION, admit, opened
 
 from codemode.host.answers import delegate_answers, stamp_delegate
 from codemode.wire import messages
+
+pytestmark = pytest.mark.unit
 
 
 def _wait(state: Any, cell_id: str) -> Any:

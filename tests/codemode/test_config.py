@@ -2,8 +2,12 @@
 
 from pathlib import Path
 
+import pytest
+
 from codemode.config import Config, SessionDefaults, load_config
 from codemode.sandbox.startup import startup_code
+
+pytestmark = pytest.mark.unit
 
 
 def write(tmp_path: Path, text: str) -> Path:

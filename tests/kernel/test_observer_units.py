@@ -19,6 +19,8 @@ from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import CellObserver
 from codemode.responses import RuntimeResponse, WaitOutcome
 
+pytestmark = pytest.mark.unit
+
 
 class _Session:
     """Each ``wait`` returns the next answer the test puts in ``answers``."""

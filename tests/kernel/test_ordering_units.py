@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from codemode.kernel.ordering import CellOrder
+
+pytestmark = pytest.mark.unit
 
 
 class Session:

@@ -283,10 +283,10 @@ class HostClient:
         assert first["status"] == "ok", first
         return cell_id, first["value"]
 
-    async def wait(
+    def start_wait(
         self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1", max_output_tokens: int | None = None
-    ) -> dict[str, Any]:
-        """``session/wait``; returns the ``wait/completed`` outcome (or the error result)."""
+    ) -> asyncio.Future:
+        """Send ``session/wait`` (written before this returns); returns the response future."""
         request: dict[str, Any] = {
             "method": "session/wait",
             "sessionId": session_id,
@@ -294,7 +294,14 @@ class HostClient:
         }
         if max_output_tokens is not None:
             request["maxOutputTokens"] = max_output_tokens
-        result = await self.request(request)
+        return self.start_request(request)[1]
+
+    async def wait(
+        self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1", max_output_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """``session/wait``; returns the ``wait/completed`` outcome (or the error result)."""
+        pending = self.start_wait(cell_id, yield_time_ms, session_id=session_id, max_output_tokens=max_output_tokens)
+        result = await asyncio.wait_for(pending, 30.0)
         return result["value"]["outcome"] if result["status"] == "ok" else result
 
     async def terminate(self, cell_id: str, *, session_id: str = "s1") -> dict[str, Any]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from rt_client import body_of, start_host, text_items, without_duration
 
 from codemode.runtime.livecell import effective_yield_ms
 
 
+@pytest.mark.unit
 def test_effective_yield_time_pinned_pairs():
     """(limit, requested) -> effective: +1000 ms grace from 10 000 ms, clamped by maxYieldTimeMs (Codex's rules)."""
     pairs = [
@@ -80,10 +82,7 @@ async def test_yield_control(host):
 async def test_one_observer_at_a_time(host):
     """A second concurrent wait fails with Codex's text; the first goes on."""
     cell_id, _ = await host.execute("await new Promise((r) => setTimeout(r, 400)); text('x');", yield_time_ms=0)
-    _, first = host.start_request(
-        {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
-    )
-    await asyncio.sleep(0)  # let the first wait reach the host before the second
+    first = host.start_wait(cell_id, 5000)  # written to the host's stdin before the second
     second = await host.request(
         {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
     )

@@ -7,10 +7,13 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
 import quickjs
 
 from codemode.runtime import interrupt
 from codemode.runtime.prelude_source import ENGINE_PARTS, READERS, REALM_CELL_PARTS, REALM_PARTS, prelude_source
+
+pytestmark = pytest.mark.unit
 
 RUNTIME = Path(__file__).resolve().parents[2] / "runtime"
 PYPROJECT = RUNTIME.parent / "pyproject.toml"
