@@ -30,7 +30,7 @@ from codemode.runtime import profile
 from codemode.runtime.bindings import list_bindings
 from codemode.runtime.delegates import DelegateTable
 from codemode.runtime.errors import READING_HELLO, READING_MESSAGE, FatalConnectionError, HelloNotWritten, ProtocolError
-from codemode.runtime.session import HostSession, LiveCell, missing_cell, runtime_response
+from codemode.runtime.host_session import HostSession, LiveCell, missing_cell, runtime_response
 from codemode.runtime.stdio_files import exit_process
 from codemode.runtime.validate import DecodeError, decode_client_frame
 from codemode.wire import messages, raw_text

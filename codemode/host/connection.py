@@ -13,7 +13,7 @@ from typing import Any
 from codemode.errors import CodeModeError
 from codemode.host.answers import delegate_answers
 from codemode.host.driver import SHUTDOWN_TIMEOUT_S, ConnectionDriver, wait_deadline_s
-from codemode.host.sessions import SessionDelegate, cell_sort_key
+from codemode.host.remote_sessions import SessionDelegate, cell_sort_key
 from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire import messages, stored_values
 from codemode.wire.frame_json import json_text

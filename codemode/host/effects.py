@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from codemode.host.sessions import RemoteSession
+from codemode.host.remote_sessions import RemoteSession
 from codemode.responses import RuntimeResponse
 
 

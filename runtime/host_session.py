@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from codemode.runtime import engines, interrupt, profile
-from codemode.runtime.cell import CellEvents, CellRuntime
+from codemode.runtime.cell import CellRuntime
+from codemode.runtime.cellstate import CellEvents
 from codemode.runtime.errors import ProtocolError
 from codemode.runtime.livecell import (
     ConnectionPort,
