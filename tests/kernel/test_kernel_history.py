@@ -10,7 +10,16 @@ from typing import Any
 import psutil
 import pytest
 from console_driver import Console
-from kernel_driver import Kernel, execute, send_execute, shell_reply, start_kernel, stop_kernel, wait_for_iopub
+from kernel_driver import (
+    Kernel,
+    execute,
+    send_execute,
+    shell_reply,
+    start_kernel,
+    start_kernels,
+    stop_kernel,
+    wait_for_iopub,
+)
 
 
 def _history(kernel: Kernel, **content: Any) -> list[list[Any]]:
@@ -160,3 +169,85 @@ def test_a_long_input_keeps_its_first_mebibyte_and_a_marker(codemode_kernelspec,
         stop_kernel(kernel)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT max(length(CAST(source AS BLOB))) FROM history").fetchone()[0] < 2**20 + 100
+
+
+@pytest.fixture(scope="module")
+def three_sessions(codemode_kernelspec, tmp_path_factory) -> list[Kernel]:
+    """Three kernels running at once on one history file: sessions 1, 2 and 3, in that order,
+    each with the lines ``text("<x>1")``, ``text("same")``, ``text("<x>2")`` (x: a, b, c),
+    written by the time the fixture returns (a history request writes a kernel's own lines)."""
+    folder = tmp_path_factory.mktemp("three-sessions")
+    env = {"CODEMODE_HISTORY_FILE": str(folder / "history.sqlite")}
+    kernels = start_kernels(3, folder, env)
+    try:
+        for kernel, name in zip(kernels, "abc", strict=True):
+            _ok(kernel, f'text("{name}1")')
+            _history(kernel, hist_access_type="tail", n=1)  # numbers its session now
+        for kernel in kernels:
+            _ok(kernel, 'text("same")')
+        for kernel, name in zip(kernels, "abc", strict=True):
+            _ok(kernel, f'text("{name}2")')
+            _history(kernel, hist_access_type="tail", n=1)
+        yield kernels
+    finally:
+        for kernel in kernels:
+            stop_kernel(kernel)
+
+
+def _lines(session: int, name: str) -> list[list[Any]]:
+    """The three lines session ``session`` (its kernel runs cells named ``name``) keeps."""
+    return [[session, 1, f'text("{name}1")'], [session, 2, 'text("same")'], [session, 3, f'text("{name}2")']]
+
+
+def test_tail_across_sessions_puts_the_asking_kernels_own_lines_last(three_sessions):
+    """ipykernel answers ``tail`` with IPython's ``HistoryAccessor.get_tail(include_latest=True)``:
+    the asking session's last lines are taken first, then the other sessions' newest first
+    (by session number, then line), and the whole returned oldest first."""
+    first, middle, last = three_sessions
+    a, b, c = _lines(1, "a"), _lines(2, "b"), _lines(3, "c")
+    assert _history(middle, hist_access_type="tail", n=100) == a + c + b
+    assert _history(first, hist_access_type="tail", n=100) == b + c + a
+    assert _history(last, hist_access_type="tail", n=100) == a + b + c
+    # A short tail: the asking session's lines first, then the newest session's.
+    assert _history(middle, hist_access_type="tail", n=5) == c[1:] + b
+    assert _history(first, hist_access_type="tail", n=4) == c[2:] + a
+    assert _history(middle, hist_access_type="tail", n=2) == b[1:]
+
+
+def test_search_returns_the_n_latest_matches_oldest_first(three_sessions):
+    """IPython's ``HistoryAccessor.search``: the ``n`` most recent matches, oldest first; all of
+    them when ``n`` is at least their number (a larger ``n`` once dropped the oldest)."""
+    kernel = three_sessions[1]
+    firsts = [[1, 1, 'text("a1")'], [2, 1, 'text("b1")'], [3, 1, 'text("c1")']]
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")') == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=4) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=5) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=100) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=3) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=2) == firsts[1:]
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=0) == []
+    assert _history(kernel, hist_access_type="search", pattern="nothing*", n=5) == []
+
+
+def test_unique_search_keeps_each_text_at_its_latest_line(three_sessions):
+    kernel = three_sessions[0]
+    same = [3, 2, 'text("same")']
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True) == [same]
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True, n=1) == [same]
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True, n=2) == [same]
+    everything = [
+        [1, 1, 'text("a1")'],
+        [1, 3, 'text("a2")'],
+        [2, 1, 'text("b1")'],
+        [2, 3, 'text("b2")'],
+        [3, 1, 'text("c1")'],
+        same,
+        [3, 3, 'text("c2")'],
+    ]
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=8) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=13) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=7) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=3) == everything[-3:]
+    # Without unique the same text comes once a line.
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', n=2) == [[2, 2, 'text("same")'], same]
