@@ -91,6 +91,7 @@ class TestCodeModeNotebookKernel(jkt.KernelTests):
         {"text": "greeting.toUpp", "matches": {"toUpperCase"}},
         {"text": "console.lo", "matches": {"log"}},
         {"text": "disp", "matches": {"display"}},
+        {"text": 'await tools["ec', "matches": {"echo"}},
     ]
     complete_code_samples = ["const b = 2;", "1 + 1", "%cells"]
     incomplete_code_samples = ["function f() {", "console.log(`${x"]

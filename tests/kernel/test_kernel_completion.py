@@ -37,6 +37,34 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
     assert "echo" in _complete(kc, "tools.")["matches"]
 
 
+BUILT_IN_TOOLS = ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
+"""The tools of a kernel with no ``codemode.toml``, as ``tools.`` completes them."""
+
+
+def test_a_string_key_after_tools_bracket_completes_tool_names(kernel):
+    """``tools["`` and ``tools['`` complete the tool names as the string key being typed:
+    the matches replace what was typed inside the quotes, from the quote to the cursor."""
+    kc = kernel.kc
+    assert _complete(kc, "tools.")["matches"] == BUILT_IN_TOOLS
+    reply = _complete(kc, 'await tools["')
+    assert reply["matches"] == BUILT_IN_TOOLS
+    assert (reply["cursor_start"], reply["cursor_end"]) == (13, 13)
+    reply = _complete(kc, "const r = await tools['ec")
+    assert reply["matches"] == ["echo"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (23, 25)
+    types = reply["metadata"]["_jupyter_types_experimental"]
+    signature = "declare const tools: { echo(args: unknown): Promise<unknown>; };"
+    assert types == [{"start": 23, "end": 25, "text": "echo", "type": "function", "signature": signature}]
+    assert _complete(kc, 'tools[ "re')["matches"] == ["read_file"]
+    # The cursor inside a key already closed: what is before the cursor is completed.
+    code = 'await tools["ex"]({cmd: "ls"})'
+    reply = shell_reply(kc, kc.complete(code, code.index('"]')), timeout=90)["content"]
+    assert reply["matches"] == ["exec_command"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (13, 15)
+    # After the closing quote the key is written: nothing to complete there.
+    assert _complete(kc, 'tools["echo"]')["matches"] == []
+
+
 @pytest.fixture(scope="module")
 def v8_kernel(codemode_kernelspec, tmp_path_factory):
     """A kernel whose cells run in V8 (as a kernelspec installed with --engine v8 runs them)."""
