@@ -150,6 +150,22 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
     assert f"exec cell {cell_id} not found" in again.errors[0]["evalue"]
 
 
+def test_a_cell_yields_at_its_yield_time_before_an_event_half_as_late_again(kernel):
+    """The initial response comes ``yield_time_ms`` after the execute (Codex's exec yield):
+    ordered by events, not timed. The cell's own timer prints at 1.5 x ``yield_time_ms``; a
+    yield timer firing later than that (twice as late, say) would answer with the cell
+    already completed and both lines. The margin, half a yield time, is 500 ms."""
+    run = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 1000}\n'
+        'text("before the yield");\n'
+        'await new Promise((resolve) => setTimeout(() => { text("at 1.5 yield times"); resolve(); }, 1500));',
+    )
+    assert (run.codemode["status"], run.stdout) == ("running", "before the yield\n")
+    waited = execute(kernel.kc, f"%wait {run.codemode['cell_id']}")
+    assert (waited.codemode["status"], waited.stdout) == ("completed", "at 1.5 yield times\n")
+
+
 def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
     # Ordered by events: the cell yields with yield_control(), prints "b" once the test opens
     # a gate, and says so with a notification; only then does the test wait (and time out).
