@@ -15,10 +15,10 @@ import datetime
 import sys
 from pathlib import Path
 
-from . import host_rows, kernel_rows, machine
-from .kernels import DENO_KERNEL, LOG
-from .report import RunInfo, document
-from .rows import Row, run_row
+from bench import host_rows, kernel_rows, machine
+from bench.kernels import DENO_KERNEL, LOG
+from bench.report import RunInfo, document
+from bench.rows import Row, run_row
 
 ROWS: tuple[Row, ...] = (
     kernel_rows.start_row(),

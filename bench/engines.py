@@ -33,9 +33,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import machine
-from .hosts import NO_YIELD, codemode_host, host_session, host_start, reference_host, run_cell
-from .pairing import order, ratio_text, slope
+from bench import machine
+from bench.hosts import NO_YIELD, codemode_host, host_session, host_start, reference_host, run_cell
+from bench.pairing import order, ratio_text, slope
 
 SMALL = 5
 """The second size of a cell is its full size divided by this."""

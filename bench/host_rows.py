@@ -18,9 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 
-from codemode.tools.base import Tool
-
-from .hosts import (
+from bench.hosts import (
     NO_YIELD,
     REFERENCE_MISSING,
     codemode_host,
@@ -30,7 +28,8 @@ from .hosts import (
     reference_host,
     timed_cell,
 )
-from .rows import Goal, Lossy, Row, Side
+from bench.rows import Goal, Lossy, Row, Side
+from codemode.tools.base import Tool
 
 MB = 1_000_000
 

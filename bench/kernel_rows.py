@@ -11,8 +11,8 @@ import contextlib
 import statistics
 from collections.abc import Callable
 
-from .kernels import DENO_KERNEL, Kernel, command_line, deno_missing, first_cell, rss
-from .rows import Goal, Lossy, Row, Side, present
+from bench.kernels import DENO_KERNEL, Kernel, command_line, deno_missing, first_cell, rss
+from bench.rows import Goal, Lossy, Row, Side, present
 
 CODEMODE = "codemode"
 IPYKERNEL = "python3"

@@ -25,9 +25,8 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from bench.pairing import compare, order
 from codemode.tools.stdio_transport import stdio_transport
-
-from .pairing import compare, order
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "codemode" / "servers" / "cm_raw_server.py"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .rows import RowResult
+from bench.rows import RowResult
 
 INTRO = """\
 # Benchmarks

@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .pairing import Comparison, compare, order, slope
+from bench.pairing import Comparison, compare, order, slope
 
 
 class Lossy(Exception):

@@ -21,12 +21,11 @@ import statistics
 import tempfile
 import time
 
+from bench.pairing import compare, order
 from codemode.cancellation import CancellationToken
 from codemode.config import Config, SandboxSettings
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
-
-from .pairing import compare, order
 
 
 async def _dispatcher(mode: str) -> tuple[ToolRegistry, ToolCallRuntime]:

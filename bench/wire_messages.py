@@ -1,11 +1,11 @@
 """How fast the candidate typings of the wire messages encode and decode (the numbers in
-:mod:`codemode.messages`): TypedDicts with constructor functions (what the project uses),
+:mod:`codemode.wire.messages`): TypedDicts with constructor functions (what the project uses),
 dataclasses with ``to_wire``/``from_wire``, and pydantic 2 models.
 
 Two messages: a typical ``session/execute`` request (12 tool definitions, a 400-character
 source) and an ``execute/initialResponse`` carrying a ``Result`` with 1 MB of text. "encode"
-is building the message from its parts plus :func:`codemode.protocol.encode_frame` (pydantic:
-``model_dump_json``); "decode" is :func:`codemode.protocol.decode_frames` plus checking the
+is building the message from its parts plus :func:`codemode.wire.framing.encode_frame` (pydantic:
+``model_dump_json``); "decode" is :func:`codemode.wire.framing.decode_frames` plus checking the
 message into its typed form (pydantic: ``model_validate_json``).
 
 Run: ``python bench/wire_messages.py`` (prints microseconds per operation, best of 5).
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from codemode import messages
-from codemode.protocol import decode_frames, encode_frame
 from codemode.responses import RuntimeResponse
+from codemode.wire import messages
+from codemode.wire.framing import decode_frames, encode_frame
 
 TOOLS = [
     {

@@ -9,7 +9,7 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:
     if name == "tool":
-        from .tools.python import tool
+        from codemode.tools.python import tool
 
         return tool
     raise AttributeError(f"module 'codemode' has no attribute {name!r}")

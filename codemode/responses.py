@@ -2,7 +2,7 @@
 
 A response is ``Yielded`` (the cell still runs), ``Terminated`` or ``Result`` (it finished);
 a wait or terminate answers ``LiveCell`` or ``MissingCell`` (Codex's ``RuntimeResponse`` and
-``WaitOutcome``). The wire forms and their checks are in :mod:`codemode.messages`; content
+``WaitOutcome``). The wire forms and their checks are in :mod:`codemode.wire.messages`; content
 items stay the wire dicts (``{"type": "input_text", "text"}``,
 ``{"type": "input_image", "image_url", "detail"}``, ``{"type": "input_audio", "audio_url"}``).
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import messages
-from .messages import ContentItem, ResponseKind, WireRuntimeResponse
+from codemode.wire import messages
+from codemode.wire.messages import ContentItem, ResponseKind, WireRuntimeResponse
 
 __all__ = ["ContentItem", "ResponseKind", "RuntimeResponse", "WaitOutcome"]
 
@@ -41,8 +41,8 @@ class RuntimeResponse:
     def from_wire(cls, wire: Any) -> RuntimeResponse:
         """Parse the externally tagged wire form ``{"Result": {...}}``.
 
-        Raises ``ValueError`` (:class:`~codemode.messages.MessageError`) for a shape that is not a
-        runtime response (see :func:`codemode.messages.parse_runtime_response`).
+        Raises ``ValueError`` (:class:`~codemode.wire.messages.MessageError`) for a shape that is not a
+        runtime response (see :func:`codemode.wire.messages.parse_runtime_response`).
         """
         kind, body = messages.parse_runtime_response(wire)
         return cls(kind, body["cell_id"], list(body["content_items"]), body.get("error_text"))

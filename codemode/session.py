@@ -23,7 +23,7 @@ session on a host connection (:mod:`codemode.host`):
   ``on_notify``; after ``shutdown`` every call fails with ``code mode session is shutting down``;
 - stored values: the client keeps the committed values (the ``session/storedValues``
   extension) and seeds a rebuilt host's session with them, one value a frame whatever their
-  total (:mod:`codemode.stored_values`). Codex's own host rejects unknown fields, so the
+  total (:mod:`codemode.wire.stored_values`). Codex's own host rejects unknown fields, so the
   extension is used only with our host (see ``stored_values_extension``).
 """
 
@@ -36,14 +36,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .config import SessionDefaults
-from .config.session import combination_problem
-from .errors import CodeModeError, HostConnectionError
-from .host import HostConnection, HostProvider
-from .host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
-from .messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
-from .responses import RuntimeResponse, WaitOutcome
-from .session_delegate import (
+from codemode.config import SessionDefaults
+from codemode.config.session import combination_problem
+from codemode.errors import CodeModeError, HostConnectionError
+from codemode.host import HostConnection, HostProvider
+from codemode.host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN
+from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.session_delegate import (
     SessionDelegateAdapter,
     SessionHooks,
     generation_of,
@@ -52,6 +51,7 @@ from .session_delegate import (
     public_outcome,
     stale_cell,
 )
+from codemode.wire.messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -406,7 +406,7 @@ class CodeModeSession:
 
     async def bindings(self, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
         """The notebook realm's global bindings (``path`` empty) or the members of the value at
-        ``path``, as ``(name, kind)`` pairs (:mod:`codemode.messages.bindings`); None when the
+        ``path``, as ``(name, kind)`` pairs (:mod:`codemode.wire.session_bindings`); None when the
         realm was busy for ``timeout_ms``, when no host runs yet, or when the host does not list
         bindings (strict profile, Codex's host). Raises :class:`CodeModeError` on host errors."""
         binding = self._binding

@@ -11,9 +11,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .cancellation import CancellationToken
-from .errors import StaleCellError, ToolCallError
-from .responses import WaitOutcome
+from codemode.cancellation import CancellationToken
+from codemode.errors import StaleCellError, ToolCallError
+from codemode.responses import WaitOutcome
 
 
 def generation_of(public_id: str) -> int:

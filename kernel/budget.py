@@ -1,7 +1,7 @@
 """The output budget (``max_output_tokens``) of one delivery, error included.
 
 Codex bounds what one observation of a cell returns to ``max_output_tokens`` (one token = 4
-UTF-8 bytes; ``codemode.output``). A failed cell's error counts too: Codex appends the error
+UTF-8 bytes; ``codemode.wire.truncation``). A failed cell's error counts too: Codex appends the error
 as a last content item ``Script error:\\n<error_text>`` and truncates it together with the
 output (Codex core's ``handle_runtime_response`` and ``truncate_code_mode_result``; its host
 does the same when it truncates itself). The kernel shows the error as a Jupyter ``error`` output rather than as text, and bounds it the
@@ -11,11 +11,11 @@ same way:
 - otherwise the error keeps what the output leaves of the budget, and at least half of it
   (the part Codex's middle truncation keeps from the end, where the error is), never more
   than it needs; the output gets the rest. The output is truncated with Codex's rules
-  (``codemode.output.truncate_content_items``: ``Warning: truncated output ...`` header and
+  (``codemode.wire.truncation.truncate_content_items``: ``Warning: truncated output ...`` header and
   ``…N tokens truncated…`` marker), the error's text and message with its middle marker
-  (``codemode.output.truncate_middle``). The error's name is kept whole.
+  (``codemode.wire.truncation.truncate_middle``). The error's name is kept whole.
 
-The notebook profile's items count too (``codemode.output.truncate_content_items`` says how):
+The notebook profile's items count too (``codemode.wire.truncation.truncate_content_items`` says how):
 a ``stream`` by its text, a ``display_data`` or the cell's value (``execute_result``) by its
 largest representation; one that does not fit keeps only its ``text/plain``, truncated.
 
@@ -35,7 +35,7 @@ from typing import Any
 
 from codemode.kernel.render import ErrorParts, parse_error_text
 
-from codemode import output
+from codemode.wire import truncation
 
 TERMINATED_MAX_TOKENS = 250_000
 """Budget (about 1 MB) of the output a terminated cell left undelivered, whatever its own
@@ -62,17 +62,17 @@ class Bounded:
 
 
 def _text_tokens(items: list[dict[str, Any]]) -> int:
-    return sum(output.text_tokens(item) for item in items)
+    return sum(truncation.text_tokens(item) for item in items)
 
 
 def bound_error(error_text: str, max_tokens: int) -> ErrorParts:
     """The error output of ``error_text`` within ``max_tokens``: name whole, message and
     traceback middle-truncated (unchanged when ``error_text`` fits)."""
     parts = parse_error_text(error_text)
-    if output.approx_token_count(error_text) <= max_tokens:
+    if truncation.approx_token_count(error_text) <= max_tokens:
         return parts
-    traceback = output.truncate_middle(error_text, max_tokens).splitlines()
-    return ErrorParts(parts.ename, output.truncate_middle(parts.evalue, max_tokens), traceback)
+    traceback = truncation.truncate_middle(error_text, max_tokens).splitlines()
+    return ErrorParts(parts.ename, truncation.truncate_middle(parts.evalue, max_tokens), traceback)
 
 
 def bound_delivery(items: list[dict[str, Any]], error_text: str | None, max_tokens: int | None) -> Bounded:
@@ -81,15 +81,15 @@ def bound_delivery(items: list[dict[str, Any]], error_text: str | None, max_toke
     if max_tokens is None:
         return Bounded(list(items), parse_error_text(error_text) if error_text is not None else None)
     if error_text is None:
-        return Bounded(output.truncate_content_items(items, max_tokens), None)
+        return Bounded(truncation.truncate_content_items(items, max_tokens), None)
     together = [*items, {"type": "input_text", "text": SCRIPT_ERROR_PREFIX + error_text}]
-    if output.truncate_content_items(together, max_tokens) == together:
+    if truncation.truncate_content_items(together, max_tokens) == together:
         return Bounded(list(items), parse_error_text(error_text))
     budget = max(0, max_tokens)
-    needed = output.approx_token_count(error_text)
+    needed = truncation.approx_token_count(error_text)
     error_budget = min(needed, max(budget - _text_tokens(items), budget - budget // 2))
     return Bounded(
-        output.truncate_content_items(items, budget - error_budget),
+        truncation.truncate_content_items(items, budget - error_budget),
         bound_error(error_text, error_budget),
     )
 
@@ -98,7 +98,7 @@ def tool_output_notice(max_tokens: int) -> str:
     """The ``stderr`` line shown once when a cell's tools printed more than its budget."""
     return (
         f"\n[The tools of this cell printed more than its max_output_tokens ({max_tokens} tokens, "
-        f"{max_tokens * output.BYTES_PER_TOKEN} bytes); the rest of what they print is not shown.]\n"
+        f"{max_tokens * truncation.BYTES_PER_TOKEN} bytes); the rest of what they print is not shown.]\n"
     )
 
 
@@ -112,7 +112,7 @@ def tool_output_part(text: str, shown_bytes: int, max_tokens: int | None) -> tup
     if max_tokens is None:
         return text, shown_bytes, False
     data = text.encode("utf-8", "surrogatepass")
-    room = max(0, max_tokens) * output.BYTES_PER_TOKEN - shown_bytes
+    room = max(0, max_tokens) * truncation.BYTES_PER_TOKEN - shown_bytes
     if len(data) <= room:
         return text, shown_bytes + len(data), False
     part = data[: max(0, room)].decode("utf-8", "ignore")

@@ -19,7 +19,7 @@ go to its status display, which is rate-bounded the same way.
 Each text is bounded by the cell's ``max_output_tokens`` as Codex bounds a text output: one
 over the budget keeps its start and end with Codex's marker between,
 ``Warning: truncated output (original token count: N)\\nTotal output lines: L\\n\\n
-<head>…K tokens truncated…<tail>`` (``codemode.output.truncate_content_items``).
+<head>…K tokens truncated…<tail>`` (``codemode.wire.truncation.truncate_content_items``).
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ from codemode.kernel.displays import MIN_UPDATE_INTERVAL_S, StatusDisplays
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.state import KernelState
 
-from codemode import output
+from codemode.wire import truncation
 
 
 def bounded_text(text: str, max_tokens: int | None) -> str:
     """``text`` within ``max_tokens`` (unchanged when it fits or no budget applies)."""
     if max_tokens is None:
         return text
-    (item,) = output.truncate_content_items([{"type": "input_text", "text": text}], max_tokens)
+    (item,) = truncation.truncate_content_items([{"type": "input_text", "text": text}], max_tokens)
     return str(item["text"])
 
 

@@ -7,7 +7,7 @@ code it does not control: a Python tool that prints one, a docstring or MCP desc
 holds one. The send would then raise inside a handler: the request gets no reply and the cell's
 output is lost. :func:`install_safe_packer` wraps the session's packer so that a message whose
 JSON cannot be encoded is written again with each lone surrogate replaced by U+FFFD (the same
-rule as the code-mode frames, :func:`codemode.frame_json.well_formed`). Messages without lone
+rule as the code-mode frames, :func:`codemode.wire.frame_json.well_formed`). Messages without lone
 surrogates take the original packer unchanged.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from jupyter_client.jsonutil import json_clean, json_default
 from jupyter_client.session import Session
 
-from codemode.frame_json import well_formed
+from codemode.wire.frame_json import well_formed
 
 
 def _well_formed_json(obj: Any) -> bytes:

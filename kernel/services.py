@@ -61,7 +61,7 @@ DANGER_NOTICE = (
 class Services:
     """The built services: ``config``, ``registry`` (the enabled tools), ``dispatcher`` (runs
     tool calls), ``code_mode`` (the code-mode session: execute / wait / terminate cells), the
-    ``pragma`` and ``output`` modules (``codemode.pragma``, ``codemode.output``), and
+    ``pragma`` and ``truncation`` modules (``codemode.pragma``, ``codemode.wire.truncation``), and
     ``losses`` (explains cells lost with the runtime host, :mod:`codemode.kernel.host_loss`)."""
 
     config: Config
@@ -69,7 +69,7 @@ class Services:
     dispatcher: ToolCallRuntime
     code_mode: CodeModeSession
     pragma: ModuleType
-    output: ModuleType
+    truncation: ModuleType
     losses: HostLosses
 
     def problems(self) -> list[str]:
@@ -98,12 +98,13 @@ class Callbacks:
 
 def _import_service_modules() -> dict[str, ModuleType]:
     """Import the services' modules (run in a worker thread: ``mcp`` takes ~2 s to import)."""
-    from codemode import config, dispatch, output, pragma, session
+    from codemode import config, dispatch, pragma, session
     from codemode.tools import registry
+    from codemode.wire import truncation
 
     return {
         "config": config,
-        "output": output,
+        "truncation": truncation,
         "pragma": pragma,
         "session": session,
         "dispatch": dispatch,
@@ -206,7 +207,7 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
         on_notify=callbacks.on_notify,
         on_cell_closed=callbacks.on_cell_closed,
     )
-    return Services(config, registry, dispatcher, code_mode, mods["pragma"], mods["output"], HostLosses(code_mode))
+    return Services(config, registry, dispatcher, code_mode, mods["pragma"], mods["truncation"], HostLosses(code_mode))
 
 
 class ServicesLoader:

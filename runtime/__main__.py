@@ -24,7 +24,7 @@ import os
 import signal
 import sys
 
-from . import cell_thread, engines, interrupt, profile, stdio_files
+from codemode.runtime import cell_thread, engines, interrupt, profile, stdio_files
 
 
 def _private_stdout() -> int:
@@ -115,9 +115,9 @@ def serve(frames: int) -> None:
     exit status (never returns)."""
     import asyncio
 
-    from codemode.gc_tuning import freeze_startup_objects
+    from codemode.runtime.stdio import serve_stdio
 
-    from .stdio import serve_stdio
+    from codemode.gc_tuning import freeze_startup_objects
 
     freeze_startup_objects()
     gc.enable()  # off since boot.py's first line: start-up's objects are frozen now

@@ -1,4 +1,4 @@
-"""``session/bindings`` (codemode's extension, :mod:`codemode.messages.bindings`): a notebook
+"""``session/bindings`` (codemode's extension, :mod:`codemode.wire.session_bindings`): a notebook
 session's global bindings and their members, for the kernel's completion.
 
 The session's realm (``runtime/realm.py``) lists them on its own thread between jobs
@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from codemode import messages
+from codemode.runtime import profile
+from codemode.runtime.errors import ProtocolError
 
-from . import profile
-from .errors import ProtocolError
+from codemode.wire import messages
 
 
 async def list_bindings(realm: Any, request: dict[str, Any]) -> messages.BindingsListed:

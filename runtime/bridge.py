@@ -14,7 +14,7 @@ wrote it, goes into the ``tool/invoke`` frame as it is once it was checked to be
 JSON value),
 ``notify`` (a JSON string), ``store:<key as a JSON string>`` (the value's JSON text as
 ``JSON.stringify`` wrote it; the value is kept as the canonical JSON of
-:mod:`codemode.stored_values`, and one too large to cross a frame is refused), ``load`` (a JSON string key),
+:mod:`codemode.wire.stored_values`, and one too large to cross a frame is refused), ``load`` (a JSON string key),
 ``checkjson`` (an MCP block's JSON); values with a lone surrogate or nesting 128 deep are
 refused and keys have their surrogates replaced, as in Codex's host (:mod:`~codemode.runtime.jsontext`), ``yield``, ``timer`` (``[id, delay_ms]``), ``cleartimer``,
 ``intl`` (an Intl request, JSON; :mod:`~codemode.runtime.intl`), ``readers`` (the source of the
@@ -36,10 +36,10 @@ import json
 import logging
 from typing import Any, Protocol
 
-from codemode import stored_values
+from codemode.runtime.jsontext import has_surrogate, is_one_value, scrub, value_error
+from codemode.runtime.prelude_source import readers_source
 
-from .jsontext import has_surrogate, is_one_value, scrub, value_error
-from .prelude_source import readers_source
+from codemode.wire import stored_values
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ _KINDS: dict[type, str] = {str: "a JSON string", dict: "a JSON object", list: "a
 
 def _content_item(arg: str) -> dict[str, Any]:
     """An ``emit``'s item: a JSON object with a string ``type``, which the client asks of every
-    content item (``codemode.messages.parse_runtime_response``; an item without one would make
+    content item (``codemode.wire.messages.parse_runtime_response``; an item without one would make
     the client drop the connection, and with it every cell)."""
     item = _json_of(arg, dict, "a content item")
     if not isinstance(item.get("type"), str):
@@ -224,7 +224,7 @@ def _handle(cell: CellThread, op: str, arg: str, via_ended: str | None) -> str |
     elif op == "cleartimer":
         cell.clear_timer(int(arg))
     elif op == "intl":
-        from . import intl  # V8 and ICU load on a cell's first Intl call, never at host start
+        from codemode.runtime import intl  # V8 and ICU load on a cell's first Intl call, never at host start
 
         return value_reply(intl.handle(arg))
     elif op == "readers":

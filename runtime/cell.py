@@ -18,13 +18,13 @@ import threading
 import time
 from typing import Any
 
-from . import engines
-from .bridge import settlement
-from .cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
-from .cellstate import CellEvents, CellState
-from .heap import out_of_memory_text
-from .jserrors import compile_error_text
-from .outcome import CellOutcome
+from codemode.runtime import engines
+from codemode.runtime.bridge import settlement
+from codemode.runtime.cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
+from codemode.runtime.cellstate import CellEvents, CellState
+from codemode.runtime.heap import out_of_memory_text
+from codemode.runtime.jserrors import compile_error_text
+from codemode.runtime.outcome import CellOutcome
 
 log = logging.getLogger(__name__)
 

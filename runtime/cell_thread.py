@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from . import engines
+from codemode.runtime import engines
 
 log = logging.getLogger(__name__)
 

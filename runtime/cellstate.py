@@ -24,13 +24,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from codemode import messages
+from codemode.runtime import bridge
+from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
+from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
+from codemode.runtime.jsontext import scrub
+from codemode.runtime.outcome import CellOutcome
 
-from . import bridge
-from .events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
-from .heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
-from .jsontext import scrub
-from .outcome import CellOutcome
+from codemode.wire import messages
 
 
 class CellEvents:

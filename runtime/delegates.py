@@ -14,11 +14,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from codemode import messages
-from codemode.frame_json import json_text
-from codemode.protocol import FrameTooLarge
+from codemode.runtime.livecell import LiveCell
 
-from .livecell import LiveCell
+from codemode.wire import messages
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import FrameTooLarge
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def invocation_texts(
 
 
 def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
-    """The JSON text of :func:`codemode.messages.tool_invoke` (same keys, same order), written
+    """The JSON text of :func:`codemode.wire.messages.tool_invoke` (same keys, same order), written
     around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
     which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
     text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,

@@ -15,7 +15,7 @@ string leaves the sandbox, and so does ours:
   (:func:`scrub`), so ``store("\\ud800", 1)`` and ``load("\\ufffd")`` meet.
 
 Whatever a string holds, every frame the host writes is valid UTF-8:
-:func:`codemode.protocol.encode_frame` replaces what is left of lone surrogates with U+FFFD.
+:func:`codemode.wire.framing.encode_frame` replaces what is left of lone surrogates with U+FFFD.
 
 serde_json also refuses a value nesting 128 arrays and objects (``recursion limit exceeded``,
 at the 128th opening bracket; recorded from Codex 0.171: a tool argument or ``store()`` value
@@ -31,9 +31,9 @@ import json
 import re
 from typing import Any
 
-from codemode.frame_json import LARGE_PAYLOAD_BYTES, use_orjson
+from codemode.runtime import nesting
 
-from . import nesting
+from codemode.wire.frame_json import LARGE_PAYLOAD_BYTES, use_orjson
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -132,7 +132,7 @@ def is_one_value(text: str) -> bool:
     were the prelude's code ever called with what its helpers never pass, a text such as
     ``1},"id":7,"x":{`` would otherwise write fields of the frame itself. Costs a parse (a few
     µs for a small argument; a text of a megabyte or more is read by ``orjson``, 2.5 times
-    faster, which its frame is written with anyway, :mod:`codemode.frame_json`). Call it after
+    faster, which its frame is written with anyway, :mod:`codemode.wire.frame_json`). Call it after
     :func:`value_error` found nothing: a value nesting deeper than Python's recursion limit is
     that function's to refuse."""
     if len(text) >= LARGE_PAYLOAD_BYTES:

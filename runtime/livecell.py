@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from codemode import messages
-from codemode.messages import WireRuntimeResponse, WireWaitOutcome
-from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
+from codemode.runtime.errors import ProtocolError
+from codemode.runtime.events import item_cost
+from codemode.runtime.outcome import CellOutcome
 
-from .errors import ProtocolError
-from .events import item_cost
-from .outcome import CellOutcome
+from codemode.wire import messages
+from codemode.wire.messages import WireRuntimeResponse, WireWaitOutcome
+from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 
 DEFAULT_YIELD_TIME_MS = 10_000
 """``DEFAULT_EXEC_YIELD_TIME_MS`` / ``DEFAULT_WAIT_YIELD_TIME_MS``."""

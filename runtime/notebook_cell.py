@@ -31,8 +31,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from .jserrors import compile_error_text, first_static_import, prepare_source
-from .notebook_source import transform
+from codemode.runtime.jserrors import compile_error_text, first_static_import, prepare_source
+from codemode.runtime.notebook_source import transform
 
 HELPERS = (
     "tools",

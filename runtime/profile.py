@@ -10,7 +10,7 @@ chosen once per process (``codemode-host --profile``, :func:`select`).
 
 from __future__ import annotations
 
-from .choice import ProcessChoice
+from codemode.runtime.choice import ProcessChoice
 
 PROFILES = ("strict", "notebook")
 """The profile names, the default first."""

@@ -37,25 +37,24 @@ import time
 from typing import Any
 
 import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
-
-from . import bridge
-from .bridge import settlement
-from .cell_thread import start_thread
-from .cellstate import CellState
-from .engines.quickjs import new_context
-from .heap import (
+from codemode.runtime import bridge
+from codemode.runtime.bridge import settlement
+from codemode.runtime.cell_thread import start_thread
+from codemode.runtime.cellstate import CellState
+from codemode.runtime.engines.quickjs import new_context
+from codemode.runtime.heap import (
     DEFAULT_HEAP_LIMIT_BYTES,
     is_out_of_memory,
     null_is_out_of_memory,
     shared_out_of_memory_text,
     untold_failure_text,
 )
-from .jserrors import compile_error_text
-from .notebook_cell import HELPERS, body_name, cell_script, compile_error, interrupted_cell
-from .outcome import CellOutcome
-from .prelude_source import realm_prelude_source
-from .realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
-from .realm_thread import RealmThread
+from codemode.runtime.jserrors import compile_error_text
+from codemode.runtime.notebook_cell import HELPERS, body_name, cell_script, compile_error, interrupted_cell
+from codemode.runtime.outcome import CellOutcome
+from codemode.runtime.prelude_source import realm_prelude_source
+from codemode.runtime.realm_stop import STOPPED_BY_RESET, StopWatch, collateral_text
+from codemode.runtime.realm_thread import RealmThread
 
 log = logging.getLogger(__name__)
 

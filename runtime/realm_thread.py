@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import interrupt
+from codemode.runtime import interrupt
 
 
 class RealmThread:

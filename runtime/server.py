@@ -1,8 +1,8 @@
 """The connection of ``codemode-host``: handshake, requests, delegates, the order of frames.
 
 Speaks Codex's code-mode host protocol, version 1 as Codex 0.171's host speaks it, over
-two asyncio streams. Every message is built by its constructor in :mod:`codemode.messages`
-(the definitions the client shares) and framed by :func:`codemode.protocol.encode_frame_parts`,
+two asyncio streams. Every message is built by its constructor in :mod:`codemode.wire.messages`
+(the definitions the client shares) and framed by :func:`codemode.wire.framing.encode_frame_parts`,
 whose payload is valid UTF-8 whatever a string holds. Host-side rules and limits, as in
 Codex's host: request ids may not repeat
 while active or among the last 4096 finished (fatal), session ids may not be reopened or
@@ -26,9 +26,17 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from codemode import messages, raw_text
-from codemode.frame_writer import FrameWriter
-from codemode.protocol import (
+from codemode.runtime import profile
+from codemode.runtime.bindings import list_bindings
+from codemode.runtime.delegates import DelegateTable
+from codemode.runtime.errors import READING_HELLO, READING_MESSAGE, FatalConnectionError, HelloNotWritten, ProtocolError
+from codemode.runtime.session import HostSession, LiveCell, missing_cell, runtime_response
+from codemode.runtime.stdio_files import exit_process
+from codemode.runtime.validate import DecodeError, decode_client_frame
+
+from codemode.wire import messages, raw_text
+from codemode.wire.frame_writer import FrameWriter
+from codemode.wire.framing import (
     CAPABILITIES,
     EXIT_NOTICE_CAPABILITY,
     MAX_FRAME_BYTES,
@@ -41,14 +49,6 @@ from codemode.protocol import (
     read_payload,
     text_frame_parts,
 )
-
-from . import profile
-from .bindings import list_bindings
-from .delegates import DelegateTable
-from .errors import READING_HELLO, READING_MESSAGE, FatalConnectionError, HelloNotWritten, ProtocolError
-from .session import HostSession, LiveCell, missing_cell, runtime_response
-from .stdio_files import exit_process
-from .validate import DecodeError, decode_client_frame
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class Connection:
         self._reader = reader
         self._writer = writer
         self.frames = FrameWriter(writer)
-        """Where frames go (coalesced per loop iteration, :mod:`codemode.frame_writer`)."""
+        """Where frames go (coalesced per loop iteration, :mod:`codemode.wire.frame_writer`)."""
         self.sessions: dict[str, HostSession] = {}
         self._recent_sessions = _Recent(MAX_RECENT_IDS)
         self._active_requests: dict[int, asyncio.Task[None]] = {}

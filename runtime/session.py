@@ -14,16 +14,23 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from codemode import messages, stored_values
-from codemode.frame_json import json_text
-from codemode.messages import WireRuntimeResponse, WireWaitOutcome
-from codemode.protocol import FrameTooLarge
-from codemode.tools.naming import normalize_identifier
+from codemode.runtime import engines, interrupt, profile
+from codemode.runtime.cell import CellEvents, CellRuntime
+from codemode.runtime.errors import ProtocolError
+from codemode.runtime.livecell import (
+    ConnectionPort,
+    LiveCell,
+    Observer,
+    effective_yield_ms,
+    missing_cell,
+    runtime_response,
+)
 
-from . import engines, interrupt, profile
-from .cell import CellEvents, CellRuntime
-from .errors import ProtocolError
-from .livecell import ConnectionPort, LiveCell, Observer, effective_yield_ms, missing_cell, runtime_response
+from codemode.wire import messages, stored_values
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import FrameTooLarge
+from codemode.wire.messages import WireRuntimeResponse, WireWaitOutcome
+from codemode.wire.tool_names import normalize_identifier
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +82,7 @@ class HostSession:
         after a host was replaced; ``session/open``'s ``cellIdPrefix``): texts naming another
         cell use it."""
         self.store: dict[str, str] = {}
-        """Key -> the value's canonical JSON (:mod:`codemode.stored_values`)."""
+        """Key -> the value's canonical JSON (:mod:`codemode.wire.stored_values`)."""
         self.seed(stored_values or {})
         self.cells: dict[str, LiveCell] = {}
         self._next_cell = 0
@@ -93,7 +100,7 @@ class HostSession:
     def commit(self, cell: LiveCell, writes: dict[str, str]) -> None:
         """Merge a completed cell's writes (per key; last finisher wins) and, for a client that
         keeps them, report each in a ``session/storedValues`` frame of its own
-        (:mod:`codemode.stored_values`: ``store()`` refused a value too large for one)."""
+        (:mod:`codemode.wire.stored_values`: ``store()`` refused a value too large for one)."""
         self.store.update(writes)
         if not self.report_stored_values:
             return
@@ -137,7 +144,7 @@ class HostSession:
             "loop": asyncio.get_running_loop(),
         }
         if profile.notebook():
-            from .realm import Realm, RealmCell  # the strict profile never loads the realm
+            from codemode.runtime.realm import Realm, RealmCell  # the strict profile never loads the realm
 
             if self.realm is None or self.realm.lost is not None:
                 if self.realm is not None:

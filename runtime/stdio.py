@@ -13,11 +13,11 @@ import asyncio
 import os
 import sys
 
-from codemode.frame_writer import FrameWriter
+from codemode.runtime.errors import HelloNotWritten
+from codemode.runtime.server import Connection, FatalConnectionError
+from codemode.runtime.stdio_files import EXIT_FLUSH_TIMEOUT_S, OutputPump, is_pipe, pipe_from
 
-from .errors import HelloNotWritten
-from .server import Connection, FatalConnectionError
-from .stdio_files import EXIT_FLUSH_TIMEOUT_S, OutputPump, is_pipe, pipe_from
+from codemode.wire.frame_writer import FrameWriter
 
 PIPE_BYTES = 256 * 1024
 """The kernel buffer the host asks for on its two pipes (Linux's default is 64 KiB): a large

@@ -6,8 +6,8 @@ the connection when a frame does not match (texts recorded from Codex 0.171's ho
 ``invalid type: string "2", expected i64``, ``at least one protocol version is required``,
 ``unknown variant `bogus`, expected one of ... at line 1 column 16``).
 :func:`decode_client_frame` parses a payload and decodes it with the schema below, built
-from :mod:`codemode.runtime.serde` (structs in Codex's field order, its type names), and
-raises :class:`~codemode.runtime.serde.DecodeError` with serde's text: an error in the
+from :mod:`codemode.wire.serde` (structs in Codex's field order, its type names), and
+raises :class:`~codemode.wire.serde.DecodeError` with serde's text: an error in the
 top-level tag, or a top-level value that is no message at all, ends with serde_json's
 position (``at line L column C``, C counted in bytes).
 
@@ -16,8 +16,8 @@ codemode's protocol extensions are accepted by name but left out of every text (
 ``storedValues`` in ``session/open`` (JSON values seeding the session store), ``cellIdPrefix``
 there (what the client puts before the host's cell ids where it shows them), the
 ``session/storedValues`` message (more values for an open session's store, one a frame:
-:mod:`codemode.stored_values`) and the ``session/bindings`` request
-(:mod:`codemode.messages.bindings`).
+:mod:`codemode.wire.stored_values`) and the ``session/bindings`` request
+(:mod:`codemode.wire.session_bindings`).
 
 JSON syntax errors get serde_json's text where it is plain (``EOF while parsing a value``,
 ``expected value``, ``expected ident``, ``expected `:```, ``trailing characters``); others
@@ -37,10 +37,9 @@ import json
 import re
 from typing import Any
 
-from codemode.messages.bindings import MAX_BINDINGS_TIMEOUT_MS, MAX_PATH_LENGTH
+from codemode.runtime import nesting
 
-from . import nesting
-from .serde import (
+from codemode.wire.serde import (
     U64_MAX,
     AnyValue,
     DecodeError,
@@ -56,6 +55,7 @@ from .serde import (
     invalid_type,
     is_integer,
 )
+from codemode.wire.session_bindings import MAX_BINDINGS_TIMEOUT_MS, MAX_PATH_LENGTH
 
 U64 = Integer("u64", 0, U64_MAX)
 USIZE = Integer("usize", 0, U64_MAX)
@@ -223,7 +223,7 @@ _DECODER = json.JSONDecoder()
 
 def decode_client_frame(payload: bytes) -> dict[str, Any]:
     """One client frame's payload decoded into a ``ClientToHost`` message, normalised
-    (:mod:`codemode.runtime.serde`: a variant named by its index gets its name). Raises
+    (:mod:`codemode.wire.serde`: a variant named by its index gets its name). Raises
     :class:`DecodeError` with serde's text when the payload does not match."""
     try:
         text = payload.decode("utf-8")

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, module_name_problem, string_list_table
-from .sandbox import (
+from codemode.config.checks import Reporter, described, module_name_problem, string_list_table
+from codemode.config.sandbox import (
     APPROVAL_POLICIES,
     FAIL_CLOSED,
     SANDBOX_KEYS,
@@ -27,8 +27,14 @@ from .sandbox import (
     load_sandbox_key,
     misspelled_sandbox_key,
 )
-from .servers import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, McpServerConfig, load_server, resolve_paths
-from .session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
+from codemode.config.servers import (
+    DEFAULT_STARTUP_TIMEOUT_SEC,
+    DEFAULT_TOOL_TIMEOUT_SEC,
+    McpServerConfig,
+    load_server,
+    resolve_paths,
+)
+from codemode.config.session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
 
 CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
 """How the fallback sandbox of an unreadable file is named in its problem sentence."""

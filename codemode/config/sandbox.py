@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, path_problem, string_list, string_table
+from codemode.config.checks import Reporter, described, path_problem, string_list, string_table
 
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 """Values of ``sandbox_mode``, from most to least restricted."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .checks import Reporter, described, path_problem, string_list, string_table
+from codemode.config.checks import Reporter, described, path_problem, string_list, string_table
 
 DEFAULT_STARTUP_TIMEOUT_SEC = 10.0
 """Codex's default MCP server start-up timeout, in seconds."""

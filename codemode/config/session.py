@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import Reporter, described, non_negative_int
+from codemode.config.checks import Reporter, described, non_negative_int
 
 
 @dataclass

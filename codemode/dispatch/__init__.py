@@ -5,7 +5,7 @@ lives in :mod:`codemode.dispatch.dispatcher`, beside the per-cell gate
 (:mod:`codemode.dispatch.gate`).
 """
 
-from .dispatcher import ToolCallEvent, ToolCallResult, ToolCallRuntime, abort_message
-from .gate import SharedExclusiveGate
+from codemode.dispatch.dispatcher import ToolCallEvent, ToolCallResult, ToolCallRuntime, abort_message
+from codemode.dispatch.gate import SharedExclusiveGate
 
 __all__ = ["SharedExclusiveGate", "ToolCallEvent", "ToolCallResult", "ToolCallRuntime", "abort_message"]

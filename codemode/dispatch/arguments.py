@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..schema import ValidationError, best_match, jsonschema
+from codemode.schema import ValidationError, best_match, jsonschema
 
 FAST_KEYWORDS = frozenset(
     {

@@ -29,14 +29,14 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cancellation import CancellationToken, first_of
-from ..errors import ToolCallError
-from ..schema import jsonschema
-from ..tools.base import ApprovalRequester, Tool, ToolContext
-from ..tools.failures import exception_text, failure_text, json_problem
-from .arguments import ArgumentSchema
-from .gate import SharedExclusiveGate
-from .rejection import rejection_text
+from codemode.cancellation import CancellationToken, first_of
+from codemode.dispatch.arguments import ArgumentSchema
+from codemode.dispatch.gate import SharedExclusiveGate
+from codemode.dispatch.rejection import rejection_text
+from codemode.errors import ToolCallError
+from codemode.schema import jsonschema
+from codemode.tools.base import ApprovalRequester, Tool, ToolContext
+from codemode.tools.failures import exception_text, failure_text, json_problem
 
 logger = logging.getLogger(__name__)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..schema import ValidationError
-from ..tools.failures import field_path
+from codemode.schema import ValidationError
+from codemode.tools.failures import field_path
 
 
 def rejection_text(tool_name: str, error: ValidationError) -> str:

@@ -13,19 +13,23 @@
 - :mod:`~codemode.host.provider`: :class:`HostProvider`, which connection new cells use.
 """
 
-from .connection import HostConnection
-from .delegate_book import MAX_DEFERRED_DELEGATE_MESSAGES, MAX_PENDING_DELEGATE_CALLS, MAX_RECENT_DELEGATE_IDS
-from .driver import (
+from codemode.host.connection import HostConnection
+from codemode.host.delegate_book import (
+    MAX_DEFERRED_DELEGATE_MESSAGES,
+    MAX_PENDING_DELEGATE_CALLS,
+    MAX_RECENT_DELEGATE_IDS,
+)
+from codemode.host.driver import (
     SHUTDOWN_TIMEOUT_S,
     WAIT_TRANSPORT_TIMEOUT_S,
     terminate_deadline_s,
     wait_deadline_s,
 )
-from .liveness import Liveness
-from .provider import HostProvider
-from .sessions import RemoteSession, SessionDelegate
-from .spawn import HOST_STARTUP_TIMEOUT_S, default_host_command, spawn_host
-from .state import ConnectionState
+from codemode.host.liveness import Liveness
+from codemode.host.provider import HostProvider
+from codemode.host.sessions import RemoteSession, SessionDelegate
+from codemode.host.spawn import HOST_STARTUP_TIMEOUT_S, default_host_command, spawn_host
+from codemode.host.state import ConnectionState
 
 __all__ = [
     "HOST_STARTUP_TIMEOUT_S",

@@ -10,14 +10,14 @@ import asyncio
 import logging
 from typing import Any
 
-from .. import messages, stored_values
-from ..errors import CodeModeError
-from ..frame_json import json_text
-from ..protocol import FrameTooLarge, text_frame_parts
-from ..responses import RuntimeResponse, WaitOutcome
-from .answers import delegate_answers
-from .driver import SHUTDOWN_TIMEOUT_S, ConnectionDriver, wait_deadline_s
-from .sessions import SessionDelegate, cell_sort_key
+from codemode.errors import CodeModeError
+from codemode.host.answers import delegate_answers
+from codemode.host.driver import SHUTDOWN_TIMEOUT_S, ConnectionDriver, wait_deadline_s
+from codemode.host.sessions import SessionDelegate, cell_sort_key
+from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages, stored_values
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import FrameTooLarge, text_frame_parts
 
 logger = logging.getLogger("codemode.host")
 SESSION_RESOURCE_LIMITS_CAPABILITY = "session-cell-execution-resource-limits"
@@ -41,10 +41,10 @@ class HostConnection(ConnectionDriver):
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when
         empty); ``cell_id_prefix`` is codemode's extension field (only for our host;
-        :func:`codemode.messages.open_body`). ``stored_values`` (only for our host) are the values
+        :func:`codemode.wire.messages.open_body`). ``stored_values`` (only for our host) are the values
         to seed the session with: the open carries codemode's ``storedValues`` extension field
         empty (the host then reports what cells store), and once it is answered each value
-        follows in a ``session/storedValues`` frame of its own (:mod:`codemode.stored_values`), so
+        follows in a ``session/storedValues`` frame of its own (:mod:`codemode.wire.stored_values`), so
         no total meets the frame limit (a value too large for one, which our host never reports,
         is logged and left out). Raises :class:`CodeModeError` as any request does.
 
@@ -169,7 +169,7 @@ class HostConnection(ConnectionDriver):
         await asyncio.shield(task)
 
     async def bindings(self, session_id: str, path: list[str], timeout_ms: int) -> list[tuple[str, str]] | None:
-        """``session/bindings`` (codemode's extension, :mod:`codemode.messages.bindings`): the
+        """``session/bindings`` (codemode's extension, :mod:`codemode.wire.session_bindings`): the
         ``(name, kind)`` pairs the notebook realm lists at ``path``, None when it was busy for
         ``timeout_ms``. Raises :class:`CodeModeError` when the host did not grant the
         extension, the session is not open, or the connection fails."""

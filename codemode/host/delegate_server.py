@@ -11,13 +11,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from .. import messages
-from ..cancellation import CancellationToken
-from ..errors import CodeModeError, ToolCallError
-from ..messages import WireResult
-from ..protocol import FrameTooLarge, encode_frame
-from .answers import stamp_delegate
-from .effects import ServeDelegate
+from codemode.cancellation import CancellationToken
+from codemode.errors import CodeModeError, ToolCallError
+from codemode.host.answers import stamp_delegate
+from codemode.host.effects import ServeDelegate
+from codemode.wire import messages
+from codemode.wire.framing import FrameTooLarge, encode_frame
+from codemode.wire.messages import WireResult
 
 logger = logging.getLogger("codemode.host")
 

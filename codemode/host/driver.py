@@ -20,18 +20,25 @@ import signal
 from collections.abc import Coroutine
 from typing import Any
 
-from .. import messages
-from ..errors import CodeModeError, HostConnectionError
-from ..frame_writer import FrameWriter
-from ..messages import RequestBody
-from ..protocol import RAW_TEXT_CAPABILITY, FrameError, FrameTooLarge, encode_frame, read_attached_payload, read_frame
-from ..raw_text import RAW_MEMBER, put_back
-from ..responses import RuntimeResponse, WaitOutcome
-from . import effects as fx
-from .delegate_server import DelegateServer
-from .liveness import Liveness, probe_body, stopped_responding
-from .requests import PendingRequest, RequestKind
-from .state import ConnectionState
+from codemode.errors import CodeModeError, HostConnectionError
+from codemode.host import effects as fx
+from codemode.host.delegate_server import DelegateServer
+from codemode.host.liveness import Liveness, probe_body, stopped_responding
+from codemode.host.requests import PendingRequest, RequestKind
+from codemode.host.state import ConnectionState
+from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages
+from codemode.wire.frame_writer import FrameWriter
+from codemode.wire.framing import (
+    RAW_TEXT_CAPABILITY,
+    FrameError,
+    FrameTooLarge,
+    encode_frame,
+    read_attached_payload,
+    read_frame,
+)
+from codemode.wire.messages import RequestBody
+from codemode.wire.raw_text import RAW_MEMBER, put_back
 
 logger = logging.getLogger("codemode.host")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..responses import RuntimeResponse
-from .sessions import RemoteSession
+from codemode.host.sessions import RemoteSession
+from codemode.responses import RuntimeResponse
 
 
 @dataclass(frozen=True)

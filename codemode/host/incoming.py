@@ -1,4 +1,4 @@
-"""Checks of what the host sends, producing the typed forms of :mod:`codemode.messages`.
+"""Checks of what the host sends, producing the typed forms of :mod:`codemode.wire.messages`.
 
 Each ``parse_*`` function returns the message (or part) it was given, typed, or raises
 :class:`Violation` with the text the connection then fails with (Codex's texts where Codex
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ..messages import (
+from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire.messages import (
     CellClosed,
     DelegateRequest,
     ExecutionStarted,
@@ -20,7 +21,6 @@ from ..messages import (
     ToolInvoke,
     WireResult,
 )
-from ..responses import RuntimeResponse, WaitOutcome
 
 HOST_MESSAGE_TYPES = frozenset(
     {

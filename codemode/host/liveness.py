@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import messages
+from codemode.wire import messages
 
 PROBE_SESSION_ID = "codemode-liveness-probe"
 """Never opened: a wait on it is answered at once with an error and changes nothing."""

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 
-from ..errors import CodeModeError
-from .connection import HostConnection
-from .liveness import Liveness
-from .spawn import default_host_command, spawn_host
+from codemode.errors import CodeModeError
+from codemode.host.connection import HostConnection
+from codemode.host.liveness import Liveness
+from codemode.host.spawn import default_host_command, spawn_host
 
 SHUTTING_DOWN = "code mode session is shutting down"
 REFERENCE_HOST_NAME = "codex-code-mode-host"

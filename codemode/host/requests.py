@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import CodeModeError
+from codemode.errors import CodeModeError
 
 RequestKind = Literal["open", "execute", "wait", "terminate", "shutdown", "probe", "bindings"]
 MAX_REQUEST_ID = 2**63 - 1

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..cancellation import CancellationToken
+from codemode.cancellation import CancellationToken
 
 
 class SessionDelegate(Protocol):

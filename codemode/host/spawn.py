@@ -19,12 +19,12 @@ import site
 import sys
 from typing import Any
 
-from .. import frame_json, messages
-from ..errors import CodeModeError, HostConnectionError
-from ..protocol import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
-from .connection import HostConnection
-from .driver import WAIT_TRANSPORT_TIMEOUT_S
-from .liveness import Liveness
+from codemode.errors import CodeModeError, HostConnectionError
+from codemode.host.connection import HostConnection
+from codemode.host.driver import WAIT_TRANSPORT_TIMEOUT_S
+from codemode.host.liveness import Liveness
+from codemode.wire import frame_json, messages
+from codemode.wire.framing import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame
 
 logger = logging.getLogger("codemode.host")
 

@@ -27,14 +27,11 @@ from __future__ import annotations
 import logging
 from typing import Any, cast
 
-from .. import messages
-from ..errors import CodeModeError
-from ..frame_json import well_formed
-from ..messages import DelegateRequest
-from . import incoming
-from .answers import AnswerCounts
-from .delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
-from .effects import (
+from codemode.errors import CodeModeError
+from codemode.host import incoming
+from codemode.host.answers import AnswerCounts
+from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
+from codemode.host.effects import (
     Admitted,
     CellClosed,
     Effect,
@@ -51,9 +48,12 @@ from .effects import (
     StoredValues,
     TerminateAbandoned,
 )
-from .incoming import Violation
-from .requests import PendingRequest, RequestKind, RequestTracker
-from .sessions import RemoteSession, SessionDelegate, SessionRegistry
+from codemode.host.incoming import Violation
+from codemode.host.requests import PendingRequest, RequestKind, RequestTracker
+from codemode.host.sessions import RemoteSession, SessionDelegate, SessionRegistry
+from codemode.wire import messages
+from codemode.wire.frame_json import well_formed
+from codemode.wire.messages import DelegateRequest
 
 logger = logging.getLogger("codemode.host")
 

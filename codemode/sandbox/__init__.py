@@ -26,9 +26,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import SandboxSettings, ShellEnvironmentPolicy
-from .approvals import SessionApprovals
-from .policy import SandboxPolicy
+from codemode.config import SandboxSettings, ShellEnvironmentPolicy
+from codemode.sandbox.approvals import SessionApprovals
+from codemode.sandbox.policy import SandboxPolicy
 
 
 @dataclass

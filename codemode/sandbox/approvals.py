@@ -34,7 +34,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .safe_commands import is_dangerous, is_known_safe
+from codemode.sandbox.safe_commands import is_dangerous, is_known_safe
 
 POLICY_NAMES = {"untrusted": "UnlessTrusted", "on-failure": "OnFailure", "on-request": "OnRequest", "never": "Never"}
 """How Codex's messages spell each ``approval_policy`` (its ``AskForApproval`` variant names)."""

@@ -45,7 +45,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .policy import SandboxPolicy
+from codemode.sandbox.policy import SandboxPolicy
 
 BWRAP_PACKAGE = "bubblewrap"
 """The Debian/Ubuntu/Fedora package that installs ``bwrap``."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 
-from ..config import ShellEnvironmentPolicy
+from codemode.config import ShellEnvironmentPolicy
 
 CORE_VARIABLES = ("PATH", "SHELL", "TMPDIR", "TEMP", "TMP", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "LOGNAME", "USER")
 """What ``inherit = "core"`` keeps (Codex's Unix list), names compared without regard to case."""

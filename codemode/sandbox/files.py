@@ -22,8 +22,8 @@ import os
 import stat
 from pathlib import Path
 
-from .policy import SandboxPolicy
-from .secrets import MAX_CONNECTION_FILE_BYTES, credential_identities, is_connection_file
+from codemode.sandbox.policy import SandboxPolicy
+from codemode.sandbox.secrets import MAX_CONNECTION_FILE_BYTES, credential_identities, is_connection_file
 
 
 class WriteRefused(PermissionError):

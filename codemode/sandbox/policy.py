@@ -34,8 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..config import SandboxSettings
-from .secrets import CREDENTIALS, connection_files, credential_paths
+from codemode.config import SandboxSettings
+from codemode.sandbox.secrets import CREDENTIALS, connection_files, credential_paths
 
 PROTECTED_NAMES = (".git", ".codex", ".agents", "codemode.toml")
 """Names kept read-only at the top of every writable root, when they exist: Codex's list, and

@@ -24,7 +24,16 @@ import os
 import re
 import shlex
 
-from .shell_parse import ASSIGNMENT, OUTSIDE, Input, Pattern, SimpleCommand, Word, plain_commands, read_script
+from codemode.sandbox.shell_parse import (
+    ASSIGNMENT,
+    OUTSIDE,
+    Input,
+    Pattern,
+    SimpleCommand,
+    Word,
+    plain_commands,
+    read_script,
+)
 
 __all__ = ["ALWAYS_SAFE", "is_dangerous", "is_known_safe", "plain_commands"]
 

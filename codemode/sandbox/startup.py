@@ -197,6 +197,6 @@ def jupyter_secrets() -> list[Path]:
         from jupyter_core.paths import jupyter_runtime_dir
     except ImportError:
         return []
-    from ..history_file import history_files
+    from codemode.history_file import history_files
 
     return [Path(jupyter_runtime_dir()), *history_files()]

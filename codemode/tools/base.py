@@ -16,10 +16,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..cancellation import CancellationToken
-from ..sandbox.approvals import Answer, ApprovalRequest
-from .naming import code_mode_name, normalize_identifier
-from .typescript import augmented_description, render_declaration
+from codemode.cancellation import CancellationToken
+from codemode.sandbox.approvals import Answer, ApprovalRequest
+from codemode.tools.typescript import augmented_description, render_declaration
+from codemode.wire.tool_names import code_mode_name, normalize_identifier
 
 ToolKind = Literal["function", "freeform"]
 ProgressReporter = Callable[[float, "float | None", "str | None"], None]
@@ -76,7 +76,7 @@ class Tool:
 
     ``name``/``namespace``: the wire ``tool_name`` (``{"name": "get-thing", "namespace":
     "mcp__srv__"}``); ``raw_name``: the code-mode name (``code_mode_name``); ``js_name``: the
-    identifier on ``tools`` (:func:`~codemode.tools.naming.normalize_identifier`). ``kind`` is
+    identifier on ``tools`` (:func:`~codemode.wire.tool_names.normalize_identifier`). ``kind`` is
     ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
     calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup;
     ``any_input`` lets a function tool take any JSON value as its argument, not only an object

@@ -23,13 +23,13 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..config import SandboxSettings
-from ..errors import ToolCallError
-from ..sandbox import Sandbox
-from ..sandbox.files import WriteRefused, opened_within_reach, read_checked, write_checked
-from .base import Handler, Tool, ToolContext
-from .exec_command import exec_command_tool
-from .threads import BUILTINS
+from codemode.config import SandboxSettings
+from codemode.errors import ToolCallError
+from codemode.sandbox import Sandbox
+from codemode.sandbox.files import WriteRefused, opened_within_reach, read_checked, write_checked
+from codemode.tools.base import Handler, Tool, ToolContext
+from codemode.tools.exec_command import exec_command_tool
+from codemode.tools.threads import BUILTINS
 
 
 async def _echo(args: Any, ctx: ToolContext) -> Any:

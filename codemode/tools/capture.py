@@ -5,7 +5,7 @@ host protocol's frame limit). Codex hands JS only the output cut to the call's
 ``max_output_tokens`` (with its ``truncate_code_mode_result`` texts), and that cut needs
 only the text's first and last few bytes and its size and line count. :class:`OutputCapture`
 keeps exactly that while the bytes stream in, so its memory is bounded by the budget whatever
-the command prints, and renders the result with :func:`codemode.output.truncated_text` (the
+the command prints, and renders the result with :func:`codemode.wire.truncation.truncated_text` (the
 same algorithm and texts as for a cell's own output).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import codecs
 import math
 
-from ..output import BYTES_PER_TOKEN, head_bytes_needed, line_count, tail_bytes_needed, truncated_text
+from codemode.wire.truncation import BYTES_PER_TOKEN, head_bytes_needed, line_count, tail_bytes_needed, truncated_text
 
 
 class OutputCapture:
@@ -97,10 +97,10 @@ class OutputCapture:
 
     @property
     def line_count(self) -> int:
-        """Lines of the text so far, as Codex counts them (:func:`codemode.output.line_count`)."""
+        """Lines of the text so far, as Codex counts them (:func:`codemode.wire.truncation.line_count`)."""
         return line_count(self.newlines, self.total_bytes, self._last == b"\n")
 
     def render(self) -> str:
         """The whole text when it fits the budget, else Codex's ``Warning: truncated output
-        ...`` text (:func:`codemode.output.truncated_text`). Call :meth:`finish` first."""
+        ...`` text (:func:`codemode.wire.truncation.truncated_text`). Call :meth:`finish` first."""
         return truncated_text(bytes(self._head), bytes(self._tail), self.total_bytes, self.line_count, self.max_tokens)

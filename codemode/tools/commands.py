@@ -19,9 +19,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..cancellation import CancellationToken
-from .capture import OutputCapture
-from .launcher import launcher_argv
+from codemode.cancellation import CancellationToken
+from codemode.tools.capture import OutputCapture
+from codemode.tools.launcher import launcher_argv
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL, in seconds."""

@@ -24,21 +24,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolCallError
-from ..output import DEFAULT_MAX_OUTPUT_TOKENS
-from ..sandbox import Sandbox
-from ..sandbox.approvals import (
+from codemode.errors import ToolCallError
+from codemode.sandbox import Sandbox
+from codemode.sandbox.approvals import (
     REJECTED_BY_USER,
     RETRY_REASON,
     ApprovalRequest,
     likely_sandbox_denied,
     plan_command,
 )
-from ..sandbox.bwrap import bwrap_argv, find_program, masked_paths, usable_bwrap
-from ..sandbox.environment import command_environment
-from ..sandbox.seccomp import SeccompUnavailable, filter_fd
-from .base import Tool, ToolContext
-from .commands import CommandRun, run_command
+from codemode.sandbox.bwrap import bwrap_argv, find_program, masked_paths, usable_bwrap
+from codemode.sandbox.environment import command_environment
+from codemode.sandbox.seccomp import SeccompUnavailable, filter_fd
+from codemode.tools.base import Tool, ToolContext
+from codemode.tools.commands import CommandRun, run_command
+from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS
 
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 """Largest ``max_output_tokens`` accepted (8 MB of text). The reply to the runtime host is one

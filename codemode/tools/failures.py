@@ -18,8 +18,8 @@ import math
 from collections.abc import Awaitable, Iterable
 from typing import Any, TypeVar
 
-from ..errors import ToolCallError
-from .naming import is_identifier
+from codemode.errors import ToolCallError
+from codemode.wire.tool_names import is_identifier
 
 T = TypeVar("T")
 

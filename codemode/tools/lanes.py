@@ -16,7 +16,7 @@ import logging
 import threading
 from typing import Any
 
-from ..errors import ToolCallError
+from codemode.errors import ToolCallError
 
 logger = logging.getLogger(__name__)
 

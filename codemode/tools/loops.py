@@ -47,9 +47,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ToolCallError
-from .lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
-from .tool_output import start_detached
+from codemode.errors import ToolCallError
+from codemode.tools.lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
+from codemode.tools.tool_output import start_detached
 
 logger = logging.getLogger(__name__)
 

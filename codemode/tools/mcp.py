@@ -16,7 +16,7 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
 - a listed tool whose definition is invalid is skipped with a sentence naming the server, the
   tool and the field; the server's other tools still load (:mod:`codemode.tools.mcp_listing`);
 - tools are exposed as ``mcp__<server>__<tool>`` (Codex's MCP naming,
-  :func:`~codemode.tools.naming.mcp_tool_name`), filtered
+  :func:`~codemode.wire.tool_names.mcp_tool_name`), filtered
   by ``enabled_tools`` / ``disabled_tools``; their output type is MCP's ``CallToolResult``;
   their ``ALL_TOOLS`` description starts with the server's description and instructions
   (:func:`namespace_description`);
@@ -37,16 +37,16 @@ import os
 from contextlib import AsyncExitStack
 from typing import Any
 
-from ..config import McpServerConfig
-from ..errors import ToolCallError
-from .base import Tool, ToolContext
-from .failures import ContainedError, contained, exception_text
-from .launcher import launcher_argv
-from .mcp_listing import LenientJSONRPCDispatcher
-from .mcp_stdio import StderrPipe, server_command
-from .naming import mcp_tool_name
-from .stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
-from .typescript import mcp_output_schema
+from codemode.config import McpServerConfig
+from codemode.errors import ToolCallError
+from codemode.tools.base import Tool, ToolContext
+from codemode.tools.failures import ContainedError, contained, exception_text
+from codemode.tools.launcher import launcher_argv
+from codemode.tools.mcp_listing import LenientJSONRPCDispatcher
+from codemode.tools.mcp_stdio import StderrPipe, server_command
+from codemode.tools.stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
+from codemode.tools.typescript import mcp_output_schema
+from codemode.wire.tool_names import mcp_tool_name
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class McpClient:
             return streams[0], streams[1]
         from mcp import StdioServerParameters
 
-        from .stdio_transport import stdio_transport
+        from codemode.tools.stdio_transport import stdio_transport
 
         pipe = self._stderr = StderrPipe(self.name)
         stack.push_async_callback(pipe.aclose)

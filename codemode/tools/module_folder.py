@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from ..sandbox.startup import module_candidates
+from codemode.sandbox.startup import module_candidates
 
 
 def ambiguity(fullname: str, place: Path, found: list[str]) -> str:

@@ -28,12 +28,12 @@ from typing import Any
 import pydantic
 from pydantic_core import to_jsonable_python
 
-from ..errors import ToolCallError
-from .base import Tool, ToolContext
-from .failures import exception_text
-from .loops import ASYNC_PYTHON_TOOLS
-from .threads import PYTHON_TOOLS
-from .tool_output import route_output
+from codemode.errors import ToolCallError
+from codemode.tools.base import Tool, ToolContext
+from codemode.tools.failures import exception_text
+from codemode.tools.loops import ASYNC_PYTHON_TOOLS
+from codemode.tools.threads import PYTHON_TOOLS
+from codemode.tools.tool_output import route_output
 
 logger = logging.getLogger(__name__)
 

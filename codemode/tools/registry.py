@@ -15,16 +15,16 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from ..config import Config
-from ..sandbox import Sandbox
-from ..sandbox.secrets import temp_folders
-from ..sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
-from .base import Tool
-from .builtins import builtin_tools
-from .reach import may_use_unlisted
+from codemode.config import Config
+from codemode.sandbox import Sandbox
+from codemode.sandbox.secrets import temp_folders
+from codemode.sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
+from codemode.tools.base import Tool
+from codemode.tools.builtins import builtin_tools
+from codemode.tools.reach import may_use_unlisted
 
 if TYPE_CHECKING:
-    from .mcp import McpClient
+    from codemode.tools.mcp import McpClient
 
 logger = logging.getLogger(__name__)
 
@@ -66,31 +66,31 @@ class ToolRegistry:
         if registry.config.mcp_servers:
             # Imported before the tool modules and before the protected paths are worked out:
             # what mcp's own imports look for in the config's folder and miss must be recorded.
-            from . import mcp, mcp_stdio  # noqa: F401
+            from codemode.tools import mcp, mcp_stdio  # noqa: F401
         registry._static.extend(builtin_tools(registry.sandbox))
         registry._static.extend(extra_tools or [])
         modules = registry._unshadowed_modules()
         if modules:
-            from .python import load_python_tools
+            from codemode.tools.python import load_python_tools
 
             tools, errors = load_python_tools(modules)
             registry._static.extend(tools)
             registry._errors.extend(errors)
         config_file = registry.config.source_path
         servers = registry.config.mcp_servers.values()
-        from .module_folder import missing_modules
+        from codemode.tools.module_folder import missing_modules
 
         protected = startup_code(config_file, modules, servers, missing_modules())
         if any(server.command for server in servers):
-            from .mcp_stdio import server_programs
+            from codemode.tools.mcp_stdio import server_programs
 
             protected += server_programs(server for server in servers if server.enabled)
         watched = [*temp_folders(), *registry.sandbox.policy.writable_folders()]
         registry.sandbox.protect(protected, jupyter_secrets(), watched)
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
-            from .mcp import McpClient
-            from .mcp_stdio import server_folder
+            from codemode.tools.mcp import McpClient
+            from codemode.tools.mcp_stdio import server_folder
 
             writable = registry.sandbox.policy.writable_folders()
             for name, server_config in registry.config.mcp_servers.items():

@@ -46,8 +46,8 @@ from mcp.client.stdio import (
 )
 from mcp.shared.message import SessionMessage
 
-from .failures import exception_text
-from .stdio_lines import UNWRITABLE_REQUEST, LineReader, LineSplitter, encode_message
+from codemode.tools.failures import exception_text
+from codemode.tools.stdio_lines import UNWRITABLE_REQUEST, LineReader, LineSplitter, encode_message
 
 logger = logging.getLogger(__name__)
 

@@ -40,8 +40,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
-from .loops import ASYNC_PYTHON_TOOLS
+from codemode.tools.lanes import MAX_ABANDONED_THREADS, AbandonedThreads, Outcome, deliver, unwrap
+from codemode.tools.loops import ASYNC_PYTHON_TOOLS
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import json
 from typing import Any
 from urllib.parse import unquote
 
-from .naming import is_identifier
+from codemode.wire.tool_names import is_identifier
 
 FENCE = "```"
 

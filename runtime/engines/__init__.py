@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..choice import ProcessChoice
-from .base import CellEngine, CellHost
+from codemode.runtime.choice import ProcessChoice
+from codemode.runtime.engines.base import CellEngine, CellHost
 
 ENGINES = ("quickjs", "v8")
 """The engine names, the default first."""
@@ -29,9 +29,9 @@ def load() -> None:
     cell thread started then runs the engine's code without importing it alongside the host's own
     imports)."""
     if _choice.value == "v8":
-        from . import v8  # noqa: F401
+        from codemode.runtime.engines import v8  # noqa: F401
     else:
-        from . import quickjs  # noqa: F401
+        from codemode.runtime.engines import quickjs  # noqa: F401
 
 
 def prepare() -> Any:
@@ -40,7 +40,7 @@ def prepare() -> Any:
     which keeps its own booted isolate ready (``v8_spare.py``)."""
     if _choice.value == "v8":
         return None
-    from .quickjs import prepare as prepare_quickjs
+    from codemode.runtime.engines.quickjs import prepare as prepare_quickjs
 
     return prepare_quickjs()
 
@@ -49,10 +49,10 @@ def create(cell: CellHost, prepared: Any = None) -> CellEngine:
     """A new engine instance for ``cell`` (imported on first use, so a host loads one engine);
     ``prepared``: what :func:`prepare` made on this thread, or None."""
     if _choice.value == "v8":
-        from .v8 import V8Engine
+        from codemode.runtime.engines.v8 import V8Engine
 
         return V8Engine(cell)
-    from .quickjs import QuickJSEngine
+    from codemode.runtime.engines.quickjs import QuickJSEngine
 
     return QuickJSEngine(cell, prepared)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..outcome import CellOutcome
+from codemode.runtime.outcome import CellOutcome
 
 
 class CellHost(Protocol):

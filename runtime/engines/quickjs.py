@@ -19,13 +19,18 @@ import json
 from typing import Any
 
 import _quickjs as quickjs
-
-from .. import interrupt
-from ..heap import heap_nearly_full, is_out_of_memory, null_is_out_of_memory, out_of_memory_text, untold_failure_text
-from ..jserrors import prepare_source
-from ..outcome import CellOutcome
-from ..prelude_source import prelude_source
-from .base import CellHost
+from codemode.runtime import interrupt
+from codemode.runtime.engines.base import CellHost
+from codemode.runtime.heap import (
+    heap_nearly_full,
+    is_out_of_memory,
+    null_is_out_of_memory,
+    out_of_memory_text,
+    untold_failure_text,
+)
+from codemode.runtime.jserrors import prepare_source
+from codemode.runtime.outcome import CellOutcome
+from codemode.runtime.prelude_source import prelude_source
 
 JS_STACK_LIMIT_BYTES = 4 * 1024 * 1024
 """QuickJS stack budget: deep recursion fails with ``RangeError`` instead of crashing."""

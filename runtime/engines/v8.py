@@ -33,14 +33,14 @@ import json
 import re
 from typing import Any
 
-from .. import bridge
-from ..heap import out_of_memory_text
-from ..jserrors import first_static_import, prepare_source
-from ..outcome import CellOutcome
-from ..prelude_source import prelude_source
-from . import v8_spare
-from .base import CellHost
-from .v8_native import Isolate, TaskResult
+from codemode.runtime import bridge
+from codemode.runtime.engines import v8_spare
+from codemode.runtime.engines.base import CellHost
+from codemode.runtime.engines.v8_native import Isolate, TaskResult
+from codemode.runtime.heap import out_of_memory_text
+from codemode.runtime.jserrors import first_static_import, prepare_source
+from codemode.runtime.outcome import CellOutcome
+from codemode.runtime.prelude_source import prelude_source
 
 HEAP_POLL_S = 0.05
 """How often a waiting cell thread checks whether V8 stopped the cell at its heap limit."""

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .v8_native import BRIDGE_BYTES, Isolate, TaskResult
+from codemode.runtime.engines.v8_native import BRIDGE_BYTES, Isolate, TaskResult
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ import logging
 from importlib import resources
 from typing import Any
 
-from . import oracle, registry
+from codemode.runtime.intl import oracle, registry
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .values import Options, Slow
+from codemode.runtime.intl.values import Options, Slow
 
 
 class Comparer:

@@ -17,7 +17,7 @@ import math
 import threading
 from typing import Any
 
-from .values import Options, Slow
+from codemode.runtime.intl.values import Options, Slow
 
 COMPONENTS: tuple[tuple[str, dict[str, str]], ...] = (
     ("weekday", {"narrow": "EEEEE", "long": "EEEE", "short": "EEE"}),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .values import BigIntValue, Options, Slow
+from codemode.runtime.intl.values import BigIntValue, Options, Slow
 
 ROUNDING_MODES = {
     "ceil": "rounding-mode-ceiling",

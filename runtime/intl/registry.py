@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import oracle
-from .values import Options, Slow, decode
+from codemode.runtime.intl import oracle
+from codemode.runtime.intl.values import Options, Slow, decode
 
 log = logging.getLogger(__name__)
 
@@ -60,19 +60,19 @@ class Entry:
 
 
 def _number_formatter(options: Options) -> Formatter:
-    from .icu_numbers import NumberFormatter
+    from codemode.runtime.intl.icu_numbers import NumberFormatter
 
     return NumberFormatter(options)
 
 
 def _date_formatter(options: Options) -> Formatter:
-    from .icu_dates import DateFormatter
+    from codemode.runtime.intl.icu_dates import DateFormatter
 
     return DateFormatter(options)
 
 
 def _comparer(options: Options) -> Formatter:
-    from .icu_collation import Comparer
+    from codemode.runtime.intl.icu_collation import Comparer
 
     return Comparer(options)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from test_connection_state import SESSION, admit, opened
 
-from codemode import messages
 from codemode.host.answers import delegate_answers, stamp_delegate
+from codemode.wire import messages
 
 
 def _wait(state: Any, cell_id: str) -> Any:

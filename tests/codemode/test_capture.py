@@ -1,5 +1,5 @@
 """``exec_command``'s bounded output capture (``codemode.tools.capture``): the same text as
-Codex's truncation of the whole output (``codemode.output.truncate_content_items``), with
+Codex's truncation of the whole output (``codemode.wire.truncation.truncate_content_items``), with
 memory bounded by the budget whatever the command prints."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemode.output import head_bytes_needed, tail_bytes_needed, truncate_content_items
 from codemode.tools.capture import OutputCapture
+from codemode.wire.truncation import head_bytes_needed, tail_bytes_needed, truncate_content_items
 
 # Bytes that exercise the decoder: ASCII, newlines, multi-byte characters, stray continuation
 # bytes and truncated sequences.

@@ -1,7 +1,7 @@
 """The connection's state machine driven with plain function calls: no process, no event loop.
 
 Each test feeds :class:`codemode.host.ConnectionState` what the host sent (typed messages from
-:mod:`codemode.messages`) or what a caller did, and compares the effects it returns with the
+:mod:`codemode.wire.messages`) or what a caller did, and compares the effects it returns with the
 ones the driver must apply.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from codemode import messages
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
 from codemode.host.effects import (
     Admitted,
@@ -28,6 +27,7 @@ from codemode.host.effects import (
 )
 from codemode.host.state import ConnectionState
 from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire import messages
 
 SESSION = "session-1"
 

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemode import frame_json
-from codemode.protocol import decode_payload
+from codemode.wire import frame_json
+from codemode.wire.framing import decode_payload
 
 json_values = json_strategies.json_values(2**64 - 1, max_leaves=16)
 messages = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
@@ -74,8 +74,8 @@ def test_what_orjson_refuses_is_written_as_json_writes_it(encoder, message, writ
 def test_a_process_switches_to_orjson_after_its_first_large_payload_only():
     probe = (
         "import sys\n"
-        "import codemode.protocol\n"  # what the runtime host imports to start
-        "from codemode import frame_json\n"
+        "import codemode.wire.framing\n"  # what the runtime host imports to start
+        "from codemode.wire import frame_json\n"
         "steps = ['orjson' in sys.modules]\n"
         "frame_json.payload({'text': 'x' * (frame_json.LARGE_PAYLOAD_BYTES - 100)})\n"
         "steps.append(frame_json._orjson is not None)\n"

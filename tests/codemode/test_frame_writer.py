@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from codemode.frame_writer import LARGE_FRAME_BYTES, STREAM_FRAME_BYTES, FrameWriter
+from codemode.wire.frame_writer import LARGE_FRAME_BYTES, STREAM_FRAME_BYTES, FrameWriter
 
 
 class RecordingWriter:

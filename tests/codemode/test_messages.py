@@ -1,4 +1,4 @@
-"""The typed messages (:mod:`codemode.messages`): every constructor's wire form, the checks of
+"""The typed messages (:mod:`codemode.wire.messages`): every constructor's wire form, the checks of
 what the host sends, and the host's ability to import them without client code."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from codemode import messages
 from codemode.host import incoming
-from codemode.protocol import decode_frames, encode_frame
+from codemode.wire import messages
+from codemode.wire.framing import decode_frames, encode_frame
 
 
 def roundtrip(message: object) -> object:
@@ -95,7 +95,7 @@ def test_results_of_another_shape_are_invalid_responses():
 
 def test_the_host_imports_the_messages_without_client_code():
     probe = (
-        "import sys, codemode.protocol, codemode.messages;"
+        "import sys, codemode.wire.framing, codemode.wire.messages;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('mcp', 'jsonschema', 'pydantic')"
         " or m.startswith(('codemode.host', 'codemode.session', 'codemode.tools', 'codemode.dispatch'))];"
         "print(bad)"
@@ -106,7 +106,7 @@ def test_the_host_imports_the_messages_without_client_code():
 
 def test_message_types_cost_the_host_no_typeddict_at_run_time():
     """The message types are names for mypy only: at run time each is a plain ``dict`` subclass
-    (codemode/messages/typeddict.py), as building typing's TypedDicts cost every host start
+    (codemode/wire/typeddict.py), as building typing's TypedDicts cost every host start
     about 2.5 ms; the constructors still return plain dicts."""
     kinds = {
         name: getattr(messages, name) for name in ("Hello", "Ready", "OpenBody", "CellExecutionLimits", "InputText")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from codemode.tools.naming import (
+from codemode.wire.tool_names import (
     code_mode_name,
     is_identifier,
     mcp_tool_name,

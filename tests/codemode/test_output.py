@@ -1,6 +1,6 @@
 """Output truncation: the texts of Codex's ``truncate_code_mode_result``."""
 
-from codemode.output import approx_token_count, truncate_content_items, truncate_middle
+from codemode.wire.truncation import approx_token_count, truncate_content_items, truncate_middle
 
 
 def t(text):
@@ -63,7 +63,7 @@ def test_audio_over_budget_alone():
 
 def test_lines_are_counted_as_codex_counts_them():
     # Rust `str::lines().count()`: `\n` ends a line, a lone `\r` does not.
-    from codemode.output import text_line_count
+    from codemode.wire.truncation import text_line_count
 
     assert [text_line_count(s) for s in ["", "a", "a\n", "a\n\nb", "\n", "a\r\nb", "a\rb"]] == [0, 1, 1, 3, 1, 2, 1]
     out = truncate_content_items([t("a\rb" + "x" * 40)], 2)
@@ -75,7 +75,7 @@ def test_lines_are_counted_as_codex_counts_them():
 
 
 def test_truncated_text_from_the_ends_matches_the_whole_text():
-    from codemode.output import head_bytes_needed, tail_bytes_needed, truncated_text
+    from codemode.wire.truncation import head_bytes_needed, tail_bytes_needed, truncated_text
 
     data = ("é" * 30 + "\n" + "z" * 30).encode()
     head, tail = data[: head_bytes_needed(7)], data[-tail_bytes_needed(7) :]

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codemode import frame_json, messages, raw_text
-from codemode.protocol import MAX_FRAME_BYTES, FrameError, encode_frame, read_attached_payload, read_frame
-from codemode.raw_text import MIN_RAW_CHARS, RAW_MEMBER
+from codemode.wire import frame_json, messages, raw_text
+from codemode.wire.framing import MAX_FRAME_BYTES, FrameError, encode_frame, read_attached_payload, read_frame
+from codemode.wire.raw_text import MIN_RAW_CHARS, RAW_MEMBER
 
 LONG = MIN_RAW_CHARS
 

@@ -1,7 +1,7 @@
 """Every frame is valid UTF-8, whatever a Python string holds.
 
 A lone UTF-16 surrogate cannot be written as UTF-8; Codex's host (serde_json) also rejects it
-as a ``\\ud800`` JSON escape and ends the connection. So :func:`codemode.protocol.encode_frame`
+as a ``\\ud800`` JSON escape and ends the connection. So :func:`codemode.wire.framing.encode_frame`
 replaces a lone surrogate by U+FFFD (and joins a pair stored as two code points), in both
 directions. Pinned here: any string round-trips into a valid UTF-8 frame, and a Python tool
 returning ``"a\\ud800b"`` through a real host gives the cell ``"a\\ufffdb"`` while the host stays
@@ -21,10 +21,10 @@ from session_harness import OUR_HOST
 
 from codemode.config import Config, SessionDefaults
 from codemode.dispatch import ToolCallRuntime
-from codemode.frame_json import well_formed
-from codemode.protocol import decode_frames, encode_frame
 from codemode.session import CodeModeSession
 from codemode.tools.registry import ToolRegistry
+from codemode.wire.frame_json import well_formed
+from codemode.wire.framing import decode_frames, encode_frame
 
 # Any code point, lone surrogates included (hypothesis' default text excludes them).
 any_text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=40)

@@ -1,4 +1,4 @@
-"""Property tests of the wire: the frame decoder (:mod:`codemode.protocol`) and the
+"""Property tests of the wire: the frame decoder (:mod:`codemode.wire.framing`) and the
 client's message handling (:class:`codemode.host.HostConnection`) given random bytes,
 truncated frames, huge lengths and messages with wrong or unknown fields.
 
@@ -19,7 +19,7 @@ from driver.driver_harness import SESSION, DriverHarness, RecordingDelegate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codemode.protocol import MAX_FRAME_BYTES, FrameError, FrameTooLarge, decode_frames, encode_frame, read_frame
+from codemode.wire.framing import MAX_FRAME_BYTES, FrameError, FrameTooLarge, decode_frames, encode_frame, read_frame
 
 READ_BOUND_S = 2.0
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

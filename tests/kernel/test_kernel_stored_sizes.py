@@ -1,5 +1,5 @@
 """Stored values of any total size survive a host replacement; a value too large for one frame
-is refused at once (``codemode/stored_values.py``), through a real kernel.
+is refused at once (``codemode/wire/stored_values.py``), through a real kernel.
 
 Codex's host keeps stored values in its own process, so their size never meets its 64 MiB
 frame limit; codemode keeps a copy in the client to give a new host. That copy travelled in
@@ -23,7 +23,7 @@ import signal
 import pytest
 from kernel_driver import execute, runtime_host
 
-from codemode.stored_values import MAX_STORED_VALUE_BYTES
+from codemode.wire.stored_values import MAX_STORED_VALUE_BYTES
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -1,6 +1,6 @@
 """The notebook profile's content items (``stream``, ``display_data``, ``execute_result``) on
 their own: the IOPub messages they become (``kernel/render.py``, ``kernel/publish.py``) and how
-the output budget counts and truncates them (``codemode/output.py``, ``kernel/budget.py``)."""
+the output budget counts and truncates them (``codemode/wire/truncation.py``, ``kernel/budget.py``)."""
 
 from __future__ import annotations
 

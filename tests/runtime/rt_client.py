@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from codemode.protocol import CAPABILITIES, RAW_TEXT_CAPABILITY, read_attached_payload, read_frame
-from codemode.raw_text import RAW_MEMBER, put_back
+from codemode.wire.framing import CAPABILITIES, RAW_TEXT_CAPABILITY, read_attached_payload, read_frame
+from codemode.wire.raw_text import RAW_MEMBER, put_back
 
 ToolFn = Callable[[Any], Awaitable[Any]]
 

@@ -12,9 +12,9 @@ import json
 import pytest
 from codemode.runtime.delegates import invocation_texts, tool_invoke_text
 
-from codemode import messages
-from codemode.frame_json import json_text
-from codemode.protocol import text_frame_parts
+from codemode.wire import messages
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import text_frame_parts
 
 AWKWARD = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab\x00nul\x1f", "é ü 😀 \u2028\u2029", ""]
 

@@ -16,7 +16,7 @@ import signal
 
 from rt_client import start_host, text_items, without_duration
 
-from codemode.protocol import CAPABILITIES, EXIT_NOTICE_CAPABILITY
+from codemode.wire.framing import CAPABILITIES, EXIT_NOTICE_CAPABILITY
 
 REASON = (
     "cell 1 of session s1 did not stop within 0.5 s of session/terminate (no in-process interrupt is available); "

@@ -24,7 +24,7 @@ NOT_AT_START = (
     "quickjs",  # the binding's wrapper package, which starts a thread pool (engines/quickjs.py imports _quickjs)
     "concurrent.futures.thread",  # that thread pool
     "importlib.resources",  # the prelude is read as plain files (prelude_source.py)
-    "hashlib",  # only a long MCP tool name is hashed (codemode/tools/naming.py)
+    "hashlib",  # only a long MCP tool name is hashed (codemode/wire/tool_names.py)
     "argparse",  # the client's command line is read by hand (runtime/__main__.py)
     "shutil",  # argparse's help formatter
     "tree_sitter",  # the notebook profile's parser

@@ -242,7 +242,7 @@ async def test_client_truncation_never_truncates(host):
 
 async def test_stored_values_extension(raw_host):
     """Protocol extension: storedValues seeds the store and committed keys are reported before
-    cell/closed, each value in a frame of its own (codemode/stored_values.py)."""
+    cell/closed, each value in a frame of its own (codemode/wire/stored_values.py)."""
     await raw_host.hello()
     await raw_host.open("s1", storedValues={"seed": {"v": 1}})
     assert text_items(await raw_host.run("text(load('seed')); store('n', [1, 2]); store('m', 'x');")) == ['{"v":1}']

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from rt_client import body_of, start_host, text_items
 
-from codemode.messages import BINDINGS_CAPABILITY
+from codemode.wire.messages import BINDINGS_CAPABILITY
 
 DECLARING = (
     "const rows = [{name: 'a', n: 1}]\n"

@@ -7,7 +7,7 @@ import json
 
 from rt_client import frame_header, start_host, text_items, without_duration
 
-from codemode.protocol import MAX_FRAME_BYTES
+from codemode.wire.framing import MAX_FRAME_BYTES
 
 
 async def _stderr(client) -> str:
@@ -207,7 +207,7 @@ async def test_too_many_active_cells():
 
 def test_frames_round_trip_json():
     """The stdout channel carries only frames: a sanity check of the encoder used by both sides."""
-    from codemode.protocol import decode_frames, encode_frame
+    from codemode.wire.framing import decode_frames, encode_frame
 
     message = {"type": "cell/closed", "sessionId": "s", "cellId": "1", "text": "\u2603"}
     frames, rest = decode_frames(encode_frame(message) + b"\x01")

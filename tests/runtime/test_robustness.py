@@ -110,7 +110,7 @@ async def test_too_many_in_flight_requests():
     300 ``session/open`` frames go out in one write, so the host admits them all before any
     of them has finished.
     """
-    from codemode.protocol import encode_frame
+    from codemode.wire.framing import encode_frame
 
     host = await start_host()
     try:
@@ -196,7 +196,7 @@ async def test_pending_delegate_limit():
 
 async def test_second_terminate_while_cleaning_up():
     """A terminate arriving while the first is still cleaning up gets Codex's text (Codex: ``exec cell <id> is already terminating``)."""
-    from codemode.protocol import encode_frame
+    from codemode.wire.framing import encode_frame
 
     host = await start_host()
     try:

@@ -20,9 +20,9 @@ import pytest
 from codemode.runtime.stdio_files import OutputPump
 from rt_client import HostClient, text_items
 
-from codemode import messages
 from codemode.host import default_host_command
-from codemode.protocol import PROTOCOL_VERSION, encode_frame
+from codemode.wire import messages
+from codemode.wire.framing import PROTOCOL_VERSION, encode_frame
 
 pytestmark = pytest.mark.timeout(60)
 

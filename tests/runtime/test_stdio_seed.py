@@ -14,7 +14,7 @@ import asyncio
 import pytest
 from rt_client import ToolFailure, body_of, start_host, text_items, tool_def, without_duration
 
-from codemode.protocol import MAX_FRAME_BYTES, FrameTooLarge, encode_frame
+from codemode.wire.framing import MAX_FRAME_BYTES, FrameTooLarge, encode_frame
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Stored values cross the host connection one a frame (``codemode/stored_values.py``).
+"""Stored values cross the host connection one a frame (``codemode/wire/stored_values.py``).
 
 The host checks at ``store()`` that the frame carrying a value will fit
 (``runtime/bridge.py``), keeps the value as the JSON Python writes, which the client writes
@@ -16,10 +16,10 @@ import pytest
 from codemode.runtime import bridge
 from rt_client import start_host, text_items
 
-from codemode import stored_values
-from codemode.frame_json import json_text
-from codemode.protocol import text_frame_parts
-from codemode.stored_values import canonical, message_text
+from codemode.wire import stored_values
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import text_frame_parts
+from codemode.wire.stored_values import canonical, message_text
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from rt_client import body_of, start_host, text_items
 
-from codemode.protocol import CAPABILITIES, RAW_TEXT_CAPABILITY
+from codemode.wire.framing import CAPABILITIES, RAW_TEXT_CAPABILITY
 
 
 async def test_text_stringification(host):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, approx_token_count, truncate_content_items, truncate_middle
+from codemode.wire.truncation import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    approx_token_count,
+    truncate_content_items,
+    truncate_middle,
+)
 
 
 def truncate_items(items: list, max_output_tokens: int | None) -> list:

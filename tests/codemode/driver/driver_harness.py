@@ -17,8 +17,8 @@ from typing import Any
 from codemode.cancellation import CancellationToken
 from codemode.errors import ToolCallError
 from codemode.host import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
-from codemode.protocol import CAPABILITIES, decode_frames, encode_frame
 from codemode.responses import RuntimeResponse, WaitOutcome
+from codemode.wire.framing import CAPABILITIES, decode_frames, encode_frame
 
 SESSION = "session-1"
 FRAME_TIMEOUT_S = 5.0

@@ -9,8 +9,8 @@ import asyncio
 import pytest
 from driver_harness import FRAME_TIMEOUT_S, DriverHarness, RecordingDelegate
 
-from codemode import messages, raw_text
-from codemode.raw_text import MIN_RAW_CHARS, RAW_MEMBER
+from codemode.wire import messages, raw_text
+from codemode.wire.raw_text import MIN_RAW_CHARS, RAW_MEMBER
 
 pytestmark = pytest.mark.timeout(60)
 

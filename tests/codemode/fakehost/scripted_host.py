@@ -1,6 +1,6 @@
 """A scripted code-mode host for client tests: ``python scripted_host.py MODE``.
 
-Speaks the protocol on stdin/stdout with :mod:`codemode.protocol` and :mod:`codemode.messages`.
+Speaks the protocol on stdin/stdout with :mod:`codemode.wire.framing` and :mod:`codemode.wire.messages`.
 Cells are ids ``1, 2, …`` that run until terminated; an execute answers ``execution/started``
 and an initial ``Yielded``; a wait answers ``Yielded`` at once; a wait on an unknown session
 answers ``unknown code-mode session <id>`` (the liveness probe). Modes:
@@ -17,8 +17,8 @@ import select
 import sys
 import time
 
-from codemode import messages
-from codemode.protocol import CAPABILITIES, decode_frames, encode_frame
+from codemode.wire import messages
+from codemode.wire.framing import CAPABILITIES, decode_frames, encode_frame
 
 
 def main() -> int:

@@ -16,7 +16,7 @@ buffers beside a message:
 
 Only responses that carry a runtime response use it (``execute/initialResponse`` and the
 ``wait/completed`` answer of a wait or terminate), only from host to client, and only when the
-same message written inline would fit in one frame (:data:`~codemode.protocol.MAX_FRAME_BYTES`):
+same message written inline would fit in one frame (:data:`~codemode.wire.framing.MAX_FRAME_BYTES`):
 a response too large for Codex's frame limit still gets Codex's error, as if sent inline.
 Codex's host does not know the capability and never grants it.
 """
@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from . import frame_json
-from .protocol import MAX_FRAME_BYTES, RAW_TEXT_CAPABILITY, FrameError, encode_frame_parts, raw_frame_parts
+from codemode.wire import frame_json
+from codemode.wire.framing import MAX_FRAME_BYTES, RAW_TEXT_CAPABILITY, FrameError, encode_frame_parts, raw_frame_parts
 
 RAW_MEMBER = "codemode/raw"
 """The member of a response frame that lists the paths of the strings sent beside it."""
@@ -91,7 +91,7 @@ async def put_back(message: dict[str, Any], read_payload: Callable[[], Awaitable
     """Read the raw frames that follow ``message`` (a response holding :data:`RAW_MEMBER`) with
     ``read_payload()`` (an awaitable of one frame's payload) and put each string at its path.
 
-    Raises :class:`~codemode.protocol.FrameError` for paths that do not name a ``null`` inside
+    Raises :class:`~codemode.wire.framing.FrameError` for paths that do not name a ``null`` inside
     the message, a payload that is not UTF-8, or a stream that ends early.
     """
     paths = message.pop(RAW_MEMBER)

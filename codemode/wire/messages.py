@@ -1,8 +1,8 @@
 """Every message of the code-mode host protocol (version 1), typed once for host and client.
 
 A message is a JSON object; here each one is a :class:`typing.TypedDict` (so a message *is*
-the plain ``dict`` that :func:`codemode.protocol.encode_frame` writes and
-:func:`codemode.protocol.decode_frames` returns) with one constructor function per message.
+the plain ``dict`` that :func:`codemode.wire.framing.encode_frame` writes and
+:func:`codemode.wire.framing.decode_frames` returns) with one constructor function per message.
 The constructors are the only place a message is spelled out; the ``parse_*`` functions turn
 what the other side sent into these typed forms, or raise :class:`MessageError` with a
 sentence that says what was wrong. This module imports only the standard library, so the
@@ -19,8 +19,8 @@ The messages (field names are the wire names; Codex's host ``codex-rs/code-mode-
   (``execute/initialResponse``), :func:`tool_invoke` / :func:`notification_send` (the two
   ``delegate/request`` kinds), :func:`delegate_cancel`, :func:`cell_closed`, and codemode's
   extensions :func:`stored_values` (``session/storedValues``, which the client also sends a
-  new host, :mod:`codemode.stored_values`) and :func:`host_exiting`;
-- codemode's ``session/bindings`` (:mod:`codemode.messages.bindings`): :func:`bindings_body`,
+  new host, :mod:`codemode.wire.stored_values`) and :func:`host_exiting`;
+- codemode's ``session/bindings`` (:mod:`codemode.wire.session_bindings`): :func:`bindings_body`,
   answered with :func:`bindings_listed`;
 - results: :func:`ok` / :func:`error`; success values :func:`session_ready`,
   :func:`execution_started`, :func:`wait_completed`, :func:`session_closed`,
@@ -49,12 +49,12 @@ and it would become a dependency of the host process, whose start-up import set 
 minimal. The dataclasses cost a conversion both ways and win nothing. TypedDicts are the plain
 dicts the JSON codec reads and writes and still give mypy every field; a megabyte frame costs a
 few milliseconds, small beside the cell that produced it. At run time the message types are
-plain ``dict`` subclasses (:mod:`codemode.messages.typeddict`): building the 39 real TypedDicts
+plain ``dict`` subclasses (:mod:`codemode.wire.typeddict`): building the 39 real TypedDicts
 cost every host start about 2.5 ms.
 """
 
-from .bindings import *  # noqa: F403
-from .events import *  # noqa: F403
-from .handshake import *  # noqa: F403
-from .requests import *  # noqa: F403
-from .results import *  # noqa: F403
+from codemode.wire.client_messages import *  # noqa: F403
+from codemode.wire.handshake import *  # noqa: F403
+from codemode.wire.host_messages import *  # noqa: F403
+from codemode.wire.results import *  # noqa: F403
+from codemode.wire.session_bindings import *  # noqa: F403

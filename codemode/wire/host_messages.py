@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypeAlias
 
-from .handshake import Ready, Rejected
-from .results import JsonValue, OkResult, WireResult, WireWaitOutcome, ok
-from .typeddict import TypedDict
+from codemode.wire.handshake import Ready, Rejected
+from codemode.wire.results import JsonValue, OkResult, WireResult, WireWaitOutcome, ok
+from codemode.wire.typeddict import TypedDict
 
 # -- host to client -----------------------------------------------------------------------------
 
@@ -168,7 +168,7 @@ def stored_values(session_id: str, values: dict[str, JsonValue]) -> StoredValues
     """codemode's extension: a cell of ``session_id`` committed these ``store()`` writes (host
     to client), or values the client kept for a new host's session (client to host, after
     ``session/open``). Both ends send one value a frame, written as text by
-    :func:`codemode.stored_values.message_text`, never more than the frame limit allows."""
+    :func:`codemode.wire.stored_values.message_text`, never more than the frame limit allows."""
     return {"type": "session/storedValues", "sessionId": session_id, "values": values}
 
 

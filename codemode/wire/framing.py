@@ -2,7 +2,7 @@
 
 Both sides of the connection use this module: the runtime host (``codemode.runtime``) and
 the client that supervises it (``codemode.host``). The messages themselves are typed in
-:mod:`codemode.messages`.
+:mod:`codemode.wire.messages`.
 
 A frame is a 4-byte little-endian unsigned length followed by that many bytes of UTF-8 JSON;
 one JSON object is one message. Frames are at most :data:`MAX_FRAME_BYTES` (64 MiB), as in
@@ -23,8 +23,8 @@ import json
 import struct
 from typing import Any, cast
 
-from . import frame_json, messages
-from .messages.bindings import BINDINGS_CAPABILITY
+from codemode.wire import frame_json, messages
+from codemode.wire.session_bindings import BINDINGS_CAPABILITY
 
 PROTOCOL_VERSION = 1
 MAX_FRAME_BYTES = 64 * 1024 * 1024
@@ -40,7 +40,7 @@ connection: the next cell starts on a new host while the old one finishes exitin
 
 RAW_TEXT_CAPABILITY = "codemode-raw-text-v1"
 """codemode's extension: a host that grants it may send the long strings of a runtime
-response's content items in frames of their own beside the response (:mod:`codemode.raw_text`)."""
+response's content items in frames of their own beside the response (:mod:`codemode.wire.raw_text`)."""
 
 CAPABILITIES = (
     "bounded-output-v1",
@@ -54,7 +54,7 @@ CAPABILITIES = (
 )
 """Capabilities the client offers and our host grants: the five of Codex 0.171's host (which
 grants the requested ones it knows and ignores the rest) and codemode's extensions (our host
-grants :data:`~codemode.messages.bindings.BINDINGS_CAPABILITY` in the notebook profile only)."""
+grants :data:`~codemode.wire.session_bindings.BINDINGS_CAPABILITY` in the notebook profile only)."""
 
 
 class FrameError(Exception):
@@ -86,7 +86,7 @@ def text_frame_parts(text: str) -> tuple[bytes, bytes]:
 
 def raw_frame_parts(data: bytes) -> tuple[bytes, bytes]:
     """The two parts of a frame whose payload is ``data`` as it is (the frame of every payload;
-    the raw texts of :mod:`codemode.raw_text` are not JSON). Raises :class:`FrameTooLarge` over
+    the raw texts of :mod:`codemode.wire.raw_text` are not JSON). Raises :class:`FrameTooLarge` over
     :data:`MAX_FRAME_BYTES`."""
     if len(data) > MAX_FRAME_BYTES:
         raise FrameTooLarge(len(data))
@@ -173,7 +173,7 @@ async def read_payload(reader: asyncio.StreamReader) -> bytes | None:
 
 
 async def read_attached_payload(reader: asyncio.StreamReader) -> bytes:
-    """The payload of a frame that must follow (a raw text of :mod:`codemode.raw_text`): as
+    """The payload of a frame that must follow (a raw text of :mod:`codemode.wire.raw_text`): as
     :func:`read_payload`, with an EOF before it an error too."""
     payload = await read_payload(reader)
     if payload is None:
@@ -183,11 +183,11 @@ async def read_attached_payload(reader: asyncio.StreamReader) -> bytes:
 
 def ok(value: Any) -> dict[str, Any]:
     """A successful ``result`` object: ``{"status": "ok", "value": value}``
-    (:func:`codemode.messages.ok`, as a plain dict)."""
+    (:func:`codemode.wire.messages.ok`, as a plain dict)."""
     return cast(dict[str, Any], messages.ok(value))
 
 
 def error(message: str) -> dict[str, Any]:
     """A failed ``result`` object: ``{"status": "error", "message": message}``
-    (:func:`codemode.messages.error`, as a plain dict)."""
+    (:func:`codemode.wire.messages.error`, as a plain dict)."""
     return cast(dict[str, Any], messages.error(message))

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired
 
-from .results import MessageError
-from .typeddict import TypedDict
+from codemode.wire.results import MessageError
+from codemode.wire.typeddict import TypedDict
 
 BINDINGS_CAPABILITY = "codemode-session-bindings-v1"
 DEFAULT_BINDINGS_TIMEOUT_MS = 200

@@ -7,7 +7,7 @@ replaced starts empty. codemode keeps them across a host replacement (codemode's
 keeps a copy and gives it to the next host. Every value travels in a frame of its own, both
 ways, as ``{"type": "session/storedValues", "sessionId": ..., "values": {key: value}}``, so
 how much is stored in all never meets the 64 MiB frame limit
-(:data:`~codemode.protocol.MAX_FRAME_BYTES`); one value does, so ``store()`` refuses at once a
+(:data:`~codemode.wire.framing.MAX_FRAME_BYTES`); one value does, so ``store()`` refuses at once a
 value whose frame would be too large (:func:`refusal`): stored, it could not be given to a
 new host.
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 
-from .frame_json import json_text
-from .protocol import MAX_FRAME_BYTES
+from codemode.wire.frame_json import json_text
+from codemode.wire.framing import MAX_FRAME_BYTES
 
 ENVELOPE_BYTES = 1024
 """Bytes of a value's frame kept for what surrounds its key and value (the message type and a

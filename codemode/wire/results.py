@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, cast
 
-from .typeddict import TypedDict
+from codemode.wire.typeddict import TypedDict
 
 JsonValue: TypeAlias = Any
 """Any JSON value (tool inputs and results, stored values)."""

@@ -62,7 +62,7 @@ def json_text(value: Any) -> str:
 
 
 def encode_text(text: str) -> bytes:
-    """``text`` (a payload's JSON text, or a raw text of :mod:`codemode.raw_text`) in UTF-8, a
+    """``text`` (a payload's JSON text, or a raw text of :mod:`codemode.wire.raw_text`) in UTF-8, a
     lone surrogate written with :func:`well_formed`'s repair."""
     try:
         return text.encode("utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from .typeddict import TypedDict
+from codemode.wire.typeddict import TypedDict
 
 # -- handshake ----------------------------------------------------------------------------------
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias
 
-from .bindings import BindingsBody
-from .results import JsonValue, WireResult
-from .typeddict import TypedDict
+from codemode.wire.results import JsonValue, WireResult
+from codemode.wire.session_bindings import BindingsBody
+from codemode.wire.typeddict import TypedDict
 
 # -- client to host -----------------------------------------------------------------------------
 
@@ -108,7 +108,7 @@ def open_body(
     """``session/open``; empty/``None`` options are left out (``storedValues`` and
     ``cellIdPrefix`` are codemode's extensions, which Codex's host rejects as unknown fields).
     ``storedValues`` present, even empty, makes the host report what cells store; codemode's
-    client sends it empty and the values after it (:mod:`codemode.stored_values`).
+    client sends it empty and the values after it (:mod:`codemode.wire.stored_values`).
     ``cell_id_prefix``: what the client puts before the host's cell ids where it shows them
     (``g<generation>:`` after a host was replaced), so a text of the host naming another cell
     names it as the user knows it."""
