@@ -6,7 +6,7 @@ import re
 import time
 
 import psutil
-from kernel_driver import collect, display_update, execute, send_execute, wait_for_iopub
+from kernel_driver import collect, display_update, execute, send_execute, shell_reply, wait_for_iopub
 
 
 def test_kernel_info_is_javascript_without_subshells(kernel):
@@ -275,15 +275,14 @@ def test_magics_errors_and_listings(kernel):
 
 def test_completion_inspect_and_is_complete(kernel):
     kc = kernel.kc
+    # shell_reply, not the next shell message: run first in its module, the kernel_info_reply
+    # of the kernel's start is still waiting there.
     code = "await tools.sl"
-    kc.complete(code, len(code))
-    reply = kc.get_shell_msg(timeout=30)["content"]
+    reply = shell_reply(kc, kc.complete(code, len(code)), timeout=30)["content"]
     assert "sleep" in reply["matches"]
-    kc.inspect("tools.sleep", 8)
-    reply = kc.get_shell_msg(timeout=30)["content"]
+    reply = shell_reply(kc, kc.inspect("tools.sleep", 8), timeout=30)["content"]
     assert reply["found"] and "declare const tools" in reply["data"]["text/plain"]
-    kc.is_complete("foo({")
-    assert kc.get_shell_msg(timeout=30)["content"]["status"] == "incomplete"
+    assert shell_reply(kc, kc.is_complete("foo({"), timeout=30)["content"]["status"] == "incomplete"
 
 
 def test_interrupt_sent_right_after_the_execute_reaches_it(kernel):
