@@ -13,13 +13,14 @@ Replies follow the Jupyter messaging specification ("History"): ``history`` is a
 ``[session, line, input]`` (``[session, line, [input, null]]`` when ``output`` is true: outputs
 are not kept), oldest first:
 
-- ``tail``: the last ``n`` inputs (10 when ``n`` is missing): this kernel's own last lines,
-  then those of the other sessions sharing the file, newest first by session number and line,
-  the whole oldest first (this kernel's own last), as ipykernel's
-  ``get_tail(include_latest=True)`` orders them (``jupyter console`` loads its
-  up-arrow history with ``n=1000`` at start-up);
-- ``range``: the lines ``start`` (default 1) up to ``stop`` (excluded; none: to the end) of
-  ``session``: a session number, 0 for this kernel's, -1 for the one before it, ...;
+- ``tail``: the last ``n`` inputs (10 when ``n`` is missing, none when it is 0): this
+  kernel's own last lines, then those of the other sessions sharing the file, newest first by
+  session number and line, the whole oldest first (this kernel's own last), as ipykernel's
+  ``get_tail(include_latest=True)`` orders them (``jupyter console`` loads its up-arrow
+  history with ``n=1000`` at start-up);
+- ``range``: the lines ``start`` (default 1) up to ``stop`` (excluded; none or 0: to the end,
+  as IPython's ``get_range``) of ``session``: a session number, 0 for this kernel's, -1 for
+  the one before it, ...;
 - ``search``: inputs matching the glob ``pattern`` (SQLite ``GLOB``: ``*``, ``?``, case
   sensitive; default ``*``), the last ``n`` of them when ``n`` is given (all when fewer
   match), and with ``unique`` each text once (its latest line).
