@@ -90,6 +90,7 @@ def _least_host_code() -> str:
     host of CPython needs before its first answer (the prelude is read from a file written here;
     the QuickJS binding's folder is put on the path as the host's start plan puts it)."""
     import _quickjs
+
     from codemode.runtime.prelude_source import prelude_source
 
     with tempfile.NamedTemporaryFile("w", suffix=".js", delete=False, encoding="utf-8") as file:

@@ -51,7 +51,7 @@ from codemode.session_delegate import (
     public_outcome,
     stale_cell,
 )
-from codemode.wire.messages import BINDINGS_CAPABILITY, CellExecutionLimits, execute_request
+from codemode.wire.messages import BINDINGS_CAPABILITY, CellExecutionLimits, OutputTruncation, execute_request
 
 __all__ = [
     "REFERENCE_HOST_NAME",
@@ -118,7 +118,7 @@ class CodeModeSession:
         on_notify: Callable[[str, str], None] | None = None,
         on_cell_closed: Callable[[str], None] | None = None,
         provider: HostProvider | None = None,
-        output_truncation: str | None = None,
+        output_truncation: OutputTruncation | None = None,
         stored_values_extension: bool | None = None,
     ) -> None:
         self.registry = registry

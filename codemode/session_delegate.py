@@ -107,7 +107,7 @@ class SessionDelegateAdapter:
             return result.value
         raise ToolCallError(result.error or "tool call failed")
 
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
         self.hooks.notify(self._public(cell_id), text)
 
     def cell_closed(self, cell_id: str) -> None:

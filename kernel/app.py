@@ -17,9 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 import zmq
-from codemode.kernel.packing import install_safe_packer
 from ipykernel.kernelapp import IPKernelApp
 from traitlets import DottedObjectName
+
+from codemode.kernel.packing import install_safe_packer
 
 IOPUB_HIGH_WATER_MARK = 100_000
 """Messages queued for one IOPub subscriber before sends wait for it (ZeroMQ's default: 1000)."""

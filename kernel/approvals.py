@@ -39,8 +39,8 @@ from typing import Any, Literal
 
 import zmq
 import zmq.asyncio
-from codemode.kernel.state import KernelState
 
+from codemode.kernel.state import KernelState
 from codemode.sandbox.approvals import Answer, ApprovalRequest, parse_answer
 
 log = logging.getLogger(__name__)

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemode.kernel.render import ErrorParts, parse_error_text
-
 from codemode.wire import truncation
 
 TERMINATED_MAX_TOKENS = 250_000

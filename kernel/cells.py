@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codemode.kernel.host_loss import HostLoss
-
 from codemode.responses import RuntimeResponse
 
 MAX_CLOSED_RECORDS = 256
@@ -131,8 +130,8 @@ class CellRecord:
         self.displays = [StatusDisplay(d.display_id, summary_parent(d.parent)) for d in self.displays]
 
 
-def _progress_text(call_id: str, call: ToolProgress) -> str:
-    text = f"{call.tool} ({call_id})"
+def _progress_text(runtime_tool_call_id: str, call: ToolProgress) -> str:
+    text = f"{call.tool} ({runtime_tool_call_id})"
     if call.progress is not None:
         text += f": {call.progress:g}" + (f"/{call.total:g}" if call.total else "")
     if call.message:
@@ -169,8 +168,8 @@ def status_bundle(record: CellRecord, now: float | None = None) -> dict[str, str
     parts = [f'<div class="codemode-status"><b>{html.escape(lines[0])}</b>']
     if record.state == "running":
         items = []
-        for call_id, call in record.in_flight.items():
-            item = html.escape(_progress_text(call_id, call))
+        for runtime_tool_call_id, call in record.in_flight.items():
+            item = html.escape(_progress_text(runtime_tool_call_id, call))
             if call.progress is not None and call.total:
                 item += f' <progress value="{call.progress:g}" max="{call.total:g}"></progress>'
             items.append(f"<li>{item}</li>")

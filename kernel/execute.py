@@ -28,6 +28,7 @@ import contextlib
 import logging
 from typing import Any
 
+from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import await_or_probe
 from codemode.kernel.delivery import Delivery
@@ -35,8 +36,6 @@ from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
-
-from codemode.errors import HostConnectionError
 from codemode.responses import RuntimeResponse
 
 log = logging.getLogger(__name__)

@@ -36,9 +36,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from codemode.kernel.render import ErrorParts, plain_error
-
 from codemode.errors import HostConnectionError
+from codemode.kernel.render import ErrorParts, plain_error
 
 if TYPE_CHECKING:
     from codemode.session import CodeModeSession

@@ -84,6 +84,9 @@ from pathlib import Path
 from typing import Any
 
 import zmq
+from ipykernel.kernelbase import Kernel
+from traitlets import Float
+
 from codemode.kernel import comms, is_complete, magics, render, requests
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
@@ -102,10 +105,7 @@ from codemode.kernel.publish import Publisher, Request, user_expression_errors
 from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
-from ipykernel.kernelbase import Kernel
-from traitlets import Float
-
-from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
+from codemode.runtime.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
 
 log = logging.getLogger(__name__)
 

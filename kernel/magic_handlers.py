@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from codemode.config.session import CHOICES
+from codemode.errors import CodeModeError, StaleCellError
 from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
@@ -28,9 +30,6 @@ from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
-
-from codemode.config.session import CHOICES
-from codemode.errors import CodeModeError, StaleCellError
 from codemode.tools import threads
 
 DEFAULT_WAIT_MS = 10_000

@@ -33,7 +33,6 @@ from typing import Any
 from codemode.kernel.displays import MIN_UPDATE_INTERVAL_S, StatusDisplays
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.state import KernelState
-
 from codemode.wire import truncation
 
 

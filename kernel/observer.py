@@ -56,7 +56,6 @@ from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, PROBE_S
 from codemode.kernel.host_loss import HostLoss
 from codemode.kernel.ordering import CellOrder
-
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 if TYPE_CHECKING:

@@ -38,7 +38,6 @@ from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, await_or_probe
 from codemode.kernel.observer import CellObserver
 from codemode.kernel.services import Services
-
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 log = logging.getLogger(__name__)

@@ -52,14 +52,14 @@ class ToolCallTracker:
         record = self.state.cells.get(event.cell_id)
         if record is None or record.final is not None:
             return
-        call_id = event.runtime_tool_call_id
+        runtime_tool_call_id = event.runtime_tool_call_id
         if event.kind == "started":
-            record.in_flight[call_id] = ToolProgress(event.tool)
+            record.in_flight[runtime_tool_call_id] = ToolProgress(event.tool)
         elif event.kind == "progress":
-            call = record.in_flight.setdefault(call_id, ToolProgress(event.tool))
+            call = record.in_flight.setdefault(runtime_tool_call_id, ToolProgress(event.tool))
             call.progress, call.total, call.message = event.progress, event.total, event.message
         elif event.kind == "finished":
-            record.in_flight.pop(call_id, None)
+            record.in_flight.pop(runtime_tool_call_id, None)
         if record.displays:
             self.displays.update(record)
 
@@ -87,13 +87,13 @@ class ToolCallTracker:
             self.displays.publisher.send("stream", {"name": "stderr", "text": notice}, parent)
 
     def _track(self, event: Any) -> None:
-        cell_id, call_id = event.cell_id, event.runtime_tool_call_id
+        cell_id, runtime_tool_call_id = event.cell_id, event.runtime_tool_call_id
         if event.kind == "started":
-            self._unfinished.setdefault(cell_id, set()).add(call_id)
+            self._unfinished.setdefault(cell_id, set()).add(runtime_tool_call_id)
         elif event.kind == "finished":
             calls = self._unfinished.get(cell_id)
             if calls is not None:
-                calls.discard(call_id)
+                calls.discard(runtime_tool_call_id)
                 if not calls:
                     del self._unfinished[cell_id]
                     event_ = self._settled.pop(cell_id, None)

@@ -115,9 +115,8 @@ def serve(frames: int) -> None:
     exit status (never returns)."""
     import asyncio
 
+    from codemode.runtime.gc_tuning import freeze_startup_objects
     from codemode.runtime.stdio import serve_stdio
-
-    from codemode.gc_tuning import freeze_startup_objects
 
     freeze_startup_objects()
     gc.enable()  # off since boot.py's first line: start-up's objects are frozen now

@@ -15,11 +15,10 @@ from typing import Any
 
 from codemode.runtime import profile
 from codemode.runtime.errors import ProtocolError
-
 from codemode.wire import messages
 
 
-async def list_bindings(realm: Any, request: dict[str, Any]) -> messages.BindingsListed:
+async def list_bindings(realm: Any, request: messages.BindingsBody) -> messages.BindingsListed:
     """The answer to ``request`` (a validated ``session/bindings`` body) for the session whose
     realm is ``realm`` (None before its first cell). Raises :class:`ProtocolError` outside
     the notebook profile."""

@@ -24,7 +24,7 @@ host never opens, and loading OpenSSL is a few milliseconds of every start. The 
 once asyncio is loaded, so anything that imports ``ssl`` later gets it.
 
 The cyclic garbage collector is off from the script's first line (when run as the host's script) until the host has imported
-everything and frozen what start-up made (:func:`codemode.gc_tuning.freeze_startup_objects`,
+everything and frozen what start-up made (:func:`codemode.runtime.gc_tuning.freeze_startup_objects`,
 after which ``serve`` turns it back on): importing makes tens of thousands of container objects
 that all live as long as the process, and the young collections they trigger found nothing to
 free while costing 5 to 7 ms of every start on the 2-core development machine.

@@ -38,7 +38,6 @@ from typing import Any, Protocol
 
 from codemode.runtime.jsontext import has_surrogate, is_one_value, scrub, value_error
 from codemode.runtime.prelude_source import readers_source
-
 from codemode.wire import stored_values
 
 log = logging.getLogger(__name__)
@@ -76,8 +75,8 @@ class CellThread(Protocol):
     def out_of_memory(self, kind: str) -> str | None: ...
 
 
-def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
-    """The dispatcher call ``(op, arg)`` that settles tool call ``runtime_id`` in the prelude
+def settlement(runtime_tool_call_id: str, ok: bool, value: Any) -> tuple[str, str]:
+    """The dispatcher call ``(op, arg)`` that settles tool call ``runtime_tool_call_id`` in the prelude
     (``install.js``, ``realm_install.js``): a string result crosses as it is,
     ``("resolve:<id>", value)``, which the binding converts at C speed (a JSON literal would be
     written here and parsed in JavaScript, several ms per MB each); anything else, and a string
@@ -85,8 +84,8 @@ def settlement(runtime_id: str, ok: bool, value: Any) -> tuple[str, str]:
     ``("settle", '{"id": ..., "ok": ..., "value": ...}')``, rejecting with ``value`` when not
     ``ok``."""
     if ok and isinstance(value, str) and not has_surrogate(value):
-        return "resolve:" + runtime_id, value
-    return "settle", json.dumps({"id": runtime_id, "ok": ok, "value": value})
+        return "resolve:" + runtime_tool_call_id, value
+    return "settle", json.dumps({"id": runtime_tool_call_id, "ok": ok, "value": value})
 
 
 _OBSERVABLE_OPS = frozenset({"emit", "notify", "tool", "yield"})

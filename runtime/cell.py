@@ -53,9 +53,9 @@ class CellRuntime(CellState):
         (``runtime/cell_thread.py``)."""
         self._thread = start_cell_thread(self._run, f"codemode-cell-{self.cell_id}")
 
-    def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
-        """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self._queue.put(("settle", (runtime_id, settlement(runtime_id, ok, value))))
+    def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None:
+        """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
+        self._queue.put(("settle", (runtime_tool_call_id, settlement(runtime_tool_call_id, ok, value))))
 
     def stop(self) -> None:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
@@ -169,8 +169,8 @@ class CellRuntime(CellState):
                     self.set_outcome(payload)
                     break
                 if kind == "settle":
-                    runtime_id, (op, arg) = payload
-                    self.tool_settled(runtime_id)
+                    runtime_tool_call_id, (op, arg) = payload
+                    self.tool_settled(runtime_tool_call_id)
                     outcome = engine.deliver(op, arg)
                     if outcome is not None:
                         return outcome

@@ -29,14 +29,13 @@ from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FL
 from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
 from codemode.runtime.jsontext import scrub
 from codemode.runtime.outcome import CellOutcome
-
 from codemode.wire import messages
 
 
 class CellEvents:
     """Callbacks run on the asyncio loop for what a cell does.
 
-    ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_id, index,
+    ``item(dict)``: a content item; ``yield_control()``; ``tool_call(runtime_tool_call_id, index,
     input_json, via_ended)`` (the argument's JSON text, as the prelude wrote it; ``via_ended``:
     the ended cell whose helper made the call, or None); ``notify(text)``; ``finished(outcome)``: the cell is done (once);
     ``output_full()``: a helper waits for room in the output window (the items before it
@@ -247,14 +246,14 @@ class CellState:
 
     def call_tool(self, index: int, input_json: str, via_ended: str | None = None) -> str:
         self._tool_seq += 1
-        runtime_id = f"tool-{self._tool_seq}"
-        self._outstanding_tools.add(runtime_id)
-        self._post(self._events.tool_call, runtime_id, index, input_json, via_ended)
-        return runtime_id
+        runtime_tool_call_id = f"tool-{self._tool_seq}"
+        self._outstanding_tools.add(runtime_tool_call_id)
+        self._post(self._events.tool_call, runtime_tool_call_id, index, input_json, via_ended)
+        return runtime_tool_call_id
 
-    def tool_settled(self, runtime_id: str) -> None:
-        """Tool call ``runtime_id`` has its answer."""
-        self._outstanding_tools.discard(runtime_id)
+    def tool_settled(self, runtime_tool_call_id: str) -> None:
+        """Tool call ``runtime_tool_call_id`` has its answer."""
+        self._outstanding_tools.discard(runtime_tool_call_id)
 
     def notify(self, text: str) -> None:
         self._notifications.acquire(1)

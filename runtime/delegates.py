@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from codemode.runtime.livecell import LiveCell
-
 from codemode.wire import messages
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import FrameTooLarge
@@ -28,6 +27,8 @@ Codex's ``MAX_PENDING_DELEGATE_CALLS`` (``codex-rs/code-mode-protocol``, ``host`
 permits of ``HostPeer`` in ``codex-rs/code-mode-host/src/peer.rs``, pinned by its test
 ``pending_delegate_limit_rejects_call_without_disconnecting`` (``peer_tests.rs``)."""
 _INVOKE_HEAD = '{"type":"delegate/request","id":'
+INVALID_TOOL_RESULT = "code-mode client returned an invalid tool result"
+"""How a tool call fails when the client answers it as a notification (Codex's host's text)."""
 
 
 def invocation_texts(
@@ -47,15 +48,15 @@ def invocation_texts(
     return middle, tail
 
 
-def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_id: str, input_json: str) -> str:
+def tool_invoke_text(delegate_id: int, texts: tuple[str, str], runtime_tool_call_id: str, input_json: str) -> str:
     """The JSON text of :func:`codemode.wire.messages.tool_invoke` (same keys, same order), written
     around ``input_json``, the argument's JSON text as the prelude's ``JSON.stringify`` wrote it,
     which the bridge has checked to be exactly one JSON value (``runtime/bridge.py``; else the
     text could write fields of the frame) on the cell's thread (parsing and re-encoding it here,
-    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_id``: ``tool-<n>``, quoted
+    ~10 us a call, was the largest cost of a cell's tool calls on the host's loop). ``texts``: :func:`invocation_texts`; ``runtime_tool_call_id``: ``tool-<n>``, quoted
     as it is."""
     middle, tail = texts
-    return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_id}"{tail}{input_json}}}}}}}'
+    return f'{_INVOKE_HEAD}{delegate_id}{middle}"{runtime_tool_call_id}"{tail}{input_json}}}}}}}'
 
 
 def too_many_pending(holder: str, held: int) -> str:
@@ -77,7 +78,7 @@ class DelegateTable:
     ``send`` writes a message, ``send_text`` a message's JSON text (both raise
     ``FrameTooLarge`` for an oversized frame)."""
 
-    def __init__(self, send: Callable[[messages.HostMessage], None], send_text: Callable[[str], None]) -> None:
+    def __init__(self, send: Callable[[messages.HostFrame], None], send_text: Callable[[str], None]) -> None:
         self._send = send
         self._send_text = send_text
         self._pending: dict[int, tuple[LiveCell, str | None]] = {}
@@ -89,16 +90,20 @@ class DelegateTable:
         self._next_id += 1
         return self._next_id
 
-    def tool(self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None) -> None:
+    def tool(
+        self, cell: LiveCell, index: int, runtime_tool_call_id: str, input_json: str, via_ended: str | None = None
+    ) -> None:
         """Send a ``tool/invoke`` delegate request for tool ``index`` of ``cell.tools``, its
         argument the JSON text ``input_json`` (``via_ended``: :func:`invocation_texts`); the
         answer settles the JS promise."""
         assert cell.runtime is not None
         if index >= len(cell.tools):
-            cell.runtime.deliver_tool_result(runtime_id, False, f"code-mode runtime error: no tool has index {index}")
+            cell.runtime.deliver_tool_result(
+                runtime_tool_call_id, False, f"code-mode runtime error: no tool has index {index}"
+            )
             return
         if len(self._pending) >= MAX_PENDING_DELEGATE_CALLS:
-            cell.runtime.deliver_tool_result(runtime_id, False, self._refusal(cell))
+            cell.runtime.deliver_tool_result(runtime_tool_call_id, False, self._refusal(cell))
             return
         delegate_id = self._new_id()
         if via_ended is not None:  # rare: not cached
@@ -111,16 +116,16 @@ class DelegateTable:
                 )
             texts = cached
         try:
-            self._send_text(tool_invoke_text(delegate_id, texts, runtime_id, input_json))
+            self._send_text(tool_invoke_text(delegate_id, texts, runtime_tool_call_id, input_json))
         except FrameTooLarge as exc:
             cell.runtime.deliver_tool_result(
-                runtime_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
+                runtime_tool_call_id, False, f"code-mode delegate request exceeds the IPC frame limit: {exc}"
             )
             return
-        self._pending[delegate_id] = (cell, runtime_id)
+        self._pending[delegate_id] = (cell, runtime_tool_call_id)
         if via_ended is not None:
             self._via_ended[delegate_id] = via_ended
-        cell.pending_tools[runtime_id] = delegate_id
+        cell.pending_tools[runtime_tool_call_id] = delegate_id
 
     def _refusal(self, caller: LiveCell) -> str:
         """:func:`too_many_pending` for a call of ``caller``, naming the cell holding most calls;
@@ -159,30 +164,34 @@ class DelegateTable:
         if self._pending.pop(delegate_id, None) is not None:
             self._send(messages.delegate_cancel(delegate_id))
 
-    def on_response(self, message: dict[str, Any]) -> None:
-        delegate_id = message.get("id")
-        entry = self._pending.pop(delegate_id, None)  # type: ignore[arg-type]
-        self._via_ended.pop(delegate_id, None)  # type: ignore[arg-type]
+    def on_response(self, message: messages.DelegateResponse) -> None:
+        """The client's answer to a delegate request: a tool call's settles its promise (an
+        answer of the wrong kind rejects it with Codex's text); a notification's failure is
+        logged. An answer to a request no longer pending (cancelled, its cell gone) is ignored."""
+        delegate_id = message["id"]
+        entry = self._pending.pop(delegate_id, None)
+        self._via_ended.pop(delegate_id, None)
         if entry is None:
             return
-        cell, runtime_id = entry
-        result = message.get("result")
-        if runtime_id is None:
-            if isinstance(result, dict) and result.get("status") == "error":
-                log.warning("failed to deliver code mode notification: %s", result.get("message"))
+        cell, runtime_tool_call_id = entry
+        result = message["result"]
+        if runtime_tool_call_id is None:
+            if result["status"] == "error":
+                log.warning("failed to deliver code mode notification: %s", result["message"])
             if cell.runtime is not None:
                 cell.runtime.notification_done()
             return
-        cell.pending_tools.pop(runtime_id, None)
+        cell.pending_tools.pop(runtime_tool_call_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:
             return
-        if isinstance(result, dict) and result.get("status") == "ok":
-            value = result.get("value")
-            if isinstance(value, dict) and value.get("type") == "tool/result":
-                cell.runtime.deliver_tool_result(runtime_id, True, value.get("result"))
-                return
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
-        elif isinstance(result, dict) and result.get("status") == "error":
-            cell.runtime.deliver_tool_result(runtime_id, False, str(result.get("message", "")))
-        else:
-            cell.runtime.deliver_tool_result(runtime_id, False, "code-mode client returned an invalid tool result")
+        match result["status"]:
+            case "ok":
+                value = result["value"]
+                if value["type"] == "tool/result":
+                    cell.runtime.deliver_tool_result(runtime_tool_call_id, True, value["result"])
+                else:
+                    cell.runtime.deliver_tool_result(runtime_tool_call_id, False, INVALID_TOOL_RESULT)
+            case "error":
+                cell.runtime.deliver_tool_result(runtime_tool_call_id, False, result["message"])
+            case unknown:
+                assert_never(unknown)

@@ -32,7 +32,6 @@ import re
 from typing import Any
 
 from codemode.runtime import nesting
-
 from codemode.wire.frame_json import LARGE_PAYLOAD_BYTES, use_orjson
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from codemode.runtime.errors import ProtocolError
 from codemode.runtime.events import item_cost
 from codemode.runtime.outcome import CellOutcome
-
 from codemode.wire import messages
 from codemode.wire.messages import WireRuntimeResponse, WireWaitOutcome
 from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
@@ -41,7 +40,7 @@ class CellControl(Protocol):
 
     def stop(self) -> None: ...
 
-    def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None: ...
+    def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None: ...
 
     def run_posted_items(self) -> None: ...
 
@@ -55,10 +54,10 @@ class CellControl(Protocol):
 class ConnectionPort(Protocol):
     """What a cell asks of the connection: delegate calls and frames."""
 
-    def send(self, message: messages.HostMessage) -> None: ...
+    def send(self, message: messages.HostFrame) -> None: ...
 
     def delegate_tool(
-        self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None
+        self, cell: LiveCell, index: int, runtime_tool_call_id: str, input_json: str, via_ended: str | None = None
     ) -> None: ...
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None: ...
@@ -197,13 +196,15 @@ class LiveCell:
         if taking and self.runtime is not None and self.runtime.output_waits():
             self.yield_now()
 
-    def on_tool_call(self, runtime_id: str, index: int, input_json: str, via_ended: str | None = None) -> None:
+    def on_tool_call(
+        self, runtime_tool_call_id: str, index: int, input_json: str, via_ended: str | None = None
+    ) -> None:
         """Send a ``tool/invoke`` delegate request for this cell (tool ``index`` of :attr:`tools`,
         its argument the JSON text ``input_json``; ``via_ended``: the ended cell whose helper
         made the call, or None)."""
         if self.closed or self.terminating or self.outcome is not None:
             return
-        self.session.connection.delegate_tool(self, index, runtime_id, input_json, via_ended)
+        self.session.connection.delegate_tool(self, index, runtime_tool_call_id, input_json, via_ended)
 
     def on_notify(self, text: str) -> None:
         """Send a ``notification/send`` delegate request (not a content item)."""

@@ -37,6 +37,7 @@ import time
 from typing import Any
 
 import _quickjs as quickjs  # the binding itself, as engines/quickjs.py imports it
+
 from codemode.runtime import bridge
 from codemode.runtime.bridge import settlement
 from codemode.runtime.cell_thread import start_thread
@@ -84,9 +85,9 @@ class RealmCell(CellState):
         """Terminate the cell (the realm's other cells go on)."""
         self.realm.stop_cell(self)
 
-    def deliver_tool_result(self, runtime_id: str, ok: bool, value: Any) -> None:
-        """Settle the promise of tool call ``runtime_id`` (reject with string ``value``)."""
-        self.realm.post("settle", self, (runtime_id, settlement(runtime_id, ok, value)))
+    def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None:
+        """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
+        self.realm.post("settle", self, (runtime_tool_call_id, settlement(runtime_tool_call_id, ok, value)))
 
     def _interrupt(self) -> bool:
         return self.realm.interrupt_running(f"cell {self.cell_id} ran exit()")
@@ -310,8 +311,8 @@ class Realm:
         if kind == "start":
             self._start(cell)
         elif kind == "settle":
-            runtime_id, (op, arg) = payload
-            cell.tool_settled(runtime_id)
+            runtime_tool_call_id, (op, arg) = payload
+            cell.tool_settled(runtime_tool_call_id)
             if cell.cell_id in self._cells and not cell.finished():
                 self._deliver(cell, op, arg)
         elif kind == "stop" and cell.cell_id in self._cells:

@@ -24,7 +24,7 @@ import collections
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from codemode.runtime import profile
 from codemode.runtime.bindings import list_bindings
@@ -33,7 +33,6 @@ from codemode.runtime.errors import READING_HELLO, READING_MESSAGE, FatalConnect
 from codemode.runtime.session import HostSession, LiveCell, missing_cell, runtime_response
 from codemode.runtime.stdio_files import exit_process
 from codemode.runtime.validate import DecodeError, decode_client_frame
-
 from codemode.wire import messages, raw_text
 from codemode.wire.frame_writer import FrameWriter
 from codemode.wire.framing import (
@@ -102,7 +101,7 @@ class Connection:
 
     # ---- output ----------------------------------------------------------------
 
-    def send(self, message: messages.HostMessage) -> None:
+    def send(self, message: messages.HostFrame) -> None:
         """Write one frame. Raises :class:`FrameTooLarge` for an oversized message.
 
         Nothing is written once the connection is ending (:meth:`serve` left its loop).
@@ -142,10 +141,10 @@ class Connection:
     # ---- delegates (runtime/delegates.py) ----------------------------------------------
 
     def delegate_tool(
-        self, cell: LiveCell, index: int, runtime_id: str, input_json: str, via_ended: str | None = None
+        self, cell: LiveCell, index: int, runtime_tool_call_id: str, input_json: str, via_ended: str | None = None
     ) -> None:
         """Send a ``tool/invoke`` delegate request; the answer settles the JS promise."""
-        self._delegates.tool(cell, index, runtime_id, input_json, via_ended)
+        self._delegates.tool(cell, index, runtime_tool_call_id, input_json, via_ended)
 
     def delegate_notify(self, cell: LiveCell, text: str) -> None:
         """Send a ``notification/send`` delegate request (its answer is only logged)."""
@@ -195,7 +194,7 @@ class Connection:
 
     # ---- main loop -------------------------------------------------------------
 
-    async def _read(self, context: str) -> dict[str, Any] | None:
+    async def _read(self, context: str) -> messages.ClientMessage | None:
         """The next client message, decoded (None at EOF between frames). A frame that
         cannot be read or decoded raises :class:`FatalConnectionError` with ``context``
         and Codex's cause (``early eof`` for input that ends inside a frame)."""
@@ -221,7 +220,7 @@ class Connection:
         hello = await self._read(READING_HELLO)
         if hello is None:
             return False
-        if hello["type"] != "connection/hello":
+        if hello["type"] != "connection/hello":  # any other message first is refused
             self.send(messages.rejected({"type": "invalidHello", "message": "first message must be connection/hello"}))
             return False
         versions = hello["supportedVersions"]
@@ -277,40 +276,42 @@ class Connection:
         except (ConnectionError, BrokenPipeError):
             pass
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def _dispatch(self, message: messages.ClientMessage) -> None:
         """Act on one decoded message (:func:`~codemode.runtime.validate.decode_client_frame`)."""
-        kind = message["type"]
-        if kind == "operation/request":
-            request_id = message["id"]
-            request = message["request"]
-            if request_id in self._active_requests or request_id in self._recent_requests:
-                raise FatalConnectionError(f"duplicate code-mode request ID RequestId({request_id})", None)
-            if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
-                self._respond(request_id, messages.error("code-mode host has too many in-flight requests"))
-                self._recent_requests.add(request_id)
-                return
-            task = asyncio.create_task(self._run_request(request_id, request))
-            task.codemode_method = request["method"]  # type: ignore[attr-defined]
-            task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
-            self._active_requests[request_id] = task
-        elif kind == "delegate/response":
-            self._delegates.on_response(message)
-        elif kind == "operation/yield":
-            cell = self.observing.get(message["id"])
-            if cell is not None:
-                cell.yield_now()
-        elif kind == "operation/cancel":
-            self._cancel_request(message["id"])
-        elif kind == "session/storedValues":
-            # Values the client kept, one a frame, after session/open and before any execute
-            # that may load them: applied here, in the order the frames came.
-            session = self.sessions.get(message["sessionId"])
-            if session is None:
-                log.warning("stored values for unknown code-mode session %r dropped", message["sessionId"][:80])
-            else:
-                session.seed(message["values"])
-        else:  # connection/hello, the only other variant
-            raise FatalConnectionError("received a second code-mode client hello", None)
+        match message["type"]:
+            case "operation/request":
+                request_id = message["id"]
+                request = message["request"]
+                if request_id in self._active_requests or request_id in self._recent_requests:
+                    raise FatalConnectionError(f"duplicate code-mode request ID RequestId({request_id})", None)
+                if len(self._active_requests) >= MAX_IN_FLIGHT_REQUESTS:
+                    self._respond(request_id, messages.error("code-mode host has too many in-flight requests"))
+                    self._recent_requests.add(request_id)
+                    return
+                task = asyncio.create_task(self._run_request(request_id, request))
+                task.codemode_method = request["method"]  # type: ignore[attr-defined]
+                task.add_done_callback(functools.partial(self._request_done, request_id=request_id))
+                self._active_requests[request_id] = task
+            case "delegate/response":
+                self._delegates.on_response(message)
+            case "operation/yield":
+                cell = self.observing.get(message["id"])
+                if cell is not None:
+                    cell.yield_now()
+            case "operation/cancel":
+                self._cancel_request(message["id"])
+            case "session/storedValues":
+                # Values the client kept, one a frame, after session/open and before any execute
+                # that may load them: applied here, in the order the frames came.
+                session = self.sessions.get(message["sessionId"])
+                if session is None:
+                    log.warning("stored values for unknown code-mode session %r dropped", message["sessionId"][:80])
+                else:
+                    session.seed(message["values"])
+            case "connection/hello":
+                raise FatalConnectionError("received a second code-mode client hello", None)
+            case unknown:
+                assert_never(unknown)
 
     def _responder(
         self, request_id: int, session: HostSession, cell: LiveCell, *, initial: bool
@@ -333,7 +334,7 @@ class Connection:
 
         return respond
 
-    def _cancel_request(self, request_id: Any) -> None:
+    def _cancel_request(self, request_id: int) -> None:
         """``operation/cancel``: a pending wait answers ``code-mode request cancelled``.
 
         Aimed at an execute it has no visible effect (0.171 ``operation_cancel_execute``);
@@ -358,10 +359,10 @@ class Connection:
             except (ConnectionError, RuntimeError):
                 pass
 
-    async def _run_request(self, request_id: int, request: dict[str, Any]) -> None:
+    async def _run_request(self, request_id: int, request: messages.RequestBody) -> None:
         method = request["method"]
         try:
-            await self._handle(request_id, method, request)
+            await self._handle(request_id, request)
         except ProtocolError as exc:
             self._respond(request_id, messages.error(str(exc)))
         except FatalConnectionError:
@@ -380,76 +381,89 @@ class Connection:
             raise ProtocolError(f"unknown code-mode session {session_id}")
         return session
 
-    async def _handle(self, request_id: int, method: str, request: dict[str, Any]) -> None:
-        if method == "session/open":
-            session_id = request["sessionId"]
-            if session_id in self.sessions:
-                raise ProtocolError(f"code-mode session ID `{session_id}` is already open")
-            if session_id in self._recent_sessions:
-                raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
-            limits = request.get("cellExecutionLimits") or {}
-            self.sessions[session_id] = HostSession(
-                self,
-                session_id,
-                max_yield_time_ms=limits.get("maxYieldTimeMs"),
-                max_heap_size_bytes=limits.get("maxHeapSizeBytes"),
-                output_truncation=request.get("outputTruncation"),
-                stored_values=request.get("storedValues"),
-                cell_id_prefix=request.get("cellIdPrefix") or "",
-            )
-            self._recent_sessions.add(session_id)
-            self._respond(request_id, messages.ok(messages.session_ready(session_id)))
-        elif method == "session/execute":
-            session = self._session(request["sessionId"])
-            body = request["request"]
-            if (body.get("max_output_tokens") or 0) < 0:
-                raise ProtocolError(NEGATIVE_OUTPUT_TOKENS)
-            active = sum(len(s.cells) for s in self.sessions.values())
-            if active >= MAX_ACTIVE_CELLS:
-                raise ProtocolError("code-mode host has too many active cells")
-            cell = session.new_cell(body)
-            self._respond(request_id, messages.ok(messages.execution_started(cell.cell_id)))
-            await self._flush()
-            respond = self._responder(request_id, session, cell, initial=True)
-            future = session.begin_observe(
-                cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond, take_when_full=True
-            )
-            assert cell.runtime is not None
-            cell.runtime.start()
-            await session.finish_observe(cell, future, request_id)
-        elif method == "session/wait":
-            session = self._session(request["sessionId"])
-            body = request["request"]
-            cell_id = str(body["cell_id"])
-            waited = session.cells.get(cell_id)
-            if waited is None or waited.closed:
-                self._respond(request_id, messages.ok(messages.wait_completed(missing_cell(cell_id))))
-                return
-            respond = self._responder(request_id, session, waited, initial=False)
-            future = session.begin_observe(
-                waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id, respond
-            )
-            await session.finish_observe(waited, future, request_id)
-        elif method == "session/terminate":
-            session = self._session(request["sessionId"])
-            outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
-            self._announce_exit()
-            self._respond(request_id, messages.ok(messages.wait_completed(outcome)))
-            if stopped is not None:
-                session.close_cell(stopped)
-            if self._exit_reason is not None:
-                await self._exit_after_answer()
-        elif method == "session/bindings":
-            session = self._session(request["sessionId"])
-            self._respond(request_id, messages.ok(await list_bindings(session.realm, request)))
-        elif method == "session/shutdown":
-            session_id = request["sessionId"]
-            session = self._session(session_id)
-            session.stop_all()
-            del self.sessions[session_id]
-            self._respond(request_id, messages.ok(messages.session_closed(session_id)))
-        else:  # decode_client_frame rejects unknown methods before this point
-            raise ProtocolError(f"unknown code-mode method {method}")
+    async def _handle(self, request_id: int, request: messages.RequestBody) -> None:
+        match request["method"]:
+            case "session/open":
+                self._open(request_id, request)
+            case "session/execute":
+                await self._execute(request_id, request)
+            case "session/wait":
+                await self._wait(request_id, request)
+            case "session/terminate":
+                await self._terminate(request_id, request)
+            case "session/bindings":
+                session = self._session(request["sessionId"])
+                self._respond(request_id, messages.ok(await list_bindings(session.realm, request)))
+            case "session/shutdown":
+                session_id = request["sessionId"]
+                session = self._session(session_id)
+                session.stop_all()
+                del self.sessions[session_id]
+                self._respond(request_id, messages.ok(messages.session_closed(session_id)))
+            case unknown:  # decode_client_frame refuses an unknown method
+                assert_never(unknown)
+
+    def _open(self, request_id: int, request: messages.OpenBody) -> None:
+        session_id = request["sessionId"]
+        if session_id in self.sessions:
+            raise ProtocolError(f"code-mode session ID `{session_id}` is already open")
+        if session_id in self._recent_sessions:
+            raise ProtocolError(f"code-mode session ID `{session_id}` was reused")
+        limits = request.get("cellExecutionLimits") or {}
+        self.sessions[session_id] = HostSession(
+            self,
+            session_id,
+            max_yield_time_ms=limits.get("maxYieldTimeMs"),
+            max_heap_size_bytes=limits.get("maxHeapSizeBytes"),
+            output_truncation=request.get("outputTruncation"),
+            stored_values=request.get("storedValues"),
+            cell_id_prefix=request.get("cellIdPrefix") or "",
+        )
+        self._recent_sessions.add(session_id)
+        self._respond(request_id, messages.ok(messages.session_ready(session_id)))
+
+    async def _execute(self, request_id: int, request: messages.ExecuteBody) -> None:
+        session = self._session(request["sessionId"])
+        body = request["request"]
+        if (body.get("max_output_tokens") or 0) < 0:
+            raise ProtocolError(NEGATIVE_OUTPUT_TOKENS)
+        active = sum(len(s.cells) for s in self.sessions.values())
+        if active >= MAX_ACTIVE_CELLS:
+            raise ProtocolError("code-mode host has too many active cells")
+        cell = session.new_cell(body)
+        self._respond(request_id, messages.ok(messages.execution_started(cell.cell_id)))
+        await self._flush()
+        respond = self._responder(request_id, session, cell, initial=True)
+        future = session.begin_observe(
+            cell, body.get("yield_time_ms"), body.get("max_output_tokens"), request_id, respond, take_when_full=True
+        )
+        assert cell.runtime is not None
+        cell.runtime.start()
+        await session.finish_observe(cell, future, request_id)
+
+    async def _wait(self, request_id: int, request: messages.WaitBody) -> None:
+        session = self._session(request["sessionId"])
+        body = request["request"]
+        cell_id = str(body["cell_id"])
+        waited = session.cells.get(cell_id)
+        if waited is None or waited.closed:
+            self._respond(request_id, messages.ok(messages.wait_completed(missing_cell(cell_id))))
+            return
+        respond = self._responder(request_id, session, waited, initial=False)
+        future = session.begin_observe(
+            waited, body.get("yield_time_ms"), request.get("maxOutputTokens"), request_id, respond
+        )
+        await session.finish_observe(waited, future, request_id)
+
+    async def _terminate(self, request_id: int, request: messages.TerminateBody) -> None:
+        session = self._session(request["sessionId"])
+        outcome, stopped = await session.terminate(str(request["cellId"]), request.get("maxOutputTokens"))
+        self._announce_exit()
+        self._respond(request_id, messages.ok(messages.wait_completed(outcome)))
+        if stopped is not None:
+            session.close_cell(stopped)
+        if self._exit_reason is not None:
+            await self._exit_after_answer()
 
 
 __all__ = ["Connection", "FatalConnectionError", "MAX_FRAME_BYTES", "FrameError", "runtime_response"]

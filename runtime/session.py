@@ -25,7 +25,6 @@ from codemode.runtime.livecell import (
     missing_cell,
     runtime_response,
 )
-
 from codemode.wire import messages, stored_values
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import FrameTooLarge
@@ -112,7 +111,7 @@ class HostSession:
 
     # ---- requests --------------------------------------------------------------
 
-    def new_cell(self, request: dict[str, Any]) -> LiveCell:
+    def new_cell(self, request: messages.ExecuteRequest) -> LiveCell:
         """Admit a cell for ``session/execute`` and start its runtime thread."""
         self._next_cell += 1
         cell_id = str(self._next_cell)

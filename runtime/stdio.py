@@ -16,7 +16,6 @@ import sys
 from codemode.runtime.errors import HelloNotWritten
 from codemode.runtime.server import Connection, FatalConnectionError
 from codemode.runtime.stdio_files import EXIT_FLUSH_TIMEOUT_S, OutputPump, is_pipe, pipe_from
-
 from codemode.wire.frame_writer import FrameWriter
 
 PIPE_BYTES = 256 * 1024

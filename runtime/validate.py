@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from codemode.runtime import nesting
-
+from codemode.wire.messages import ClientMessage
 from codemode.wire.serde import (
     U64_MAX,
     AnyValue,
@@ -221,10 +221,12 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def decode_client_frame(payload: bytes) -> dict[str, Any]:
+def decode_client_frame(payload: bytes) -> ClientMessage:
     """One client frame's payload decoded into a ``ClientToHost`` message, normalised
-    (:mod:`codemode.wire.serde`: a variant named by its index gets its name). Raises
-    :class:`DecodeError` with serde's text when the payload does not match."""
+    (:mod:`codemode.wire.serde`: a variant named by its index gets its name), typed as the
+    message it is (:data:`~codemode.wire.messages.ClientMessage`; a field left out of the frame
+    is left out of the message, one sent as ``null`` is ``None``). Raises :class:`DecodeError`
+    with serde's text when the payload does not match."""
     try:
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -243,7 +245,7 @@ def decode_client_frame(payload: bytes) -> dict[str, Any]:
     return message
 
 
-def decode_message(value: Any, text: str | None = None, start: int = 0, end: int = 0) -> dict[str, Any]:
+def decode_message(value: Any, text: str | None = None, start: int = 0, end: int = 0) -> ClientMessage:
     """``value``, a parsed frame, decoded as a ``ClientToHost`` message. serde_json reads
     the top level itself (the rest from its buffer): with the frame's ``text`` (and the
     value's ``start`` and ``end`` in it), its errors end with their position."""
@@ -259,8 +261,10 @@ def decode_message(value: Any, text: str | None = None, start: int = 0, end: int
             tag_start, tag_end = _tag_span(text, start, top.tag)
             raise _at(exc, text, tag_start if isinstance(tag, (dict, list)) else tag_end) from None
         if isinstance(value, dict):
-            return top.decode_variant(variant, {k: v for k, v in value.items() if k != top.tag})
-        return top.decode_variant(variant, value[1:])
+            decoded = top.decode_variant(variant, {k: v for k, v in value.items() if k != top.tag})
+        else:
+            decoded = top.decode_variant(variant, value[1:])
+        return cast(ClientMessage, decoded)  # CLIENT_TO_HOST has the shape of ClientMessage (test_wire_shapes.py)
     error = top.missing_tag() if isinstance(value, (dict, list)) or number else invalid_type(value, top.expecting)
     raise error if text is None else _at(error, text, end)
 

@@ -303,13 +303,13 @@ class ToolCallRuntime:
         tool_name, tool_kind, input}`` (``via_ended_cell`` public as well). Returns a
         :class:`ToolCallResult`; never raises for tool errors.
         """
-        runtime_id = str(invocation.get("runtime_tool_call_id", ""))
+        runtime_tool_call_id = str(invocation.get("runtime_tool_call_id", ""))
         tool_name = invocation.get("tool_name") or {}
         kind = str(invocation.get("tool_kind", "function"))
         via = invocation.get("via_ended_cell")
         return await self.handle_tool_call(
             cell_id,
-            runtime_id,
+            runtime_tool_call_id,
             tool_name,
             kind,
             invocation.get("input"),

@@ -18,6 +18,7 @@ from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire import messages, stored_values
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import FrameTooLarge, text_frame_parts
+from codemode.wire.messages import OutputTruncation
 
 logger = logging.getLogger("codemode.host")
 SESSION_RESOURCE_LIMITS_CAPABILITY = "session-cell-execution-resource-limits"
@@ -36,7 +37,7 @@ class HostConnection(ConnectionDriver):
         *,
         limits: messages.CellExecutionLimits | None = None,
         stored_values: dict[str, Any] | None = None,
-        output_truncation: str | None = None,
+        output_truncation: OutputTruncation | None = None,
         cell_id_prefix: str | None = None,
     ) -> None:
         """``session/open``. ``limits``: ``{"maxYieldTimeMs", "maxHeapSizeBytes"}`` (omitted when

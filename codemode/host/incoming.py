@@ -1,37 +1,28 @@
 """Checks of what the host sends, producing the typed forms of :mod:`codemode.wire.messages`.
 
-Each ``parse_*`` function returns the message (or part) it was given, typed, or raises
+:func:`decode` types a whole message; each ``parse_*`` function types a part of one (an
+answer's result, read against the request it answers). Each returns what it was given, typed, or raises
 :class:`Violation` with the text the connection then fails with (Codex's texts where Codex
 has one, e.g. ``code-mode host answered unknown request ID 99``). Pure functions: no I/O.
 """
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import assert_never, cast
 
 from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire.messages import (
     CellClosed,
+    DelegateCancel,
     DelegateRequest,
     ExecutionStarted,
     HostExiting,
+    HostMessage,
+    InitialResponse,
     MessageError,
-    NotificationSend,
+    OperationResponse,
     StoredValues,
-    ToolInvoke,
     WireResult,
-)
-
-HOST_MESSAGE_TYPES = frozenset(
-    {
-        "operation/response",
-        "execute/initialResponse",
-        "delegate/request",
-        "delegate/cancel",
-        "cell/closed",
-        "session/storedValues",
-        "host/exiting",
-    }
 )
 
 
@@ -39,23 +30,98 @@ class Violation(MessageError):
     """The host broke the protocol; the connection fails with ``str(e)``."""
 
 
-def is_id(value: Any) -> bool:
+def is_id(value: object) -> bool:
     """True for a wire id: an integer that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def message_type(message: dict[str, Any]) -> str:
-    """The ``type`` of a host message after the handshake; raises :class:`Violation` for a
-    second handshake answer or an unknown type."""
-    kind = message.get("type")
-    if kind in ("connection/ready", "connection/rejected"):
-        raise Violation("code-mode host sent a second handshake response")
-    if not isinstance(kind, str) or kind not in HOST_MESSAGE_TYPES:
-        raise Violation(f"code-mode host sent an unknown message type {kind!r}")
-    return kind
+def decode(message: object) -> HostMessage:
+    """A host message read after the handshake, typed as the message it is, or
+    :class:`Violation` naming what is wrong: a second handshake answer, an unknown ``type``, or
+    a message of a known type without the fields the client reads (the texts of Codex's
+    client, ``code-mode host sent an invalid cell/closed message``).
+
+    Fields the client does not read are kept and never refused: newer Codex hosts add some
+    (``code_mode_host_duration_ns``). An answer's ``result`` is checked later, against the
+    request it answers (:func:`parse_result`, :func:`parse_initial`): what is valid there, and
+    the text of a refusal, depend on that request."""
+    kind = message.get("type") if isinstance(message, dict) else None
+    match kind:
+        case "operation/response":
+            if not is_id(message_id := _field(message, "id")):
+                raise Violation(f"code-mode host answered unknown request ID {message_id!r}")
+            return cast(OperationResponse, message)
+        case "execute/initialResponse":
+            if not is_id(message_id := _field(message, "id")):
+                raise Violation(f"code-mode host sent an initial response for unknown request ID {message_id!r}")
+            return cast(InitialResponse, message)
+        case "delegate/request":
+            if not is_id(_field(message, "id")):
+                raise Violation("code-mode host sent a delegate request without an ID")
+            return _delegate_request(cast(dict[str, object], message))
+        case "delegate/cancel":
+            if not is_id(_field(message, "id")):
+                raise Violation("code-mode host sent a delegate cancel without an ID")
+            return cast(DelegateCancel, message)
+        case "cell/closed":
+            if not _strings(message, "sessionId", "cellId"):
+                raise Violation("code-mode host sent an invalid cell/closed message")
+            return cast(CellClosed, message)
+        case "session/storedValues":
+            if not _strings(message, "sessionId") or not isinstance(_field(message, "values"), dict):
+                raise Violation("code-mode host sent an invalid session/storedValues message")
+            return cast(StoredValues, message)
+        case "host/exiting":
+            if not _strings(message, "reason"):
+                raise Violation("code-mode host sent an invalid host/exiting notice")
+            return cast(HostExiting, message)
+        case "connection/ready" | "connection/rejected":
+            raise Violation("code-mode host sent a second handshake response")
+        case _:
+            raise Violation(f"code-mode host sent an unknown message type {kind!r}")
 
 
-def parse_result(result: Any, what: str) -> WireResult:
+def _field(message: object, name: str) -> object:
+    return cast(dict[str, object], message).get(name)
+
+
+def _strings(message: object, *names: str) -> bool:
+    return all(isinstance(_field(message, name), str) for name in names)
+
+
+def _delegate_request(message: dict[str, object]) -> DelegateRequest:
+    """A ``delegate/request`` whose id was checked: its session id and its request (a
+    ``tool/invoke`` naming its cell, or a ``notification/send``) checked too."""
+    invalid = Violation("code-mode host sent an invalid delegate request")
+    request = message.get("request")
+    if not isinstance(request, dict) or not isinstance(message.get("sessionId"), str):
+        raise invalid
+    match request.get("type"):
+        case "tool/invoke":
+            invocation = request.get("invocation")
+            if not isinstance(invocation, dict) or not isinstance(invocation.get("cell_id"), str):
+                raise invalid
+        case "notification/send":
+            if not _strings(request, "callId", "cellId", "text"):
+                raise invalid
+        case other:
+            raise Violation(f"code-mode host sent an unknown delegate request type {other!r}")
+    return cast(DelegateRequest, message)
+
+
+def delegate_cell(request: DelegateRequest) -> str:
+    """The host cell id a delegate request is for."""
+    body = request["request"]
+    match body["type"]:
+        case "tool/invoke":
+            return body["invocation"]["cell_id"]
+        case "notification/send":
+            return body["cellId"]
+        case unknown:
+            assert_never(unknown)
+
+
+def parse_result(result: object, what: str) -> WireResult:
     """``{"status": "ok", "value": …}`` or ``{"status": "error", "message": str}``; anything
     else is ``code-mode host returned an invalid <what> response``."""
     if isinstance(result, dict):
@@ -67,7 +133,7 @@ def parse_result(result: Any, what: str) -> WireResult:
     raise Violation(f"code-mode host returned an invalid {what} response")
 
 
-def parse_execution_started(value: Any) -> ExecutionStarted:
+def parse_execution_started(value: object) -> ExecutionStarted:
     if (
         not isinstance(value, dict)
         or value.get("type") != "execution/started"
@@ -77,7 +143,7 @@ def parse_execution_started(value: Any) -> ExecutionStarted:
     return cast(ExecutionStarted, value)
 
 
-def parse_wait_completed(value: Any, what: str) -> WaitOutcome:
+def parse_wait_completed(value: object, what: str) -> WaitOutcome:
     """The outcome of a ``wait/completed`` answer to a wait or terminate (``what``)."""
     if not isinstance(value, dict) or value.get("type") != "wait/completed":
         raise Violation(f"code-mode host returned an invalid {what} response")
@@ -87,7 +153,7 @@ def parse_wait_completed(value: Any, what: str) -> WaitOutcome:
         raise Violation(f"code-mode host returned an invalid {what} response: {exc}") from None
 
 
-def parse_initial(result: Any) -> RuntimeResponse | str:
+def parse_initial(result: object) -> RuntimeResponse | str:
     """An ``execute/initialResponse`` result: the response, or the host's error message."""
     checked = parse_result(result, "initial")
     if checked["status"] == "error":
@@ -96,49 +162,3 @@ def parse_initial(result: Any) -> RuntimeResponse | str:
         return RuntimeResponse.from_wire(checked["value"])
     except MessageError as exc:
         raise Violation(f"code-mode host returned an invalid initial response: {exc}") from None
-
-
-def delegate_id_of(message: dict[str, Any]) -> int:
-    delegate_id = message.get("id")
-    if not is_id(delegate_id):
-        raise Violation("code-mode host sent a delegate request without an ID")
-    return cast(int, delegate_id)
-
-
-def parse_delegate_request(message: dict[str, Any]) -> tuple[DelegateRequest, str]:
-    """A ``delegate/request`` (its id already checked) and the host cell id it is for."""
-    invalid = Violation("code-mode host sent an invalid delegate request")
-    request = message.get("request")
-    if not isinstance(request, dict) or not isinstance(message.get("sessionId"), str):
-        raise invalid
-    kind = request.get("type")
-    if kind == "tool/invoke":
-        invocation = request.get("invocation")
-        if not isinstance(invocation, dict) or not isinstance(invocation.get("cell_id"), str):
-            raise invalid
-        cell_id = cast(ToolInvoke, request)["invocation"]["cell_id"]
-    elif kind == "notification/send":
-        if not all(isinstance(request.get(key), str) for key in ("callId", "cellId", "text")):
-            raise invalid
-        cell_id = cast(NotificationSend, request)["cellId"]
-    else:
-        raise Violation(f"code-mode host sent an unknown delegate request type {kind!r}")
-    return cast(DelegateRequest, message), cell_id
-
-
-def parse_cell_closed(message: dict[str, Any]) -> CellClosed:
-    if not isinstance(message.get("sessionId"), str) or not isinstance(message.get("cellId"), str):
-        raise Violation("code-mode host sent an invalid cell/closed message")
-    return cast(CellClosed, message)
-
-
-def parse_stored_values(message: dict[str, Any]) -> StoredValues:
-    if not isinstance(message.get("sessionId"), str) or not isinstance(message.get("values"), dict):
-        raise Violation("code-mode host sent an invalid session/storedValues message")
-    return cast(StoredValues, message)
-
-
-def parse_host_exiting(message: dict[str, Any]) -> HostExiting:
-    if not isinstance(message.get("reason"), str):
-        raise Violation("code-mode host sent an invalid host/exiting notice")
-    return cast(HostExiting, message)

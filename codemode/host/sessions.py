@@ -17,7 +17,7 @@ class SessionDelegate(Protocol):
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: CancellationToken) -> Any:
         """Run a tool call; return its JSON result or raise ``ToolCallError`` to reject."""
 
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
         """Deliver a ``notify()`` text; raising makes the answer an error."""
 
     def cell_closed(self, cell_id: str) -> None:

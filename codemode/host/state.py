@@ -25,7 +25,7 @@ it does no I/O and never awaits. The rules (Codex's client driver,
 from __future__ import annotations
 
 import logging
-from typing import Any, cast
+from typing import Any, assert_never
 
 from codemode.errors import CodeModeError
 from codemode.host import incoming
@@ -156,57 +156,57 @@ class ConnectionState:
             self.delegates.finished(call)
 
     # -- the host's side ----------------------------------------------------------------------
-    def on_message(self, message: dict[str, Any]) -> list[Effect]:
-        """One message from the host. A protocol violation fails the connection."""
+    def on_message(self, message: object) -> list[Effect]:
+        """One message from the host, as read from its frame (decoded here,
+        :func:`codemode.host.incoming.decode`). A protocol violation fails the connection."""
         effects: list[Effect] = []
         try:
-            self._dispatch(message, effects)
+            self._dispatch(incoming.decode(message), effects)
         except Violation as exc:
             effects += self.fail(str(exc))
         return effects
 
-    def _dispatch(self, message: dict[str, Any], effects: list[Effect]) -> None:
-        kind = incoming.message_type(message)
-        if kind == "operation/response":
-            self._on_response(message, effects)
-        elif kind == "execute/initialResponse":
-            self._on_initial(message, effects)
-        elif kind == "delegate/request":
-            self._on_delegate(message, effects)
-        elif kind == "delegate/cancel":
-            call = self.delegates.cancel(message.get("id"))
-            if call is not None:
-                effects.append(Revoke(call.delegate_id))
-        elif kind == "cell/closed":
-            closed = incoming.parse_cell_closed(message)
-            session = self.sessions.get(closed["sessionId"])
-            if session is not None and closed["cellId"] in session.live_cells:
-                effects += self._close_cell(session, closed["cellId"])
-        elif kind == "session/storedValues":
-            stored = incoming.parse_stored_values(message)
-            session = self.sessions.get(stored["sessionId"])
-            if session is not None:
-                effects.append(StoredValues(session, stored["values"]))
-        else:
-            notice = incoming.parse_host_exiting(message)
-            if self.retiring is None:
-                self.retiring = notice["reason"]
-                effects.append(HostExiting(notice["reason"]))
+    def _dispatch(self, message: messages.HostMessage, effects: list[Effect]) -> None:
+        match message["type"]:
+            case "operation/response":
+                self._on_response(message, effects)
+            case "execute/initialResponse":
+                self._on_initial(message, effects)
+            case "delegate/request":
+                self._on_delegate(message, effects)
+            case "delegate/cancel":
+                call = self.delegates.cancel(message["id"])
+                if call is not None:
+                    effects.append(Revoke(call.delegate_id))
+            case "cell/closed":
+                session = self.sessions.get(message["sessionId"])
+                if session is not None and message["cellId"] in session.live_cells:
+                    effects += self._close_cell(session, message["cellId"])
+            case "session/storedValues":
+                session = self.sessions.get(message["sessionId"])
+                if session is not None:
+                    effects.append(StoredValues(session, message["values"]))
+            case "host/exiting":
+                if self.retiring is None:
+                    self.retiring = message["reason"]
+                    effects.append(HostExiting(message["reason"]))
+            case unknown:
+                assert_never(unknown)
 
-    def _on_response(self, message: dict[str, Any], effects: list[Effect]) -> None:
-        request_id = message.get("id")
-        pending = self.requests.take(request_id) if incoming.is_id(request_id) else None  # type: ignore[arg-type]
+    def _on_response(self, message: messages.OperationResponse, effects: list[Effect]) -> None:
+        request_id = message["id"]
+        pending = self.requests.take(request_id)
         if pending is None:
             raise Violation(f"code-mode host answered unknown request ID {request_id!r}")
         effects.append(Settle(pending.request_id))
         self._count_answer(pending)
         try:
-            self._on_answer(pending, message.get("result"), effects)
+            self._on_answer(pending, message["result"], effects)
         except Violation as exc:
             effects.append(self._reject(pending, str(exc)))
             raise
 
-    def _on_answer(self, pending: PendingRequest, result: Any, effects: list[Effect]) -> None:
+    def _on_answer(self, pending: PendingRequest, result: object, effects: list[Effect]) -> None:
         if pending.kind == "probe":
             effects.append(self._resolve(pending, None))  # any answer shows the host is alive
             return
@@ -219,30 +219,33 @@ class ConnectionState:
         value = checked["value"]
         if not isinstance(value, dict):
             raise Violation(f"code-mode host returned an invalid {pending.kind} response")
-        if pending.kind == "execute":
-            self._on_started(pending, value, effects)
-        elif pending.kind in ("wait", "terminate"):
-            outcome = incoming.parse_wait_completed(value, pending.kind)
-            # The request's id went out as every frame does (lone surrogates as U+FFFD).
-            if outcome.response.cell_id != well_formed(pending.cell_id or ""):
-                raise Violation(
-                    f"code-mode host returned cell {outcome.response.cell_id} for request targeting {pending.cell_id}"
-                )
-            effects.append(self._resolve(pending, outcome))
-        elif pending.kind == "bindings":
-            try:
-                effects.append(self._resolve(pending, messages.parse_bindings_listed(value)))
-            except messages.MessageError as exc:
-                raise Violation(f"code-mode host returned an invalid bindings response: {exc}") from None
-        elif pending.kind == "open" and value.get("type") != "session/ready":
-            text = f"code-mode host returned an invalid open response: {value!r}"
-            effects += self.fail(text)
-            pending.answer = "error"
-            effects.append(Reject(pending.request_id, text, connection_error=True))
-        else:
-            effects.append(self._resolve(pending, value))
+        match pending.kind:
+            case "execute":
+                self._on_started(pending, value, effects)
+            case "wait" | "terminate":
+                outcome = incoming.parse_wait_completed(value, pending.kind)
+                # The request's id went out as every frame does (lone surrogates as U+FFFD).
+                if outcome.response.cell_id != well_formed(pending.cell_id or ""):
+                    raise Violation(
+                        f"code-mode host returned cell {outcome.response.cell_id} for request targeting {pending.cell_id}"
+                    )
+                effects.append(self._resolve(pending, outcome))
+            case "bindings":
+                try:
+                    effects.append(self._resolve(pending, messages.parse_bindings_listed(value)))
+                except messages.MessageError as exc:
+                    raise Violation(f"code-mode host returned an invalid bindings response: {exc}") from None
+            case "open" if value.get("type") != "session/ready":
+                text = f"code-mode host returned an invalid open response: {value!r}"
+                effects += self.fail(text)
+                pending.answer = "error"
+                effects.append(Reject(pending.request_id, text, connection_error=True))
+            case "open" | "shutdown":
+                effects.append(self._resolve(pending, value))
+            case unknown:
+                assert_never(unknown)
 
-    def _on_started(self, pending: PendingRequest, value: dict[str, Any], effects: list[Effect]) -> None:
+    def _on_started(self, pending: PendingRequest, value: object, effects: list[Effect]) -> None:
         cell_id = incoming.parse_execution_started(value)["cellId"]
         session = self.sessions.get(pending.session_id)
         if session is None:
@@ -259,15 +262,14 @@ class ConnectionState:
             effects.append(TerminateAbandoned(pending.session_id, cell_id))
         effects += self._release_deferred(pending.session_id)
 
-    def _on_initial(self, message: dict[str, Any], effects: list[Effect]) -> None:
-        request_id = message.get("id")
-        entry = self.requests.initial.pop(request_id, None) if incoming.is_id(request_id) else None  # type: ignore[arg-type]
+    def _on_initial(self, message: messages.InitialResponse, effects: list[Effect]) -> None:
+        rid = message["id"]
+        entry = self.requests.initial.pop(rid, None)
         if entry is None:
-            raise Violation(f"code-mode host sent an initial response for unknown request ID {request_id!r}")
-        rid = cast(int, request_id)
+            raise Violation(f"code-mode host sent an initial response for unknown request ID {rid!r}")
         self.answers.count(*entry)
         try:
-            response = incoming.parse_initial(message.get("result"))
+            response = incoming.parse_initial(message["result"])
             if isinstance(response, str):
                 effects.append(InitialReject(rid, response))
                 return
@@ -280,12 +282,12 @@ class ConnectionState:
             raise
         effects.append(InitialResolve(rid, response))
 
-    def _on_delegate(self, message: dict[str, Any], effects: list[Effect]) -> None:
-        delegate_id = incoming.delegate_id_of(message)
+    def _on_delegate(self, request: DelegateRequest, effects: list[Effect]) -> None:
+        delegate_id = request["id"]
         if self.delegates.seen(delegate_id):
             raise Violation(f"duplicate code-mode delegate request ID {delegate_id}")
         self.delegates.remember(delegate_id)
-        request, cell_id = incoming.parse_delegate_request(message)
+        cell_id = incoming.delegate_cell(request)
         session_id = request["sessionId"]
         session = self.sessions.open(session_id)
         if session is None:

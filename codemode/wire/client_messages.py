@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias
 
-from codemode.wire.results import JsonValue, WireResult
+from codemode.wire.handshake import Hello
+from codemode.wire.host_messages import DelegateResult, StoredValues
+from codemode.wire.results import JsonValue
 from codemode.wire.session_bindings import BindingsBody
 from codemode.wire.typeddict import TypedDict
 
@@ -15,36 +17,45 @@ MAX_EXECUTE_OUTPUT_TOKENS = 2**31 - 1
 ``i32`` and ends the connection on a larger one (``expected i32``)."""
 
 
-class CellExecutionLimits(TypedDict, total=False):
-    maxYieldTimeMs: int
-    maxHeapSizeBytes: int
+OutputTruncation: TypeAlias = Literal["client", "server"]
+"""Who truncates a cell's output: the client (Codex's default) or the host."""
+
+
+class CellExecutionLimits(TypedDict):
+    maxYieldTimeMs: NotRequired[int | None]
+    maxHeapSizeBytes: NotRequired[int | None]
 
 
 class OpenBody(TypedDict):
     method: Literal["session/open"]
     sessionId: str
-    cellExecutionLimits: NotRequired[CellExecutionLimits]
-    outputTruncation: NotRequired[str]
-    storedValues: NotRequired[dict[str, JsonValue]]
-    cellIdPrefix: NotRequired[str]
+    cellExecutionLimits: NotRequired[CellExecutionLimits | None]
+    outputTruncation: NotRequired[OutputTruncation | None]
+    storedValues: NotRequired[dict[str, JsonValue] | None]
+    cellIdPrefix: NotRequired[str | None]
+
+
+class ToolName(TypedDict):
+    name: str
+    namespace: NotRequired[str | None]
 
 
 class ToolDefinition(TypedDict):
     name: str
-    tool_name: dict[str, str | None]
+    tool_name: ToolName
     description: str
-    kind: str
-    input_schema: JsonValue
-    output_schema: JsonValue
+    kind: Literal["function", "freeform"]
+    input_schema: NotRequired[JsonValue | None]
+    output_schema: NotRequired[JsonValue | None]
 
 
 class ExecuteRequest(TypedDict):
+    catalog_revision: NotRequired[int | None]
     tool_call_id: str
     enabled_tools: list[ToolDefinition] | list[dict[str, Any]]
     source: str
-    yield_time_ms: int | None
-    max_output_tokens: int | None
-    catalog_revision: NotRequired[int]
+    yield_time_ms: NotRequired[int | None]
+    max_output_tokens: NotRequired[int | None]
 
 
 class ExecuteBody(TypedDict):
@@ -62,14 +73,14 @@ class WaitBody(TypedDict):
     method: Literal["session/wait"]
     sessionId: str
     request: WaitRequest
-    maxOutputTokens: NotRequired[int]
+    maxOutputTokens: NotRequired[int | None]
 
 
 class TerminateBody(TypedDict):
     method: Literal["session/terminate"]
     sessionId: str
     cellId: str
-    maxOutputTokens: NotRequired[int]
+    maxOutputTokens: NotRequired[int | None]
 
 
 class ShutdownBody(TypedDict):
@@ -94,14 +105,19 @@ class OperationControl(TypedDict):
 class DelegateResponse(TypedDict):
     type: Literal["delegate/response"]
     id: int
-    result: WireResult
+    result: DelegateResult
+
+
+ClientMessage: TypeAlias = Hello | OperationRequest | OperationControl | DelegateResponse | StoredValues
+"""Every message the client sends, as the host's decoder returns it
+(:func:`codemode.runtime.validate.decode_client_frame`); ``type`` tells them apart."""
 
 
 def open_body(
     session_id: str,
     *,
     limits: CellExecutionLimits | None = None,
-    output_truncation: str | None = None,
+    output_truncation: OutputTruncation | None = None,
     stored_values: dict[str, JsonValue] | None = None,
     cell_id_prefix: str | None = None,
 ) -> OpenBody:
@@ -185,23 +201,26 @@ def operation_cancel(request_id: int) -> OperationControl:
     return {"type": "operation/cancel", "id": request_id}
 
 
-def delegate_response(delegate_id: int, result: WireResult) -> DelegateResponse:
+def delegate_response(delegate_id: int, result: DelegateResult) -> DelegateResponse:
     return {"type": "delegate/response", "id": delegate_id, "result": result}
 
 
 __all__ = [
     "MAX_EXECUTE_OUTPUT_TOKENS",
     "CellExecutionLimits",
+    "ClientMessage",
     "DelegateResponse",
     "ExecuteBody",
     "ExecuteRequest",
     "OpenBody",
     "OperationControl",
     "OperationRequest",
+    "OutputTruncation",
     "RequestBody",
     "ShutdownBody",
     "TerminateBody",
     "ToolDefinition",
+    "ToolName",
     "WaitBody",
     "WaitRequest",
     "delegate_response",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypeAlias
 
 from codemode.wire.handshake import Ready, Rejected
-from codemode.wire.results import JsonValue, OkResult, WireResult, WireWaitOutcome, ok
+from codemode.wire.results import ErrorResult, JsonValue, WireResult, WireWaitOutcome
 from codemode.wire.typeddict import TypedDict
 
 # -- host to client -----------------------------------------------------------------------------
@@ -40,6 +40,17 @@ class NotificationDelivered(TypedDict):
     type: Literal["notification/delivered"]
 
 
+class DelegateOk(TypedDict):
+    status: Literal["ok"]
+    value: ToolResultValue | NotificationDelivered
+
+
+DelegateResult: TypeAlias = DelegateOk | ErrorResult
+"""The ``result`` of the client's ``delegate/response`` (:func:`tool_result`,
+:func:`notification_delivered` or :func:`~codemode.wire.results.error`): Codex's
+``WireResult<DelegateResponse>``."""
+
+
 def session_ready(session_id: str) -> SessionReady:
     return {"type": "session/ready", "sessionId": session_id}
 
@@ -56,14 +67,14 @@ def session_closed(session_id: str) -> SessionClosed:
     return {"type": "session/closed", "sessionId": session_id}
 
 
-def tool_result(value: JsonValue) -> OkResult:
+def tool_result(value: JsonValue) -> DelegateOk:
     """The successful answer to a ``tool/invoke`` delegate request."""
-    return ok({"type": "tool/result", "result": value})
+    return {"status": "ok", "value": {"type": "tool/result", "result": value}}
 
 
-def notification_delivered() -> OkResult:
+def notification_delivered() -> DelegateOk:
     """The successful answer to a ``notification/send`` delegate request."""
-    return ok({"type": "notification/delivered"})
+    return {"status": "ok", "value": {"type": "notification/delivered"}}
 
 
 class OperationResponse(TypedDict):
@@ -147,12 +158,12 @@ def tool_invoke(delegate_id: int, session_id: str, invocation: ToolInvocation) -
     }
 
 
-def notification_send(delegate_id: int, session_id: str, call_id: str, cell_id: str, text: str) -> DelegateRequest:
+def notification_send(delegate_id: int, session_id: str, tool_call_id: str, cell_id: str, text: str) -> DelegateRequest:
     return {
         "type": "delegate/request",
         "id": delegate_id,
         "sessionId": session_id,
-        "request": {"type": "notification/send", "callId": call_id, "cellId": cell_id, "text": text},
+        "request": {"type": "notification/send", "callId": tool_call_id, "cellId": cell_id, "text": text},
     }
 
 
@@ -179,23 +190,23 @@ def host_exiting(reason: str) -> HostExiting:
 
 
 HostMessage: TypeAlias = (
-    OperationResponse
-    | InitialResponse
-    | DelegateRequest
-    | DelegateCancel
-    | CellClosed
-    | StoredValues
-    | HostExiting
-    | Ready
-    | Rejected
+    OperationResponse | InitialResponse | DelegateRequest | DelegateCancel | CellClosed | StoredValues | HostExiting
 )
+"""Every message the host sends after the handshake, as the client's decoder returns it
+(:func:`codemode.host.incoming.decode`); ``type`` tells them apart."""
+
+HostFrame: TypeAlias = HostMessage | Ready | Rejected
+"""Every message the host writes, the handshake's answers included."""
 
 __all__ = [
     "CellClosed",
     "DelegateCancel",
+    "DelegateOk",
     "DelegateRequest",
+    "DelegateResult",
     "ExecutionStarted",
     "HostExiting",
+    "HostFrame",
     "HostMessage",
     "InitialResponse",
     "NotificationDelivered",

@@ -3,9 +3,15 @@
 A message is a JSON object; here each one is a :class:`typing.TypedDict` (so a message *is*
 the plain ``dict`` that :func:`codemode.wire.framing.encode_frame` writes and
 :func:`codemode.wire.framing.decode_frames` returns) with one constructor function per message.
-The constructors are the only place a message is spelled out; the ``parse_*`` functions turn
-what the other side sent into these typed forms, or raise :class:`MessageError` with a
-sentence that says what was wrong. This module imports only the standard library, so the
+The constructors are the only place a message is spelled out. Each end decodes what the other
+sent into these types: the host every client message into :data:`ClientMessage`
+(:func:`codemode.runtime.validate.decode_client_frame`, whose serde-style spec has the same
+fields, ``tests/codemode/test_wire_shapes.py``), the client every host message into
+:data:`HostMessage` (:func:`codemode.host.incoming.decode`, which keeps fields it does not know:
+newer Codex hosts add some). Both dispatch on ``type`` with ``match`` and
+:func:`typing.assert_never`, so mypy names a message type left unhandled. The ``parse_*``
+functions type the parts read later (an answer's result), or raise :class:`MessageError` with
+a sentence that says what was wrong. This module imports only the standard library, so the
 host (``codemode.runtime``) can use it without pulling in client code.
 
 The messages (field names are the wire names; Codex's host ``codex-rs/code-mode-host``):

@@ -194,6 +194,8 @@ class Struct(Type):
     def __init__(self, expecting: str, fields: Sequence[Field], check: Callable[[dict[str, Any]], None] | None = None):
         self.expecting, self.check = expecting, check
         self._by_name = {f.name: f for f in fields}
+        self.members = list(fields)
+        """Every field, codemode's extensions too, in declaration order."""
         self.fields = [f for f in fields if not f.extension]
         """The fields serde knows, in declaration order."""
 

@@ -29,7 +29,7 @@ class BindingsBody(TypedDict):
     method: Literal["session/bindings"]
     sessionId: str
     path: list[str]
-    timeoutMs: NotRequired[int]
+    timeoutMs: NotRequired[int | None]
 
 
 class BindingsListed(TypedDict):

@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 import _quickjs as quickjs
+
 from codemode.runtime import interrupt
 from codemode.runtime.engines.base import CellHost
 from codemode.runtime.heap import (

@@ -178,9 +178,8 @@ def test_the_profile_is_strict_unless_the_session_table_names_notebook(tmp_path)
 
 
 def test_the_profiles_are_the_runtime_hosts():
-    from codemode.runtime import profile
-
     from codemode.config import PROFILES
+    from codemode.runtime import profile
 
     assert PROFILES == profile.PROFILES == ("strict", "notebook")
     # The one engine the notebook profile runs on is the same rule for the kernel and the host.

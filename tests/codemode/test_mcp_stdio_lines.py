@@ -83,18 +83,18 @@ async def raw():
     await registry.aclose()
 
 
-async def call(dispatcher, name, args, namespace="mcp__raw__", call_id="tool-1"):
+async def call(dispatcher, name, args, namespace="mcp__raw__", runtime_tool_call_id="tool-1"):
     wire = {"name": name, "namespace": namespace}
-    return await dispatcher.handle_tool_call("1", call_id, wire, "function", args, CancellationToken())
+    return await dispatcher.handle_tool_call("1", runtime_tool_call_id, wire, "function", args, CancellationToken())
 
 
 async def with_a_held_call(dispatcher, name, args):
     """Call ``name`` while a ``hold`` call of the same server waits; return its result after
     checking that the held call was still unanswered then, and that it succeeds afterwards."""
-    held = asyncio.ensure_future(call(dispatcher, "hold", {}, call_id="tool-held"))
+    held = asyncio.ensure_future(call(dispatcher, "hold", {}, runtime_tool_call_id="tool-held"))
     result = await asyncio.wait_for(call(dispatcher, name, args), GUARD_S)
     assert not held.done()  # nothing else was answered: the bad line itself ended the call
-    released = await call(dispatcher, "release", {}, call_id="tool-release")
+    released = await call(dispatcher, "release", {}, runtime_tool_call_id="tool-release")
     assert released.value == text_result("released")
     assert (await held).value == text_result("held")
     return result
@@ -172,7 +172,13 @@ async def test_a_node_server_cutting_an_emoji_in_half():
         cut, whole = await asyncio.wait_for(
             asyncio.gather(
                 call(dispatcher, "cut", {"text": "a😀b", "length": 2}, namespace="mcp__node__"),
-                call(dispatcher, "cut", {"text": "😀é😀", "length": 5}, namespace="mcp__node__", call_id="tool-2"),
+                call(
+                    dispatcher,
+                    "cut",
+                    {"text": "😀é😀", "length": 5},
+                    namespace="mcp__node__",
+                    runtime_tool_call_id="tool-2",
+                ),
             ),
             GUARD_S,
         )

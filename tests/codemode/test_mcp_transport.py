@@ -110,8 +110,8 @@ def test_a_line_that_answers_no_request_reaches_the_session_as_an_error_value():
 
 
 # -- real servers ------------------------------------------------------------------------
-async def call(dispatcher, js_name, args, cell="1", call_id="tool-1"):
-    return await dispatcher.handle_tool_call(cell, call_id, js_name, "function", args, CancellationToken())
+async def call(dispatcher, js_name, args, cell="1", runtime_tool_call_id="tool-1"):
+    return await dispatcher.handle_tool_call(cell, runtime_tool_call_id, js_name, "function", args, CancellationToken())
 
 
 async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answering():
@@ -132,7 +132,9 @@ async def test_a_20_mb_result_arrives_intact_while_another_cells_calls_keep_answ
         big = asyncio.ensure_future(call(dispatcher, "mcp__raw__big", {"chars": chars}, cell="1"))
         answered = 0
         while not big.done():
-            small = await call(dispatcher, "echo", {"value": answered}, cell="2", call_id=f"tool-{answered + 2}")
+            small = await call(
+                dispatcher, "echo", {"value": answered}, cell="2", runtime_tool_call_id=f"tool-{answered + 2}"
+            )
             assert small.outcome == "completed" and small.value == {"value": answered}
             answered += 1
         result = await big

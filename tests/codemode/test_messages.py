@@ -82,8 +82,7 @@ def test_execute_output_budget_fits_codex_i32():
 )
 def test_bad_delegate_requests_are_named(message, text):
     with pytest.raises(incoming.Violation) as info:
-        incoming.delegate_id_of(message)
-        incoming.parse_delegate_request(message)
+        incoming.decode(message)
     assert str(info.value) == text
 
 

@@ -48,9 +48,9 @@ async def dispatcher(monkeypatch):
     await registry.aclose()
 
 
-async def call(dispatcher, name, args, call_id="tool-1"):
+async def call(dispatcher, name, args, runtime_tool_call_id="tool-1"):
     wire = {"name": name, "namespace": None}
-    return await dispatcher.handle_tool_call("1", call_id, wire, "function", args, CancellationToken())
+    return await dispatcher.handle_tool_call("1", runtime_tool_call_id, wire, "function", args, CancellationToken())
 
 
 @pytest.mark.parametrize("name", sorted(FAILURES))
@@ -60,7 +60,7 @@ async def test_each_failure_rejects_only_its_call(dispatcher, name):
     result = await call(dispatcher, name, {})
     assert (result.outcome, result.error, result.success) == ("failed", FAILURES[name], False)
     assert [(e.kind, e.outcome) for e in events] == [("started", None), ("finished", "failed")]
-    after = await call(dispatcher, "double", {"n": 21}, call_id="tool-2")
+    after = await call(dispatcher, "double", {"n": 21}, runtime_tool_call_id="tool-2")
     assert (after.outcome, after.value) == ("completed", 42)
 
 

@@ -92,18 +92,20 @@ async def dispatcher(lane):
     await registry.aclose()
 
 
-def call(dispatcher, name, args, token=None, call_id=None):
+def call(dispatcher, name, args, token=None, runtime_tool_call_id=None):
     wire = {"name": name, "namespace": None}
     token = token or CancellationToken()
-    return dispatcher.handle_tool_call("1", call_id or f"tool-{name}", wire, "function", args, token)
+    return dispatcher.handle_tool_call("1", runtime_tool_call_id or f"tool-{name}", wire, "function", args, token)
 
 
 async def guarded(awaitable):
     return await asyncio.wait_for(awaitable, HANG_GUARD_S)
 
 
-def printed(dispatcher, call_id):
-    return "".join(e.text for e in dispatcher.events if e.kind == "output" and e.runtime_tool_call_id == call_id)
+def printed(dispatcher, runtime_tool_call_id):
+    return "".join(
+        e.text for e in dispatcher.events if e.kind == "output" and e.runtime_tool_call_id == runtime_tool_call_id
+    )
 
 
 @pytest.mark.parametrize(("blocker", "running"), [("spin", "SPINNING"), ("nap", "NAPPING")])
@@ -122,7 +124,7 @@ async def test_a_blocked_tool_loop_never_blocks_the_kernel_and_cancelling_abando
     assert (await guarded(call(dispatcher, "sleep", {"ms": 1}))).value == {"slept_ms": 1}
     assert (await guarded(call(dispatcher, "double", {"n": 21}))).value == 42
     # An async call made now waits for the stalled loop to be noticed, then runs on a fresh one.
-    greeting = await guarded(call(dispatcher, "greet", {"name": "ada"}, call_id="tool-greet-1"))
+    greeting = await guarded(call(dispatcher, "greet", {"name": "ada"}, runtime_tool_call_id="tool-greet-1"))
     assert (greeting.outcome, greeting.value) == ("completed", "hello ada")
     assert printed(dispatcher, "tool-greet-1") == "greeting ada\n"
     assert lane.loop_thread is not first_loop and first_loop.is_alive()
@@ -149,7 +151,7 @@ async def test_a_blocked_tool_loop_never_blocks_the_kernel_and_cancelling_abando
     module.release_all()
     await asyncio.to_thread(first_loop.join, HANG_GUARD_S)
     assert not first_loop.is_alive() and lane.abandoned == 0
-    after = await guarded(call(dispatcher, "greet", {"name": "bo"}, call_id="tool-greet-2"))
+    after = await guarded(call(dispatcher, "greet", {"name": "bo"}, runtime_tool_call_id="tool-greet-2"))
     assert after.value == "hello bo" and printed(dispatcher, "tool-greet-2") == "greeting bo\n"
 
 

@@ -51,12 +51,12 @@ async def dispatcher():
     await dispatcher.registry.aclose()
 
 
-def call(dispatcher, cell, call_id, name, args):
-    return dispatcher.handle_tool_call(cell, call_id, name, "function", args, CancellationToken())
+def call(dispatcher, cell, runtime_tool_call_id, name, args):
+    return dispatcher.handle_tool_call(cell, runtime_tool_call_id, name, "function", args, CancellationToken())
 
 
-def outputs(events, call_id, name):
-    mine = [e for e in events if e.kind == "output" and e.runtime_tool_call_id == call_id]
+def outputs(events, runtime_tool_call_id, name):
+    mine = [e for e in events if e.kind == "output" and e.runtime_tool_call_id == runtime_tool_call_id]
     return "".join(e.text for e in mine if e.stream == name)
 
 
@@ -79,8 +79,8 @@ async def test_concurrent_calls_each_get_their_own_output(dispatcher):
     assert "".join(e.text for e in beta if e.kind == "output" and e.stream == "stdout") == "beta 0\nbeta 1\nbeta 2\n"
     assert outputs(events, "tool-2", "stdout") == "gamma start\ngamma end"
     assert outputs(events, "tool-2", "stderr") == "gamma err\n"
-    for cell, call_id in by_call:
-        kinds = [e.kind for e in events if (e.cell_id, e.runtime_tool_call_id) == (cell, call_id)]
+    for cell, runtime_tool_call_id in by_call:
+        kinds = [e.kind for e in events if (e.cell_id, e.runtime_tool_call_id) == (cell, runtime_tool_call_id)]
         assert kinds[0] == "started" and kinds[-1] == "finished" and "output" in kinds
         assert all(e.tool in ("chatty", "chatty_async") for e in events if e.kind == "output")
     assert (sys.stdout, sys.stderr) == (stdout_before, stderr_before)  # put back after the calls

@@ -116,8 +116,8 @@ def test_help_notebook_lists_the_notebook_profiles_parameters(tmp_path):
 
 def test_a_parameter_binding_never_hides_a_helper_or_breaks_the_cell():
     import papermill  # noqa: F401  (importing papermill loads the translator through its entry point)
-    from codemode.kernel.helpers import HELPER_NAMES, NOTEBOOK_HELPERS
 
+    from codemode.kernel.helpers import HELPER_NAMES, NOTEBOOK_HELPERS
     from codemode.papermill_parameters import UNBOUND_NAMES, binds
 
     assert HELPER_NAMES | {h.name for h in NOTEBOOK_HELPERS} <= UNBOUND_NAMES

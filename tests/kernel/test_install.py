@@ -9,9 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codemode.kernel.logo import encode_png, render_rgba, render_svg
-
 from codemode.install import LOGO_FILES, build_spec
+from codemode.kernel.logo import encode_png, render_rgba, render_svg
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,9 @@ is between its dispatch and its work is that request's, not an idle interrupt.""
 from __future__ import annotations
 
 import zmq
-from codemode.kernel.interrupts import QueuedInterrupts
 from jupyter_client.session import Session
+
+from codemode.kernel.interrupts import QueuedInterrupts
 
 
 class FakeKernel:

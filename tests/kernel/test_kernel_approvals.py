@@ -11,11 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-from codemode.kernel.approvals import ASKED_AGAIN
 from console_driver import Console
 from jupyter_client.session import Session
 from kernel_driver import TIMEOUT_S, answer, collect, execute, reply_or_question, send_execute
 from sandbox_cells import kernel_in, printed, shell
+
+from codemode.kernel.approvals import ASKED_AGAIN
 
 pytestmark = pytest.mark.usefixtures("codemode_kernelspec", "bubblewrap")
 

@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 import pytest
-from codemode.kernel.helpers import HELPER_NAMES
-from codemode.kernel.js_globals import LISTING
 from dependencies import require
 from kernel_driver import EVERYTHING, execute, shell_reply, start_kernel, stop_kernel
+
+from codemode.kernel.helpers import HELPER_NAMES
+from codemode.kernel.js_globals import LISTING
 
 
 def _complete(kc: Any, code: str) -> dict[str, Any]:

@@ -9,8 +9,9 @@ configured in ``codemode.toml`` beside the notebook is still found (after instal
 from __future__ import annotations
 
 import pytest
-from codemode.kernel.__main__ import drop_working_folder
 from kernel_driver import execute, kernel_with_tools, start_kernel, stop_kernel
+
+from codemode.kernel.__main__ import drop_working_folder
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import psutil
 import pytest
-from codemode.kernel.cells import MAX_CLOSED_RECORDS, CellRecord, StatusDisplay
-from codemode.kernel.state import KernelState
 from kernel_driver import execute
 
+from codemode.kernel.cells import MAX_CLOSED_RECORDS, CellRecord, StatusDisplay
+from codemode.kernel.state import KernelState
 from codemode.responses import RuntimeResponse
 
 pytestmark = pytest.mark.timeout(300)

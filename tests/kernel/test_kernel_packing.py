@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from codemode.kernel.packing import safe_packer
 from jupyter_client.session import json_packer
 from kernel_driver import execute, kernel_with_tools
+
+from codemode.kernel.packing import safe_packer
 
 pytestmark = pytest.mark.timeout(120)
 

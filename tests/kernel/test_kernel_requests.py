@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from codemode.kernel.requests import SCHEMAS, check_content, json_type
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kernel_driver import execute, shell_reply, wait_for_iopub
+
+from codemode.kernel.requests import SCHEMAS, check_content, json_type
 
 pytestmark = pytest.mark.timeout(300)
 

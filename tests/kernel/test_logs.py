@@ -8,6 +8,7 @@ import logging
 import sys
 
 import pytest
+
 from codemode.kernel.logs import route_library_logging
 
 

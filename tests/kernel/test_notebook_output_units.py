@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.render import ErrorParts, item_messages
-from hypothesis import given
-from hypothesis import strategies as st
 
 TABLE = {
     "text/plain": "[ { a: 1 }, { a: 2 } ]",

@@ -14,9 +14,9 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import CellObserver
-
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from codemode.kernel.outstream import KernelOutStream
 from ipykernel.iostream import OutStream
+
+from codemode.kernel.outstream import KernelOutStream
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import base64
 from dataclasses import dataclass
 
 import pytest
+
 from codemode.kernel import completion, inspection, is_complete, magics, render
 
 # ---------------------------------------------------------------- render
@@ -297,7 +298,6 @@ def test_status_of_a_cell_lost_with_its_host_does_not_say_its_output_was_shown()
     so its status says it failed and why, not that its output was shown."""
     from codemode.kernel.cells import CellRecord, status_bundle
     from codemode.kernel.host_loss import HostLoss
-
     from codemode.responses import RuntimeResponse
 
     record = CellRecord("2", {}, 1, started_at=100.0)

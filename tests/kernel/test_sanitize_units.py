@@ -5,6 +5,7 @@ inert and what a notebook needs kept (the publisher sending every bundle through
 from __future__ import annotations
 
 import pytest
+
 from codemode.kernel.sanitize import clean_html, markdown_html, safe_bundle
 
 PNG = "data:image/png;base64,iVBORw0KGgo="

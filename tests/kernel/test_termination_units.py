@@ -15,7 +15,6 @@ from typing import Any
 
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
-
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemode.wire import messages
 from codemode.wire.framing import CAPABILITIES, RAW_TEXT_CAPABILITY, read_attached_payload, read_frame
 from codemode.wire.raw_text import RAW_MEMBER, put_back
 
@@ -128,12 +129,9 @@ class HostClient:
     ) -> dict[str, Any] | None:
         """Send ``connection/hello``; start the reader when the host is ready."""
         self.send(
-            {
-                "type": "connection/hello",
-                "supportedVersions": [1] if versions is None else versions,
-                "requiredCapabilities": required or [],
-                "optionalCapabilities": list(CAPABILITIES) if optional is None else optional,
-            }
+            messages.hello(
+                [1] if versions is None else versions, list(CAPABILITIES) if optional is None else optional, required
+            )
         )
         self.handshake = await self.recv()
         if self.handshake and self.handshake.get("type") == "connection/ready":
@@ -187,8 +185,7 @@ class HostClient:
 
     def answer_notification(self, delegate_id: int) -> None:
         """Answer one notification (for a client started with ``answer_notifications`` off)."""
-        result = {"status": "ok", "value": {"type": "notification/delivered"}}
-        self.send({"type": "delegate/response", "id": delegate_id, "result": result})
+        self.send(messages.delegate_response(delegate_id, messages.notification_delivered()))
 
     def _on_delegate(self, message: dict[str, Any]) -> None:
         call = DelegateCall(message["id"], message["request"])
@@ -199,10 +196,10 @@ class HostClient:
             if not self.answer_notifications:
                 return
             if self.notify_error is not None:
-                result = {"status": "error", "message": self.notify_error}
+                result = messages.error(self.notify_error)
             else:
-                result = {"status": "ok", "value": {"type": "notification/delivered"}}
-            self.send({"type": "delegate/response", "id": message["id"], "result": result})
+                result = messages.notification_delivered()
+            self.send(messages.delegate_response(message["id"], result))
             return
         invocation = request["invocation"]
         name = invocation["tool_name"]["name"]
@@ -212,15 +209,15 @@ class HostClient:
         fn = self.tools.get(name, echo_tool)
         try:
             value = await fn(tool_input)
-            result = {"status": "ok", "value": {"type": "tool/result", "result": value}}
+            result = messages.tool_result(value)
         except ToolFailure as exc:
-            result = {"status": "error", "message": str(exc)}
+            result = messages.error(str(exc))
         except asyncio.CancelledError:
             return
         self._tasks.pop(call.id, None)
         if not call.cancelled:
             call.answered = True
-            self.send({"type": "delegate/response", "id": call.id, "result": result})
+            self.send(messages.delegate_response(call.id, result))
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until ``predicate()`` holds after some message arrived."""
@@ -238,7 +235,7 @@ class HostClient:
         rid = next(self._ids) if request_id is None else request_id
         fut = asyncio.get_running_loop().create_future()
         self._responses[rid] = fut
-        self.send({"type": "operation/request", "id": rid, "request": request})
+        self.send(messages.operation_request(rid, request))  # any body, malformed ones too
         return rid, fut
 
     async def request(self, request: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:

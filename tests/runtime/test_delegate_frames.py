@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from codemode.runtime.delegates import invocation_texts, tool_invoke_text
 
+from codemode.runtime.delegates import invocation_texts, tool_invoke_text
 from codemode.wire import messages
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import text_frame_parts

@@ -115,8 +115,9 @@ async def test_the_host_exits_at_once_after_stopped_isolates(v8):
 
 def test_isolates_are_closed_deterministically():
     """An isolate is freed when its cell ends, not by the garbage collector (mini-racer counts live contexts)."""
-    from codemode.runtime.engines.v8_native import Isolate
     from py_mini_racer._context import context_count
+
+    from codemode.runtime.engines.v8_native import Isolate
 
     before = context_count()
     isolate = Isolate(on_call=lambda request: None, on_result=lambda tag, result: None, heap_limit=1 << 24)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT
 from rt_client import text_items, tool_def, without_duration
+
+from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT
 
 
 def _consecutive(texts: list[str], prefix: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from codemode.runtime import intl
 from codemode.runtime.intl import registry
 from codemode.runtime.intl.values import Options

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from codemode.runtime.livecell import effective_yield_ms
 from rt_client import body_of, start_host, text_items, without_duration
+
+from codemode.runtime.livecell import effective_yield_ms
 
 
 def test_effective_yield_time_pinned_pairs():

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from codemode.runtime.prelude_source import ENGINE_PARTS, NOTEBOOK_PARTS, assemble
 from dependencies import require
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from notebook_cases import ENGINE_TEXTS, FORMAT, INSPECT
 from notebook_js import ENGINES, engine, in_engine, in_node, node_available, parts_source
+
+from codemode.runtime.prelude_source import ENGINE_PARTS, NOTEBOOK_PARTS, assemble
 
 CASES = [("i", source) for source in INSPECT] + [("f", source) for source in FORMAT]
 

@@ -7,8 +7,9 @@ import asyncio
 import sys
 
 import pytest
-from codemode.runtime.events import item_cost
 from rt_client import body_of, start_host, text_items
+
+from codemode.runtime.events import item_cost
 
 
 @pytest.fixture

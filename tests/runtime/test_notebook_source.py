@@ -14,9 +14,10 @@ import json
 
 import pytest
 import quickjs
-from codemode.runtime.notebook_source import NotebookSource, transform
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from codemode.runtime.notebook_source import NotebookSource, transform
 
 # (source, body, declared, functions, has_value)
 CASES = {

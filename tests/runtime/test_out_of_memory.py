@@ -9,8 +9,9 @@ session then runs. Before the fix, several shapes stayed ``Yielded`` forever at 
 from __future__ import annotations
 
 import pytest
-from codemode.runtime.heap import out_of_memory_text, shared_out_of_memory_text
 from rt_client import body_of, start_host, text_items
+
+from codemode.runtime.heap import out_of_memory_text, shared_out_of_memory_text
 
 HEAP = 8 * 1024 * 1024
 OOM_TEXT = f"RangeError: out of memory: the cell exceeded its heap limit of {HEAP} bytes (maxHeapSizeBytes)"

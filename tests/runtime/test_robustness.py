@@ -15,10 +15,11 @@ import json
 import struct
 
 import psutil
-from codemode.runtime.validate import DecodeError, decode_message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import echo_tool, frame_header, start_host, text_items, without_duration
+
+from codemode.runtime.validate import DecodeError, decode_message
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

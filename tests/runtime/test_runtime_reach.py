@@ -16,8 +16,9 @@ import json
 from typing import Any
 
 import pytest
-from codemode.runtime import bridge
 from rt_client import body_of, start_host, text_items
+
+from codemode.runtime import bridge
 
 # Every function a call site hands out, from stacks taken in the callbacks each helper runs.
 HARVEST = r"""

@@ -11,10 +11,10 @@ import asyncio
 import json
 
 import pytest
-from codemode.runtime.validate import DecodeError, decode_client_frame
 from rt_client import frame_header, start_host
 from serde_cases import delegate_text, execute_text, hello_text, open_text, request_text, tool_text
 
+from codemode.runtime.validate import DecodeError, decode_client_frame
 from codemode.wire.serde import rust_debug, unexpected
 
 ACCEPTED = {

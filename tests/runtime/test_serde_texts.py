@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from codemode.runtime.validate import DecodeError, decode_client_frame
 from serde_cases import (
     GONE,
     VARIANTS,
@@ -25,6 +24,8 @@ from serde_cases import (
     tool_text,
     wait_text,
 )
+
+from codemode.runtime.validate import DecodeError, decode_client_frame
 
 _PREFIX = '{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[],"x":'
 """A hello missing its end, whose member ``x`` (unknown to serde) the cases nest in: 107

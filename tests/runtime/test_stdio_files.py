@@ -17,10 +17,10 @@ import threading
 import tty
 
 import pytest
-from codemode.runtime.stdio_files import OutputPump
 from rt_client import HostClient, text_items
 
 from codemode.host import default_host_command
+from codemode.runtime.stdio_files import OutputPump
 from codemode.wire import messages
 from codemode.wire.framing import PROTOCOL_VERSION, encode_frame
 

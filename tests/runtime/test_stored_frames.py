@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 import pytest
-from codemode.runtime import bridge
 from rt_client import start_host, text_items
 
+from codemode.runtime import bridge
 from codemode.wire import stored_values
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import text_frame_parts

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 
 import _quickjs
-from codemode.runtime.prelude_source import ENGINE_PARTS, assemble
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rt_client import start_host, text_items
+
+from codemode.runtime.prelude_source import ENGINE_PARTS, assemble
 
 LONG = 65536
 """From this many characters on, the result is joined (``__cm_repeat_joined_chars``)."""

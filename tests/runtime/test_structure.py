@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import quickjs
+
 from codemode.runtime import interrupt
 from codemode.runtime.prelude_source import ENGINE_PARTS, READERS, REALM_CELL_PARTS, REALM_PARTS, prelude_source
 

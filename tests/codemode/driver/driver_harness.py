@@ -278,7 +278,7 @@ class RecordingDelegate(_Changes):
             self.tool_calls_ended += 1
             self.changed()
 
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
         self.notifications[cell_id] += 1
         self.changed()
 
@@ -307,7 +307,7 @@ class HeldDelegate:
         self.events.put_nowait("finished")
         raise ToolCallError("cancelled")
 
-    async def notify(self, call_id: str, cell_id: str, text: str) -> None:
+    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
         pass
 
     def cell_closed(self, cell_id: str) -> None:

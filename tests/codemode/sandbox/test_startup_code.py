@@ -12,9 +12,9 @@ import importlib.machinery
 import sys
 
 import pytest
-from codemode.kernel.services import tool_module_folder
 
 from codemode.config import McpServerConfig, load_config
+from codemode.kernel.services import tool_module_folder
 from codemode.sandbox.startup import shadowed_modules, startup_code
 from codemode.tools.mcp_stdio import find_command, server_folder, server_programs
 from codemode.tools.module_folder import SingleCandidateFinder, missing_modules

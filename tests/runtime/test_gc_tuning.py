@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, YOUNG_THRESHOLD
+from codemode.runtime.gc_tuning import KERNEL_YOUNG_THRESHOLD, YOUNG_THRESHOLD
 
 
 @pytest.mark.parametrize("call, threshold", [("", YOUNG_THRESHOLD), ("KERNEL_YOUNG_THRESHOLD", KERNEL_YOUNG_THRESHOLD)])
@@ -16,7 +16,7 @@ def test_freezing_moves_what_is_alive_to_the_permanent_generation_and_slows_youn
     probe = (
         "import gc, json\n"
         "import codemode.session\n"  # a few thousand objects, as a start-up makes
-        "from codemode.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects\n"
+        "from codemode.runtime.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects\n"
         "before = gc.get_freeze_count()\n"
         f"freeze_startup_objects({call})\n"
         "print(json.dumps([before, gc.get_freeze_count(), gc.get_threshold()[0]]))\n"
