@@ -9,17 +9,61 @@ from bench.rows import RowResult
 INTRO = """\
 # Benchmarks
 
-Speed of codemode on the paths of the speed issue, each against a peer doing the same work on
-the same machine in the same run: ipykernel's `python3` kernel for the kernel paths, Codex's own
-runtime host for the host paths (the `codex-code-mode-host` program of the npm package
-`@openai/codex@0.171.0`: `npm install --prefix /tmp/codex @openai/codex@0.171.0`, then
-`CODEMODE_REFERENCE_HOST=/tmp/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex-code-mode-host`),
-and Deno's kernel (`deno jupyter`) as a second peer of the first two rows when `deno` is on `PATH`.
-In each row codemode (A) and its peer (B) alternate, A then B, then B then A, and so on; a
-pair's ratio is codemode / peer (< 1: codemode is faster or leaner), and the table gives both
-medians and the min / median of the per-pair ratios. A row whose peer is missing says so and has
-no ratio. Nothing here is asserted in tests (`tests/test_bench.py` only checks that the command
-runs and writes a ratio); `bench/README.md` says what each row measures.
+`python -m bench` measures each everyday path of codemode against a peer, in one run.
+Run it from the repository root, in the test venv.
+`bench/README.md` says how to run it and what each row measures.
+
+Each peer does the same work on the same machine in the same run:
+
+- ipykernel's `python3` kernel, for the kernel paths;
+- Codex's own runtime host, for the host paths: the `codex-code-mode-host` program of the npm
+  package `@openai/codex@0.171.0`;
+- Deno's kernel (`deno jupyter`), as a second peer of the first two rows, when `deno` is on `PATH`.
+
+Codex's host is found through `CODEMODE_REFERENCE_HOST`:
+
+```sh
+npm install --prefix /tmp/codex @openai/codex@0.171.0
+export CODEMODE_REFERENCE_HOST=/tmp/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex-code-mode-host
+```
+
+In each row codemode (A) and its peer (B) alternate: A then B, then B then A, and so on.
+A pair's ratio is codemode / peer; below 1, codemode is faster or leaner.
+The table gives both medians, and the min and median of the per-pair ratios.
+A row whose peer is missing says so and has no ratio.
+Nothing here is asserted in tests: `tests/test_bench.py` only checks that the command runs and
+writes a ratio.
+"""
+
+READING = """\
+## Reading the figures
+
+The host rows time a cell through the host alone: Codex's host has no kernel.
+Through the kernel, large output reaches a Jupyter client paced at about 0.5 MB/s (see
+[Reliability](reliability.md)).
+So a 10 MB `text()` with its output limit raised takes far longer to arrive.
+
+The growth table gives each host's cost per MB of `text()`.
+codemode's host sends long texts beside the response's JSON, and the client reads them without
+parsing them.
+QuickJS builds a long `'x'.repeat(N)` by doubling, as V8 does; the built-in appended one
+character at a time.
+
+The `host-start` row is CPython's cost.
+No Python host can meet its 2x goal on this machine.
+The same run times what any CPython host on QuickJS must do before it can answer, with no
+asyncio and no protocol at all.
+It must start the interpreter, import `json`, `threading` and the QuickJS binding, and compile
+the prelude.
+The notes above give that floor, and the interpreter importing `asyncio` and `json` alone.
+Compare them with Codex's whole start and first cell, the peer of the `host-start` row.
+
+In a kernel the host starts with the kernel, so a notebook's first cell does not wait for it
+(the `start` row).
+A resident server forking pre-loaded hosts would start them sooner.
+But its hosts would run outside the process tree, cgroup and resource limits of the program
+that asked for them.
+codemode does not make that trade for a cost paid once per host.
 """
 
 
@@ -118,4 +162,5 @@ def document(results: list[RowResult], info: RunInfo) -> str:
     ]
     if notes:
         parts += ["", "Observed along the way:", "", *notes]
-    return "\n".join(parts) + "\n"
+    parts += ["", READING]
+    return "\n".join(parts)

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from codemode.config.session import ENGINES, NOTEBOOK_ENGINES, PROFILES, combination_problem
+from codemode.config.session_defaults import ENGINES, NOTEBOOK_ENGINES, PROFILES, combination_problem
 
 DEFAULT_NAME = "codemode"
 DEFAULT_DISPLAY_NAME = "Code Mode (JavaScript)"

@@ -51,6 +51,7 @@ from papermill.models import Parameter
 from papermill.translators import Translator, papermill_translators
 
 from codemode.install import KERNEL_NAMES, KERNELSPECS
+from codemode.runtime.helper_table import HELPERS
 
 NOTEBOOK_KERNEL_NAMES = tuple(spec.name for spec in KERNELSPECS if spec.profile == "notebook")
 """The kernelspecs whose cells run in the notebook profile (:class:`NotebookTranslator`)."""
@@ -70,13 +71,10 @@ RESERVED_WORDS = frozenset(
 )
 """Names a ``const`` cannot bind (ECMAScript's reserved words, and the globals a binding would
 break: ``undefined``, ``globalThis``, ...)."""
-UNBOUND_NAMES = RESERVED_WORDS | frozenset(
-    "tools ALL_TOOLS text image audio generatedImage content notify store load yield_control exit "
-    "setTimeout clearTimeout as_settled stream_settled console display html markdown svg".split()
-)
+UNBOUND_NAMES = RESERVED_WORDS | frozenset(h.name for h in HELPERS)
 """Parameter names the notebook profile's injected cell stores without a binding: reserved
-words and the cells' helpers (Codex's, ``codemode.kernel.helpers``, and the notebook
-profile's ``console``, ``display``, ``html``, ``markdown``, ``svg``)."""
+words and the cells' helpers (every profile's, from the helper table
+:mod:`codemode.runtime.helper_table`)."""
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)
 _JSON_TYPES = (
     (bool, "boolean"),

@@ -1,6 +1,6 @@
 """``jsonschema``, imported without the optional backends of its format checkers.
 
-The kernel validates the content of Jupyter requests (:mod:`codemode.kernel.requests`) and the
+The kernel validates the content of Jupyter requests (:mod:`codemode.kernel.request_checks`) and the
 arguments of tool calls (:mod:`codemode.dispatch.dispatcher`) with ``jsonschema``, and neither
 checks ``format`` (in JSON Schema 2020-12 a format is an annotation unless a format checker is
 asked for). Importing ``jsonschema`` imports, in ``jsonschema._format``, every installed library

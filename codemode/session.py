@@ -44,7 +44,7 @@ from typing import Any
 
 from codemode.cell_events import CellEvent, CellStream, Closed, SessionEvent, StoredValuesCommitted, ToolInvoked
 from codemode.config import SessionDefaults
-from codemode.config.session import combination_problem
+from codemode.config.session_defaults import combination_problem
 from codemode.errors import CodeModeError, HostConnectionError
 from codemode.host import HostConnection, HostProvider
 from codemode.host.provider import REFERENCE_HOST_NAME, SHUTTING_DOWN

@@ -13,14 +13,17 @@ Replies follow the Jupyter messaging specification ("History"): ``history`` is a
 ``[session, line, input]`` (``[session, line, [input, null]]`` when ``output`` is true: outputs
 are not kept), oldest first:
 
-- ``tail``: the last ``n`` inputs (10 when ``n`` is missing), this kernel's own last, as
-  ipykernel's ``get_tail(include_latest=True)`` orders them (``jupyter console`` loads its
-  up-arrow history with ``n=1000`` at start-up);
-- ``range``: the lines ``start`` (default 1) up to ``stop`` (excluded; none: to the end) of
-  ``session``: a session number, 0 for this kernel's, -1 for the one before it, ...;
+- ``tail``: the last ``n`` inputs (10 when ``n`` is missing, none when it is 0): this
+  kernel's own last lines, then those of the other sessions sharing the file, newest first by
+  session number and line, the whole oldest first (this kernel's own last), as ipykernel's
+  ``get_tail(include_latest=True)`` orders them (``jupyter console`` loads its up-arrow
+  history with ``n=1000`` at start-up);
+- ``range``: the lines ``start`` (default 1) up to ``stop`` (excluded; none or 0: to the end,
+  as IPython's ``get_range``) of ``session``: a session number, 0 for this kernel's, -1 for
+  the one before it, ...;
 - ``search``: inputs matching the glob ``pattern`` (SQLite ``GLOB``: ``*``, ``?``, case
-  sensitive; default ``*``), the last ``n`` of them when ``n`` is given, and with ``unique``
-  each text once (its latest line).
+  sensitive; default ``*``), the last ``n`` of them when ``n`` is given (all when fewer
+  match), and with ``unique`` each text once (its latest line).
 
 ``raw`` changes nothing: inputs are kept as they were typed, up to :data:`MAX_ENTRY_BYTES`
 each: a longer input keeps its first part, cut at a character, and :func:`marker` after it
@@ -191,14 +194,22 @@ class History:
     def _search(
         self, db: sqlite3.Connection, pattern: str | None, n: int | None, unique: bool
     ) -> list[tuple[int, int, str]]:
-        rows = db.execute(
-            "SELECT session, line, source FROM history WHERE source GLOB ? ORDER BY session, line",
-            ("*" if pattern is None else pattern,),
-        ).fetchall()
-        if unique:
-            latest = {source: (session, line, source) for session, line, source in rows}
-            rows = sorted(latest.values(), key=lambda row: (row[0], row[1]))
-        return rows if n is None else rows[len(rows) - max(0, n) :]
+        """The inputs matching the glob ``pattern``, oldest first: all of them (``n`` None) or
+        the ``n`` most recent, however many match; with ``unique`` each text once, at its latest
+        line. As IPython's ``HistoryAccessor.search``: SQLite picks the latest ``n`` (``ORDER BY
+        ... DESC LIMIT n``) and the reply reverses them, so no index into the matches is
+        computed (one that went below zero once dropped the oldest matches when ``n`` exceeded
+        their number)."""
+        # With GROUP BY, SQLite takes the other columns from the row where max() is reached.
+        latest = ", max(session * 4294967296 + line)" if unique else ""
+        sql = f"SELECT session, line, source{latest} FROM history WHERE source GLOB ?"
+        sql += " GROUP BY source" if unique else ""
+        params: tuple[Any, ...] = ("*" if pattern is None else pattern,)
+        if n is None:
+            rows = db.execute(sql + " ORDER BY session, line", params).fetchall()
+        else:
+            rows = db.execute(sql + " ORDER BY session DESC, line DESC LIMIT ?", (*params, max(0, n))).fetchall()[::-1]
+        return [(session, line, source) for session, line, source, *_ in rows]
 
     def _close(self) -> None:
         db, self._db = self._db, None

@@ -58,7 +58,7 @@ specification), in short:
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
   then ``tool_calls_omitted``;
-- a malformed request gets an error reply of its type (:mod:`codemode.kernel.requests`);
+- a malformed request gets an error reply of its type (:mod:`codemode.kernel.request_checks`);
 - a failed execute aborts the execute requests queued behind it, as ipykernel does, but the
   queue is marked before its reply leaves, so a request sent on the reply always runs
   (:mod:`codemode.kernel.aborts`);
@@ -88,7 +88,7 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
 from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
-from codemode.kernel import comms, is_complete, magics, render, requests
+from codemode.kernel import comms, is_complete, magics, render, request_checks
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
@@ -148,7 +148,7 @@ class CodeModeKernel(Kernel):
         self._counter = ExecutionCounter()
         super().__init__(**kwargs)
         route_library_logging(self.log)
-        requests.install(self)
+        request_checks.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._shutting_down = False
         self._state = KernelState()
@@ -228,7 +228,7 @@ class CodeModeKernel(Kernel):
         if self.session is not None and not (len(msg) == 1 and msg[0].buffer == b"stop aborting"):
             self._interrupts.dispatched(msg)
             idents, frames = self.session.feed_identities(msg, copy=False)
-            unanswered = requests.unanswered_problem(self.session, frames, self.shell_handlers)
+            unanswered = request_checks.unanswered_problem(self.session, frames, self.shell_handlers)
             if unanswered is not None:
                 self._reply_invalid("shell", idents, *unanswered)
                 return
@@ -238,11 +238,11 @@ class CodeModeKernel(Kernel):
             self._interrupts.dispatch_done()
 
     async def process_control(self, msg: Any) -> None:
-        """Answer a control request ipykernel would drop (:func:`requests.unanswered_problem`),
+        """Answer a control request ipykernel would drop (:func:`request_checks.unanswered_problem`),
         else handle it as ipykernel does."""
         if self.session is not None:
             idents, frames = self.session.feed_identities(msg, copy=False)
-            unanswered = requests.unanswered_problem(self.session, frames, self.control_handlers, "control")
+            unanswered = request_checks.unanswered_problem(self.session, frames, self.control_handlers, "control")
             if unanswered is not None:
                 self._reply_invalid("control", idents, *unanswered)
                 return
@@ -264,8 +264,8 @@ class CodeModeKernel(Kernel):
         assert self.session is not None  # checked by the caller
         stream = self.shell_stream if channel == "shell" else self.control_stream
         self._publish_status("busy", channel, parent)
-        content = requests.error_reply(msg_type, problem, self.last_execution_count)
-        metadata = requests.reply_metadata(msg_type)
+        content = request_checks.error_reply(msg_type, problem, self.last_execution_count)
+        metadata = request_checks.reply_metadata(msg_type)
         reply_type = msg_type.replace("_request", "_reply")
         self.session.send(stream, reply_type, content, parent, metadata=metadata, ident=idents)
         self._publish_status_and_flush("idle", channel, stream, parent)

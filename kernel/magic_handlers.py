@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from codemode.config.session import CHOICES
+from codemode.config.session_defaults import CHOICES
 from codemode.errors import CodeModeError, StaleCellError
 from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget

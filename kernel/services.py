@@ -137,9 +137,9 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
 def chosen(setting: str, configured: str) -> str:
     """The kernelspec's choice of ``setting`` (``"engine"`` or ``"profile"``: the variable of
     :data:`VARIABLES` its ``install --engine`` / ``--profile`` sets) when it names one of the
-    setting's choices (``codemode.config.session.CHOICES``), else ``configured`` (the
+    setting's choices (``codemode.config.session_defaults.CHOICES``), else ``configured`` (the
     ``[session]`` value). A variable that names none is logged."""
-    from codemode.config.session import CHOICES
+    from codemode.config.session_defaults import CHOICES
 
     variable = VARIABLES[setting]
     value = os.environ.get(variable)
@@ -175,7 +175,7 @@ async def build_services(cwd: Path | None = None) -> Services:
     if problem is not None:
         config.errors.append(problem)
         config.session.profile = "strict"
-    from codemode.config.session import NOTEBOOK_ENGINES, combination_problem
+    from codemode.config.session_defaults import NOTEBOOK_ENGINES, combination_problem
 
     combination = combination_problem(config.session.engine, config.session.profile)
     if combination is not None:

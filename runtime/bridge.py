@@ -43,8 +43,8 @@ from codemode.wire import stored_values
 log = logging.getLogger(__name__)
 
 
-class CellThread(Protocol):
-    """What the bridge drives for one cell (implemented by ``cellstate.CellState``)."""
+class BridgedCell(Protocol):
+    """What the bridge drives for one cell: its state (``cellstate.CellState``)."""
 
     def emit_item(self, item: dict[str, Any]) -> None: ...
 
@@ -114,7 +114,7 @@ class BadHostCall(ValueError):
     before anything of it reaches the cell's state or a frame."""
 
 
-def handle(cell: CellThread, op: str, arg: str, via_ended: str | None = None) -> str | None:
+def handle(cell: BridgedCell, op: str, arg: str, via_ended: str | None = None) -> str | None:
     """Serve one call; never raises (a Python exception would surface in JS as a SystemError).
     ``via_ended``: the ended cell whose helper made the call (the notebook realm's
     ``"<cell>@<ended cell>|<op>"``), which a tool call passes on."""
@@ -181,7 +181,7 @@ def _checked_value(text: str) -> str | None:
     return problem
 
 
-def _handle(cell: CellThread, op: str, arg: str, via_ended: str | None) -> str | None:
+def _handle(cell: BridgedCell, op: str, arg: str, via_ended: str | None) -> str | None:
     if op == "emit":
         cell.emit_item(_content_item(arg))
     elif op.startswith("text:"):
@@ -250,5 +250,5 @@ EXIT_SENTINEL = "__codex_code_mode_exit__"
 """What ``exit()`` throws when the context cannot be interrupted (as Codex's earlier hosts did).
 
 Only a text for the cell to see: the cell ends because ``exit()`` ran
-(:meth:`CellThread.request_exit`), never because a value equals this one.
+(:meth:`BridgedCell.request_exit`), never because a value equals this one.
 """

@@ -7,7 +7,9 @@ runs with top-level await. The cell's thread owns an event queue (tool results, 
 requests), hands them and the cell's timers to the engine, and reports everything the
 cell does to the asyncio side through :class:`~codemode.runtime.cellstate.CellEvents`
 callbacks, in emission order. What belongs to the cell itself (events, windows, tools,
-timers, stored values, outcome) is :class:`~codemode.runtime.cellstate.CellState`.
+timers, stored values, outcome) is its :class:`~codemode.runtime.cellstate.CellState`,
+which a :class:`CellRuntime` holds as :attr:`CellRuntime.state` and drives
+(:class:`~codemode.runtime.cellstate.RuntimePort`).
 """
 
 from __future__ import annotations
@@ -20,26 +22,28 @@ from typing import Any
 
 from codemode.runtime import engines
 from codemode.runtime.bridge import settlement
-from codemode.runtime.cell_thread import THREAD_STACK_BYTES, start_cell_thread, start_thread
-from codemode.runtime.cellstate import CellEvents, CellState
+from codemode.runtime.cell_thread import start_cell_thread
+from codemode.runtime.cellstate import CellState
 from codemode.runtime.heap import out_of_memory_text
 from codemode.runtime.jserrors import compile_error_text
 from codemode.runtime.outcome import CellOutcome
 
 log = logging.getLogger(__name__)
 
-__all__ = ["THREAD_STACK_BYTES", "CellEvents", "CellOutcome", "CellRuntime", "start_thread"]
+__all__ = ["CellRuntime"]
 
 
-class CellRuntime(CellState):
+class CellRuntime:
     """Runs one cell's JavaScript on a dedicated thread.
 
-    Constructed as :class:`~codemode.runtime.cellstate.CellState`. Thread-safe entry
-    points: :meth:`start`, :meth:`deliver_tool_result`, :meth:`stop`.
+    ``settings``: the keyword arguments of :class:`~codemode.runtime.cellstate.CellState`
+    but ``runtime`` (this one). Thread-safe entry points: :meth:`start`,
+    :meth:`deliver_tool_result`, :meth:`stop`.
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, **settings: Any) -> None:
+        self.state = CellState(runtime=self, **settings)
+        self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._engine: engines.CellEngine | None = None
         self._interruptible = False
@@ -51,7 +55,7 @@ class CellRuntime(CellState):
     def start(self) -> None:
         """Start the cell on its thread: the spare cell thread, whose engine is prepared
         (``runtime/cell_thread.py``)."""
-        self._thread = start_cell_thread(self._run, f"codemode-cell-{self.cell_id}")
+        self._thread = start_cell_thread(self._run, f"codemode-cell-{self.state.cell_id}")
 
     def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None:
         """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
@@ -60,9 +64,9 @@ class CellRuntime(CellState):
     def stop(self) -> None:
         """Terminate the cell: interrupt running JS and end the thread without committing."""
         with self._lock:
-            self._stop_requested = True
+            self.state.stop_requested = True
         self._interrupt()
-        self._wake_waiters()
+        self.state.wake_waiters()
         self._queue.put(("stop", None))
 
     def is_alive(self) -> bool:
@@ -72,14 +76,15 @@ class CellRuntime(CellState):
     # ---- the thread --------------------------------------------------------------
 
     def _run(self, prepared: Any = None) -> None:
+        state = self.state
         try:
             outcome = self._execute(prepared)
         except MemoryError:
-            outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
+            outcome = CellOutcome("completed", out_of_memory_text(state.heap_limit))
         except Exception as exc:  # noqa: BLE001 - a cell must always report its end
-            log.exception("cell %s failed inside the runtime", self.cell_id)
+            log.exception("cell %s failed inside the runtime", state.cell_id)
             outcome = CellOutcome("completed", f"code-mode runtime error: {exc}")
-        self.report_finished(self.final_outcome(outcome))
+        state.report_finished(state.final_outcome(outcome))
         # Free the context here, on this thread, after the outcome went out.
         if self._engine is not None:
             self._engine.close()
@@ -102,7 +107,7 @@ class CellRuntime(CellState):
         """The engine can now be interrupted; a stop that came earlier takes effect (cell thread)."""
         with self._lock:
             self._interruptible = True
-            if self._stop_requested and self._engine is not None:
+            if self.state.stop_requested and self._engine is not None:
                 self._engine.interrupt()
 
     def _interrupt(self) -> bool:
@@ -113,6 +118,28 @@ class CellRuntime(CellState):
                 return True
         return False
 
+    # ---- what the cell's state asks (RuntimePort) -------------------------------------
+
+    def interrupt_for_exit(self) -> bool:
+        """The cell ran ``exit()``: interrupt its JavaScript; False when the engine cannot."""
+        return self._interrupt()
+
+    def out_of_memory(self, kind: str) -> str | None:
+        """Runtime code met an allocation failure (``kind`` ``"error"``, or ``"null"`` that may be
+        one, judged by the engine): the cell ends with the heap-limit error. ``"ended"`` when
+        its JavaScript is interrupted, None for a plain thrown ``null`` or no interrupt."""
+        engine = self._engine
+        if kind == "null" and not (engine is not None and engine.null_is_out_of_memory()):
+            return None
+        self.state.set_outcome(CellOutcome("completed", out_of_memory_text(self.state.heap_limit)))
+        return "ended" if self._interrupt() else None
+
+    def given_up(self) -> bool:
+        """Never: a cell's own thread is not given up (a realm's is)."""
+        return False
+
+    # ---- what the engine asks (engines.CellHost) ------------------------------------
+
     def post_engine_outcome(self, outcome: CellOutcome) -> None:
         """An engine running JavaScript on another thread ends the cell with ``outcome`` (any thread)."""
         self._queue.put(("engine", outcome))
@@ -122,41 +149,36 @@ class CellRuntime(CellState):
         self._queue.put(("tick", None))
 
     def js_failure(self, text: str, *, compile_time: bool) -> CellOutcome:
-        """The outcome of an engine exception with text ``text`` that escaped JavaScript."""
-        if self._stop_requested:
-            return CellOutcome("stopped")
-        if self._exit_requested:
-            return CellOutcome("completed")
-        if self._outcome is not None:
-            return self._outcome
-        return CellOutcome("completed", compile_error_text(text, self.source, compile_time))
+        """The outcome of an engine exception with text ``text`` that escaped JavaScript: the
+        cell's own when it has ended (stopped, ``exit()``, an outcome), else the error."""
+        state = self.state
+        if state.finished():
+            return state.ended_outcome()
+        return CellOutcome("completed", compile_error_text(text, state.source, compile_time))
 
     def waiting_on_nothing(self) -> bool:
         """No timer, no tool call in flight and no event queued: nothing can wake the cell."""
-        return not (self.waiting_on_timers_or_tools() or not self._queue.empty())
-
-    def _null_is_out_of_memory(self) -> bool:
-        engine = self._engine
-        return engine is not None and engine.null_is_out_of_memory()
+        return not (self.state.waiting_on_timers_or_tools() or not self._queue.empty())
 
     def _next_timeout(self, engine: engines.CellEngine) -> float | None:
         timeout = engine.poll_s
-        due_at = self.next_timer_due()
+        due_at = self.state.next_timer_due()
         if due_at is not None:
             due = max(0.0, due_at - time.monotonic())
             timeout = due if timeout is None else min(timeout, due)
         return timeout
 
     def _loop_events(self, engine: engines.CellEngine) -> CellOutcome:
+        state = self.state
         while True:
             outcome = engine.run_jobs()
             if outcome is not None:
                 return outcome
-            if self.finished():
+            if state.finished():
                 break
             outcome = engine.stalled()
             if outcome is not None:
-                self.set_outcome(outcome)
+                state.set_outcome(outcome)
                 break
             try:
                 kind, payload = self._queue.get(timeout=self._next_timeout(engine))
@@ -166,29 +188,29 @@ class CellRuntime(CellState):
                 if kind == "stop":
                     break
                 if kind == "engine":
-                    self.set_outcome(payload)
+                    state.set_outcome(payload)
                     break
                 if kind == "settle":
                     runtime_tool_call_id, (op, arg) = payload
-                    self.tool_settled(runtime_tool_call_id)
+                    state.tool_settled(runtime_tool_call_id)
                     outcome = engine.deliver(op, arg)
                     if outcome is not None:
                         return outcome
-                    if self.finished():
+                    if state.finished():
                         break
                 try:
                     kind, payload = self._queue.get_nowait()
                 except queue.Empty:
                     break
-            if self.finished():
+            if state.finished():
                 break
             now = time.monotonic()
-            while not self.finished():
-                timer_id = self.pop_due_timer(now)
+            while not state.finished():
+                timer_id = state.pop_due_timer(now)
                 if timer_id is None:
                     break
                 outcome = engine.deliver("fire", str(timer_id))
                 if outcome is not None:
                     return outcome
         engine.end_checkpoint()
-        return self.ended_outcome()
+        return state.ended_outcome()

@@ -5,10 +5,11 @@ side (in order, through an :class:`~codemode.runtime.events.EventPipe`, bounded 
 output and notification :class:`~codemode.runtime.events.Window`), its tool calls in
 flight, its timers, its view of the session store and its writes, its outcome and whether
 it was stopped or ran ``exit()``. It serves the prelude's host calls
-(:mod:`~codemode.runtime.bridge`). The strict profile drives one such cell on a thread of
-its own (``runtime/cell.py``'s ``CellRuntime``); the notebook profile drives many in one
-realm (``runtime/realm.py``). What needs the engine (interrupting JavaScript, judging a
-thrown ``null``) is left to the subclass: :meth:`_interrupt` and :meth:`_null_is_out_of_memory`.
+(:mod:`~codemode.runtime.bridge`). The cell's runtime, what runs its JavaScript, holds the
+state: the strict profile's cell thread (``runtime/cell.py``'s ``CellRuntime``, one cell a
+thread) or a cell of the notebook profile's realm (``runtime/realm.py``'s ``RealmCell``, many
+cells in one context). What needs the engine (interrupting JavaScript after ``exit()``, an
+exhausted heap) the state asks of its runtime (:class:`RuntimePort`).
 
 Stored values: the cell starts from a snapshot of the session store (JSON texts by key);
 its writes are visible to its own ``load`` at once and are handed back in the ``finished``
@@ -22,11 +23,11 @@ import heapq
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from codemode.runtime import bridge
 from codemode.runtime.events import MAX_BUFFERED_OUTPUT, MAX_NOTIFICATIONS_IN_FLIGHT, EventPipe, Window, item_cost
-from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES, out_of_memory_text
+from codemode.runtime.heap import DEFAULT_HEAP_LIMIT_BYTES
 from codemode.runtime.jsontext import scrub
 from codemode.runtime.outcome import CellOutcome
 from codemode.wire import messages
@@ -61,11 +62,34 @@ class CellEvents:
         self.output_full = output_full
 
 
+class RuntimePort(Protocol):
+    """What a cell's state asks of the cell's runtime, what runs its JavaScript (``CellRuntime``,
+    ``RealmCell``; the asyncio side's view of the same object is ``livecell.CellControl``)."""
+
+    def interrupt_for_exit(self) -> bool:
+        """The cell ran ``exit()``: interrupt its running JavaScript; False when no interrupt is
+        available (the prelude then throws its sentinel instead)."""
+        ...
+
+    def out_of_memory(self, kind: str) -> str | None:
+        """Runtime code met an allocation failure (``kind`` ``"error"``, or ``"null"`` that may
+        be one): ``"ended"`` when the cell now ends with the heap-limit error and its
+        JavaScript is interrupted, None when a ``null`` is judged a plain thrown value or no
+        interrupt is available."""
+        ...
+
+    def given_up(self) -> bool:
+        """The JavaScript that runs the cell was given up (the realm's, :attr:`Realm.lost`):
+        a helper waiting for room in a window returns at once."""
+        ...
+
+
 class CellState:
     """One cell's state and its side of the bridge (see the module docstring).
 
-    ``tools``: list of ``{"name": <JS name>, "description": str}`` in catalog order (the
-    index into this list identifies the tool in ``tool_call``). ``stored``: the session
+    ``runtime``: what runs the cell's JavaScript and holds this state. ``tools``: list of
+    ``{"name": <JS name>, "description": str}`` in catalog order (the index into this list
+    identifies the tool in ``tool_call``). ``stored``: the session
     store snapshot, key -> JSON text. ``heap_limit_bytes``: the engine's memory limit.
     Any thread: :meth:`notification_done`, :meth:`output_taken`; everything else runs on
     the thread that drives the cell's JavaScript.
@@ -81,6 +105,7 @@ class CellState:
         heap_limit_bytes: int | None,
         events: CellEvents,
         loop: asyncio.AbstractEventLoop,
+        runtime: RuntimePort,
     ) -> None:
         self.cell_id = cell_id
         self.source = source
@@ -90,6 +115,7 @@ class CellState:
         self.heap_limit = heap_limit_bytes or DEFAULT_HEAP_LIMIT_BYTES
         self._events = events
         self._loop = loop
+        self._runtime = runtime
         self._timers: list[tuple[float, int, int]] = []
         self._active_timers: set[int] = set()
         self._tool_seq = 0
@@ -97,8 +123,8 @@ class CellState:
         self._outcome: CellOutcome | None = None
         self._exit_requested = False
         self._failed_untold = False
-        self._stop_requested = False
-        self._lock = threading.Lock()
+        self.stop_requested = False
+        """Set by the cell's runtime when the cell is terminated (or its session closed)."""
         self._timer_lock = threading.Lock()
         self._flow = threading.Condition()
         stopped = self._is_stopping
@@ -106,26 +132,16 @@ class CellState:
         self._notifications = Window(MAX_NOTIFICATIONS_IN_FLIGHT, stopped, self._flow)
         self._output = Window(MAX_BUFFERED_OUTPUT, stopped, self._flow, on_full=self._output_full)
 
-    # ---- what the subclass provides ------------------------------------------------
-
-    def _interrupt(self) -> bool:
-        """Interrupt this cell's running JavaScript if the engine can; False when it cannot."""
-        raise NotImplementedError
-
-    def _null_is_out_of_memory(self) -> bool:
-        """Whether a ``null`` the runtime met is the engine's report of a failed allocation."""
-        raise NotImplementedError
-
     # ---- state -------------------------------------------------------------------
 
     def _post(self, fn: Callable[..., None], *args: Any) -> None:
         self._pipe.post(fn, *args)
 
     def _is_stopping(self) -> bool:
-        return self._stop_requested
+        return self.stop_requested or self._runtime.given_up()
 
-    def _wake_waiters(self) -> None:
-        """A helper waiting for room in a window returns at once (after a stop)."""
+    def wake_waiters(self) -> None:
+        """A helper waiting for room in a window returns at once (after a stop). Any thread."""
         with self._flow:
             self._flow.notify_all()
 
@@ -154,7 +170,7 @@ class CellState:
 
     def final_outcome(self, outcome: CellOutcome) -> CellOutcome:
         """``outcome`` as reported: ``stopped`` after a stop; the writes only of a completed cell."""
-        if self._stop_requested:
+        if self.stop_requested:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
         return outcome
@@ -165,7 +181,7 @@ class CellState:
 
     def finished(self) -> bool:
         """The cell has an outcome, was stopped or ran ``exit()``."""
-        return self._outcome is not None or self._stop_requested or self._exit_requested
+        return self._outcome is not None or self.stop_requested or self._exit_requested
 
     def halted(self) -> bool:
         """The cell was stopped or ran ``exit()``: none of its JavaScript may run any more.
@@ -175,11 +191,11 @@ class CellState:
         whose module evaluation completes only once the checkpoint has run (the recorded case
         ``promise_jobs_after_the_end``); an error those jobs throw changes nothing
         (``promise_job_errors_after_the_end``)."""
-        return self._stop_requested or self._exit_requested
+        return self.stop_requested or self._exit_requested
 
     def ended_outcome(self) -> CellOutcome:
         """The outcome of a finished cell (:meth:`finished`), before :meth:`final_outcome`."""
-        if self._stop_requested:
+        if self.stop_requested:
             return CellOutcome("stopped")
         if self._exit_requested:
             return CellOutcome("completed")
@@ -281,7 +297,7 @@ class CellState:
     def request_exit(self) -> bool:
         """``exit()``: True when the context will be interrupted, False for the sentinel."""
         self._exit_requested = True
-        return self._interrupt()
+        return self._runtime.interrupt_for_exit()
 
     def exited(self) -> None:
         self._exit_requested = True
@@ -291,16 +307,8 @@ class CellState:
             self._outcome = CellOutcome("completed")
 
     def out_of_memory(self, kind: str) -> str | None:
-        """Runtime code met an allocation failure (``kind`` ``"error"``, or ``"null"`` that may be one).
-
-        Returns ``"ended"`` when the cell now ends with the heap-limit error and its
-        context is interrupted, None when a ``null`` is judged a plain thrown value.
-        """
-        if kind == "null" and not self._null_is_out_of_memory():
-            return None
-        if self._outcome is None:
-            self._outcome = CellOutcome("completed", out_of_memory_text(self.heap_limit))
-        return "ended" if self._interrupt() else None
+        """Runtime code met an allocation failure: its runtime decides (:meth:`RuntimePort.out_of_memory`)."""
+        return self._runtime.out_of_memory(kind)
 
     def module_failed(self, text: str | None) -> None:
         """The module (or a timer callback) failed; ``text`` is None when it could not be formatted."""

@@ -154,7 +154,7 @@ class DelegateTable:
         except FrameTooLarge as exc:
             log.warning("failed to deliver code mode notification: %s", exc)
             if cell.runtime is not None:
-                cell.runtime.notification_done()
+                cell.runtime.state.notification_done()
             return
         self._pending[delegate_id] = (cell, None)
 
@@ -179,7 +179,7 @@ class DelegateTable:
             if result["status"] == "error":
                 log.warning("failed to deliver code mode notification: %s", result["message"])
             if cell.runtime is not None:
-                cell.runtime.notification_done()
+                cell.runtime.state.notification_done()
             return
         cell.pending_tools.pop(runtime_tool_call_id, None)
         if cell.runtime is None or cell.closed or cell.outcome is not None:

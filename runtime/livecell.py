@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from codemode.runtime.cellstate import CellState
 from codemode.runtime.errors import ProtocolError
 from codemode.runtime.events import item_cost
 from codemode.runtime.outcome import CellOutcome
@@ -34,21 +35,17 @@ YIELD_GRACE_MS = 1_000
 
 
 class CellControl(Protocol):
-    """What the asyncio side drives of a cell's runtime (``CellRuntime``, or a cell of a realm)."""
+    """What the asyncio side drives of a cell's runtime: the strict profile's
+    :class:`~codemode.runtime.cell.CellRuntime` or the notebook realm's
+    :class:`~codemode.runtime.realm.RealmCell`, each holding the cell's :attr:`state`."""
+
+    state: CellState
 
     def start(self) -> None: ...
 
     def stop(self) -> None: ...
 
     def deliver_tool_result(self, runtime_tool_call_id: str, ok: bool, value: Any) -> None: ...
-
-    def run_posted_items(self) -> None: ...
-
-    def output_taken(self, cost: int) -> None: ...
-
-    def output_waits(self) -> bool: ...
-
-    def notification_done(self) -> None: ...
 
 
 class ConnectionPort(Protocol):
@@ -177,7 +174,7 @@ class LiveCell:
         if not self.closed:
             self.buffer.append(item)
         elif self.runtime is not None:
-            self.runtime.output_taken(item_cost(item))
+            self.runtime.state.output_taken(item_cost(item))
 
     def on_yield_control(self) -> None:
         """``yield_control()``: a waiting observer gets ``Yielded`` now."""
@@ -193,7 +190,7 @@ class LiveCell:
         observer) takes 64 MiB per wait, and so the window holds a flooding cell back instead
         of the client's memory taking all of it."""
         taking = self.observer is not None and self.observer.take_when_full
-        if taking and self.runtime is not None and self.runtime.output_waits():
+        if taking and self.runtime is not None and self.runtime.state.output_waits():
             self.yield_now()
 
     def on_tool_call(
@@ -210,7 +207,7 @@ class LiveCell:
         """Send a ``notification/send`` delegate request (not a content item)."""
         if self.closed or self.terminating:
             if self.runtime is not None:
-                self.runtime.notification_done()
+                self.runtime.state.notification_done()
             return
         self.session.connection.delegate_notify(self, text)
 
@@ -237,10 +234,10 @@ class LiveCell:
         """Hand the buffer to ``observer`` (with the items the runtime posted so far), truncated
         in server mode."""
         if self.runtime is not None:
-            self.runtime.run_posted_items()
+            self.runtime.state.run_posted_items()
         items, self.buffer = self.buffer, []
         if self.runtime is not None and items:
-            self.runtime.output_taken(sum(item_cost(item) for item in items))
+            self.runtime.state.output_taken(sum(item_cost(item) for item in items))
         if self.session.output_truncation == "server":
             if error_text is not None:
                 items = items + [dict(messages.input_text(f"Script error:\n{error_text}"))]

@@ -31,33 +31,13 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from codemode.runtime.helper_table import names_of
 from codemode.runtime.jserrors import compile_error_text, first_static_import, prepare_source
 from codemode.runtime.notebook_source import transform
 
-HELPERS = (
-    "tools",
-    "ALL_TOOLS",
-    "clearTimeout",
-    "setTimeout",
-    "text",
-    "content",
-    "image",
-    "audio",
-    "generatedImage",
-    "store",
-    "load",
-    "notify",
-    "yield_control",
-    "exit",
-    "as_settled",
-    "stream_settled",
-    "console",
-    "display",
-    "html",
-    "markdown",
-    "svg",
-)
-"""The parameters of every cell's function: its own helpers (``prelude/realm_install.js``)."""
+HELPERS = names_of("notebook")
+"""The parameters of every cell's function: its own helpers (``prelude/realm_install.js``), the
+notebook profile's names in the helper table (:mod:`codemode.runtime.helper_table`)."""
 
 _LOCATION = re.compile(r"(<input>:)(\d+)(:\d+)")
 _FRAME_NAME = re.compile(r"^\s*at (.+) \(", re.MULTILINE)

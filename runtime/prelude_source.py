@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 
+from codemode.runtime.helper_table import install_source
+
 PARTS = (
     "intrinsics.js",  # the built-ins the runtime calls, captured before cell code
     "setup.js",  # the bridge and configuration from the cell thread; globals removed
@@ -31,7 +33,8 @@ PARTS = (
     "promise_any.js",  # Promise.any's AggregateError as V8 makes it
     "repeat.js",  # String.prototype.repeat joining as V8 does (long results)
     "report.js",  # how the module's end or failure reaches the cell thread
-    "install.js",  # the globals and the dispatcher
+    "dispatch.js",  # the dispatcher of a cell's ops
+    "install.js",  # the globals (after the helper table's install code) and the dispatcher
 )
 NOTEBOOK_PARTS = (
     "notebook_text.js",  # util.inspect's texts of single values (strings, names, errors)
@@ -86,7 +89,8 @@ REALM_CELL_PARTS = (
     "tools.js",
     "notebook_helpers.js",  # console, display, html, markdown, svg
     "report.js",
-    "realm_install.js",  # the cell's helpers (routed) and its dispatcher
+    "dispatch.js",
+    "realm_install.js",  # the cell's helpers (routed; the helper table's code before it) and its dispatcher
 )
 """The body of ``__cm_cell_factory(__cm_cell_id, __cm_cell_config)``, run once per cell."""
 
@@ -113,8 +117,21 @@ def _part(name: str) -> str:
         return file.read()
 
 
+GENERATED = {"install.js": "strict", "realm_install.js": "notebook"}
+"""The parts preceded by the install code of a profile's helpers, which the helper table
+generates (:func:`codemode.runtime.helper_table.install_source`): no prelude file installs a
+helper by hand."""
+
+
 def _read(names: tuple[str, ...]) -> str:
-    return "\n".join(f"// ---- {name} ----\n" + _part(name) for name in names)
+    chunks = []
+    for name in names:
+        profile = GENERATED.get(name)
+        if profile is not None:
+            header = f"// ---- helpers of the {profile} profile (runtime/helper_table.py) ----\n"
+            chunks.append(header + install_source(profile))
+        chunks.append(f"// ---- {name} ----\n" + _part(name))
+    return "\n".join(chunks)
 
 
 def prelude_source(engine: str = "quickjs", *, called: bool = True) -> str:

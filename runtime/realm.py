@@ -5,7 +5,7 @@ thread evaluates the realm prelude once (``prelude_source.realm_prelude_source``
 every cell shares, and an entry to the factory that makes one cell's helpers and dispatcher
 and to the listing of bindings for completion), then serves one queue of events tagged by
 cell: a cell to start, a tool's settlement, a stop; and listings (:meth:`Realm.members`). Each
-:class:`RealmCell` keeps what belongs to it (:class:`~codemode.runtime.cellstate.CellState`:
+:class:`RealmCell` holds what belongs to it (its :class:`~codemode.runtime.cellstate.CellState`:
 its output, tool calls, timers, stored values, outcome); the thread fires every cell's due
 timers, runs the context's promise jobs (one job queue for all cells) and, after each step,
 reports each cell that has ended with its own ``finished`` event.
@@ -66,14 +66,19 @@ def _silent_when_ended(name: str) -> bool:
     return bridge.observable(name) or name == "timer"
 
 
-class RealmCell(CellState):
-    """A cell run by a :class:`Realm` (constructed as ``CellState`` plus ``realm``)."""
+class RealmCell:
+    """A cell run by a :class:`Realm`: its :class:`~codemode.runtime.cellstate.CellState`
+    (made from ``settings``, CellState's keyword arguments but ``runtime``) and what the realm
+    keeps of it."""
 
-    def __init__(self, *, realm: Realm, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, realm: Realm, **settings: Any) -> None:
         self.realm = realm
+        self.state = CellState(runtime=self, **settings)
+        self.cell_id: str = self.state.cell_id
         self.dispatch: Any = None
+        """The cell's dispatcher in the realm's JavaScript, while the cell runs."""
         self.reported = False
+        """Its ``finished`` event went out (under the realm's lock)."""
         self.body_name = body_name(self.cell_id)
         """The name of its body function, which no other cell knows (``notebook_cell``)."""
 
@@ -89,17 +94,19 @@ class RealmCell(CellState):
         """Settle the promise of tool call ``runtime_tool_call_id`` (reject with string ``value``)."""
         self.realm.post("settle", self, (runtime_tool_call_id, settlement(runtime_tool_call_id, ok, value)))
 
-    def _interrupt(self) -> bool:
+    # ---- what the cell's state asks (RuntimePort) -------------------------------------
+
+    def interrupt_for_exit(self) -> bool:
+        """The cell ran ``exit()``: interrupt the realm's running JavaScript."""
         return self.realm.interrupt_running(f"cell {self.cell_id} ran exit()")
 
-    def _is_stopping(self) -> bool:
-        return self._stop_requested or self.realm.lost is not None
-
-    def _null_is_out_of_memory(self) -> bool:
-        return self.realm.null_is_out_of_memory(self.source)
-
     def out_of_memory(self, kind: str) -> str | None:
+        """The realm's heap is exhausted: every running cell ends (:meth:`Realm.out_of_memory`)."""
         return self.realm.out_of_memory(kind)
+
+    def given_up(self) -> bool:
+        """The realm was given up (:attr:`Realm.lost`)."""
+        return self.realm.lost is not None
 
 
 class Realm:
@@ -114,8 +121,8 @@ class Realm:
         self._name = name
         self._queue: queue.SimpleQueue[tuple[str, RealmCell | None, Any]] = queue.SimpleQueue()
         self._cells: dict[str, RealmCell] = {}
-        self._state = RealmThread()
-        self._lock = self._state.lock
+        self._thread_state = RealmThread()
+        self._lock = self._thread_state.lock
         self._members: dict[str, RealmCell] = {}
         """Every cell handed to the realm and not yet reported (what ends when it is given up)."""
         self._running: RealmCell | None = None
@@ -126,7 +133,7 @@ class Realm:
     @property
     def lost(self) -> str | None:
         """The error text of its cells once the realm was given up: the next cells need a new one."""
-        return self._state.lost
+        return self._thread_state.lost
 
     # ---- thread-safe API -----------------------------------------------------------
 
@@ -140,7 +147,7 @@ class Realm:
             if self._thread is None:
                 self._thread = start_thread(self._run, f"codemode-realm-{self._name}")
         if kind == "start" and cell is not None and lost is not None:
-            cell.set_outcome(CellOutcome("completed", lost))
+            cell.state.set_outcome(CellOutcome("completed", lost))
             self._report(cell)
             return
         self._queue.put((kind, cell, payload))
@@ -149,21 +156,21 @@ class Realm:
         """Terminate ``cell``: interrupt its JavaScript if it runs now, else end it at once; in
         both cases watch that the realm's thread comes back (:class:`StopWatch`)."""
         with self._lock:
-            if cell._stop_requested or self.lost is not None:
-                cell._stop_requested = True
+            if cell.state.stop_requested or self.lost is not None:
+                cell.state.stop_requested = True
                 return
-            cell._stop_requested = True
-            own_call = self._state.in_js and self._state.call_cell is cell
+            cell.state.stop_requested = True
+            own_call = self._thread_state.in_js and self._thread_state.call_cell is cell
             if own_call:
-                self._state.arm(f"cell {cell.cell_id} was terminated")
+                self._thread_state.arm(f"cell {cell.cell_id} was terminated")
             report_now = not own_call and not cell.reported
             if report_now:
                 cell.reported = True
                 self._members.pop(cell.cell_id, None)
-            epoch = self._state.epoch
-        cell._wake_waiters()
+            epoch = self._thread_state.epoch
+        cell.state.wake_waiters()
         if report_now:
-            cell.report_finished(cell.final_outcome(CellOutcome("stopped")))
+            cell.state.report_finished(cell.state.final_outcome(CellOutcome("stopped")))
         self.post("stop", cell)
         StopWatch(self, cell.cell_id, epoch).start()
 
@@ -173,7 +180,7 @@ class Realm:
         thread between jobs; None when the listing failed. A busy thread answers late: the
         caller bounds its wait and may cancel the future."""
         future: concurrent.futures.Future[list[list[str]] | None] = concurrent.futures.Future()
-        if self._state.ended:
+        if self._thread_state.ended:
             future.set_result(None)
         else:
             self.post("members", None, (path, future))
@@ -182,7 +189,7 @@ class Realm:
     def close(self) -> None:
         """End the realm's thread (the session closed; its cells were stopped): JavaScript
         still running is interrupted for good."""
-        self._state.end()
+        self._thread_state.end()
         if self._thread is not None:
             self._queue.put(("close", None, None))
 
@@ -191,27 +198,27 @@ class Realm:
     def wait_idle(self, epoch: int, timeout_s: float) -> bool:
         """True once the thread came back to its event loop after idle count ``epoch``, or the
         realm ended; False after ``timeout_s`` seconds."""
-        return self._state.wait_return(epoch, timeout_s)
+        return self._thread_state.wait_return(epoch, timeout_s)
 
     def interrupt_stray(self, reason: str) -> None:
         """Interrupt the JavaScript running now, whoever's it is, because ``reason``."""
-        self._state.interrupt(reason)
+        self._thread_state.interrupt(reason)
 
     def give_up(self, text: str) -> None:
         """The thread cannot be got back: every cell ends (a stopped one as stopped, the others
         with ``text``), the thread is interrupted for good and leaves at its next poll."""
-        if not self._state.end(lost=text):
+        if not self._thread_state.end(lost=text):
             return
         with self._lock:
             cells = list(self._members.values())
             self._members.clear()
         for cell in cells:
-            cell._wake_waiters()
-            if cell._stop_requested:
+            cell.state.wake_waiters()
+            if cell.state.stop_requested:
                 # Its own output says what stopping it cost (the others' error texts say it).
-                cell.emit_item({"type": "input_text", "text": STOPPED_BY_RESET})
-            elif not cell.finished():
-                cell.set_outcome(CellOutcome("completed", text))
+                cell.state.emit_item({"type": "input_text", "text": STOPPED_BY_RESET})
+            elif not cell.state.finished():
+                cell.state.set_outcome(CellOutcome("completed", text))
             self._report(cell)
 
     # ---- interrupts (realm thread) -----------------------------------------------------
@@ -219,7 +226,7 @@ class Realm:
     def interrupt_running(self, reason: str) -> bool:
         """Interrupt the JavaScript running now because ``reason`` (``exit()``, an exhausted
         heap); False when no interrupt is available."""
-        return self._state.interrupt(reason)
+        return self._thread_state.interrupt(reason)
 
     def null_is_out_of_memory(self, source: str) -> bool:
         """Whether a thrown ``null`` is QuickJS's report of a failed allocation (realm thread)."""
@@ -228,7 +235,7 @@ class Realm:
     def out_of_memory(self, kind: str) -> str | None:
         """The heap is exhausted: every running cell ends with the heap-limit error (realm thread)."""
         running = self._running
-        if kind == "null" and not self.null_is_out_of_memory(running.source if running is not None else ""):
+        if kind == "null" and not self.null_is_out_of_memory(running.state.source if running is not None else ""):
             return None
         self._all_out_of_memory()
         return "ended" if self.interrupt_running("the heap was exhausted") else None
@@ -236,7 +243,7 @@ class Realm:
     def _all_out_of_memory(self) -> None:
         text = shared_out_of_memory_text(self.heap_limit)
         for cell in self._cells.values():
-            cell.set_outcome(CellOutcome("completed", text))
+            cell.state.set_outcome(CellOutcome("completed", text))
 
     # ---- the thread ------------------------------------------------------------------
 
@@ -254,11 +261,11 @@ class Realm:
             self._fail_all(f"code-mode runtime error: {exc}")
         finally:
             self._entry = None
-            self._state.switch = None
+            self._thread_state.switch = None
             self._ctx = None
 
     def _boot(self) -> None:
-        ctx, self._state.switch = new_context(self.heap_limit)
+        ctx, self._thread_state.switch = new_context(self.heap_limit)
         ctx.add_callable("__codemode_host", self._host_call)
         ctx.set("__codemode_config", json.dumps({"tools": [], "source": ""}))
         self._ctx = ctx
@@ -274,7 +281,7 @@ class Realm:
             if kind == "start" and cell is not None:
                 self._cells[cell.cell_id] = cell
         for cell in list(self._cells.values()):
-            cell.set_outcome(CellOutcome("completed", text))
+            cell.state.set_outcome(CellOutcome("completed", text))
             self._report(cell)
         self._cells.clear()
 
@@ -282,7 +289,7 @@ class Realm:
         while self.lost is None:
             self._run_jobs()
             self._check_cells()
-            self._state.came_back()
+            self._thread_state.came_back()
             try:
                 kind, cell, payload = self._queue.get(timeout=self._next_timeout())
             except queue.Empty:
@@ -290,7 +297,7 @@ class Realm:
             while True:
                 if kind == "close":
                     for live in list(self._cells.values()):
-                        live._stop_requested = True
+                        live.state.stop_requested = True
                         self._finalize(live)
                     return
                 if kind == "members":
@@ -304,7 +311,7 @@ class Realm:
             self._fire_timers()
 
     def _next_timeout(self) -> float | None:
-        due = [at for at in (cell.next_timer_due() for cell in self._cells.values()) if at is not None]
+        due = [at for at in (cell.state.next_timer_due() for cell in self._cells.values()) if at is not None]
         return max(0.0, min(due) - time.monotonic()) if due else None
 
     def _handle(self, kind: str, cell: RealmCell, payload: Any) -> None:
@@ -312,8 +319,8 @@ class Realm:
             self._start(cell)
         elif kind == "settle":
             runtime_tool_call_id, (op, arg) = payload
-            cell.tool_settled(runtime_tool_call_id)
-            if cell.cell_id in self._cells and not cell.finished():
+            cell.state.tool_settled(runtime_tool_call_id)
+            if cell.cell_id in self._cells and not cell.state.finished():
                 self._deliver(cell, op, arg)
         elif kind == "stop" and cell.cell_id in self._cells:
             self._finalize(cell)
@@ -327,21 +334,21 @@ class Realm:
     def _fire_timers(self) -> None:
         now = time.monotonic()
         for cell in list(self._cells.values()):
-            while not cell.finished():
-                timer_id = cell.pop_due_timer(now)
+            while not cell.state.finished():
+                timer_id = cell.state.pop_due_timer(now)
                 if timer_id is None:
                     break
                 self._deliver(cell, "fire", str(timer_id))
 
     def _start(self, cell: RealmCell) -> None:
         self._cells[cell.cell_id] = cell
-        if cell.finished():
+        if cell.state.finished():
             return
-        script = cell_script(cell.source, cell.body_name)
+        script = cell_script(cell.state.source, cell.body_name)
         if script.error is not None:
-            cell.set_outcome(CellOutcome("completed", script.error))
+            cell.state.set_outcome(CellOutcome("completed", script.error))
             return
-        config = {"tools": cell.tools, "source": script.body, "helpers": HELPERS, "has_value": script.has_value}
+        config = {"tools": cell.state.tools, "source": script.body, "helpers": HELPERS, "has_value": script.has_value}
         try:
             cell.dispatch = self._entry("cell", cell.cell_id, json.dumps(config))
             function = self._ctx.eval(script.script)
@@ -350,7 +357,7 @@ class Realm:
             if is_out_of_memory(text, script.body, self._ctx, self.heap_limit):
                 self._all_out_of_memory()
             else:
-                cell.set_outcome(CellOutcome("completed", compile_error(text, script.body)))
+                cell.state.set_outcome(CellOutcome("completed", compile_error(text, script.body)))
             return
         self._deliver(cell, "start", function)
 
@@ -365,9 +372,9 @@ class Realm:
         while self.lost is None and self._call(None, self._ctx.execute_pending_job):
             pass
         for cell in self._cells.values():
-            if cell.untold_failure():
+            if cell.state.untold_failure():
                 text = untold_failure_text(self._ctx, self.heap_limit, shared_out_of_memory_text(self.heap_limit))
-                cell.set_outcome(CellOutcome("completed", text))
+                cell.state.set_outcome(CellOutcome("completed", text))
 
     def _call(self, cell: RealmCell | None, function: Any, *args: Any, quiet: bool = False) -> Any:
         """Call into JavaScript on behalf of ``cell`` (None: promise jobs, the last cell's).
@@ -376,7 +383,7 @@ class Realm:
         prelude ends the cell it is attributed to (an interrupt is no failure of its own),
         unless ``quiet`` (the runtime's own calls, which no cell made).
         """
-        if not self._state.enter(cell):
+        if not self._thread_state.enter(cell):
             return None
         if cell is not None:
             self._running = cell
@@ -387,7 +394,7 @@ class Realm:
         except quickjs.JSException as exc:
             failure = str(exc)
         finally:
-            armed, reason, ended = self._state.leave()
+            armed, reason, ended = self._thread_state.leave()
         if failure is None or ended:
             return result
         if function is not self._entry:
@@ -411,22 +418,22 @@ class Realm:
             bodies = {live.body_name: live.cell_id for live in self._cells.values()}
             owner_id = interrupted_cell(text, bodies)
             owner = self._cells.get(owner_id) if owner_id is not None else None
-        if owner is not None and reason is not None and not owner.finished():
-            owner.set_outcome(CellOutcome("completed", collateral_text(reason)))
+        if owner is not None and reason is not None and not owner.state.finished():
+            owner.state.set_outcome(CellOutcome("completed", collateral_text(reason)))
 
     def _escaped(self, cell: RealmCell | None, text: str) -> None:
-        source = cell.source if cell is not None else ""
+        source = cell.state.source if cell is not None else ""
         if is_out_of_memory(text, source, self._ctx, self.heap_limit) or text.startswith(
             "InternalError: out of memory"
         ):
             self._all_out_of_memory()
         elif cell is not None:
-            cell.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
+            cell.state.set_outcome(CellOutcome("completed", compile_error_text(text, source, False)))
 
     def _check_cells(self) -> None:
         """Finalize every cell that has ended, also one that ended in the promise jobs a
         finalization ran."""
-        while ended := [cell for cell in self._cells.values() if cell.finished()]:
+        while ended := [cell for cell in self._cells.values() if cell.state.finished()]:
             for cell in ended:
                 self._finalize(cell)
 
@@ -434,7 +441,7 @@ class Realm:
         """``cell`` has ended: forget it here and in JavaScript, report it (once)."""
         if self._cells.pop(cell.cell_id, None) is None:
             return
-        cell.clear_timers()
+        cell.state.clear_timers()
         if cell.dispatch is not None and self._ctx is not None:
             # Its helpers now act for the cell running now; the calls an ended cell's helper made
             # through it are rejected (the host cancels them): their reactions run now.
@@ -448,7 +455,7 @@ class Realm:
             report, cell.reported = not cell.reported, True
             self._members.pop(cell.cell_id, None)
         if report:
-            cell.report_finished(cell.final_outcome(cell.ended_outcome()))
+            cell.state.report_finished(cell.state.final_outcome(cell.state.ended_outcome()))
 
     # ---- the prelude's host calls (realm thread) ----------------------------------------
 
@@ -470,12 +477,12 @@ class Realm:
             return None
         with self._lock:
             self._running = cell
-            if cell._stop_requested:
-                self._state.arm(f"cell {cell_id} was terminated")
+            if cell.state.stop_requested:
+                self._thread_state.arm(f"cell {cell_id} was terminated")
                 return None
-        if cell.finished() and _silent_when_ended(name):
+        if cell.state.finished() and _silent_when_ended(name):
             return None
-        return cell.host_call(name, arg, via_ended or None)
+        return cell.state.host_call(name, arg, via_ended or None)
 
 
 _NO_CELL: Any = None

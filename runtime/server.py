@@ -30,7 +30,7 @@ from codemode.runtime import profile
 from codemode.runtime.bindings import list_bindings
 from codemode.runtime.delegates import DelegateTable
 from codemode.runtime.errors import READING_HELLO, READING_MESSAGE, FatalConnectionError, HelloNotWritten, ProtocolError
-from codemode.runtime.session import HostSession, LiveCell, missing_cell, runtime_response
+from codemode.runtime.host_session import HostSession, LiveCell, missing_cell, runtime_response
 from codemode.runtime.stdio_files import exit_process
 from codemode.runtime.validate import DecodeError, decode_client_frame
 from codemode.wire import messages, raw_text
@@ -92,6 +92,8 @@ class Connection:
         self._active_requests: dict[int, asyncio.Task[None]] = {}
         self._recent_requests = _Recent(MAX_RECENT_IDS)
         self.observing: dict[int, LiveCell] = {}
+        self._early_yields: set[int] = set()
+        """Requests whose ``operation/yield`` came before their observation began."""
         self._delegates = DelegateTable(self.send, self.send_text)
         self._exit_reason: str | None = None
         self._granted: list[str] = []
@@ -298,6 +300,10 @@ class Connection:
                 cell = self.observing.get(message["id"])
                 if cell is not None:
                     cell.yield_now()
+                elif message["id"] in self._active_requests:
+                    # Read in the same batch as its request, whose task has not run yet: the
+                    # yield applies once the observation begins (observation_began).
+                    self._early_yields.add(message["id"])
             case "operation/cancel":
                 self._cancel_request(message["id"])
             case "session/storedValues":
@@ -347,9 +353,20 @@ class Connection:
             return
         task.cancel()
 
+    def observation_began(self, request_id: int, cell: LiveCell) -> None:
+        """Request ``request_id`` (an execute or a wait) now observes ``cell``. An
+        ``operation/yield`` for it read before this (in the same read batch as the request,
+        whose task had not run) ends the observation at once, as it would have a moment later:
+        the client's yield is never lost to the order of the host's tasks."""
+        self.observing[request_id] = cell
+        if request_id in self._early_yields:
+            self._early_yields.discard(request_id)
+            cell.yield_now()
+
     def _request_done(self, task: asyncio.Task[None], request_id: int) -> None:
         """Bookkeeping when a request task ends; a cancelled wait is answered here."""
         self._active_requests.pop(request_id, None)
+        self._early_yields.discard(request_id)
         self._recent_requests.add(request_id)
         answered = request_id in self._answered
         self._answered.discard(request_id)

@@ -34,7 +34,7 @@ from codemode.config.servers import (
     load_server,
     resolve_paths,
 )
-from codemode.config.session import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
+from codemode.config.session_defaults import ENGINES, MIN_HEAP_SIZE_BYTES, PROFILES, SessionDefaults, load_session
 
 CLOSED_SANDBOX = f'sandbox_mode = "{FAIL_CLOSED.sandbox_mode}" and approval_policy = "{FAIL_CLOSED.approval_policy}"'
 """How the fallback sandbox of an unreadable file is named in its problem sentence."""

@@ -6,7 +6,7 @@
   state machine's effects in one place;
 - :mod:`~codemode.host.state`: :class:`ConnectionState`, every transition as a pure function
   call returning :mod:`~codemode.host.effects`;
-- :mod:`~codemode.host.requests` (request tracker), :mod:`~codemode.host.sessions` (remote
+- :mod:`~codemode.host.request_tracker`, :mod:`~codemode.host.remote_sessions` (remote
   sessions and their live cells), :mod:`~codemode.host.delegate_book` (delegate calls served,
   deferred, finished) and :mod:`~codemode.host.delegate_server` (running them);
 - :mod:`~codemode.host.incoming`: checks of host messages into typed forms;
@@ -28,7 +28,7 @@ from codemode.host.delegate_book import (
 )
 from codemode.host.liveness import Liveness
 from codemode.host.provider import HostProvider
-from codemode.host.sessions import RemoteSession, SessionDelegate
+from codemode.host.remote_sessions import RemoteSession, SessionDelegate
 from codemode.host.spawn import HOST_STARTUP_TIMEOUT_S, default_host_command, spawn_host
 from codemode.host.state import ConnectionState
 

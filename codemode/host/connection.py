@@ -25,8 +25,8 @@ from codemode.errors import CodeModeError, HostConnectionError
 from codemode.host import effects as fx
 from codemode.host.delegate_server import DelegateServer
 from codemode.host.liveness import Liveness, probe_body, stopped_responding
-from codemode.host.requests import PendingRequest, RequestKind
-from codemode.host.sessions import SessionDelegate, cell_sort_key
+from codemode.host.remote_sessions import SessionDelegate, cell_sort_key
+from codemode.host.request_tracker import PendingRequest, RequestKind
 from codemode.host.state import ConnectionState
 from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire import messages, stored_values

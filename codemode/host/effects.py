@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemode.cell_events import SessionEvent
-from codemode.host.sessions import RemoteSession
+from codemode.host.remote_sessions import RemoteSession
 from codemode.responses import RuntimeResponse
 
 

@@ -61,8 +61,8 @@ from codemode.host.effects import (
     TerminateAbandoned,
 )
 from codemode.host.incoming import Violation
-from codemode.host.requests import PendingRequest, RequestKind, RequestTracker
-from codemode.host.sessions import RemoteSession, SessionDelegate, SessionRegistry
+from codemode.host.remote_sessions import RemoteSession, SessionDelegate, SessionRegistry
+from codemode.host.request_tracker import PendingRequest, RequestKind, RequestTracker
 from codemode.wire import messages
 from codemode.wire.frame_json import well_formed
 from codemode.wire.messages import DelegateRequest

@@ -256,7 +256,7 @@ class SandboxPolicy:
         return any(root.allows(path) for root in roots)
 
     def summary(self) -> list[str]:
-        """Lines describing the policy, for ``%config`` and the README's examples."""
+        """Lines describing the policy, for ``%config``."""
         lines = [f'sandbox_mode = "{self.mode}"']
         if self.unrestricted:
             lines.append("  commands run without a sandbox; files can be written anywhere; network allowed")

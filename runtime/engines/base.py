@@ -1,9 +1,9 @@
 """What the cell thread needs of an engine (:class:`CellEngine`).
 
-The cell thread (``runtime/cell.py``) owns a cell's life: its event queue and, through
-``runtime/cellstate.py``, its timers, tool calls, stored values and outcome. An engine owns one JavaScript context: it installs the
-prelude and starts the cell's source, hands the prelude the cell thread's messages, and
-can be interrupted and closed. Methods returning ``CellOutcome | None`` return an outcome
+The cell thread (``runtime/cell.py``) owns a cell's life: its event queue and the cell's state
+(``runtime/cellstate.py``: its timers, tool calls, stored values and outcome). An engine owns
+one JavaScript context: it installs the prelude and starts the cell's source, hands the
+prelude the cell thread's messages, and can be interrupted and closed. Methods returning ``CellOutcome | None`` return an outcome
 when the cell ends there (a compile error, an exception that escaped the prelude).
 """
 
@@ -14,8 +14,10 @@ from typing import Any, Protocol
 from codemode.runtime.outcome import CellOutcome
 
 
-class CellHost(Protocol):
-    """What an engine uses of the cell thread (``runtime/cell.py``'s ``CellRuntime``)."""
+class CellHostState(Protocol):
+    """What an engine uses of a cell's state (``runtime/cellstate.py``'s ``CellState``; named
+    here, not imported, so a cell thread that prepares an engine before the host imported
+    asyncio does not import it)."""
 
     source: str
     tools: list[dict[str, Any]]
@@ -23,10 +25,6 @@ class CellHost(Protocol):
 
     def host_call(self, op: str, arg: str) -> str | None:
         """Serve the prelude's ``__codemode_host(op, arg)``."""
-        ...
-
-    def interrupt_ready(self) -> None:
-        """The engine can be interrupted from now on."""
         ...
 
     def finished(self) -> bool:
@@ -37,16 +35,29 @@ class CellHost(Protocol):
         """The cell was stopped or ran ``exit()``: no more of its JavaScript may run."""
         ...
 
-    def js_failure(self, text: str, *, compile_time: bool) -> CellOutcome:
-        """The outcome of an engine exception that escaped JavaScript."""
-        ...
-
     def untold_failure(self) -> bool:
         """The cell failed and the text of its failure could not be formatted."""
         ...
 
     def set_outcome(self, outcome: CellOutcome) -> None:
         """End the cell with ``outcome`` unless it has one."""
+        ...
+
+
+class CellHost(Protocol):
+    """What an engine uses of the cell thread (``runtime/cell.py``'s ``CellRuntime``)."""
+
+    @property
+    def state(self) -> CellHostState:
+        """The cell's state, which the cell thread holds."""
+        ...
+
+    def interrupt_ready(self) -> None:
+        """The engine can be interrupted from now on."""
+        ...
+
+    def js_failure(self, text: str, *, compile_time: bool) -> CellOutcome:
+        """The outcome of an engine exception that escaped JavaScript."""
         ...
 
     def waiting_on_nothing(self) -> bool:

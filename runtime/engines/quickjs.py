@@ -82,37 +82,38 @@ class QuickJSEngine:
 
     def __init__(self, cell: CellHost, prepared: Prepared | None = None) -> None:
         self._cell = cell
+        self._state = cell.state
         self._prepared = prepared
         self._ctx: Any = None
         self._dispatch: Any = None
         self._switch: interrupt.Interrupter | None = None
 
     def start(self) -> CellOutcome | None:
-        cell = self._cell
+        cell, state = self._cell, self._state
         prepared, self._prepared = self._prepared, None
-        if prepared is not None and cell.heap_limit >= PREPARED_HEAP_LIMIT_BYTES:
+        if prepared is not None and state.heap_limit >= PREPARED_HEAP_LIMIT_BYTES:
             ctx, switch, install = prepared.ctx, prepared.switch, prepared.install
-            ctx.set_memory_limit(cell.heap_limit)
+            ctx.set_memory_limit(state.heap_limit)
         else:
-            ctx, switch = new_context(cell.heap_limit)
+            ctx, switch = new_context(state.heap_limit)
             install = None
         prepared = None
         self._ctx = ctx
         if switch is not None:
             self._switch = switch
             cell.interrupt_ready()
-        ctx.add_callable("__codemode_host", cell.host_call)
-        ctx.set("__codemode_config", json.dumps({"tools": cell.tools, "source": cell.source}))
+        ctx.add_callable("__codemode_host", state.host_call)
+        ctx.set("__codemode_config", json.dumps({"tools": state.tools, "source": state.source}))
         try:
             dispatch = install() if install is not None else ctx.eval(prelude_source("quickjs"))
         except quickjs.JSException as exc:
             # Only a heap too small for the prelude itself can fail here: the cell ends with
             # the heap-limit error, as when its own code exhausts the heap.
-            if is_out_of_memory(str(exc).strip(), cell.source, ctx, cell.heap_limit):
-                return CellOutcome("completed", out_of_memory_text(cell.heap_limit))
+            if is_out_of_memory(str(exc).strip(), state.source, ctx, state.heap_limit):
+                return CellOutcome("completed", out_of_memory_text(state.heap_limit))
             return CellOutcome("completed", f"code-mode runtime error: {exc}")
         try:
-            promise = ctx.module(prepare_source(cell.source))
+            promise = ctx.module(prepare_source(state.source))
         except quickjs.JSException as exc:
             return cell.js_failure(str(exc), compile_time=True)
         self._dispatch = dispatch
@@ -129,15 +130,15 @@ class QuickJSEngine:
         return None
 
     def run_jobs(self) -> CellOutcome | None:
-        cell = self._cell
+        state = self._state
         try:
-            while not cell.halted() and self._ctx.execute_pending_job():
+            while not state.halted() and self._ctx.execute_pending_job():
                 pass
         except quickjs.JSException as exc:
-            return cell.js_failure(str(exc), compile_time=False)
-        if cell.untold_failure():
-            text = untold_failure_text(self._ctx, cell.heap_limit, out_of_memory_text(cell.heap_limit))
-            cell.set_outcome(CellOutcome("completed", text))
+            return self._cell.js_failure(str(exc), compile_time=False)
+        if state.untold_failure():
+            text = untold_failure_text(self._ctx, state.heap_limit, out_of_memory_text(state.heap_limit))
+            state.set_outcome(CellOutcome("completed", text))
         return None
 
     def end_checkpoint(self) -> None:
@@ -151,13 +152,13 @@ class QuickJSEngine:
         no timer, no tool call in flight and a full heap. Codex's host would have crashed
         on such a heap; here the cell ends with the heap-limit error.
         """
-        cell = self._cell
-        if cell.waiting_on_nothing() and heap_nearly_full(self._ctx, cell.heap_limit):
-            return CellOutcome("completed", out_of_memory_text(cell.heap_limit))
+        heap_limit = self._state.heap_limit
+        if self._cell.waiting_on_nothing() and heap_nearly_full(self._ctx, heap_limit):
+            return CellOutcome("completed", out_of_memory_text(heap_limit))
         return None
 
     def null_is_out_of_memory(self) -> bool:
-        return null_is_out_of_memory(self._cell.source, self._ctx, self._cell.heap_limit)
+        return null_is_out_of_memory(self._state.source, self._ctx, self._state.heap_limit)
 
     def interrupt(self) -> None:
         if self._switch is not None:
@@ -165,17 +166,17 @@ class QuickJSEngine:
 
     def finish(self, outcome: CellOutcome) -> CellOutcome:
         """Give an exhausted heap its clear error text (QuickJS may throw a bare ``null``)."""
-        cell = self._cell
+        state = self._state
         text = outcome.error_text
         if (
             text is not None
             and not outcome.thrown
             and (
-                is_out_of_memory(text, cell.source, self._ctx, cell.heap_limit)
+                is_out_of_memory(text, state.source, self._ctx, state.heap_limit)
                 or text.startswith("code-mode runtime error: InternalError: out of memory")
             )
         ):
-            outcome.error_text = out_of_memory_text(cell.heap_limit)
+            outcome.error_text = out_of_memory_text(state.heap_limit)
         return outcome
 
     def close(self) -> None:

@@ -65,6 +65,7 @@ class V8Engine:
 
     def __init__(self, cell: CellHost) -> None:
         self._cell = cell
+        self._state = cell.state
         self._isolate: Isolate | None = None
         self._mailbox: collections.deque[str] = collections.deque()
         self._empty: Any = None
@@ -73,20 +74,20 @@ class V8Engine:
     # ---- start-up ------------------------------------------------------------------
 
     def start(self) -> CellOutcome | None:
-        cell = self._cell
+        state = self._state
         booted = v8_spare.take()
         isolate = booted.isolate
-        isolate.attach(on_call=self._on_call, on_result=self._on_result, heap_limit=cell.heap_limit)
+        isolate.attach(on_call=self._on_call, on_result=self._on_result, heap_limit=state.heap_limit)
         self._isolate = isolate
         self._empty = booted.empty
-        cell.interrupt_ready()
-        config = json.dumps(json.dumps({"tools": cell.tools, "source": cell.source}))
+        self._cell.interrupt_ready()
+        config = json.dumps(json.dumps({"tools": state.tools, "source": state.source}))
         prelude = f"globalThis.__codemode_config = {config};\n__cm_connect({prelude_source('v8')})"
         entry = v8_spare.wait_for(lambda tag: isolate.eval(prelude, tag))
         if entry.kind != "handle":
             return CellOutcome("completed", f"code-mode runtime error: {entry.text}")
         self._entry = entry.handle
-        body = _IMPORT_META.sub("__cm_meta__", prepare_source(cell.source))
+        body = _IMPORT_META.sub("__cm_meta__", prepare_source(state.source))
         problem = self._refusal(body)
         if problem is not None:
             return CellOutcome("completed", problem)
@@ -112,7 +113,7 @@ class V8Engine:
             return None
         text = result.text
         if text == "SyntaxError: Cannot use import statement outside a module":
-            specifier = first_static_import(self._cell.source)
+            specifier = first_static_import(self._state.source)
             if specifier is not None:
                 text = f"Unsupported import in exec: {specifier}"
         return text
@@ -138,19 +139,19 @@ class V8Engine:
         checkpoint. It is the entry, which takes no message once the cell is finished
         (``next`` answers nothing), as do the tasks of messages delivered before the end."""
         isolate = self._isolate
-        cell = self._cell
-        if isolate is None or cell.halted():
+        state = self._state
+        if isolate is None or state.halted():
             return
         barrier = v8_spare.Waiter()
         isolate.call(self._entry, self._empty, barrier)
         while not barrier.done.wait(HEAP_POLL_S):
-            if cell.halted() or isolate.heap_limit_reached():
+            if state.halted() or isolate.heap_limit_reached():
                 return  # close() terminates what still runs
 
     def stalled(self) -> CellOutcome | None:
         isolate = self._isolate
         if isolate is not None and isolate.heap_limit_reached():
-            return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
+            return CellOutcome("completed", out_of_memory_text(self._state.heap_limit))
         return None
 
     def null_is_out_of_memory(self) -> bool:
@@ -173,17 +174,17 @@ class V8Engine:
 
     def _on_call(self, request: str) -> str | None:
         op, _, arg = request.partition("\u0000")
-        cell = self._cell
+        state = self._state
         if op == "next":
             # A message queued before the cell ended is not run after it (as in Codex's host,
             # which takes no message once the cell's checkpoint is over).
-            return self._mailbox.popleft() if self._mailbox and not cell.finished() else None
-        if cell.halted() and bridge.observable(op):
+            return self._mailbox.popleft() if self._mailbox and not state.finished() else None
+        if state.halted() and bridge.observable(op):
             # After exit() or a stop, promise jobs V8 left queued may run in a later task.
             return None
-        reply = cell.host_call(op, arg)
+        reply = state.host_call(op, arg)
         if op in _WAKE_OPS:
-            cell.wake()
+            self._cell.wake()
         return reply
 
     def _on_result(self, tag: object, result: TaskResult) -> None:
@@ -192,7 +193,7 @@ class V8Engine:
             return
         cell = self._cell
         if result.kind == "out_of_memory" or (self._isolate is not None and self._isolate.heap_limit_reached()):
-            cell.post_engine_outcome(CellOutcome("completed", out_of_memory_text(cell.heap_limit)))
+            cell.post_engine_outcome(CellOutcome("completed", out_of_memory_text(self._state.heap_limit)))
         elif result.kind in ("error", "parse_error"):
             cell.post_engine_outcome(CellOutcome("completed", f"code-mode runtime error: {result.text}"))
 
@@ -200,6 +201,6 @@ class V8Engine:
         """The outcome of a cell script V8 did not accept although its source compiled alone
         (only an exhausted heap is expected here)."""
         if result.kind == "out_of_memory":
-            return CellOutcome("completed", out_of_memory_text(self._cell.heap_limit))
+            return CellOutcome("completed", out_of_memory_text(self._state.heap_limit))
         lines = [line for line in (result.text or "").splitlines() if line.strip()]
         return CellOutcome("completed", lines[-1] if lines else "SyntaxError")

@@ -53,39 +53,15 @@ function __cm_reject_calls_via_ended() {
   }
 }
 
-const __cm_exposed = __cm_record();
+// The tools object of this cell, each tool routed (the helper table's notebook value of `tools`).
 const __cm_routed_tools = {};
 for (let index = 0; index < __cm_config.tools.length; index++) {
   const name = __cm_config.tools[index].name;
   __cm_routed_tools[name] = __cm_helper("tools." + name, __cm_tool_of(index), "", 0);
 }
-__cm_exposed.tools = __cm_routed_tools;
-__cm_exposed.ALL_TOOLS = allTools;
-__cm_exposed.clearTimeout = __cm_helper("clearTimeout", __cm_clear_timeout, "", 0);
-__cm_exposed.setTimeout = __cm_helper("setTimeout", __cm_set_timeout, "", 0);
-__cm_exposed.text = __cm_helper("text", __cm_text, "", 0);
-__cm_exposed.content = __cm_helper("content", __cm_content, "content", 1);
-__cm_exposed.image = __cm_helper("image", __cm_image, "", 0);
-__cm_exposed.audio = __cm_helper("audio", __cm_audio, "", 0);
-__cm_exposed.generatedImage = __cm_helper("generatedImage", __cm_generated_image, "", 0);
-__cm_exposed.store = __cm_helper("store", __cm_store, "", 0);
-__cm_exposed.load = __cm_helper("load", __cm_load, "", 0);
-__cm_exposed.notify = __cm_helper("notify", __cm_notify, "", 0);
-__cm_exposed.yield_control = __cm_helper("yield_control", __cm_yield_control, "", 0);
-__cm_exposed.exit = __cm_helper("exit", __cm_exit, "", 0);
-__cm_exposed.as_settled = __cm_as_settled;
-__cm_exposed.stream_settled = __cm_stream_settled;
-const __cm_console = {};
-__cm_console.log = __cm_helper("console.log", __cm_console_out, "log", 0);
-__cm_console.info = __cm_helper("console.info", __cm_console_out, "info", 0);
-__cm_console.debug = __cm_helper("console.debug", __cm_console_out, "debug", 0);
-__cm_console.warn = __cm_helper("console.warn", __cm_console_err, "warn", 0);
-__cm_console.error = __cm_helper("console.error", __cm_console_err, "error", 0);
-__cm_exposed.console = __cm_console;
-__cm_exposed.display = __cm_helper("display", __cm_display, "display", 1);
-__cm_exposed.html = __cm_helper("html", __cm_html, "html", 1);
-__cm_exposed.markdown = __cm_helper("markdown", __cm_markdown, "markdown", 1);
-__cm_exposed.svg = __cm_helper("svg", __cm_svg, "svg", 1);
+// The cell's helpers by name: __cm_cell_helpers is generated from the helper table
+// (runtime/helper_table.py) and assembled just before this file.
+const __cm_exposed = __cm_cell_helpers();
 
 function __cm_end_self() {
   __cm_cell_ended(__cm_self);
@@ -118,32 +94,19 @@ function __cm_start(fn) {
   __cm_watch_promise(promise, __cm_body_done, __cm_body_failed);
 }
 
-// ---- dispatcher for the realm thread -----------------------------------------------
-// start(fn): run the cell; fire(id): run timer `id`; settle(json {id, ok, value}): settle
-// a tool call; resolve:<id>(string): resolve tool call <id> with that string
-// (runtime/bridge.py's settlement); ended: the cell ended (its helpers act for the cell
-// running now; the calls made through it by an ended cell's helpers are rejected).
-
-return function __cm_dispatch(op, arg) {
-  __cm_source_lines = __cm_cell_lines;
-  try {
-    if (op === "start") {
-      __cm_start(arg);
-    } else if (op === "fire") {
-      __cm_fire(__cm_Number(arg));
-    } else if (op === "settle") {
-      const payload = __cm_json_parse_intrinsic(arg);
-      __cm_settle(payload.id, payload.ok, payload.value);
-    } else if (__cm_starts_with(op, "resolve:")) {
-      __cm_settle(__cm_slice(op, 8), true, arg);
-    } else if (op === "ended") {
-      __cm_end_self();
-      __cm_reject_calls_via_ended();
-    } else {
-      return "unknown op " + op;
-    }
-  } catch (e) {
-    __cm_report_failure(e);
+// The dispatcher (dispatch.js), the cell's lines set before each op, with the notebook
+// profile's own ops: start(fn): run the cell; ended: the cell ended (its helpers act for the
+// cell running now; the calls made through it by an ended cell's helpers are rejected).
+function __cm_realm_op(op, arg) {
+  if (op === "start") {
+    __cm_start(arg);
+  } else if (op === "ended") {
+    __cm_end_self();
+    __cm_reject_calls_via_ended();
+  } else {
+    return false;
   }
-  return "";
-};
+  return true;
+}
+
+return __cm_dispatcher(__cm_cell_lines, __cm_realm_op);

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "dispatch"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pytools"))
 from dispatch_helpers import assert_abort_elapsed  # noqa: E402
 from host_harness import HostSession, texts  # noqa: E402
+from polling import poll_until  # noqa: E402
 
 
 @pytest.fixture
@@ -36,6 +38,7 @@ async def call(dispatcher, name, args, token=None):
     )
 
 
+@pytest.mark.unit
 async def test_builtins_are_listed_sorted_with_declarations():
     registry = await ToolRegistry.create()
     assert [t.js_name for t in registry.tools] == [
@@ -58,6 +61,7 @@ async def test_builtins_are_listed_sorted_with_declarations():
     )
 
 
+@pytest.mark.unit
 async def test_disabled_tools_are_hidden():
     from codemode.config import Config
 
@@ -66,6 +70,7 @@ async def test_disabled_tools_are_hidden():
     assert registry.get("echo") is not None
 
 
+@pytest.mark.unit
 async def test_echo_and_sleep(dispatcher):
     assert (await call(dispatcher, "echo", {"a": [1, None]})).value == {"a": [1, None]}
     assert (await call(dispatcher, "sleep", {"ms": 5})).value == {"slept_ms": 5}
@@ -75,6 +80,7 @@ ECHOED = ["fast", "", 42, -1.5, 0, True, False, None, [1, 2], [], {}, {"a": [1, 
 """A value of every JSON type (the input of Codex's recorded case ``parallel_tools`` first)."""
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("value", ECHOED, ids=json.dumps)
 async def test_echo_returns_any_json_value_unchanged(dispatcher, value):
     result = await call(dispatcher, "echo", value)
@@ -82,6 +88,7 @@ async def test_echo_returns_any_json_value_unchanged(dispatcher, value):
     assert (type(result.value), json.dumps(result.value)) == (type(value), json.dumps(value))
 
 
+@pytest.mark.unit
 async def test_echo_declares_that_it_takes_and_returns_any_value():
     echo = (await ToolRegistry.create()).get("echo")
     assert echo.input_schema == {} and echo.output_schema == {}
@@ -105,6 +112,7 @@ async def test_cells_echo_values_of_every_type():
     )
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("ms", "problem"),
     [
@@ -124,13 +132,25 @@ async def test_sleep_longer_than_set_timeouts_limit_is_refused(dispatcher, ms, p
     assert (await call(dispatcher, "sleep", {"ms": 0})).value == {"slept_ms": 0}
 
 
+@pytest.mark.unit
 async def test_sleep_ends_at_once_when_cancelled(dispatcher):
+    """Cancelled while it sleeps (its handler has started and awaits its hour), the call ends
+    aborted long before the hour is up."""
+    tool = dispatcher.registry.find("sleep", None)
+    sleep, sleeping = tool.handler, asyncio.Event()
+
+    async def noted_sleep(args, ctx):
+        sleeping.set()
+        return await sleep(args, ctx)  # runs to its own await before the test sees the event
+
+    tool.handler = noted_sleep
     token = CancellationToken()
-    task = asyncio.ensure_future(call(dispatcher, "sleep", {"ms": 60000}, token))
-    await asyncio.sleep(0.05)
+    task = asyncio.ensure_future(call(dispatcher, "sleep", {"ms": 3_600_000}, token))
+    await sleeping.wait()
     token.cancel()
-    result = await asyncio.wait_for(task, 1)
+    result = await asyncio.wait_for(task, 60)
     assert result.outcome == "aborted"
+    assert re.fullmatch(r"aborted by user after \d+\.\ds", result.error), result.error
 
 
 async def test_exec_command_output_exit_code_and_workdir(dispatcher, tmp_path):
@@ -172,6 +192,7 @@ async def test_exec_command_default_budget_is_ten_thousand_tokens(dispatcher):
     assert result["output"].endswith("\u202615000 tokens truncated\u2026" + "x" * 20_000)
 
 
+@pytest.mark.unit
 async def test_exec_command_budget_above_the_frame_safe_limit_is_refused(dispatcher):
     failed = await call(dispatcher, "exec_command", {"cmd": "true", "max_output_tokens": 10**9})
     assert (failed.outcome, failed.error) == (
@@ -266,10 +287,8 @@ async def test_exec_command_cancellation_kills_the_process_group_and_waits(eithe
     task = asyncio.ensure_future(
         call(dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo yes > {marker}; wait"}, token)
     )
-    for _ in range(200):
-        if marker.exists() and marker.read_text().strip():
-            break
-        await asyncio.sleep(0.02)
+    # The command's file is the event; nothing reports its writing: polled.
+    await poll_until(lambda: marker.exists() and marker.read_text().strip(), "the command started")
     assert len(_sleepers(seconds)) == 1
     await asyncio.sleep(0.3)  # not to wait for anything: time passes, so a zeroed elapsed time fails
     cancelled_at = time.monotonic()
@@ -286,13 +305,12 @@ async def test_exec_command_leaves_no_background_processes(either_dispatcher, tm
     seconds = f"60.{os.getpid()}2"
     result = (await call(either_dispatcher, "exec_command", {"cmd": f"sleep {seconds} & echo started"})).value
     assert (result["exit_code"], result["output"]) == (0, "started\n")
-    for _ in range(100):  # the launcher kills what is left right after the command's exit
-        if not _sleepers(seconds):
-            break
-        await asyncio.sleep(0.02)
-    assert _sleepers(seconds) == []
+    # The launcher kills what is left right after the command's exit; nothing reports the end
+    # of a process that is not ours: polled.
+    await poll_until(lambda: not _sleepers(seconds), "the background sleep killed")
 
 
+@pytest.mark.unit
 async def test_file_tools(dispatcher, tmp_path):
     target = tmp_path / "sub" / "note.txt"
     written = (await call(dispatcher, "write_file", {"path": str(target), "content": "héllo"})).value
@@ -311,6 +329,7 @@ async def test_file_tools(dispatcher, tmp_path):
     ]
 
 
+@pytest.mark.unit
 async def test_file_tool_errors_are_sentences(dispatcher, tmp_path):
     target = tmp_path / "file.txt"
     target.write_text("x")

@@ -9,6 +9,8 @@ import pytest
 
 from codemode.cancellation import CancellationToken, first_of
 
+pytestmark = pytest.mark.unit
+
 
 def test_watchers_are_called_once_in_order_and_can_stop_watching():
     token, calls = CancellationToken(), []

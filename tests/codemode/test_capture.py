@@ -4,6 +4,7 @@ memory bounded by the budget whatever the command prints."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def bound(max_tokens: int) -> int:
     return head_bytes_needed(max_tokens) + 2 * tail_bytes_needed(max_tokens)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(STREAMS, st.integers(min_value=0, max_value=12), st.sampled_from(["", "\ncommand timed out"]))
 def test_capture_renders_what_truncating_the_whole_output_gives(chunks, max_tokens, suffix):
@@ -43,6 +45,7 @@ def test_capture_renders_what_truncating_the_whole_output_gives(chunks, max_toke
     assert capture.original_token_count == (len(whole) + 3) // 4
 
 
+@pytest.mark.unit
 def test_pinned_forty_digits():
     capture = OutputCapture(5)
     for digit in b"0123456789" * 4:
@@ -55,6 +58,7 @@ def test_pinned_forty_digits():
     assert capture.original_token_count == 10
 
 
+@pytest.mark.unit
 def test_memory_stays_bounded_over_a_quarter_gibibyte():
     # 256 MiB in 64 KiB chunks, as a runaway command would print: the buffers never hold more
     # than the budget needs (head + twice the tail), and the counts cover everything.

@@ -2,8 +2,12 @@
 
 from pathlib import Path
 
+import pytest
+
 from codemode.config import Config, SessionDefaults, load_config
 from codemode.sandbox.startup import startup_code
+
+pytestmark = pytest.mark.unit
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -183,7 +187,7 @@ def test_the_profiles_are_the_runtime_hosts():
 
     assert PROFILES == profile.PROFILES == ("strict", "notebook")
     # The one engine the notebook profile runs on is the same rule for the kernel and the host.
-    from codemode.config.session import NOTEBOOK_ENGINES
+    from codemode.config.session_defaults import NOTEBOOK_ENGINES
 
     assert NOTEBOOK_ENGINES == profile.NOTEBOOK_ENGINES == ("quickjs",)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from codemode.cell_events import Closed, InitialAnswer, SessionEvent, ToolInvoked, WaitAnswer
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
 from codemode.host.effects import (
@@ -29,6 +31,8 @@ from codemode.host.effects import (
 from codemode.host.state import ConnectionState
 from codemode.responses import RuntimeResponse, WaitOutcome
 from codemode.wire import messages
+
+pytestmark = pytest.mark.unit
 
 SESSION = "session-1"
 

@@ -26,6 +26,7 @@ SCRIPTED_HOST = [sys.executable, str(Path(__file__).parent / "fakehost" / "scrip
 BOUND_S = 10.0
 
 
+@pytest.mark.unit
 async def test_the_answer_after_the_notice_is_delivered_and_no_new_cell_starts():
     async with DriverHarness() as h:
         await h.open(RecordingDelegate())
@@ -45,6 +46,7 @@ async def test_the_answer_after_the_notice_is_delivered_and_no_new_cell_starts()
         assert (await asyncio.wait_for(waiting, FRAME_TIMEOUT_S)).live is False
 
 
+@pytest.mark.unit
 async def test_a_write_to_a_host_closing_after_its_notice_does_not_become_the_failure():
     # After host/exiting the host closes its stdin and exits: a message written then (a probe,
     # a wait) is lost, but the connection ends with the host's exit as the reason, as always.

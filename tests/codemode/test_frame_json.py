@@ -47,6 +47,7 @@ def floats_in(value):
     return False
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(messages)
 def test_both_encoders_write_the_same_message(encoder, message):
@@ -57,6 +58,7 @@ def test_both_encoders_write_the_same_message(encoder, message):
         assert by_orjson == by_json
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "message, written",
     [

@@ -12,6 +12,8 @@ import pytest
 
 from codemode.wire.frame_writer import LARGE_FRAME_BYTES, STREAM_FRAME_BYTES, FrameWriter
 
+pytestmark = pytest.mark.unit
+
 
 class RecordingWriter:
     """The part of ``asyncio.StreamWriter`` FrameWriter uses, recording each write."""

@@ -19,7 +19,8 @@ import os
 import signal
 
 import pytest
-from session_harness import HOSTS, OUR_HOST, SessionHarness, texts
+from polling import poll_until
+from session_harness import HOSTS, OUR_HOST, SessionHarness, texts, waits_sent
 
 from codemode.errors import CodeModeError, ToolCallError
 from codemode.session import HostProvider
@@ -58,13 +59,6 @@ def _exists_unreaped(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")
 
 
-async def until(predicate, what: str) -> None:
-    """Poll ``predicate`` (state owned by the event loop) until true, bounded by BOUND_S."""
-    async with asyncio.timeout(BOUND_S):
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-
 @pytest.mark.parametrize("command", HOSTS)
 async def test_sigkill_with_two_sessions_sharing_a_host(command):
     provider = HostProvider(command)
@@ -82,7 +76,7 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
                 await asyncio.wait_for(side.tool_started.wait(), BOUND_S)
             connection = provider.connection
             waits = [asyncio.ensure_future(side.session.wait("2", yield_time_ms=30_000)) for side in (a, b)]
-            await until(lambda: connection.pending_requests == 2, "both waits in flight")
+            await poll_until(lambda: waits_sent(connection) == 2, "both waits sent", interval_s=0)
             old_pid = connection.process.pid
 
             os.kill(old_pid, signal.SIGKILL)
@@ -98,14 +92,15 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
                 await asyncio.wait_for(side.tool_cancelled.wait(), BOUND_S)
                 assert sorted(side.closed) == ["1", "2"]
                 assert side.session.live_cells == []
-                await until(lambda side=side: side.dispatcher.calls_for("2"), "tool outcome recorded")
+                await side.until(lambda side=side: side.dispatcher.calls_for("2"), "tool outcome recorded")
                 assert [r["outcome"] for r in side.dispatcher.calls_for("2")] == ["aborted"]
             # The killed host was reaped (no zombie, no orphan). Its exit status is not asserted:
             # CPython's subprocess module may reap an asyncio child first (its Popen goes to
             # subprocess._active and the next Popen's _cleanup() waits for it), and then asyncio
             # reports 255 for it.
             await asyncio.wait_for(connection.process.wait(), BOUND_S)
-            await until(lambda: not _exists_unreaped(old_pid), "the killed host reaped")
+            # No event reports a /proc entry gone: polled.
+            await poll_until(lambda: not _exists_unreaped(old_pid), "the killed host reaped")
 
             cell, response = await b.run('text("replacement"); text(JSON.stringify(load("kept_b")))')
             assert cell == "g2:1"
@@ -128,7 +123,8 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
 
             # Each cell was reported closed exactly once, the old ones and the new ones alike.
             b_cells = ["1", "2", "g2:1", "g2:2"] if ours else ["1", "2", "g2:1"]
-            await until(lambda: len(a.closed) == 3 and len(b.closed) == len(b_cells), "new cells closed")
+            await a.until(lambda: len(a.closed) == 3, "new cells of a closed")
+            await b.until(lambda: len(b.closed) == len(b_cells), "new cells of b closed")
             assert sorted(a.closed) == ["1", "2", "g2:1"]
             assert sorted(b.closed) == b_cells
     finally:

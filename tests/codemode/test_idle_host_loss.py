@@ -21,6 +21,7 @@ import os
 import signal
 
 import pytest
+from polling import poll_until
 from session_harness import SessionHarness, texts
 
 from codemode.errors import CodeModeError, HostConnectionError
@@ -62,9 +63,12 @@ async def test_an_execute_written_to_a_host_killed_before_it_answered_runs_on_a_
         os.kill(connection.process.pid, signal.SIGSTOP)
         losses: list[HostConnectionError] = []
         execute = asyncio.ensure_future(h.session.execute('text(String(load("kept")))', on_idle_loss=losses.append))
-        async with asyncio.timeout(BOUND_S):  # until the execute is in the stopped host's pipe
-            while not any(p.kind == "execute" and p.sent for p in connection.state.requests.pending.values()):
-                await asyncio.sleep(0.01)
+        # Until the execute is in the stopped host's pipe (no event marks a frame written).
+        await poll_until(
+            lambda: any(p.kind == "execute" and p.sent for p in connection.state.requests.pending.values()),
+            "the execute sent",
+            interval_s=0,
+        )
         os.kill(connection.process.pid, signal.SIGKILL)
         started = await asyncio.wait_for(execute, BOUND_S)
         response = await asyncio.wait_for(started.initial_response, BOUND_S)

@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 from dependencies import require
+from polling import poll_until
 
 from codemode.cancellation import CancellationToken
 from codemode.config import parse_config
@@ -140,10 +141,11 @@ async def test_crashed_server_is_restarted_on_the_next_call_and_stopped_on_close
         assert registry.mcp_clients["time"].restarts == 1
     finally:
         await registry.aclose()
-    await asyncio.sleep(0.1)
+    # aclose returns once the launcher is gone, and the launcher waits for the server.
     assert [p for p in server_processes("mcp_server_time", with_launchers=True) if p.cwd() == str(tmp_path)] == []
 
 
+@pytest.mark.unit
 async def test_server_that_cannot_start_is_reported_once(tmp_path):
     config = parse_config({"mcp_servers": {"broken": {"command": str(tmp_path / "missing-server")}}})
     registry = await ToolRegistry.create(config)
@@ -165,15 +167,6 @@ def processes_in(cwd: Path) -> list[psutil.Process]:
         if proc.info["cwd"] == str(cwd) and proc.info["status"] != psutil.STATUS_ZOMBIE:
             found.append(proc)
     return found
-
-
-async def wait_until_gone(cwd: Path, limit_s: float = 15.0) -> list[psutil.Process]:
-    """Poll (bounded) until no process runs in ``cwd``; returns what is left at the limit."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit_s
-    while (left := processes_in(cwd)) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    return left
 
 
 def silent_server(tmp_path: Path, startup_timeout_sec: float):
@@ -201,8 +194,9 @@ async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(
             "MCP server `slow` did not start within 0.5 s (startup_timeout_sec) and was stopped; "
             "its tools are unavailable."
         ]
-        # Stopped by the time-out itself, before anyone closes the registry.
-        assert await wait_until_gone(tmp_path) == []
+        # Stopped by the time-out itself, before anyone closes the registry: in a task of the
+        # client's, which nothing reports the end of, hence polled.
+        await poll_until(lambda: processes_in(tmp_path) == [], "the server stopped at its time-out")
     finally:
         await registry.aclose()
     assert processes_in(tmp_path) == []
@@ -210,11 +204,9 @@ async def test_server_that_misses_its_startup_timeout_is_stopped_at_the_timeout(
 
 async def test_close_stops_a_server_that_is_still_starting(tmp_path):
     registry = await ToolRegistry.create(silent_server(tmp_path, 600))
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 15
-    while not any(p.name() == "sleep" for p in processes_in(tmp_path)) and loop.time() < deadline:
-        await asyncio.sleep(0.05)
-    assert any(p.name() == "sleep" for p in processes_in(tmp_path))
+    # The client starts its server in the background and reports nothing until it answers
+    # (never, here): the process is polled for.
+    await poll_until(lambda: any(p.name() == "sleep" for p in processes_in(tmp_path)), "the server started")
     await registry.aclose()
     # aclose returns once the process is gone: nothing left, without waiting further.
     assert processes_in(tmp_path) == []

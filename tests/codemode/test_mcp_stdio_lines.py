@@ -193,6 +193,7 @@ def request(request_id, method="tools/call"):
     return mcp_types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params={})
 
 
+@pytest.mark.unit
 def test_an_id_found_twice_among_awaited_requests_fails_nothing():
     reader = LineReader()
     reader.sent(request(1))
@@ -202,6 +203,7 @@ def test_an_id_found_twice_among_awaited_requests_fails_nothing():
     assert sorted(reader.awaiting) == [1, 2]
 
 
+@pytest.mark.unit
 def test_cancelled_requests_are_no_longer_awaited_and_answers_end_the_wait():
     reader = LineReader()
     reader.sent(request(7))
@@ -224,6 +226,7 @@ def test_cancelled_requests_are_no_longer_awaited_and_answers_end_the_wait():
     assert reader.awaiting == []
 
 
+@pytest.mark.unit
 def test_a_malformed_request_of_the_server_answers_nothing():
     reader = LineReader()
     reader.sent(request(3))
@@ -231,6 +234,7 @@ def test_a_malformed_request_of_the_server_answers_nothing():
     assert reader.awaiting == [3]
 
 
+@pytest.mark.unit
 def test_the_writer_replaces_lone_surrogates_keys_included():
     message = mcp_types.JSONRPCRequest(
         jsonrpc="2.0", id=1, method="tools/call", params={"arguments": {"k\udc00": "v\ud83d", "ok": "😀"}}

@@ -84,6 +84,7 @@ def pumped(chunks: list[bytes]) -> list:
     return got
 
 
+@pytest.mark.unit
 @given(messages, st.lists(st.integers(0, 2**40), max_size=40), st.booleans())
 def test_any_chunking_of_a_stream_gives_exactly_its_messages(msgs, cuts, compact):
     lines = [json.dumps(m, ensure_ascii=not compact, separators=(",", ":") if compact else None) for m in msgs]
@@ -94,6 +95,7 @@ def test_any_chunking_of_a_stream_gives_exactly_its_messages(msgs, cuts, compact
     assert [g.message.model_dump(by_alias=True, mode="json", exclude_none=True) for g in got] == msgs
 
 
+@pytest.mark.unit
 @given(st.lists(st.binary(max_size=50), max_size=30))
 def test_line_splitter_joins_pieces_into_the_lines_of_the_stream(chunks):
     splitter = LineSplitter()
@@ -103,6 +105,7 @@ def test_line_splitter_joins_pieces_into_the_lines_of_the_stream(chunks):
     assert splitter.pending_bytes == len(data.split(b"\n")[-1])
 
 
+@pytest.mark.unit
 def test_a_line_that_answers_no_request_reaches_the_session_as_an_error_value():
     got = pumped([b'not json\n\n{"jsonrpc":"2.0","id":1,"result":{}}\n'])
     assert isinstance(got[0], ValueError) and len(got) == 2  # the blank line is skipped

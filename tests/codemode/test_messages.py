@@ -19,6 +19,7 @@ def roundtrip(message: object) -> object:
     return decoded
 
 
+@pytest.mark.unit
 def test_constructors_write_the_wire_forms_of_codex_protocol():
     request = messages.execute_request("call-1", [], "text(1)", 100, None)
     assert roundtrip(messages.operation_request(2, messages.execute_body("session-1", request))) == {
@@ -57,6 +58,7 @@ def test_constructors_write_the_wire_forms_of_codex_protocol():
     assert messages.host_exiting("why") == {"type": "host/exiting", "reason": "why"}
 
 
+@pytest.mark.unit
 def test_execute_output_budget_fits_codex_i32():
     """Codex's host decodes ``max_output_tokens`` as an ``i32`` (a larger one ends the
     connection); a larger budget, which a pragma may ask, is sent as the largest ``i32``."""
@@ -66,6 +68,7 @@ def test_execute_output_budget_fits_codex_i32():
     assert messages.execute_request("c", [], "", None, None)["max_output_tokens"] is None
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("message", "text"),
     [
@@ -86,6 +89,7 @@ def test_bad_delegate_requests_are_named(message, text):
     assert str(info.value) == text
 
 
+@pytest.mark.unit
 def test_results_of_another_shape_are_invalid_responses():
     for result in ({"status": "ok"}, {"status": "error", "message": 3}, {"status": "weird", "value": {}}, [1]):
         with pytest.raises(incoming.Violation, match="^code-mode host returned an invalid wait response$"):
@@ -103,6 +107,7 @@ def test_the_host_imports_the_messages_without_client_code():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.unit
 def test_message_types_cost_the_host_no_typeddict_at_run_time():
     """The message types are names for mypy only: at run time each is a plain ``dict`` subclass
     (codemode/wire/typeddict.py), as building typing's TypedDicts cost every host start

@@ -10,6 +10,8 @@ from codemode.wire.tool_names import (
     sanitize_api_name,
 )
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     "raw, js",

@@ -1,6 +1,10 @@
 """Output truncation: the texts of Codex's ``truncate_code_mode_result``."""
 
+import pytest
+
 from codemode.wire.truncation import approx_token_count, truncate_content_items, truncate_middle
+
+pytestmark = pytest.mark.unit
 
 
 def t(text):

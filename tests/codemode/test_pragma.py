@@ -4,6 +4,8 @@ import pytest
 
 from codemode.pragma import NOT_OBJECT_MESSAGE, ExecSource, PragmaError, parse_exec_source
 
+pytestmark = pytest.mark.unit
+
 FIELDS = "`yield_time_ms` and `max_output_tokens`"
 
 

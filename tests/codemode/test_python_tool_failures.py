@@ -53,6 +53,7 @@ async def call(dispatcher, name, args, runtime_tool_call_id="tool-1"):
     return await dispatcher.handle_tool_call("1", runtime_tool_call_id, wire, "function", args, CancellationToken())
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("name", sorted(FAILURES))
 async def test_each_failure_rejects_only_its_call(dispatcher, name):
     events = []

@@ -108,6 +108,7 @@ def printed(dispatcher, runtime_tool_call_id):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("blocker", "running"), [("spin", "SPINNING"), ("nap", "NAPPING")])
 async def test_a_blocked_tool_loop_never_blocks_the_kernel_and_cancelling_abandons_it(
     dispatcher, quick_stall, caplog, blocker, running
@@ -155,6 +156,7 @@ async def test_a_blocked_tool_loop_never_blocks_the_kernel_and_cancelling_abando
     assert after.value == "hello bo" and printed(dispatcher, "tool-greet-2") == "greeting bo\n"
 
 
+@pytest.mark.unit
 async def test_cancellation_reaches_a_coroutine_on_the_tool_loop(dispatcher, lane):
     token = CancellationToken()
     pending = asyncio.ensure_future(call(dispatcher, "wait_forever", {}, token))
@@ -166,11 +168,13 @@ async def test_cancellation_reaches_a_coroutine_on_the_tool_loop(dispatcher, lan
     assert lane.abandoned == 0
 
 
+@pytest.mark.unit
 async def test_a_loop_bound_client_works_across_calls(dispatcher, lane):
     values = [(await guarded(call(dispatcher, "client_double", {"n": n}))).value for n in (1, 2, 3)]
     assert values == [{"doubled": 2, "served": 1}, {"doubled": 4, "served": 2}, {"doubled": 6, "served": 3}]
 
 
+@pytest.mark.unit
 async def test_a_systemexit_in_a_tools_own_task_leaves_the_loop_serving(dispatcher, lane, caplog):
     caplog.set_level(logging.ERROR, logger="codemode.tools.loops")
     started = await guarded(call(dispatcher, "exit_in_background", {}))

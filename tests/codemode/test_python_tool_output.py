@@ -15,7 +15,7 @@ from codemode.dispatch import ToolCallRuntime
 from codemode.tools.python import python_tool
 from codemode.tools.registry import ToolRegistry
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
 barrier = threading.Barrier(2, timeout=10)
 

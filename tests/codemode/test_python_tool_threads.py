@@ -73,6 +73,7 @@ async def entered(key: str) -> None:
     assert await done, f"blocker({key!r}) did not start within {ANSWER_BOUND_S} s"
 
 
+@pytest.mark.unit
 async def test_cancelled_blocked_calls_leave_builtins_and_sync_tools_answering(tmp_path, caplog, release_blockers):
     registry = await ToolRegistry.create(Config(python_modules=["cm_failing_tools"]))
     dispatcher = ToolCallRuntime(registry)
@@ -141,6 +142,7 @@ async def test_terminated_cells_leave_builtins_and_sync_tools_answering(tmp_path
         assert texts(response) == ['[{"bytes_written":11},{"content":"from a cell"},8]']
 
 
+@pytest.mark.unit
 def test_lane_refuses_new_calls_past_its_bound():
     lane = threads.ThreadLane("test", max_abandoned=2)
     release = threading.Event()
@@ -170,6 +172,7 @@ def test_lane_refuses_new_calls_past_its_bound():
     assert (lane.abandoned, lane.running) == (0, 0)
 
 
+@pytest.mark.unit
 def test_a_cells_calls_cancelled_together_are_one_warning(caplog):
     """926 warning lines for one terminated cell's calls: one line per cell, with a count."""
     lane = threads.ThreadLane("test")

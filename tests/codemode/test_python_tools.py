@@ -12,6 +12,8 @@ from codemode.config import Config
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.registry import ToolRegistry
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 async def registry(monkeypatch):

@@ -15,6 +15,8 @@ from codemode.wire import frame_json, messages, raw_text
 from codemode.wire.framing import MAX_FRAME_BYTES, FrameError, encode_frame, read_attached_payload, read_frame
 from codemode.wire.raw_text import MIN_RAW_CHARS, RAW_MEMBER
 
+pytestmark = pytest.mark.unit
+
 LONG = MIN_RAW_CHARS
 
 

@@ -16,7 +16,8 @@ import weakref
 from typing import Any
 
 import pytest
-from session_harness import HOSTS, OUR_HOST, texts
+from polling import poll_until
+from session_harness import HOSTS, OUR_HOST, texts, waits_sent
 from session_harness import SessionHarness as Harness
 
 from codemode.cell_events import Closed, InitialAnswer, Notification
@@ -39,7 +40,7 @@ async def test_cells_tools_notifications_and_closing(command):
         assert (cell, response.kind, texts(response)) == ("1", "Result", ["hi", '{"value":1}'])
         cell, response = await h.run('throw new Error("boom")')
         assert cell == "2" and response.error_text.startswith("Error: boom")
-        await asyncio.sleep(0.05)
+        await h.until(lambda: len(h.closed) == 2, "both cells closed")
         assert h.notes == [("1", "notice")]
         assert h.closed == ["1", "2"]
         assert h.session.live_cells == []
@@ -105,10 +106,7 @@ async def test_yield_wait_and_terminate_cancel_the_tool(command):
         assert outcome.live and outcome.response.kind == "Yielded"
         outcome = await h.session.terminate(cell)
         assert outcome.live and outcome.response.kind == "Terminated" and outcome.response.cell_id == cell
-        for _ in range(100):
-            if h.dispatcher.calls_for(cell):
-                break
-            await asyncio.sleep(0.02)
+        await h.until(lambda: h.dispatcher.calls_for(cell), "the tool call recorded")
         assert [r["outcome"] for r in h.dispatcher.calls_for(cell)] == ["aborted"]
         missing = await h.session.wait(cell, yield_time_ms=10)
         assert not missing.live and missing.response.error_text == f"exec cell {cell} not found"
@@ -123,17 +121,14 @@ async def test_host_death_closes_cells_once_and_rebuilds_with_the_next_generatio
         cell, response = await h.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
         assert response.kind == "Yielded"
         waiting = asyncio.ensure_future(h.session.wait(cell, yield_time_ms=30000))
-        await asyncio.sleep(0.1)
+        await poll_until(lambda: waits_sent(h.session.provider.connection) == 1, "the wait sent", interval_s=0)
         process = h.session.provider.connection.process
         os.killpg(process.pid, signal.SIGKILL)
         with pytest.raises(CodeModeError) as info:
             await asyncio.wait_for(waiting, 10)
         assert "code-mode host" in str(info.value)
         assert h.closed.count(cell) == 1
-        for _ in range(100):
-            if h.dispatcher.calls_for(cell):
-                break
-            await asyncio.sleep(0.02)
+        await h.until(lambda: h.dispatcher.calls_for(cell), "the tool call recorded")
         assert [r["outcome"] for r in h.dispatcher.calls_for(cell)] == ["aborted"]
         new_cell, response = await h.run('text("replacement"); text(JSON.stringify(load("kept")))')
         assert new_cell == "g2:1"
@@ -157,7 +152,7 @@ async def test_sessions_sharing_a_host_move_to_the_new_one(command):
             cell_b, _ = await b.run("await tools.sleep({ms: 60000})", yield_time_ms=50)
             assert (cell_a, cell_b) == ("1", "1")
             waits = [asyncio.ensure_future(s.session.wait("1", yield_time_ms=30000)) for s in (a, b)]
-            await asyncio.sleep(0.1)
+            await poll_until(lambda: waits_sent(provider.connection) == 2, "both waits sent", interval_s=0)
             os.killpg(provider.connection.process.pid, signal.SIGKILL)
             results = await asyncio.gather(*waits, return_exceptions=True)
             assert all(isinstance(r, CodeModeError) for r in results)
@@ -170,6 +165,7 @@ async def test_sessions_sharing_a_host_move_to_the_new_one(command):
         await provider.aclose()
 
 
+@pytest.mark.unit
 async def test_shutdown_before_open_spawns_nothing_and_later_calls_fail():
     async with Harness(OUR_HOST) as h:
         await h.session.shutdown()

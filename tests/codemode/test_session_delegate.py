@@ -7,9 +7,13 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from codemode.cancellation import CancellationToken
 from codemode.cell_events import Closed, Notification, SessionEvent, StoredValuesCommitted
 from codemode.session_delegate import SessionDelegateAdapter, SessionHooks
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_call_through_an_ended_cells_helpers_names_both_cells_by_their_public_ids():

@@ -30,6 +30,7 @@ from codemode.wire.framing import decode_frames, encode_frame
 any_text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()), max_size=40)
 
 
+@pytest.mark.unit
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(any_text, st.lists(any_text, max_size=3), max_size=3), any_text)
 def test_any_string_encodes_into_a_valid_utf8_frame_that_decodes(values, text):
@@ -53,6 +54,7 @@ def _well_formed_values(value):
     return value
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -13,6 +13,7 @@ from codemode.tools.registry import ToolRegistry
 LISTED = {"echo", "exec_command", "mcp__time__get_current_time"}
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "source",
     [
@@ -27,6 +28,7 @@ def test_cells_that_name_only_listed_tools_do_not_wait(source):
     assert not may_use_unlisted(source, LISTED)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "source",
     [

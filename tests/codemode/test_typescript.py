@@ -10,6 +10,8 @@ from codemode.tools.typescript import (
     render_schema,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def obj(props, required=(), **extra):
     return {"type": "object", "properties": props, "required": list(required), **extra}

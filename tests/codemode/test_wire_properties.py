@@ -48,6 +48,7 @@ async def read_all(data: bytes) -> list[dict]:
 # -- the frame decoder ---------------------------------------------------------------------
 
 
+@pytest.mark.unit
 @SETTINGS
 @given(st.binary(max_size=256))
 def test_random_bytes_decode_or_fail_cleanly(data):
@@ -66,6 +67,7 @@ def test_random_bytes_decode_or_fail_cleanly(data):
         pass
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(messages, min_size=1, max_size=4), st.data())
 def test_truncated_frames_are_an_unexpected_end_of_file(batch, data):
@@ -87,6 +89,7 @@ def test_truncated_frames_are_an_unexpected_end_of_file(batch, data):
             asyncio.run(read_all(encoded[:cut]))
 
 
+@pytest.mark.unit
 @SETTINGS
 @given(st.integers(MAX_FRAME_BYTES + 1, 2**32 - 1), st.binary(max_size=64))
 def test_huge_lengths_fail_at_once_without_waiting_for_the_payload(length, tail):
@@ -104,6 +107,7 @@ def test_huge_lengths_fail_at_once_without_waiting_for_the_payload(length, tail)
         asyncio.run(read_without_eof())
 
 
+@pytest.mark.unit
 @SETTINGS
 @given(st.one_of(json_values.filter(lambda v: not isinstance(v, dict)), st.binary(max_size=40)))
 def test_payloads_that_are_not_json_objects_are_rejected(value):
@@ -197,6 +201,7 @@ host_messages = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(host_messages, min_size=1, max_size=5), st.binary(max_size=24))
 def test_any_host_messages_end_alive_or_in_a_clean_failure(batch, garbage):

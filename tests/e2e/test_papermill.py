@@ -114,6 +114,7 @@ def test_help_notebook_lists_the_notebook_profiles_parameters(tmp_path):
     assert listing == ['city: string (default "Paris")', "where", "days: number (default 1)"]
 
 
+@pytest.mark.unit
 def test_a_parameter_binding_never_hides_a_helper_or_breaks_the_cell():
     import papermill  # noqa: F401  (importing papermill loads the translator through its entry point)
 
@@ -127,6 +128,7 @@ def test_a_parameter_binding_never_hides_a_helper_or_breaks_the_cell():
     ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("parameters", "held"),
     [

@@ -51,6 +51,31 @@ def start_kernel(
     Python's ``-P`` from the kernelspec's command (as an older kernelspec or a kernel started
     by hand would run). ``preload`` names a module of this folder the kernel's process imports
     before the kernel starts (a test hook)."""
+    kernel = _launch_kernel(
+        cwd, extra_env, argv_without_safe_path=argv_without_safe_path, kernel_name=kernel_name, preload=preload
+    )
+    kernel.kc.wait_for_ready(timeout=TIMEOUT_S)
+    return kernel
+
+
+def start_kernels(count: int, cwd: Path, extra_env: dict[str, str] | None = None) -> list[Kernel]:
+    """Start ``count`` kernels as :func:`start_kernel` does, at once (they start side by side),
+    and wait until each answers kernel_info."""
+    kernels = [_launch_kernel(cwd, extra_env) for _ in range(count)]
+    for kernel in kernels:
+        kernel.kc.wait_for_ready(timeout=TIMEOUT_S)
+    return kernels
+
+
+def _launch_kernel(
+    cwd: Path,
+    extra_env: dict[str, str] | None = None,
+    *,
+    argv_without_safe_path: bool = False,
+    kernel_name: str = KERNEL_NAME,
+    preload: str | None = None,
+) -> Kernel:
+    """:func:`start_kernel` without the wait for kernel_info."""
     env = {k: v for k, v in os.environ.items() if k not in ("CODEMODE_CONFIG", "CODEMODE_PROFILE", "CODEMODE_ENGINE")}
     env.update(extra_env or {})
     km = KernelManager(kernel_name=kernel_name)
@@ -67,7 +92,6 @@ def start_kernel(
     km.start_kernel(cwd=str(cwd), env=env)
     kc = km.client()
     kc.start_channels()
-    kc.wait_for_ready(timeout=TIMEOUT_S)
     return Kernel(km, kc, cwd)
 
 

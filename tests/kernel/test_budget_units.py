@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codemode.kernel import budget
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.render import ErrorParts
+
+pytestmark = pytest.mark.unit
 
 IMAGE = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
 

@@ -7,7 +7,11 @@ import asyncio
 import sqlite3
 import time
 
+import pytest
+
 from codemode.kernel.history import WRITE_DELAY_S, History
+
+pytestmark = pytest.mark.unit
 
 
 def rows(path):

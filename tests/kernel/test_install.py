@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from codemode.install import LOGO_FILES, build_spec
 from codemode.kernel.logo import encode_png, render_rgba, render_svg
 
@@ -64,6 +66,7 @@ def test_name_and_display_name_options(tmp_path):
     assert json.loads((folder / "kernel.json").read_text())["display_name"] == "CM test"
 
 
+@pytest.mark.unit
 def test_template_is_the_repository_kernel_json():
     template = json.loads((REPO_ROOT / "kernel.json").read_text())
     spec = build_spec(executable="/x/python")
@@ -71,6 +74,7 @@ def test_template_is_the_repository_kernel_json():
     assert set(LOGO_FILES) <= {p.name for p in (REPO_ROOT / "kernel" / "resources").iterdir()}
 
 
+@pytest.mark.unit
 def test_shipped_logos_are_the_drawn_ones():
     resources = REPO_ROOT / "kernel" / "resources"
     for size in (32, 64):

@@ -3,10 +3,13 @@ is between its dispatch and its work is that request's, not an idle interrupt.""
 
 from __future__ import annotations
 
+import pytest
 import zmq
 from jupyter_client.session import Session
 
 from codemode.kernel.interrupts import QueuedInterrupts
+
+pytestmark = pytest.mark.unit
 
 
 class FakeKernel:

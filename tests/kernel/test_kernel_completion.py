@@ -38,6 +38,69 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
     assert "echo" in _complete(kc, "tools.")["matches"]
 
 
+BUILT_IN_TOOLS = ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
+"""The tools of a kernel with no ``codemode.toml``, as ``tools.`` completes them."""
+
+
+def test_a_string_key_after_tools_bracket_completes_tool_names(kernel):
+    """``tools["`` and ``tools['`` complete the tool names as the string key being typed:
+    the matches replace what was typed inside the quotes, from the quote to the cursor."""
+    kc = kernel.kc
+    assert _complete(kc, "tools.")["matches"] == BUILT_IN_TOOLS
+    reply = _complete(kc, 'await tools["')
+    assert reply["matches"] == BUILT_IN_TOOLS
+    assert (reply["cursor_start"], reply["cursor_end"]) == (13, 13)
+    reply = _complete(kc, "const r = await tools['ec")
+    assert reply["matches"] == ["echo"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (23, 25)
+    types = reply["metadata"]["_jupyter_types_experimental"]
+    signature = "declare const tools: { echo(args: unknown): Promise<unknown>; };"
+    assert types == [{"start": 23, "end": 25, "text": "echo", "type": "function", "signature": signature}]
+    assert _complete(kc, 'tools[ "re')["matches"] == ["read_file"]
+    # The cursor inside a key already closed: what is before the cursor is completed.
+    code = 'await tools["ex"]({cmd: "ls"})'
+    reply = shell_reply(kc, kc.complete(code, code.index('"]')), timeout=90)["content"]
+    assert reply["matches"] == ["exec_command"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (13, 15)
+    # After the closing quote the key is written: nothing to complete there.
+    assert _complete(kc, 'tools["echo"]')["matches"] == []
+
+
+def test_a_bare_word_completes_the_helpers_before_the_engines_globals(kernel):
+    # Helpers in their table's order (kernel/helpers.py), then the engine's globals sorted.
+    reply = _complete(kernel.kc, "const f = e")
+    assert reply["matches"] == ["exit", "encodeURI", "encodeURIComponent", "escape", "eval"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (10, 11)
+
+
+def test_magics_complete_their_names_and_then_their_words(kernel):
+    """``%`` at a cell's start completes the magics' names (from the ``%``), the word after
+    ``%tools`` the tool names, the one after ``%wait`` and ``%terminate`` the live cells' ids;
+    a magic's third word completes nothing, and a ``%`` on a later line is JavaScript's."""
+    kc = kernel.kc
+    reply = _complete(kc, "%t")
+    assert reply["matches"] == ["%terminate", "%tools"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (0, 2)
+    reply = _complete(kc, "%tools ex")
+    assert reply["matches"] == ["exec_command"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (7, 9)
+    assert _complete(kc, "text(1)\n%wa")["matches"] == []
+    live = execute(kc, '// @exec: {"yield_time_ms": 0}\nawait new Promise(() => {})')
+    cell_id = live.codemode["cell_id"]
+    try:
+        assert live.codemode["status"] == "running"
+        for magic in ("%wait ", "%terminate "):
+            reply = _complete(kc, magic)
+            assert reply["matches"] == [cell_id]
+            assert (reply["cursor_start"], reply["cursor_end"]) == (len(magic), len(magic))
+        reply = _complete(kc, f"%wait {cell_id}")
+        assert reply["matches"] == [cell_id]
+        assert (reply["cursor_start"], reply["cursor_end"]) == (6, 6 + len(cell_id))
+        assert _complete(kc, f"%wait {cell_id} ")["matches"] == []
+    finally:
+        assert execute(kc, f"%terminate {cell_id}").codemode["status"] == "terminated"
+
+
 @pytest.fixture(scope="module")
 def v8_kernel(codemode_kernelspec, tmp_path_factory):
     """A kernel whose cells run in V8 (as a kernelspec installed with --engine v8 runs them)."""

@@ -6,7 +6,7 @@ import re
 import time
 
 import psutil
-from kernel_driver import collect, display_update, execute, send_execute, wait_for_iopub
+from kernel_driver import collect, display_update, execute, send_execute, shell_reply, wait_for_iopub
 
 
 def test_kernel_info_is_javascript_without_subshells(kernel):
@@ -150,6 +150,22 @@ def test_yielded_cell_replies_running_then_wait_shows_done(kernel):
     assert f"exec cell {cell_id} not found" in again.errors[0]["evalue"]
 
 
+def test_a_cell_yields_at_its_yield_time_before_an_event_half_as_late_again(kernel):
+    """The initial response comes ``yield_time_ms`` after the execute (Codex's exec yield):
+    ordered by events, not timed. The cell's own timer prints at 1.5 x ``yield_time_ms``; a
+    yield timer firing later than that (twice as late, say) would answer with the cell
+    already completed and both lines. The margin, half a yield time, is 500 ms."""
+    run = execute(
+        kernel.kc,
+        '// @exec: {"yield_time_ms": 1000}\n'
+        'text("before the yield");\n'
+        'await new Promise((resolve) => setTimeout(() => { text("at 1.5 yield times"); resolve(); }, 1500));',
+    )
+    assert (run.codemode["status"], run.stdout) == ("running", "before the yield\n")
+    waited = execute(kernel.kc, f"%wait {run.codemode['cell_id']}")
+    assert (waited.codemode["status"], waited.stdout) == ("completed", "at 1.5 yield times\n")
+
+
 def test_wait_that_times_out_delivers_new_output_and_keeps_running(kernel):
     # Ordered by events: the cell yields with yield_control(), prints "b" once the test opens
     # a gate, and says so with a notification; only then does the test wait (and time out).
@@ -259,15 +275,14 @@ def test_magics_errors_and_listings(kernel):
 
 def test_completion_inspect_and_is_complete(kernel):
     kc = kernel.kc
+    # shell_reply, not the next shell message: run first in its module, the kernel_info_reply
+    # of the kernel's start is still waiting there.
     code = "await tools.sl"
-    kc.complete(code, len(code))
-    reply = kc.get_shell_msg(timeout=30)["content"]
+    reply = shell_reply(kc, kc.complete(code, len(code)), timeout=30)["content"]
     assert "sleep" in reply["matches"]
-    kc.inspect("tools.sleep", 8)
-    reply = kc.get_shell_msg(timeout=30)["content"]
+    reply = shell_reply(kc, kc.inspect("tools.sleep", 8), timeout=30)["content"]
     assert reply["found"] and "declare const tools" in reply["data"]["text/plain"]
-    kc.is_complete("foo({")
-    assert kc.get_shell_msg(timeout=30)["content"]["status"] == "incomplete"
+    assert shell_reply(kc, kc.is_complete("foo({"), timeout=30)["content"]["status"] == "incomplete"
 
 
 def test_interrupt_sent_right_after_the_execute_reaches_it(kernel):

@@ -10,7 +10,16 @@ from typing import Any
 import psutil
 import pytest
 from console_driver import Console
-from kernel_driver import Kernel, execute, send_execute, shell_reply, start_kernel, stop_kernel, wait_for_iopub
+from kernel_driver import (
+    Kernel,
+    execute,
+    send_execute,
+    shell_reply,
+    start_kernel,
+    start_kernels,
+    stop_kernel,
+    wait_for_iopub,
+)
 
 
 def _history(kernel: Kernel, **content: Any) -> list[list[Any]]:
@@ -160,3 +169,113 @@ def test_a_long_input_keeps_its_first_mebibyte_and_a_marker(codemode_kernelspec,
         stop_kernel(kernel)
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT max(length(CAST(source AS BLOB))) FROM history").fetchone()[0] < 2**20 + 100
+
+
+@pytest.fixture(scope="module")
+def three_sessions(codemode_kernelspec, tmp_path_factory) -> list[Kernel]:
+    """Three kernels running at once on one history file: sessions 1, 2 and 3, in that order,
+    each with the lines ``text("<x>1")``, ``text("same")``, ``text("<x>2")``, ``text("<x>3")``
+    (x: a, b, c), written by the time the fixture returns (a history request writes a
+    kernel's own lines)."""
+    folder = tmp_path_factory.mktemp("three-sessions")
+    env = {"CODEMODE_HISTORY_FILE": str(folder / "history.sqlite")}
+    kernels = start_kernels(3, folder, env)
+    try:
+        for kernel, name in zip(kernels, "abc", strict=True):
+            _ok(kernel, f'text("{name}1")')
+            _history(kernel, hist_access_type="tail", n=1)  # numbers its session now
+        for kernel in kernels:
+            _ok(kernel, 'text("same")')
+        for kernel, name in zip(kernels, "abc", strict=True):
+            _ok(kernel, f'text("{name}2")')
+            _ok(kernel, f'text("{name}3")')
+            _history(kernel, hist_access_type="tail", n=1)
+        yield kernels
+    finally:
+        for kernel in kernels:
+            stop_kernel(kernel)
+
+
+def _lines(session: int, name: str) -> list[list[Any]]:
+    """The four lines session ``session`` (its kernel runs cells named ``name``) keeps."""
+    return [
+        [session, 1, f'text("{name}1")'],
+        [session, 2, 'text("same")'],
+        [session, 3, f'text("{name}2")'],
+        [session, 4, f'text("{name}3")'],
+    ]
+
+
+def test_tail_across_sessions_puts_the_asking_kernels_own_lines_last(three_sessions):
+    """ipykernel answers ``tail`` with IPython's ``HistoryAccessor.get_tail(include_latest=True)``:
+    the asking session's last lines are taken first, then the other sessions' newest first
+    (by session number, then line), and the whole returned oldest first."""
+    first, middle, last = three_sessions
+    a, b, c = _lines(1, "a"), _lines(2, "b"), _lines(3, "c")
+    assert _history(middle, hist_access_type="tail", n=100) == a + c + b
+    assert _history(first, hist_access_type="tail", n=100) == b + c + a
+    assert _history(last, hist_access_type="tail", n=100) == a + b + c
+    # A short tail: the asking session's lines first, then the newest session's.
+    assert _history(middle, hist_access_type="tail", n=5) == c[3:] + b
+    assert _history(first, hist_access_type="tail", n=6) == c[2:] + a
+    assert _history(middle, hist_access_type="tail", n=2) == b[2:]
+    # Without n, ten (IPython's default); n=0, none (SQLite's LIMIT 0).
+    assert _history(middle, hist_access_type="tail") == a[2:] + c + b
+    assert _history(middle, hist_access_type="tail", n=0) == []
+
+
+def test_range_defaults_to_the_whole_session(three_sessions):
+    """``range`` from line ``start`` (1 when missing) up to ``stop`` (excluded; missing or 0:
+    to the end, as IPython's ``get_range``) of a session (0: the asking kernel's)."""
+    middle = three_sessions[1]
+    b = _lines(2, "b")
+    # jupyter_client's history() sends start=0 for a range; a request may leave it out.
+    kc = middle.kc
+    request = kc.session.msg("history_request", {"hist_access_type": "range", "session": 0, "output": False})
+    kc.shell_channel.send(request)
+    assert shell_reply(kc, request["header"]["msg_id"], timeout=30)["content"]["history"] == b
+    assert _history(middle, hist_access_type="range", session=0) == b
+    assert _history(middle, hist_access_type="range", session=0, start=3) == b[2:]
+    assert _history(middle, hist_access_type="range", session=0, start=2, stop=0) == b[1:]
+    assert _history(middle, hist_access_type="range", session=-1, start=2, stop=3) == [[1, 2, 'text("same")']]
+    assert _history(middle, hist_access_type="range", session=3) == _lines(3, "c")
+
+
+def test_search_matches_a_case_sensitive_glob_and_everything_without_one(three_sessions):
+    kernel = three_sessions[2]
+    assert _history(kernel, hist_access_type="search") == _lines(1, "a") + _lines(2, "b") + _lines(3, "c")
+    assert _history(kernel, hist_access_type="search", pattern='TEXT("*') == []
+    assert _history(kernel, hist_access_type="search", pattern='text("b[23]")') == _lines(2, "b")[2:]
+
+
+def test_search_returns_the_n_latest_matches_oldest_first(three_sessions):
+    """IPython's ``HistoryAccessor.search``: the ``n`` most recent matches, oldest first; all of
+    them when ``n`` is at least their number (a larger ``n`` once dropped the oldest)."""
+    kernel = three_sessions[1]
+    firsts = [[1, 1, 'text("a1")'], [2, 1, 'text("b1")'], [3, 1, 'text("c1")']]
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")') == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=4) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=5) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=100) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=3) == firsts
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=2) == firsts[1:]
+    assert _history(kernel, hist_access_type="search", pattern='text("?1")', n=0) == []
+    assert _history(kernel, hist_access_type="search", pattern="nothing*", n=5) == []
+
+
+def test_unique_search_keeps_each_text_at_its_latest_line(three_sessions):
+    kernel = three_sessions[0]
+    same = [3, 2, 'text("same")']
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True) == [same]
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True, n=1) == [same]
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', unique=True, n=2) == [same]
+    a, b, c = _lines(1, "a"), _lines(2, "b"), _lines(3, "c")
+    everything = [a[0], *a[2:], b[0], *b[2:], *c]
+    assert len(everything) == 10
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=11) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=19) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=10) == everything
+    assert _history(kernel, hist_access_type="search", pattern="text(*", unique=True, n=3) == everything[-3:]
+    # Without unique the same text comes once a line.
+    assert _history(kernel, hist_access_type="search", pattern='text("same")', n=2) == [[2, 2, 'text("same")'], same]

@@ -54,6 +54,7 @@ def test_cells_tools_and_host_run_beside_shadowing_files(shadowed_kernel):
     assert echoed.stdout == '[0,"shell ok\\n"]\n', echoed.content
 
 
+@pytest.mark.unit
 def test_drop_working_folder_removes_every_working_folder_entry(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for first in ("", str(tmp_path)):

@@ -31,6 +31,7 @@ def test_ten_large_outputs_do_not_stay_in_the_kernel(kernel):
     assert grown_mb < 10 * CELL_MB / 2, grown_mb
 
 
+@pytest.mark.unit
 def test_a_closed_record_keeps_no_output():
     parent = {"header": {"msg_id": "m1", "msg_type": "execute_request"}, "content": {"code": "x" * 10_000}}
     record = CellRecord("7", parent, 3, max_output_tokens=100)
@@ -52,6 +53,7 @@ def test_a_closed_record_keeps_no_output():
     assert [(d.display_id, d.parent) for d in record.displays] == [("codemode-7-abc", header)]
 
 
+@pytest.mark.unit
 def test_only_the_latest_closed_records_are_kept():
     state = KernelState()
     running = CellRecord("running", {"header": {}}, 1)
@@ -66,6 +68,7 @@ def test_only_the_latest_closed_records_are_kept():
     assert state.cells["running"] is running
 
 
+@pytest.mark.unit
 def test_the_records_closed_longest_ago_are_forgotten_first():
     """A cell that ran long is closed after cells started later: it is kept over them."""
     state = KernelState()

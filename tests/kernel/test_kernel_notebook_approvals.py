@@ -5,7 +5,7 @@ All cells share one JavaScript context, and a function a cell declared outlives 
 cell has ended its helpers act for the latest cell still running. Whose code called such a
 function (the foreground cell's, or a background cell's promise job) cannot be told, so a call
 through an ended cell's helpers may not ask a person; a background cell's own calls cannot ask
-either (README, "Sandbox and approvals"). A file appearing in ``outside`` (under the real home,
+either (docs/sandbox.md, "The question"). A file appearing in ``outside`` (under the real home,
 which the sandbox does not let commands write) proves a command ran outside the sandbox.
 """
 

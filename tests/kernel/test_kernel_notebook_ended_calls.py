@@ -4,7 +4,7 @@ All cells share one JavaScript context; a function a cell declared outlives it, 
 cell has ended its helpers act for the latest cell still running. A call made so is counted
 against that cell: when that cell ends, the host cancels it with the cell's other calls, and its
 promise (which another cell may await) is rejected with an error naming the call and the cell,
-rather than never settling (README, "Sandbox and approvals").
+rather than never settling (docs/profiles.md, "Functions of ended cells").
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ def test_a_tool_description_with_a_lone_surrogate_shows_in_tools(kernel):
     assert "doc_surrogate: Docstring with a lone surrogate \ufffd in it." in run.stdout
 
 
+@pytest.mark.unit
 def test_the_packer_replaces_lone_surrogates_and_leaves_other_messages_alone():
     pack = safe_packer(json_packer)
     plain = {"text": "caf\u00e9 \U0001f600", "n": 1}

@@ -110,7 +110,7 @@ def test_credentials_are_out_of_reach_by_default(tmp_path):
     """Codex lets its sandboxed commands read them; here neither commands nor the file tools
     can, also for a credential made after the kernel started, or reached through a symlink; the
     file tools also refuse a hard link made elsewhere before (the same file under another name;
-    a command can read that one: see README, Limits)."""
+    a command can read that one: see docs/sandbox.md, "Limits")."""
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text("private key\n")

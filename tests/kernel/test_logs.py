@@ -11,6 +11,8 @@ import pytest
 
 from codemode.kernel.logs import route_library_logging
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def library():

@@ -7,12 +7,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from codemode.kernel.budget import bound_delivery
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.render import ErrorParts, item_messages
+
+pytestmark = pytest.mark.unit
 
 TABLE = {
     "text/plain": "[ { a: 1 }, { a: 2 } ]",

@@ -21,6 +21,8 @@ from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import CellObserver
 from codemode.responses import RuntimeResponse, WaitOutcome
 
+pytestmark = pytest.mark.unit
+
 
 class _Session:
     """Each ``wait`` is answered with the next answer the test puts in ``answers``, which

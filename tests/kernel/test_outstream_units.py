@@ -7,6 +7,8 @@ from ipykernel.iostream import OutStream
 
 from codemode.kernel.outstream import KernelOutStream
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def flushes(monkeypatch) -> list[str]:

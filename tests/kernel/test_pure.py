@@ -9,6 +9,8 @@ import pytest
 
 from codemode.kernel import completion, inspection, is_complete, magics, render
 
+pytestmark = pytest.mark.unit
+
 # ---------------------------------------------------------------- render
 
 

@@ -8,6 +8,8 @@ import pytest
 
 from codemode.kernel.sanitize import clean_html, markdown_html, safe_bundle
 
+pytestmark = pytest.mark.unit
+
 PNG = "data:image/png;base64,iVBORw0KGgo="
 
 

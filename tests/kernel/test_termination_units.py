@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from codemode.cell_events import CellStream, InitialAnswer
 from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
@@ -59,6 +61,7 @@ def _unread(response: RuntimeResponse) -> CellReader:
     return CellReader(stream, lambda _event: None)
 
 
+@pytest.mark.unit
 async def test_a_yield_not_shown_yet_comes_before_the_terminated_output():
     # The interrupt lands after the cell's Yielded answer arrived but before the execute read
     # it: "before" was never shown and must not be lost.
@@ -71,6 +74,7 @@ async def test_a_yield_not_shown_yet_comes_before_the_terminated_output():
     assert record.final is not None and record.final.kind == "Terminated"
 
 
+@pytest.mark.unit
 async def test_a_yield_with_nothing_after_it_is_still_shown():
     session = _Session(RuntimeResponse("Terminated", "8", []))
     record = CellRecord("8", {}, 1)
@@ -79,6 +83,7 @@ async def test_a_yield_with_nothing_after_it_is_still_shown():
     assert items == [_text("a"), _text("b")]
 
 
+@pytest.mark.unit
 async def test_a_yield_already_shown_is_not_shown_again():
     # The execute reads the first answer from the stream before it shows the Yielded output.
     session = _Session(RuntimeResponse("Terminated", "9", [_text("after")]))
@@ -87,6 +92,7 @@ async def test_a_yield_already_shown_is_not_shown_again():
     assert items == [_text("after")]
 
 
+@pytest.mark.unit
 async def test_a_result_that_won_the_race_is_the_outcome():
     # Codex's terminate answers with the cell's result when it had completed already.
     session = _Session(RuntimeResponse("Result", "10", [], error_text="exec cell 10 not found"))
@@ -115,6 +121,7 @@ class _SlowSession(_Session):
         return True
 
 
+@pytest.mark.unit
 async def test_a_live_hosts_answer_within_the_bound_keeps_the_cells_output():
     session = _SlowSession(RuntimeResponse("Terminated", "11", [_text("before")]), delay_s=0.7)
     record = CellRecord("11", {}, 1)
@@ -123,6 +130,7 @@ async def test_a_live_hosts_answer_within_the_bound_keeps_the_cells_output():
     assert items == [_text("before")]
 
 
+@pytest.mark.slow
 async def test_an_answer_past_the_bound_is_not_waited_for():
     session = _SlowSession(RuntimeResponse("Terminated", "12", [_text("late")]), delay_s=3.0)
     record = CellRecord("12", {}, 1)

@@ -10,13 +10,14 @@ exposes small helpers for open / execute / wait / terminate / shutdown.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import json
 import os
 import struct
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,6 +106,7 @@ class HostClient:
     _tasks: dict[int, asyncio.Task] = field(default_factory=dict)
     _reader: asyncio.Task | None = None
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _batch: list[bytes] | None = None
 
     # ---- transport -------------------------------------------------------------
 
@@ -112,7 +114,22 @@ class HostClient:
         """Write one frame to the host (JSON with ASCII escapes, so any ``str`` makes a valid frame)."""
         assert self.process.stdin is not None
         payload = json.dumps(message, separators=(",", ":")).encode("ascii")
-        self.process.stdin.write(frame_header(len(payload)) + payload)
+        if self._batch is not None:
+            self._batch.append(frame_header(len(payload)) + payload)
+        else:
+            self.process.stdin.write(frame_header(len(payload)) + payload)
+
+    @contextlib.contextmanager
+    def one_write(self) -> Iterator[None]:
+        """Frames sent inside the block reach the host's stdin in one write, so the host reads
+        them in one batch (a pipe write of up to 64 KiB is atomic)."""
+        self._batch = []
+        try:
+            yield
+        finally:
+            frames, self._batch = b"".join(self._batch), None
+            assert self.process.stdin is not None
+            self.process.stdin.write(frames)
 
     def send_raw(self, data: bytes) -> None:
         """Write raw bytes (for malformed-frame tests)."""
@@ -283,10 +300,10 @@ class HostClient:
         assert first["status"] == "ok", first
         return cell_id, first["value"]
 
-    async def wait(
+    def start_wait(
         self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1", max_output_tokens: int | None = None
-    ) -> dict[str, Any]:
-        """``session/wait``; returns the ``wait/completed`` outcome (or the error result)."""
+    ) -> asyncio.Future:
+        """Send ``session/wait`` (written before this returns); returns the response future."""
         request: dict[str, Any] = {
             "method": "session/wait",
             "sessionId": session_id,
@@ -294,7 +311,14 @@ class HostClient:
         }
         if max_output_tokens is not None:
             request["maxOutputTokens"] = max_output_tokens
-        result = await self.request(request)
+        return self.start_request(request)[1]
+
+    async def wait(
+        self, cell_id: str, yield_time_ms: int = 5000, *, session_id: str = "s1", max_output_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """``session/wait``; returns the ``wait/completed`` outcome (or the error result)."""
+        pending = self.start_wait(cell_id, yield_time_ms, session_id=session_id, max_output_tokens=max_output_tokens)
+        result = await asyncio.wait_for(pending, 30.0)
         return result["value"]["outcome"] if result["status"] == "ok" else result
 
     async def terminate(self, cell_id: str, *, session_id: str = "s1") -> dict[str, Any]:

@@ -32,6 +32,7 @@ def _rules(name: str, engine: str = "quickjs") -> list[dict]:
     return json.loads(path.read_text())["rules"] if path.exists() else []
 
 
+@pytest.mark.unit
 def test_every_case_has_its_recording():
     assert len(NAMES) >= 80
     assert sorted(p.name.removesuffix(".expected.json") for p in CASES.glob("*.expected.json")) == NAMES
@@ -56,6 +57,7 @@ def _recording(name: str) -> dict:
     return json.loads((CASES / f"{name}.expected.json").read_text())
 
 
+@pytest.mark.unit
 def test_comparison_reports_any_changed_value_but_not_stack_frames():
     """A changed text, kind or tool input is a difference; different stack frames are not."""
     expected = _recording("throw_error")
@@ -72,6 +74,7 @@ def test_comparison_reports_any_changed_value_but_not_stack_frames():
     assert [d.path for d in compare(tools, other, loose=False, rules=[])] == ["tool_calls.0.input"]
 
 
+@pytest.mark.unit
 def test_accept_rules_cover_only_what_they_match():
     """A rule accepts differences under its paths only when its patterns hold for the actual recording."""
     expected = _recording("throw_error")

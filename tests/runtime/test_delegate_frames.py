@@ -16,6 +16,8 @@ from codemode.wire import messages
 from codemode.wire.frame_json import json_text
 from codemode.wire.framing import text_frame_parts
 
+pytestmark = pytest.mark.unit
+
 AWKWARD = ["plain", 'quote " and \\ backslash', "line\nbreak\ttab\x00nul\x1f", "é ü 😀 \u2028\u2029", ""]
 
 

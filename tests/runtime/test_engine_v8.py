@@ -113,6 +113,7 @@ async def test_the_host_exits_at_once_after_stopped_isolates(v8):
     assert time.monotonic() - started < 5.0
 
 
+@pytest.mark.unit
 def test_isolates_are_closed_deterministically():
     """An isolate is freed when its cell ends, not by the garbage collector (mini-racer counts live contexts)."""
     from py_mini_racer._context import context_count

@@ -12,7 +12,11 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
 from codemode.runtime.events import PUMP_BATCH, EventPipe, Window
+
+pytestmark = pytest.mark.unit
 
 
 def _pipe(ran: list[tuple[str, int]]):

@@ -98,6 +98,7 @@ def test_ssl_is_importable_after_asyncio_was_imported_without_it():
     assert (done.returncode, done.stdout) == (0, "PROTOCOL_TLS_CLIENT\n"), done.stderr
 
 
+@pytest.mark.unit
 def test_the_import_plan_names_the_folders_this_interpreter_imports_from():
     """The plan's packages are where this process finds codemode and codemode.runtime (an
     editable install maps the latter to the repository's ``runtime/``)."""
@@ -112,6 +113,7 @@ def test_the_import_plan_names_the_folders_this_interpreter_imports_from():
     assert all("site-packages" in folder or "dist-packages" in folder for folder in plan["path"])
 
 
+@pytest.mark.unit
 def test_the_clients_command_line_is_read_as_argparse_reads_it():
     """The host reads the client's ``--listen stdio --engine E --profile P`` by hand; every such
     line gives what argparse gives, and anything else is left to argparse (its errors, ``--help``)."""

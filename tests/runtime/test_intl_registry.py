@@ -16,6 +16,8 @@ from codemode.runtime import intl
 from codemode.runtime.intl import registry
 from codemode.runtime.intl.values import Options
 
+pytestmark = pytest.mark.unit
+
 
 def key(kind: str, locales=None, options=None) -> str:
     spec: dict = {"kind": kind}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from rt_client import body_of, start_host, text_items, without_duration
 
 from codemode.runtime.livecell import effective_yield_ms
 
 
+@pytest.mark.unit
 def test_effective_yield_time_pinned_pairs():
     """(limit, requested) -> effective: +1000 ms grace from 10 000 ms, clamped by maxYieldTimeMs (Codex's rules)."""
     pairs = [
@@ -80,10 +82,7 @@ async def test_yield_control(host):
 async def test_one_observer_at_a_time(host):
     """A second concurrent wait fails with Codex's text; the first goes on."""
     cell_id, _ = await host.execute("await new Promise((r) => setTimeout(r, 400)); text('x');", yield_time_ms=0)
-    _, first = host.start_request(
-        {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
-    )
-    await asyncio.sleep(0)  # let the first wait reach the host before the second
+    first = host.start_wait(cell_id, 5000)  # written to the host's stdin before the second
     second = await host.request(
         {"method": "session/wait", "sessionId": "s1", "request": {"cell_id": cell_id, "yield_time_ms": 5000}}
     )
@@ -172,6 +171,31 @@ async def test_operation_yield_forces_yield(host):
     first = (await asyncio.wait_for(initial, 5))["value"]
     assert "Yielded" in first and text_items(first) == ["before"]
     assert text_items((await host.wait(cell_id, 5000))["LiveCell"]) == ["after"]
+
+
+@pytest.mark.parametrize("request_kind", ["wait", "execute"])
+async def test_operation_yield_read_with_its_request_still_yields(host, request_kind):
+    """An ``operation/yield`` read in the same batch as the request it names (before that
+    request's observation began) still ends the observation at once with ``Yielded``: the
+    yield is not lost, and the request does not run its whole yield time (60 s)."""
+    source = "text('a'); await tools.sleep({ms: 60000});"
+    if request_kind == "wait":
+        cell_id, _ = await host.execute(source, yield_time_ms=50)
+    with host.one_write():
+        if request_kind == "wait":
+            answer = host.start_wait(cell_id, 60_000)
+            rid = max(host._responses)
+        else:
+            rid, started, answer = host.start_execute(source, yield_time_ms=60_000)
+        host.send({"type": "operation/yield", "id": rid})
+    response = (await asyncio.wait_for(answer, 10))["value"]
+    if request_kind == "wait":
+        response = response["outcome"]["LiveCell"]
+        assert without_duration(response) == {"Yielded": {"cell_id": cell_id, "content_items": []}}
+    else:
+        cell_id = (await started)["value"]["cellId"]
+        assert "Yielded" in response
+    assert "Terminated" in (await host.terminate(cell_id))["LiveCell"]
 
 
 async def test_operation_cancel_of_execute_has_no_effect(host):

@@ -10,6 +10,8 @@ import json
 import pytest
 from notebook_js import ENGINES, engine, in_engine
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module", params=ENGINES)
 def run(request):

@@ -40,6 +40,7 @@ def engine_texts(engine_run) -> tuple[str, dict[tuple[str, str], str]]:
     return name, dict(zip(CASES, in_engine(run, CASES), strict=True))
 
 
+@pytest.mark.unit
 def test_the_table_covers_the_formats():
     """At least 80 cases, and every kind of value the profile promises is among them."""
     assert len(CASES) >= 80
@@ -63,6 +64,7 @@ def test_text_is_nodes(case, node_texts, engine_texts):
         assert texts[case] == node_texts[case]
 
 
+@pytest.mark.unit
 def test_a_few_texts_are_pinned(engine_texts):
     """Node's texts for the basics, written out (what Node v20 prints)."""
     name, texts = engine_texts
@@ -79,6 +81,7 @@ def test_a_few_texts_are_pinned(engine_texts):
     assert texts["f", "'%j', (() => { const o = {}; o.o = o; return o; })()"] == "[Circular]"
 
 
+@pytest.mark.unit
 def test_the_parts_leak_no_global(engine_run):
     """Loading the parts adds nothing to the global object (all names stay in the function)."""
     name, _ = engine_run
@@ -126,6 +129,7 @@ TAMPERED = [
 ]
 
 
+@pytest.mark.unit
 def test_tampered_builtins_do_not_change_the_texts(engine_run):
     """A cell that replaces the built-ins the formatting uses does not change its texts."""
     name, _ = engine_run
@@ -161,6 +165,7 @@ def test_json_like_values_inspect_as_node_does(batch):
             assert in_engine(run, cases) == expected, name
 
 
+@pytest.mark.unit
 def test_the_parts_fit_in_each_engines_prelude(engine_run):
     """Appended to the engine's whole prelude, the parts compile: no name of theirs is declared twice."""
     name, run = engine_run

@@ -87,6 +87,7 @@ async def test_a_value_that_throws_when_inspected_is_shown_as_the_failure_and_th
     assert items(revoked) == [result("<Revoked Proxy>")]
 
 
+@pytest.mark.unit
 def test_a_display_costs_its_bundle():
     bundle = {"text/html": "x" * 1000, "text/plain": "y"}
     assert item_cost({"type": "display_data", "data": bundle, "metadata": {}}) > 1000

@@ -8,6 +8,7 @@ cell (terminate, ``exit()``, an error) leaves the others and the realm running.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -211,3 +212,31 @@ async def test_each_session_has_its_own_realm_closed_with_it(nb):
     assert closed == {"status": "ok", "value": {"type": "session/closed", "sessionId": "s2"}}
     assert ("s2", running) in nb.closed_cells and nb.calls[-1].cancelled
     assert text_items(await nb.run("text(onlyInS1)", session_id="s1")) == ["1"]
+
+
+SHAPE_PROBE = (
+    "text(JSON.stringify(Object.fromEntries(%s.map((n) => {\n"
+    "  const f = globalThis[n] ?? eval(n);\n"
+    "  return [n, [typeof f, f.name, f.length, String(f), Object.getPrototypeOf(f) === Function.prototype,"
+    " Object.hasOwn(f, 'prototype')]];\n"
+    "}))))"
+)
+
+
+async def test_helpers_look_the_same_in_both_profiles(nb, host):
+    """Every helper function both profiles share shows the same ``typeof``, ``name``, ``length``,
+    source text and prototype in a notebook cell as in a strict one: a cell cannot tell the
+    profiles apart by a helper, nor see the prelude's internal names (``__cm_as_settled``)."""
+    from codemode.runtime.helper_table import helpers_of
+
+    shared = [
+        h.name
+        for h in helpers_of("strict")
+        if h.form == "function" and h.name in {n.name for n in helpers_of("notebook")}
+    ]
+    probe = SHAPE_PROBE % json.dumps(shared)
+    strict = json.loads(text_items(await host.run(probe))[0])
+    notebook = json.loads(text_items(await run(nb, probe))[0])
+    assert set(strict) == set(shared) and "as_settled" in strict and "stream_settled" in strict
+    assert notebook == strict
+    assert not any("__cm" in str(shape) for shape in strict.values())

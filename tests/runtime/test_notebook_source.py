@@ -186,6 +186,7 @@ CASES = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
 def test_transform_gives_the_pinned_body(case):
     source, body, declared, functions, has_value = case
@@ -206,12 +207,14 @@ REFUSED = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("source", REFUSED.values(), ids=REFUSED.keys())
 def test_source_the_engine_refuses_is_returned_unchanged(source):
     """The engine then reports its own SyntaxError, with the source's positions."""
     assert transform(source) == NotebookSource(source, (), (), False)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("source", ["let x\n[1].map(String)", "var y = 1, x\n(y)", "let x\n`t`", "let x\n/a/.test(x)"])
 def test_valid_forms_tree_sitter_cannot_parse_run_unchanged(source):
     """JavaScript splits these after ``x`` (ASI); tree-sitter-javascript 0.25 has an ERROR node.
@@ -221,18 +224,21 @@ def test_valid_forms_tree_sitter_cannot_parse_run_unchanged(source):
     assert transform(source) == NotebookSource(source, (), (), False)
 
 
+@pytest.mark.unit
 def test_var_and_function_of_one_name_are_both_listed():
     """Legal JavaScript (the function wins at hoisting); the caller publishes both."""
     got = transform("var f = 1;\nfunction f() {}")
     assert got == NotebookSource("    f = 1;\nfunction f() {}", ("f",), ("f",), False)
 
 
+@pytest.mark.unit
 def test_names_spelled_with_escapes_are_listed_as_names():
     got = transform("const \\u0061 = 1, {\\u{62}} = o;\nclass \\u0043 {}\nfunction \\u{66}() {}\nlet \\u{110000}")
     assert (got.declared, got.functions) == (("a", "b", "C", "\\u{110000}"), ("f",))
     assert got.body.splitlines()[:2] == ["      \\u0061 = 1, {\\u{62}} = o;", "\\u0043 = class \\u0043 {};"]
 
 
+@pytest.mark.unit
 def test_patterns_nested_past_pythons_recursion_limit():
     source = "const " + "[" * 3000 + "x" + "]" * 3000 + " = y"
     got = transform(source)
@@ -240,6 +246,7 @@ def test_patterns_nested_past_pythons_recursion_limit():
     assert got.body == ";     " + source[6:] + ";"
 
 
+@pytest.mark.unit
 def test_lone_surrogates_survive():
     """A cell's text comes from JSON, which may carry lone surrogates (inside strings)."""
     got = transform('const s = "\ud800";\ns')
@@ -288,6 +295,7 @@ class Realm:
         return outcome["value"]
 
 
+@pytest.mark.unit
 def test_declarations_persist_across_cells_and_cells_rerun():
     realm = Realm()
     first = "const a = 1\nlet b = a + 1\nconst {c, d: [e]} = {c: 3, d: [4]}\nclass K { static k = 5 }"
@@ -297,6 +305,7 @@ def test_declarations_persist_across_cells_and_cells_rerun():
     assert realm.run("a + b") == "30"  # a = 10, b = a + 10
 
 
+@pytest.mark.unit
 def test_let_without_a_value_resets_and_var_keeps():
     realm = Realm()
     realm.run("let x = 5\nvar v = 7")
@@ -307,6 +316,7 @@ def test_let_without_a_value_resets_and_var_keeps():
     assert realm.run("[v, w, u]") == "[7,3,null]"
 
 
+@pytest.mark.unit
 def test_functions_are_published_and_see_later_values():
     realm = Realm()
     assert (
@@ -316,6 +326,7 @@ def test_functions_are_published_and_see_later_values():
     assert realm.run("function* gen() { yield n }\n[...gen()]") == "[5]"
 
 
+@pytest.mark.unit
 def test_the_last_expression_is_the_value_and_a_promise_is_not_awaited():
     realm = Realm()
     assert realm.run("await Promise.resolve(4)") == "4"
@@ -327,12 +338,14 @@ def test_the_last_expression_is_the_value_and_a_promise_is_not_awaited():
     assert realm.run("2;;") == "2"
 
 
+@pytest.mark.unit
 def test_declarations_in_blocks_stay_in_the_cell():
     realm = Realm()
     realm.run("{ let hidden = 1 }\nfor (let i = 0; i < 2; i++) {}")
     assert realm.run("[typeof hidden, typeof i]") == '["undefined","undefined"]'
 
 
+@pytest.mark.unit
 def test_statements_without_semicolons_run_as_written():
     realm = Realm()
     realm.run("const a = 1\nlet [b] = [a + 1]\nconst {c} = {c: b + 1}\nclass K {}\n(a)")
@@ -341,6 +354,7 @@ def test_statements_without_semicolons_run_as_written():
     assert realm.run("class L {}\n(function () { L.seen = true })()\nL.seen") == "true"
 
 
+@pytest.mark.unit
 def test_a_refused_source_fails_with_the_engines_own_error():
     realm = Realm()
     with pytest.raises(RuntimeError, match="^SyntaxError: invalid redefinition of lexical identifier"):
@@ -409,6 +423,7 @@ def _programs(draw) -> list[str]:
     return cells + ["[" + ", ".join(names) + "].map(String)"]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_programs())
 def test_cells_in_one_realm_end_as_the_same_statements_in_one_script(cells):
@@ -428,6 +443,7 @@ def _script_value(cells: list[str]) -> str:
     return quickjs.Context().eval(f"(v => v === undefined ? 'undefined' : JSON.stringify(v))(eval({script}))")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "source",
     [
@@ -442,6 +458,7 @@ def test_a_return_outside_every_function_is_flagged(source):
     assert transform(source) == NotebookSource(source, (), (), False, top_level_return=True)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "source",
     [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from rt_client import frame_header, start_host, text_items, without_duration
 
 from codemode.wire.framing import MAX_FRAME_BYTES
@@ -205,6 +206,7 @@ async def test_too_many_active_cells():
         await client.close()
 
 
+@pytest.mark.unit
 def test_frames_round_trip_json():
     """The stdout channel carries only frames: a sanity check of the encoder used by both sides."""
     from codemode.wire.framing import decode_frames, encode_frame

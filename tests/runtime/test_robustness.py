@@ -15,6 +15,7 @@ import json
 import struct
 
 import psutil
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rt_client import echo_tool, frame_header, start_host, text_items, without_duration
@@ -44,6 +45,7 @@ _methods = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(method=_methods, fields=st.dictionaries(_fields, _json, max_size=5))
 def test_message_decoder_never_fails_uncleanly(method, fields):
@@ -56,6 +58,7 @@ def test_message_decoder_never_fails_uncleanly(method, fields):
         assert decoded["request"]["method"] == method
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(["id", "result", "type"]), _json, max_size=3))
 def test_delegate_response_decoder_never_fails_uncleanly(message):
@@ -65,6 +68,7 @@ def test_delegate_response_decoder_never_fails_uncleanly(message):
         assert str(exc)
 
 
+@pytest.mark.unit
 @settings(max_examples=200, deadline=None)
 @given(_json)
 def test_any_json_value_decodes_or_fails_cleanly(value):

@@ -113,6 +113,7 @@ FORGED_TOOL_CALLS = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("arg", "refusal"), FORGED_TOOL_CALLS.items())
 def test_a_forged_tool_call_never_reaches_a_frame(arg: str, refusal: str) -> None:
     """``tool`` with an index that is not ASCII digits or an input that is not exactly one JSON
@@ -122,6 +123,7 @@ def test_a_forged_tool_call_never_reaches_a_frame(arg: str, refusal: str) -> Non
     assert cell.reached == []
 
 
+@pytest.mark.unit
 def test_a_forged_megabyte_argument_is_refused_too() -> None:
     """A text of a megabyte or more is checked by another parser (``orjson``): the same answers."""
     cell = _Cell()
@@ -151,6 +153,7 @@ FORGED_CALLS = [
 ]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("op", "arg", "refusal"), FORGED_CALLS)
 def test_a_forged_host_call_is_refused(op: str, arg: str, refusal: str) -> None:
     """Every operation's argument has the shape the prelude sends, or the call is refused with
@@ -161,6 +164,7 @@ def test_a_forged_host_call_is_refused(op: str, arg: str, refusal: str) -> None:
     assert cell.reached == []
 
 
+@pytest.mark.unit
 def test_the_shapes_the_prelude_sends_still_pass() -> None:
     """The same operations with the prelude's own arguments reach the cell thread."""
     cell = _Cell()

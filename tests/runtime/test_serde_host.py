@@ -100,11 +100,13 @@ ACCEPTED = {
 }
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("payload,message", list(ACCEPTED.values()), ids=list(ACCEPTED))
 def test_accepted_and_normalised(payload, message):
     assert decode_client_frame(payload.encode()) == message
 
 
+@pytest.mark.unit
 def test_codemode_extensions_stay_out_of_codex_texts():
     """``session/bindings`` and ``storedValues`` are accepted but named in no text, and take
     no index or place in a sequence: the texts stay Codex's."""
@@ -124,6 +126,7 @@ def test_codemode_extensions_stay_out_of_codex_texts():
         decode_client_frame(open_text(storedValues=[]).encode())
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "value,text",
     [
@@ -144,6 +147,7 @@ def test_unexpected_describes_values_as_serde_json_with_arbitrary_precision(valu
     assert unexpected(value) == text
 
 
+@pytest.mark.unit
 def test_strings_are_shown_as_rust_debug_shows_them():
     assert (
         rust_debug("e\u0301\u00a0\t\0\x7f\x85\xad\U0001f600\u2028")

@@ -27,6 +27,8 @@ from serde_cases import (
 
 from codemode.runtime.validate import DecodeError, decode_client_frame
 
+pytestmark = pytest.mark.unit
+
 _PREFIX = '{"type":"connection/hello","supportedVersions":[1],"requiredCapabilities":[],"optionalCapabilities":[],"x":'
 """A hello missing its end, whose member ``x`` (unknown to serde) the cases nest in: 107
 characters, so the 127th ``[`` is at column 234."""

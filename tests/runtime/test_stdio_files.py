@@ -196,6 +196,7 @@ async def test_a_host_ending_on_its_own_delivers_its_last_answer_through_a_termi
             await host.process.wait()
 
 
+@pytest.mark.unit
 def test_an_output_pump_delivers_what_its_pipe_holds_at_finish(tmp_path):
     """What was written into the pump's pipe before :meth:`OutputPump.finish` reaches the file,
     also more than a pipe holds (the writer waits for the pump meanwhile)."""

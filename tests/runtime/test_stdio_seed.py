@@ -228,13 +228,11 @@ async def test_child_process_loss_cleans_up_and_rebuilds_the_shared_host():
     await host.execute("await tools.sleep({ms: 60000});", session_id="a", yield_time_ms=1)
     await host.execute("await new Promise(() => {});", session_id="b", yield_time_ms=1)
     await host.wait_for(lambda: len(host.calls) == 1)
-    wait_a = asyncio.create_task(host.wait("1", 60_000, session_id="a"))
-    wait_b = asyncio.create_task(host.wait("1", 60_000, session_id="b"))
-    await asyncio.sleep(0.1)
+    waits = [host.start_wait("1", 60_000, session_id=session) for session in ("a", "b")]
     host.process.kill()
-    for task in (wait_a, wait_b):
+    for pending in waits:
         with pytest.raises(ConnectionError):
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(pending, 5)
     await host.process.wait()
     replacement = await start_host()
     try:

@@ -40,12 +40,14 @@ def _store(cell: _Cell, key: str, value_json: str) -> str | None:
     return bridge.handle(cell, "store:" + json.dumps(key, ensure_ascii=False), value_json)  # type: ignore[arg-type]
 
 
+@pytest.mark.unit
 def test_the_limit_is_the_frame_limit_less_room_for_the_envelope():
     assert stored_values.MAX_STORED_VALUE_BYTES == 64 * 1024 * 1024 - 1024
     envelope = message_text("session-1", "", "")
     assert len(envelope) + len("session-1000000") < stored_values.ENVELOPE_BYTES
 
 
+@pytest.mark.unit
 def test_store_keeps_a_value_up_to_the_limit_and_refuses_one_byte_more_at_once(monkeypatch):
     """At the real limit (64 MiB less 1 KiB) in ``tests/kernel/test_kernel_stored_sizes.py``; here
     at 1000 bytes, with the same code."""
@@ -66,6 +68,7 @@ def test_store_keeps_a_value_up_to_the_limit_and_refuses_one_byte_more_at_once(m
     assert cell.kept == {"k": inner + 2}  # nothing refused was kept, nothing kept was lost
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("written", "kept"),
     [

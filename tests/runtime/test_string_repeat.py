@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import _quickjs
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rt_client import start_host, text_items
@@ -35,6 +36,7 @@ def context(memory_limit: int = 256 * 1024 * 1024) -> _quickjs.Context:
 CTX = context()
 
 
+@pytest.mark.unit
 @settings(max_examples=150, deadline=None)
 @given(
     piece=st.text(max_size=6),  # any code points, lone surrogates included
@@ -48,6 +50,7 @@ def test_same_string_as_the_builtin(piece, count):
     assert json.loads(compared) == [True, len(piece.encode("utf-16-le", "surrogatepass")) // 2 * count]
 
 
+@pytest.mark.unit
 def test_a_long_result_is_joined_lazily_as_in_v8():
     """100 M characters fit no 32 MB heap: the built-in fails at once, the joined string only
     when its characters are read (Codex's V8 gives the length too)."""
@@ -61,6 +64,7 @@ def test_a_long_result_is_joined_lazily_as_in_v8():
     )
 
 
+@pytest.mark.unit
 def test_converted_counts_and_string_objects_repeat_as_before():
     assert (
         CTX.eval("'ab'.repeat(2.9) + '|' + 'ab'.repeat('3') + '|' + new String('ab').repeat(2)") == "abab|ababab|abab"
@@ -68,6 +72,7 @@ def test_converted_counts_and_string_objects_repeat_as_before():
     assert CTX.eval("String.prototype.repeat.call(12, 40000).length") == 80_000
 
 
+@pytest.mark.unit
 def test_shown_as_the_builtin():
     shape = CTX.eval(
         "JSON.stringify([String.prototype.repeat.name, String.prototype.repeat.length,"
@@ -77,6 +82,7 @@ def test_shown_as_the_builtin():
     assert json.loads(shape) == ["repeat", 1, {"writable": True, "enumerable": False, "configurable": True}, [], False]
 
 
+@pytest.mark.unit
 def test_quickjs_only():
     """V8 joins long repeats itself; its prelude leaves the built-in alone."""
     assert "repeat.js" in ENGINE_PARTS["quickjs"]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codemode.wire.truncation import (
     DEFAULT_MAX_OUTPUT_TOKENS,
     approx_token_count,
     truncate_content_items,
     truncate_middle,
 )
+
+pytestmark = pytest.mark.unit
 
 
 def truncate_items(items: list, max_output_tokens: int | None) -> list:

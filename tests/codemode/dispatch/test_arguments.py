@@ -97,6 +97,7 @@ def _valid_for(draft, schema):
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", sorted(DRAFTS))
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=schemas(), definition=leaf_schemas(), instances=st.lists(json_values, min_size=1, max_size=8))
@@ -112,6 +113,7 @@ def test_a_yes_of_jsonschema_rs_is_a_yes_of_jsonschema(dialect, body, definition
         assert (fast.first_error(instance) is None) == checker.is_valid(instance), (schema, instance)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "schema",
     [
@@ -128,6 +130,7 @@ def test_schemas_of_the_shared_subset_are_answered_by_jsonschema_rs_first(schema
     assert ArgumentSchema.build(schema).fast
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "schema",
     [
@@ -148,12 +151,14 @@ def test_schemas_outside_the_shared_subset_are_left_to_jsonschema(schema):
     assert not ArgumentSchema.build(schema).fast
 
 
+@pytest.mark.unit
 def test_the_builtin_tools_schemas_take_the_fast_path():
     """The speed-up reaches the everyday calls (a thousand parallel sleeps in a cell)."""
     tools = {tool.js_name: tool for tool in builtin_tools()}
     assert ArgumentSchema.build(tools["sleep"].input_schema).fast
 
 
+@pytest.mark.unit
 def test_arguments_jsonschema_rs_cannot_take_are_decided_by_jsonschema():
     schema = {"type": "string", "maxLength": 1}  # the value of a tool that takes any input
     with pytest.raises(UnicodeEncodeError):  # a Rust string holds no lone surrogate

@@ -13,6 +13,8 @@ from codemode.cancellation import CancellationToken
 from codemode.dispatch import ToolCallRuntime
 from codemode.tools.base import Tool
 
+pytestmark = pytest.mark.unit
+
 
 def dispatcher_for(handler, clock=None):
     dispatcher = ToolCallRuntime(

@@ -39,6 +39,7 @@ async def run_calls(dispatcher, names, cell="1"):
     )
 
 
+@pytest.mark.unit
 async def test_parallel_calls_overlap():
     spans = []
     dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("p", spans, parallel=True)))
@@ -46,6 +47,7 @@ async def test_parallel_calls_overlap():
     assert all(overlaps(a, b) for a in spans for b in spans if a is not b)
 
 
+@pytest.mark.unit
 async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
     spans = []
     dispatcher = ToolCallRuntime(
@@ -58,6 +60,7 @@ async def test_exclusive_calls_never_overlap_any_call_of_the_cell():
                 assert not overlaps(a, b), (a, b)
 
 
+@pytest.mark.unit
 async def test_gates_are_per_cell():
     spans = []
     dispatcher = ToolCallRuntime(FakeRegistry(timed_tool("x", spans, parallel=False)))
@@ -65,12 +68,14 @@ async def test_gates_are_per_cell():
     assert overlaps(spans[0], spans[1])
 
 
+@pytest.mark.unit
 def test_abort_texts():
     assert abort_message("sleep", 0.0) == "aborted by user after 0.1s"
     assert abort_message("sleep", 2.26) == "aborted by user after 2.3s"
     assert abort_message("exec_command", 1.04) == "Wall time: 1.0 seconds\naborted by user"
 
 
+@pytest.mark.unit
 async def test_non_waiting_tool_is_aborted_at_once_and_sees_the_cancellation():
     seen = []
     entered = asyncio.Event()
@@ -107,6 +112,7 @@ def echo_and_raw_dispatcher() -> ToolCallRuntime:
     )
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "tool_name, kind, raw, message",
     [
@@ -123,6 +129,7 @@ async def test_marshalling_errors(tool_name, kind, raw, message):
     assert (result.outcome, result.error) == ("failed", message)
 
 
+@pytest.mark.unit
 async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
     dispatcher = echo_and_raw_dispatcher()
     assert (
@@ -133,6 +140,7 @@ async def test_missing_input_becomes_empty_object_and_freeform_passes_strings():
     ).value == "patch"
 
 
+@pytest.mark.unit
 async def test_a_tool_with_any_input_takes_any_value_checked_by_its_schema():
     async def echo(args, ctx):
         return args
@@ -154,6 +162,7 @@ async def test_a_tool_with_any_input_takes_any_value_checked_by_its_schema():
     )
 
 
+@pytest.mark.unit
 async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler():
     ran = []
 
@@ -178,6 +187,7 @@ async def test_schema_violation_names_field_and_rule_and_never_runs_the_handler(
     assert ran == []
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     "args, where, problem",
     [
@@ -209,6 +219,7 @@ async def test_a_nested_field_is_named_by_its_path(args, where, problem):
     )
 
 
+@pytest.mark.unit
 async def test_tool_exception_rejects_with_its_message_and_events_flow():
     async def boom(args, ctx):
         ctx.report_progress(1, 2, "half")
@@ -224,6 +235,7 @@ async def test_tool_exception_rejects_with_its_message_and_events_flow():
     assert events[2].outcome == "failed"
 
 
+@pytest.mark.unit
 async def test_mcp_style_error_result_completes_without_success():
     async def handler(args, ctx):
         return {"content": [], "isError": True}
@@ -239,6 +251,7 @@ async def test_mcp_style_error_result_completes_without_success():
 POINTS = ["before_gate", "in_handler", "in_cleanup", "after_finish"]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(point=st.sampled_from(POINTS), waits=st.booleans(), shell=st.booleans(), fails=st.booleans())
 def test_cancellation_at_any_point_gives_exactly_one_outcome(point, waits, shell, fails):

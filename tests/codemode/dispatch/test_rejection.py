@@ -8,6 +8,8 @@ import pytest
 from codemode.dispatch.arguments import ArgumentSchema
 from codemode.dispatch.rejection import rejection_text
 
+pytestmark = pytest.mark.unit
+
 SLEEP = {"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"], "additionalProperties": False}
 
 

@@ -18,6 +18,8 @@ from codemode.tools.base import Tool
 from codemode.tools.failures import MAX_JSON_DEPTH
 from codemode.tools.registry import ToolRegistry
 
+pytestmark = pytest.mark.unit
+
 
 class Unprintable(Exception):
     def __str__(self) -> str:

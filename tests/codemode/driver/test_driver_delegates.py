@@ -23,7 +23,7 @@ from codemode.host import (
     MAX_PENDING_DELEGATE_CALLS,
 )
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
 
 async def test_deferred_delegates_follow_cell_readiness_and_cancellation():

@@ -21,7 +21,7 @@ from driver_harness import (
 
 from codemode.errors import CodeModeError
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
 
 async def test_mismatched_initial_response_fails_connection_and_closes_cell_once():

@@ -12,7 +12,7 @@ from driver_harness import FRAME_TIMEOUT_S, DriverHarness, RecordingDelegate
 from codemode.wire import messages, raw_text
 from codemode.wire.raw_text import MIN_RAW_CHARS, RAW_MEMBER
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.unit, pytest.mark.timeout(60)]
 
 
 def _initial(request_id: int, text: str) -> dict:

@@ -39,6 +39,7 @@ pytestmark = pytest.mark.timeout(60)
 SHORT_TRANSPORT_S = 0.2
 
 
+@pytest.mark.unit
 async def test_open_session_includes_nondefault_cell_execution_limits():
     async with DriverHarness() as h:
         limits = {"maxYieldTimeMs": 250, "maxHeapSizeBytes": 16 * 1024 * 1024}
@@ -51,6 +52,7 @@ async def test_open_session_includes_nondefault_cell_execution_limits():
         task.cancel()
 
 
+@pytest.mark.unit
 async def test_dropped_open_waiter_shuts_down_committed_session():
     async with DriverHarness() as h:
         opening = asyncio.ensure_future(h.connection.open_session(SESSION, RecordingDelegate()))
@@ -71,6 +73,7 @@ async def test_dropped_open_waiter_shuts_down_committed_session():
         assert str(info.value) == "unknown code-mode session session-1"
 
 
+@pytest.mark.unit
 async def test_terminate_closes_cell_without_waiting_for_delegate_cleanup():
     async with DriverHarness() as h:
         delegate = HeldDelegate()
@@ -92,6 +95,7 @@ async def test_terminate_closes_cell_without_waiting_for_delegate_cleanup():
         await expect_closed_before_cleanup(h, delegate, terminating, terminated("1"))
 
 
+@pytest.mark.unit
 async def test_shutdown_closes_cell_without_waiting_for_delegate_cleanup():
     async with DriverHarness() as h:
         delegate = HeldDelegate()
@@ -113,6 +117,7 @@ async def test_shutdown_closes_cell_without_waiting_for_delegate_cleanup():
         await expect_closed_before_cleanup(h, delegate, shutting, None)
 
 
+@pytest.mark.unit
 async def test_remote_wait_accepts_durations_longer_than_five_minutes():
     async with DriverHarness() as h:
         await h.open(RecordingDelegate())
@@ -126,6 +131,7 @@ async def test_remote_wait_accepts_durations_longer_than_five_minutes():
         )
 
 
+@pytest.mark.unit
 async def test_deadlines_follow_codex():
     """Codex's deadlines: wait = yield + 1 s + 60 s; terminate = 60 s; the connection uses 60 s by default."""
     assert WAIT_TRANSPORT_TIMEOUT_S == 60.0
@@ -135,6 +141,7 @@ async def test_deadlines_follow_codex():
     assert HostConnection(asyncio.StreamReader(), None).wait_transport_timeout_s == 60.0
 
 
+@pytest.mark.slow
 async def test_queued_remote_wait_times_out_and_invalidates_the_connection():
     """A stalled remote wait must expire even when its request never reaches the host
     (here the host stopped reading: the write itself never completes)."""
@@ -149,6 +156,7 @@ async def test_queued_remote_wait_times_out_and_invalidates_the_connection():
         assert h.connection.closed.is_set() and h.sink.closed
 
 
+@pytest.mark.unit
 async def test_queued_remote_termination_times_out_and_invalidates_the_connection():
     async with DriverHarness(wait_transport_timeout_s=SHORT_TRANSPORT_S) as h:
         await h.open(RecordingDelegate())
@@ -161,6 +169,7 @@ async def test_queued_remote_termination_times_out_and_invalidates_the_connectio
         assert h.connection.closed.is_set() and h.sink.closed
 
 
+@pytest.mark.slow
 async def test_unanswered_wait_times_out_and_invalidates_the_connection():
     """The same deadline when the request did reach the host and no answer ever comes."""
     async with DriverHarness(wait_transport_timeout_s=SHORT_TRANSPORT_S) as h:
@@ -174,6 +183,7 @@ async def test_unanswered_wait_times_out_and_invalidates_the_connection():
         assert delegate.closed_cells == ["1"]
 
 
+@pytest.mark.unit
 async def test_cancelled_wait_is_retired_before_next_wait_is_sent():
     async with DriverHarness() as h:
         await h.open(RecordingDelegate())
@@ -198,6 +208,7 @@ async def test_cancelled_wait_is_retired_before_next_wait_is_sent():
         )
 
 
+@pytest.mark.unit
 async def test_abandoned_execute_is_tracked_and_terminated_after_admission():
     async with DriverHarness() as h:
         delegate = RecordingDelegate()
@@ -212,6 +223,7 @@ async def test_abandoned_execute_is_tracked_and_terminated_after_admission():
         await expect_abandoned_execute_terminated(h, delegate)
 
 
+@pytest.mark.unit
 async def test_delivered_but_unclaimed_execute_is_terminated_when_the_caller_is_cancelled():
     async with DriverHarness() as h:
         delegate = RecordingDelegate()
@@ -228,6 +240,7 @@ async def test_delivered_but_unclaimed_execute_is_terminated_when_the_caller_is_
         await expect_abandoned_execute_terminated(h, delegate)
 
 
+@pytest.mark.slow
 async def test_session_accepts_more_than_4096_cells_without_growing_a_tombstone_set():
     cell_count = 4097
     async with DriverHarness() as h:
@@ -246,6 +259,7 @@ async def test_session_accepts_more_than_4096_cells_without_growing_a_tombstone_
         assert h.connection.pending_requests == 0
 
 
+@pytest.mark.unit
 async def test_dropped_shutdown_waiter_does_not_abort_remote_cleanup():
     async with DriverHarness() as h:
         await h.open(RecordingDelegate())

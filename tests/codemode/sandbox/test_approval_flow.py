@@ -76,6 +76,7 @@ async def test_approved_for_the_session_is_not_asked_again_for_the_same_command(
     assert (outside / "log").read_text() == "x\nx\nx\n"
 
 
+@pytest.mark.unit
 async def test_a_denied_command_does_not_run(make, outside):
     person = Person("denied")
     result = await call(
@@ -85,6 +86,7 @@ async def test_a_denied_command_does_not_run(make, outside):
     assert list(outside.iterdir()) == []
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("person", [None, Person(None)], ids=["no-approver", "no-answer"])
 async def test_when_no_one_can_be_asked_the_command_does_not_run(make, outside, person):
     result = await call(
@@ -187,6 +189,7 @@ async def test_on_request_asks_before_a_dangerous_command_and_runs_it_in_the_san
     assert person.asked == [ApprovalRequest("1", "rm -rf build", str(ws), True)]
 
 
+@pytest.mark.unit
 async def test_never_refuses_a_dangerous_command_without_running_it(make, ws):
     (ws / "build").mkdir()
     person = Person()
@@ -199,6 +202,7 @@ async def test_never_refuses_a_dangerous_command_without_running_it(make, ws):
     assert person.asked == []
 
 
+@pytest.mark.unit
 async def test_never_refuses_escalation_with_codexs_text(make, outside):
     result = await call(
         await make(Person(), approval_policy="never"),

@@ -17,6 +17,8 @@ from codemode.sandbox.approvals import (
 )
 from codemode.sandbox.safe_commands import is_known_safe
 
+pytestmark = pytest.mark.unit
+
 SCRIPTS = {"known-safe": "ls && git status", "plain": "touch out.txt", "dangerous": "rm -rf build"}
 NEVER_REFUSAL = "approval required by policy, but AskForApproval is set to Never"
 

@@ -15,6 +15,8 @@ from codemode.sandbox import bwrap
 from codemode.sandbox.bwrap import bwrap_argv, find_bwrap
 from codemode.sandbox.policy import SandboxPolicy
 
+pytestmark = pytest.mark.unit
+
 TMP = str(Path("/tmp").resolve())
 COMMAND = ["/usr/bin/bash", "-c", "echo hi"]
 HEAD = [

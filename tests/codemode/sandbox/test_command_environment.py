@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from codemode.config import ShellEnvironmentPolicy
 from codemode.sandbox.environment import command_environment
+
+pytestmark = pytest.mark.unit
 
 KERNEL_ENV = {
     "PATH": "/usr/bin:/bin",

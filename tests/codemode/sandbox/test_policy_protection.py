@@ -19,6 +19,8 @@ from codemode.sandbox import Sandbox
 from codemode.sandbox.policy import SandboxPolicy, WritableRoot
 from codemode.sandbox.startup import jupyter_secrets, startup_code
 
+pytestmark = pytest.mark.unit
+
 TMP = Path("/tmp").resolve()
 
 

@@ -15,6 +15,8 @@ from codemode.config import SandboxSettings
 from codemode.sandbox.files import MAX_READ_BYTES, WriteRefused, read_checked
 from codemode.sandbox.policy import SandboxPolicy
 
+pytestmark = pytest.mark.unit
+
 CALL_TIMEOUT_S = 30.0
 """A blocked open or read would hang the call for ever; this bounds the test instead."""
 

@@ -60,6 +60,7 @@ def config_for(config_file: Path, **settings) -> Config:
     )
 
 
+@pytest.mark.unit
 async def test_write_file_cannot_change_the_config_file_or_a_tool_module(dispatchers, ws, startup_files):
     config_file, module_file = startup_files
     dispatcher = await dispatchers.make_from(config_for(config_file))
@@ -98,6 +99,7 @@ async def test_commands_cannot_change_the_config_file_or_a_tool_module(dispatche
     assert sorted(p.name for p in config_file.parent.iterdir()) == ["other.toml", "settings.toml"]
 
 
+@pytest.mark.unit
 async def test_the_protected_files_are_listed_as_read_only(dispatchers, ws, startup_files):
     config_file, module_file = startup_files
     await dispatchers.make_from(config_for(config_file))
@@ -107,6 +109,7 @@ async def test_the_protected_files_are_listed_as_read_only(dispatchers, ws, star
     )
 
 
+@pytest.mark.unit
 async def test_the_registry_reports_configured_roots_that_do_not_exist(dispatchers, ws, tmp_path):
     gone = tmp_path / "gone"
     config = Config(sandbox=SandboxSettings(writable_roots=[str(gone)]), source_path=ws / "codemode.toml")
@@ -117,6 +120,7 @@ async def test_the_registry_reports_configured_roots_that_do_not_exist(dispatche
     ]
 
 
+@pytest.mark.unit
 async def test_without_a_config_file_the_problem_names_codemode_toml(dispatchers, tmp_path):
     await dispatchers.make(writable_roots=[str(tmp_path / "gone")])
     assert dispatchers.registries[0].errors == [

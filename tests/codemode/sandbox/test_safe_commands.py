@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from codemode.sandbox.safe_commands import is_dangerous, is_known_safe, plain_commands
 
+pytestmark = pytest.mark.unit
+
 KNOWN_SAFE = [
     "ls",
     "ls && pwd",

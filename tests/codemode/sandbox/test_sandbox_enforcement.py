@@ -234,6 +234,7 @@ async def test_read_only_mode_writes_nowhere(dispatchers, ws):
     assert list(ws.iterdir()) == []
 
 
+@pytest.mark.unit
 async def test_write_file_refuses_outside_through_the_dispatcher(dispatchers, ws, tmp_path):
     dispatcher = await dispatchers.make(exclude_slash_tmp=True)
     target = tmp_path / "outside.txt"
@@ -262,6 +263,7 @@ def path_without_bwrap(tmp_path, monkeypatch):
     return folder
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("mode", ["workspace-write", "read-only"])
 async def test_without_bwrap_a_sandboxed_command_fails_closed(dispatchers, ws, path_without_bwrap, mode):
     dispatcher = await dispatchers.make(sandbox_mode=mode)
@@ -276,6 +278,7 @@ async def test_without_bwrap_danger_full_access_still_runs(dispatchers, ws, path
     assert (ws / "marker").exists()
 
 
+@pytest.mark.unit
 async def test_a_bwrap_planted_in_the_workspace_is_not_used(dispatchers, ws, path_without_bwrap, monkeypatch):
     planted = ws / "bin" / "bwrap"
     planted.parent.mkdir()

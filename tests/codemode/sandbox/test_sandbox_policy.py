@@ -12,6 +12,8 @@ from codemode.config import SandboxSettings, ShellEnvironmentPolicy
 from codemode.sandbox import Sandbox
 from codemode.sandbox.policy import SandboxPolicy, WritableRoot, protected_paths
 
+pytestmark = pytest.mark.unit
+
 TMP = Path("/tmp").resolve()
 
 

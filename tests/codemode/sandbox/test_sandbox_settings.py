@@ -9,6 +9,8 @@ import pytest
 
 from codemode.config import SandboxSettings, ShellEnvironmentPolicy, parse_config
 
+pytestmark = pytest.mark.unit
+
 
 def test_defaults_without_any_sandbox_key():
     config = parse_config({})

@@ -25,6 +25,7 @@ def workspace_write(ws, hidden=()):
     return SandboxPolicy.from_settings(SandboxSettings(exclude_slash_tmp=True), ws, {}).with_protection(hidden=hidden)
 
 
+@pytest.mark.unit
 def test_a_read_is_checked_again_on_what_was_really_opened(ws, tmp_path, monkeypatch):
     """A symlink swapped in between the check and the open (simulated: the path resolves to a
     harmless file at check time) still cannot reach a hidden file."""
@@ -44,6 +45,7 @@ def test_a_read_is_checked_again_on_what_was_really_opened(ws, tmp_path, monkeyp
     )
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("path", ["/proc/self/environ", "/proc/kmsg", "/proc/self/mem"])
 def test_the_kernels_proc_is_out_of_the_file_tools_reach(ws, path):
     """The kernel's environment holds the credentials commands never see."""
@@ -55,6 +57,7 @@ def test_the_kernels_proc_is_out_of_the_file_tools_reach(ws, path):
     )
 
 
+@pytest.mark.unit
 async def test_list_dir_refuses_the_kernels_proc(dispatchers):
     result = await call(await dispatchers.make(), "list_dir", {"path": "/proc/self"})
     assert result.error == (
@@ -96,6 +99,7 @@ async def test_system_v_ipc_of_the_machine_is_out_of_reach(dispatchers):
     assert result["output"] == f"ipcs: id {shmid} not found\n"
 
 
+@pytest.mark.unit
 def test_an_empty_config_file_beside_the_notebook_counts_as_none(tmp_path, monkeypatch):
     """It is what a sandboxed command's mount point leaves if the kernel is killed meanwhile:
     the user's own config must still be found."""
@@ -112,6 +116,7 @@ def test_an_empty_config_file_beside_the_notebook_counts_as_none(tmp_path, monke
     assert find_config_path(notebook) == notebook / "codemode.toml"
 
 
+@pytest.mark.unit
 def test_the_files_an_mcp_servers_command_line_names_are_protected(tmp_path):
     conf = tmp_path / "conf"
     (conf / "servers").mkdir(parents=True)
@@ -128,6 +133,7 @@ def test_the_files_an_mcp_servers_command_line_names_are_protected(tmp_path):
     assert not any(p.name in ("--port", "8") for p in paths)
 
 
+@pytest.mark.unit
 def test_a_second_candidate_for_a_tool_module_is_detected(tmp_path):
     (tmp_path / "mytools.py").write_text("")
     (tmp_path / "other.py").write_text("")
@@ -141,6 +147,7 @@ def test_a_second_candidate_for_a_tool_module_is_detected(tmp_path):
     }
 
 
+@pytest.mark.unit
 async def test_a_shadowed_tool_module_is_reported_and_not_loaded(tmp_path, monkeypatch):
     conf = tmp_path / "conf"
     (conf / "shadowed_tools_mod").mkdir(parents=True)

@@ -24,6 +24,8 @@ from codemode.sandbox.secrets import (
     temp_folders,
 )
 
+pytestmark = pytest.mark.unit
+
 CONNECTION_FILE = "it is a Jupyter connection file, whose key lets anyone holding it run code in that kernel."
 CREDENTIALS = (
     "credentials (~/.ssh, ~/.aws, ~/.netrc, ...) are out of cells' reach; hide_credentials = false in "

@@ -22,6 +22,7 @@ from codemode.sandbox.shell_parse import (
 )
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("script", "commands"),
     [
@@ -63,12 +64,14 @@ def test_plain_commands(script, commands):
     assert plain_commands(script) == commands
 
 
+@pytest.mark.unit
 def test_an_unquoted_glob_is_a_pattern():
     assert plain_commands("ls *.py '*.md'") == [["ls", "*.py", "*.md"]]
     words = simple_commands("ls *.py '*.md' a\\*")[0].words  # type: ignore[index]
     assert [type(word) for word in words] == [str, Pattern, str, str]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("script", "commands"),
     [
@@ -116,6 +119,7 @@ def test_simple_commands(script, commands):
     assert simple_commands(script) == commands
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("script", "commands"),
     [
@@ -139,15 +143,18 @@ def test_a_newline_ends_a_command(script, commands):
     assert plain_commands(script) is None
 
 
+@pytest.mark.unit
 def test_line_continuations_and_newlines_in_quotes_are_not_misreadings():
     assert simple_commands("ls \\\n -l 'a\nb' \"c\nd\"") == [SimpleCommand(("ls", "-l", "a\nb", "c\nd"), OUTSIDE)]
 
 
+@pytest.mark.unit
 def test_nesting_deeper_than_pythons_stack_is_read():
     script = "( " * 3000 + "rm -f x" + " )" * 3000
     assert simple_commands(script) == [SimpleCommand(("rm", "-f", "x"), OUTSIDE)]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("text", "decoded"),
     [

@@ -19,6 +19,8 @@ from codemode.sandbox.startup import shadowed_modules, startup_code
 from codemode.tools.mcp_stdio import find_command, server_folder, server_programs
 from codemode.tools.module_folder import SingleCandidateFinder, missing_modules
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_second_candidate_is_found_at_every_level_of_a_dotted_name(tmp_path):
     (tmp_path / "pkg" / "sub").mkdir(parents=True)

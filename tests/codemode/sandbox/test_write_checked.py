@@ -13,6 +13,8 @@ from codemode.config import SandboxSettings
 from codemode.sandbox.files import WriteRefused, write_checked
 from codemode.sandbox.policy import SandboxPolicy
 
+pytestmark = pytest.mark.unit
+
 
 def workspace_write(ws, **settings):
     """workspace-write with only ``ws`` writable (pytest's folders are under /tmp)."""

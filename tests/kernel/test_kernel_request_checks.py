@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kernel_driver import execute, shell_reply, wait_for_iopub
 
-from codemode.kernel.requests import SCHEMAS, check_content, json_type
+from codemode.kernel.request_checks import SCHEMAS, check_content, json_type
 
 pytestmark = pytest.mark.timeout(300)
 

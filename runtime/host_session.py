@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from codemode.runtime import engines, interrupt, profile
-from codemode.runtime.cell import CellEvents, CellRuntime
+from codemode.runtime.cell import CellRuntime
+from codemode.runtime.cellstate import CellEvents
 from codemode.runtime.errors import ProtocolError
 from codemode.runtime.livecell import (
     ConnectionPort,
@@ -48,6 +49,8 @@ class HostPort(ConnectionPort, Protocol):
     """What a session asks of the connection, beyond what its cells ask."""
 
     observing: dict[int, LiveCell]
+
+    def observation_began(self, request_id: int, cell: LiveCell) -> None: ...
 
     def send_text(self, text: str) -> None: ...
 
@@ -189,7 +192,7 @@ class HostSession:
             take_when_full=take_when_full,
         )
         if request_id is not None:
-            self.connection.observing[request_id] = cell
+            self.connection.observation_began(request_id, cell)
         return future
 
     async def finish_observe(
