@@ -2,8 +2,8 @@
 
     python bench/counting_kernel.py -f CONNECTION_FILE
 
-Every frame the kernel's host connections write (``ConnectionDriver._send_frame``) or read
-(``read_frame`` in the driver) is counted; the counts are written as JSON
+Every frame the kernel's host connections write (``HostConnection._send_frame``) or read
+(``read_frame`` in the connection) is counted; the counts are written as JSON
 ``{"written": N, "read": M}`` to the file named by ``$CODEMODE_BENCH_FRAMES`` every 0.2 s.
 Otherwise the kernel runs as ``python -m codemode.kernel`` would.
 """
@@ -22,10 +22,10 @@ COUNTS = {"written": 0, "read": 0}
 
 
 def _install_counters() -> None:
-    from codemode.host import driver
+    from codemode.host import connection
 
-    send_frame = driver.ConnectionDriver._send_frame
-    read_frame = driver.read_frame
+    send_frame = connection.HostConnection._send_frame
+    read_frame = connection.read_frame
 
     async def counting_send(self: Any, frame: bytes, pending: Any = None) -> None:
         COUNTS["written"] += 1
@@ -37,8 +37,8 @@ def _install_counters() -> None:
             COUNTS["read"] += 1
         return message
 
-    driver.ConnectionDriver._send_frame = counting_send  # type: ignore[method-assign]
-    driver.read_frame = counting_read  # type: ignore[assignment]
+    connection.HostConnection._send_frame = counting_send  # type: ignore[method-assign]
+    connection.read_frame = counting_read  # type: ignore[assignment]
 
 
 def _report(path: Path) -> None:

@@ -7,9 +7,12 @@ session on a host connection (:mod:`codemode.host`):
   shareable); each connection names its remote sessions ``session-1``, ``session-2``, …;
 - public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a rebuild;
   another generation's ids get ``cell <id> belongs to a stale code-mode host generation`` (Codex's);
+- each cell's events (its answers, notifications, tool calls and close) come in one ordered
+  stream, :class:`~codemode.cell_events.CellStream`, which :meth:`CodeModeSession.execute`
+  hands to its caller;
 - when the connection dies, pending calls fail with its reason (a
   :class:`~codemode.errors.HostConnectionError` naming the generation) and every live cell is
-  reported closed once (``on_cell_closed``); :meth:`CodeModeSession.host_failure` tells later
+  reported closed once (a :class:`~codemode.cell_events.Closed` in its stream); :meth:`CodeModeSession.host_failure` tells later
   whether a cell was lost that way; the next execute spawns a new host, generation + 1 (a wait
   or terminate then gets the stale-generation error and starts none), and tells its caller
   (``on_idle_loss``) when the old host died with nothing live on it, also when that is
@@ -19,8 +22,8 @@ session on a host connection (:mod:`codemode.host`):
   finishes what is in flight (its answers still arrive; its cells end when it exits);
 - a host that stops answering is noticed (:mod:`codemode.host.liveness`), also on demand with
   :meth:`CodeModeSession.probe_host`; :meth:`CodeModeSession.yield_wait` ends a wait early;
-- tool calls go to the :class:`~codemode.dispatch.ToolCallRuntime`, notifications to
-  ``on_notify``; after ``shutdown`` every call fails with ``code mode session is shutting down``;
+- tool calls go to the :class:`~codemode.dispatch.ToolCallRuntime`, whose events join the
+  calling cell's stream; after ``shutdown`` every call fails with ``code mode session is shutting down``;
 - stored values: the client keeps the committed values (the ``session/storedValues``
   extension) and seeds a rebuilt host's session with them, one value a frame whatever their
   total (:mod:`codemode.wire.stored_values`). Codex's own host rejects unknown fields, so the
@@ -32,10 +35,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from codemode.cell_events import CellEvent, CellStream, Closed, SessionEvent, StoredValuesCommitted, ToolInvoked
 from codemode.config import SessionDefaults
 from codemode.config.session_defaults import combination_problem
 from codemode.errors import CodeModeError, HostConnectionError
@@ -67,14 +74,20 @@ logger = logging.getLogger(__name__)
 MAX_REMEMBERED_FAILURES = 64
 """How many failed generations :meth:`CodeModeSession.host_failure` remembers (oldest dropped)."""
 CLOSED = "code-mode host connection closed"
+MAX_UNCLAIMED_STREAMS = 64
+"""Streams of closed cells whose execute never returned them (its caller went away), kept
+for a late claim; the oldest are dropped."""
 
 
 @dataclass
 class StartedCell:
-    """An admitted cell: its public id and the future of its first response."""
+    """An admitted cell: its public id, the future of its first response, and its ordered
+    stream of events (:mod:`codemode.cell_events`), whose :class:`InitialAnswer
+    <codemode.cell_events.InitialAnswer>` is the same first response."""
 
     cell_id: str
     initial_response: asyncio.Future[RuntimeResponse]
+    events: CellStream
 
 
 @dataclass
@@ -101,9 +114,8 @@ class CodeModeSession:
     """The client's view of one code-mode session; see the module docstring.
 
     ``registry`` supplies ``enabled_tools`` (``await registry.tools_for(source)``), ``dispatcher``
-    runs tool calls, ``defaults`` gives yields, budgets and the limits sent on ``session/open``.
-    ``on_notify(cell_id, text)`` and ``on_cell_closed(cell_id)`` (exactly once per cell) are called
-    on the event loop. ``provider`` lets sessions share a host; ``output_truncation`` is sent as
+    runs tool calls (the session listens to its events: ``add_listener``), ``defaults`` gives
+    yields, budgets and the limits sent on ``session/open``. ``provider`` lets sessions share a host; ``output_truncation`` is sent as
     ``outputTruncation`` when set; ``stored_values_extension`` forces the extension on/off
     (default: on unless the host is Codex's).
     """
@@ -115,8 +127,6 @@ class CodeModeSession:
         dispatcher: Any,
         defaults: SessionDefaults,
         host_command: list[str] | None = None,
-        on_notify: Callable[[str, str], None] | None = None,
-        on_cell_closed: Callable[[str], None] | None = None,
         provider: HostProvider | None = None,
         output_truncation: OutputTruncation | None = None,
         stored_values_extension: bool | None = None,
@@ -124,8 +134,6 @@ class CodeModeSession:
         self.registry = registry
         self.dispatcher = dispatcher
         self.defaults = defaults
-        self.on_notify = on_notify
-        self.on_cell_closed = on_cell_closed
         self._owns_provider = provider is None
         self.provider = provider or HostProvider(host_command, engine=defaults.engine, profile=defaults.profile)
         self.output_truncation = output_truncation
@@ -142,13 +150,22 @@ class CodeModeSession:
         self._shutting_down = False
         self._call_counter = 0
         self._failures: dict[int, str] = {}
+        self._streams: dict[str, CellStream] = {}
+        """The streams of the live cells."""
+        self._closed_streams: weakref.WeakValueDictionary[str, CellStream] = weakref.WeakValueDictionary()
+        """The streams of closed cells while their reader holds them (tool calls cleaning up
+        still report to them)."""
+        self._unclaimed: OrderedDict[str, CellStream] = OrderedDict()
+        self._listeners: list[Callable[[CellEvent], None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
         self._hooks = SessionHooks(
             invoke=lambda cell_id, invocation, token: self.dispatcher.invoke(cell_id, invocation, token),
-            notify=self._notify,
-            cell_opened=self._cell_opened,
-            cell_closed=self._cell_closed,
-            merge_stored=self._merge_stored,
+            report=self._report,
         )
+        add_listener = getattr(dispatcher, "add_listener", None)
+        if add_listener is not None:
+            add_listener(self._tool_call_event)
 
     # -- properties ----------------------------------------------------------------
     @property
@@ -326,6 +343,7 @@ class CodeModeSession:
         public_id = self.public_cell_id(host_id, binding.generation)
         if host_id in binding.connection.live_cells(binding.session_id):
             self._live[public_id] = None
+        stream = self._claim(public_id)
         public_future: asyncio.Future[RuntimeResponse] = asyncio.get_running_loop().create_future()
 
         def relay(done: asyncio.Future[RuntimeResponse]) -> None:
@@ -341,7 +359,7 @@ class CodeModeSession:
                 public_future.set_result(response)
 
         initial.add_done_callback(relay)
-        return StartedCell(public_id, public_future)
+        return StartedCell(public_id, public_future, stream)
 
     async def wait(self, cell_id: str, *, yield_time_ms: int, max_output_tokens: int | None = None) -> WaitOutcome:
         """Observe ``cell_id`` for up to ``yield_time_ms`` (deadline yield + 1 s + 60 s).
@@ -369,33 +387,6 @@ class CodeModeSession:
         except CodeModeError:
             return False
         return binding.connection.yield_wait(binding.session_id, host_id)
-
-    def answers_read(self, cell_id: str) -> int:
-        """How many answers about ``cell_id`` (initial response, waits and terminates still
-        awaited; a connection failure counts) its connection has read; in the first step of a
-        delegate call of the cell, those read before its request. 0 for an unknown host. Callbacks
-        and answers so keep the host's order (:mod:`codemode.host.answers`)."""
-        found = self._counting_binding(cell_id)
-        return 0 if found is None else found[0].connection.answers_read(found[0].session_id, found[1])
-
-    def forget_answers(self, cell_id: str) -> None:
-        """Stop counting the answers about ``cell_id`` (its caller no longer orders the cell's
-        callbacks): :meth:`answers_read` reads 0 for it from now on, unless another answer comes."""
-        found = self._counting_binding(cell_id)
-        if found is not None:
-            found[0].connection.forget_answers(found[0].session_id, found[1])
-
-    def _counting_binding(self, cell_id: str) -> tuple[HostBinding, str] | None:
-        """The binding that counts answers about ``cell_id`` (its generation's, current or
-        retiring) and the cell's host id, or None."""
-        generation = self.generation_of(cell_id)
-        for binding in (self._binding, self._retired.get(generation)):
-            if binding is not None and binding.generation == generation:
-                try:
-                    return binding, self._host_cell_id(cell_id, generation)
-                except CodeModeError:
-                    return None
-        return None
 
     async def terminate(self, cell_id: str, *, max_output_tokens: int | None = None) -> WaitOutcome:
         """Stop ``cell_id`` (its tool calls are cancelled) and return its undelivered output
@@ -485,31 +476,81 @@ class CodeModeSession:
                 with contextlib.suppress(CodeModeError):
                     await binding.connection.shutdown_session(binding.session_id)
         for cell_id in list(self._live):
-            self._cell_closed(cell_id)
+            self._report(Closed(cell_id))
         if self._owns_provider:
             await self.provider.aclose()
 
-    # -- what the remote session reports -------------------------------------------------
-    def _cell_opened(self, public_id: str) -> None:
-        self._live.setdefault(public_id, None)
+    # -- the cells' streams -------------------------------------------------------------
+    def add_listener(self, listener: Callable[[CellEvent], None]) -> None:
+        """``listener(event)`` gets every cell event as it enters its cell's stream, on the
+        event loop (for traces and tests; it must return at once, and may not put events)."""
+        self._listeners.append(listener)
 
-    def _cell_closed(self, public_id: str) -> None:
-        if public_id not in self._live:
-            return
-        del self._live[public_id]
-        if not self._live and self._all_closed is not None:
-            self._all_closed.set()
-        with contextlib.suppress(Exception):
-            self.dispatcher.cell_closed(public_id)
-        if self.on_cell_closed is not None:
+    async def caught_up(self, cell_id: str) -> None:
+        """Return once the reader of ``cell_id``'s stream has taken every event put before
+        (:meth:`CellStream.caught_up <codemode.cell_events.CellStream.caught_up>`); at once for
+        a cell without a stream or whose stream was never handed to a reader."""
+        stream = self._streams.get(cell_id) or self._closed_streams.get(cell_id)
+        if stream is not None:
+            await stream.caught_up()
+
+    def _claim(self, public_id: str) -> CellStream:
+        """The stream of a cell just admitted, for the execute's caller (events the host sent
+        before ``execute`` returned are in it)."""
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        stream = self._streams.get(public_id) or self._unclaimed.pop(public_id, None)
+        if stream is None:
+            stream = self._streams[public_id] = CellStream(public_id)
+        stream.subscribed = True
+        return stream
+
+    def _put(self, event: CellEvent, create: bool = True) -> None:
+        """Put ``event`` into its cell's stream; ``create``: make the stream of a cell not seen
+        yet (a host event of a cell admitted before its execute returned)."""
+        cell_id = event.cell_id
+        stream = self._streams.get(cell_id)
+        if stream is None:
+            stream = self._closed_streams.get(cell_id)
+        if stream is None:
+            if not create:
+                return
+            stream = self._streams[cell_id] = CellStream(cell_id)
+        for listener in list(self._listeners):
             try:
-                self.on_cell_closed(public_id)
+                listener(event)
             except Exception:  # noqa: BLE001
-                logger.exception("on_cell_closed callback failed")
+                logger.exception("code-mode event listener failed")
+        stream.put(event)
+        if isinstance(event, Closed) and self._streams.get(cell_id) is stream:
+            del self._streams[cell_id]
+            self._closed_streams[cell_id] = stream
+            if not stream.subscribed:
+                self._unclaimed[cell_id] = stream
+                while len(self._unclaimed) > MAX_UNCLAIMED_STREAMS:
+                    self._unclaimed.popitem(last=False)
 
-    def _merge_stored(self, values: dict[str, Any]) -> None:
-        self._stored.update(values)
+    def _report(self, event: SessionEvent) -> None:
+        """What a remote session reported (public cell ids), as the host's frame was read."""
+        if isinstance(event, StoredValuesCommitted):
+            self._stored.update(event.values)
+            return
+        if isinstance(event, ToolInvoked):
+            self._live.setdefault(event.cell_id, None)  # may come before execute() returned
+        if isinstance(event, Closed):
+            self._live.pop(event.cell_id, None)
+            if not self._live and self._all_closed is not None:
+                self._all_closed.set()
+            with contextlib.suppress(Exception):
+                self.dispatcher.cell_closed(event.cell_id)
+        self._put(event)
 
-    def _notify(self, public_id: str, text: str) -> None:
-        if self.on_notify is not None:
-            self.on_notify(public_id, text)
+    def _tool_call_event(self, event: Any) -> None:
+        """A dispatcher event (``ToolCallEvent``): into its cell's stream when it happens, on
+        the event loop (a tool running in a thread reports from there)."""
+        loop = self._loop
+        if loop is None or threading.get_ident() == self._loop_thread:
+            self._put(event, create=False)
+        elif not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._put, event, False)

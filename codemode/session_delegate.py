@@ -7,11 +7,13 @@ does not import the session (which imports this one)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from codemode.cancellation import CancellationToken
+from codemode.cell_events import SessionEvent, StoredValuesCommitted
 from codemode.errors import StaleCellError, ToolCallError
 from codemode.responses import WaitOutcome
 
@@ -72,20 +74,16 @@ class CallOutcome(Protocol):
 @dataclass(frozen=True)
 class SessionHooks:
     """The session's side of its remote sessions, as callables (public cell ids throughout):
-    ``invoke(cell_id, invocation, cancellation)`` runs a tool call; ``notify(cell_id, text)``
-    delivers a ``notify()`` text; ``cell_opened`` / ``cell_closed`` keep the live cells;
-    ``merge_stored(values)`` takes a cell's committed ``store()`` writes."""
+    ``invoke(cell_id, invocation, cancellation)`` runs a tool call; ``report(event)`` takes
+    what the host reported (:mod:`codemode.cell_events`)."""
 
     invoke: Callable[[str, dict[str, Any], CancellationToken], Awaitable[CallOutcome]]
-    notify: Callable[[str, str], None]
-    cell_opened: Callable[[str], None]
-    cell_closed: Callable[[str], None]
-    merge_stored: Callable[[dict[str, Any]], None]
+    report: Callable[[SessionEvent], None]
 
 
 class SessionDelegateAdapter:
-    """Tool calls go to the session's dispatcher, notifications to its ``on_notify``, closed
-    cells and stored values to its records. ``generation`` is the host generation of the
+    """Tool calls go to the session's dispatcher, what the host reports to the session's
+    streams (with public cell ids). ``generation`` is the host generation of the
     remote session."""
 
     def __init__(self, hooks: SessionHooks, generation: int) -> None:
@@ -100,20 +98,13 @@ class SessionDelegateAdapter:
         via_ended = invocation.get("via_ended_cell")
         if via_ended is not None:
             invocation = {**invocation, "via_ended_cell": self._public(str(via_ended))}
-        # The cell may be reported before execute() returned; make sure it is known as live.
-        self.hooks.cell_opened(public_id)
         result = await self.hooks.invoke(public_id, invocation, cancellation)
         if result.outcome == "completed":
             return result.value
         raise ToolCallError(result.error or "tool call failed")
 
-    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
-        self.hooks.notify(self._public(cell_id), text)
-
-    def cell_closed(self, cell_id: str) -> None:
-        public_id = self._public(cell_id)
-        self.hooks.cell_opened(public_id)
-        self.hooks.cell_closed(public_id)
-
-    def stored_values(self, values: dict[str, Any]) -> None:
-        self.hooks.merge_stored(values)
+    def report(self, event: SessionEvent) -> None:
+        if isinstance(event, StoredValuesCommitted):
+            self.hooks.report(event)
+        else:
+            self.hooks.report(dataclasses.replace(event, cell_id=self._public(event.cell_id)))

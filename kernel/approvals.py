@@ -75,8 +75,8 @@ class StdinApprovals:
         """The person's answer to ``request``, or None when no one can be asked (module
         docstring). Cancelling the caller abandons the question."""
         # The cell may have asked before the kernel learned its id from the execute's answer
-        # (a cell that calls a tool at once): wait until the answers read so far are handled.
-        await self._state.order.turn(request.cell_id)
+        # (a cell that calls a tool at once): wait until its events read so far are handled.
+        await self._state.caught_up(request.cell_id)
         async with self._lock:
             jupyter_request = self._state.foreground(request.cell_id)
             if jupyter_request is None or jupyter_request.silent or not jupyter_request.allow_stdin:

@@ -60,7 +60,7 @@ class Delivery:
             services.code_mode,
             record,
             self.displays.on_observed,
-            order=self.state.order,
+            self.state.readers[record.cell_id],
             wait_ms=wait_time_ms(getattr(services.config.session, "max_yield_time_ms", None)),
             max_output_tokens=max_tokens,
             explain=services.losses.explain,

@@ -16,9 +16,9 @@ text), start the cell, then wait for its first response:
   result when it had already completed). An interrupt while the host admits the cell waits
   for the admission within the same bound; past it the execute is abandoned (the client stops
   a cell admitted later) and ends with ``CellTerminated`` without a cell id;
-- the cell's first answer is shown before anything the host sent after it
-  (:mod:`codemode.kernel.ordering`): after a ``Yielded``, notifications and tool calls go to
-  the status display.
+- the execute is the first reader of the cell's events (:mod:`codemode.kernel.cell_reader`):
+  what the host sent before the first answer is shown before it, and what it sent after a
+  ``Yielded`` goes to the status display, read by the cell's observer.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import contextlib
 import logging
 from typing import Any
 
+from codemode.cell_events import InitialAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import await_or_probe
@@ -80,7 +81,25 @@ class ForegroundExecutor:
         max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
         # A cell whose terminate is still in flight may make its host exit: start after it.
         await state.terminations.settle()
-        state.order.starting = True
+        admitted = state.starting = asyncio.get_running_loop().create_future()
+        try:
+            return await self._start(services, request, execution_count, source, yield_time_ms, max_tokens)
+        finally:
+            if not admitted.done():
+                admitted.set_result(None)
+            if state.starting is admitted:
+                state.starting = None
+
+    async def _start(
+        self,
+        services: Services,
+        request: Request,
+        execution_count: int,
+        source: Any,
+        yield_time_ms: int | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        state = self.state
         starting = asyncio.ensure_future(
             services.code_mode.execute(
                 source.source,
@@ -97,13 +116,10 @@ class ForegroundExecutor:
             try:
                 started = await self._started_despite_interrupt(services, starting)
             except asyncio.CancelledError:
-                state.order.cell_started(None)
                 raise  # nothing started in time: CellTerminated without a cell
             except Exception as exc:
-                state.order.cell_started(None)
                 return self._not_started(services, request, exc)
         except Exception as exc:
-            state.order.cell_started(None)
             return self._not_started(services, request, exc)
 
         record = CellRecord(started.cell_id, request.parent, execution_count, max_output_tokens=max_tokens)
@@ -111,13 +127,16 @@ class ForegroundExecutor:
         request.cell_id = record.cell_id
         request.execution_count = execution_count
         request.observing = True
-        state.order.cell_started(record.cell_id)
+        reader = state.read(started.events)
+        if state.starting is not None and not state.starting.done():
+            state.starting.set_result(None)  # approvals for the cell now wait for its reader
         if request.interrupted:
-            return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
+            return await self._terminate_now(services, record, request, max_tokens, first_unread=True)
         try:
-            response: RuntimeResponse = await asyncio.shield(started.initial_response)
+            first = await reader.answer(InitialAnswer, started.initial_response)
+            response: RuntimeResponse = first.response if first is not None else started.initial_response.result()
         except asyncio.CancelledError:
-            return await self._terminate_now(services, record, request, max_tokens, started.initial_response)
+            return await self._terminate_now(services, record, request, max_tokens, first_unread=True)
         except Exception as exc:
             record.lost = services.losses.explain(record.cell_id, exc)
             record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
@@ -132,10 +151,9 @@ class ForegroundExecutor:
             await self.publisher.emit_items(request, items, last=False)
             if request.interrupted:  # the interrupt came while the output was being sent (shown)
                 # When it stopped that delivery, the cell's later output is not shown either.
-                return await self._terminate_now(services, record, request, max_tokens, None)
+                return await self._terminate_now(services, record, request, max_tokens)
             request.observing = False
-            self.delivery.follow(services, record, request, max_tokens)
-            state.order.answered(record.cell_id)  # what came after the yield goes to the status display
+            self.delivery.follow(services, record, request, max_tokens)  # reads what came after
             return self.publisher.ok_reply()
         record.finish(response)
         return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
@@ -174,10 +192,14 @@ class ForegroundExecutor:
         record: CellRecord,
         request: Request,
         max_tokens: int | None,
-        initial: asyncio.Future[RuntimeResponse] | None,
+        *,
+        first_unread: bool = False,
     ) -> dict[str, Any]:
         """Interrupted while the execute waited: terminate the cell (within the interrupt's
-        bound) and show what it left. ``initial`` is the cell's first answer when none of it
-        was shown yet (an answer that came just before the interrupt is shown first)."""
-        items = await stop_cell(self.state.terminations, services, record, max_tokens, initial=initial)
+        bound) and show what it left. ``first_unread``: the cell's first answer was not taken
+        yet (one that came just before the interrupt is shown first)."""
+        reader = self.state.readers.get(record.cell_id)
+        items = await stop_cell(
+            self.state.terminations, services, record, max_tokens, reader=reader, first_unread=first_unread
+        )
         return await self.delivery.deliver_final(request, record, items, max_tokens)

@@ -57,7 +57,12 @@ class IdleInterrupts:
         observer = self.state.observers.get(record.cell_id)
         try:
             items = await stop_cell(
-                self.state.terminations, services, record, record.max_output_tokens, observer=observer
+                self.state.terminations,
+                services,
+                record,
+                record.max_output_tokens,
+                reader=self.state.readers.get(record.cell_id),
+                observer=observer,
             )
         except Exception:
             log.exception("terminating cell %s after an interrupt failed", record.cell_id)

@@ -21,9 +21,9 @@ specification), in short:
   by ``update_display_data`` while a :class:`~codemode.kernel.observer.CellObserver` follows
   the cell with one long ``session/wait`` at a time (no polling); every background message
   names its request explicitly as parent;
-- a cell's events are handled in the order the host sent them, whatever route they take
-  through the session (:mod:`codemode.kernel.ordering`), so a cell renders the same way every
-  time. For ``text("hello"); yield_control(); text("world"); notify("x")``: the execute shows
+- a cell's events are handled in the order the host sent them: the session puts them into
+  one stream per cell as it reads the host's frames, and the kernel reads it with one reader
+  (:mod:`codemode.kernel.cell_reader`), so a cell renders the same way every time. For ``text("hello"); yield_control(); text("world"); notify("x")``: the execute shows
   ``hello`` (stream) and then the status display (running); the notification, sent after the
   yield, updates the status display (``notify: x``), which then shows the cell finished;
   ``world`` is shown by the next ``%wait``. A notification sent before the yield is a
@@ -87,6 +87,7 @@ import zmq
 from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
+from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
 from codemode.kernel import comms, is_complete, magics, render, request_checks
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
@@ -102,7 +103,7 @@ from codemode.kernel.logs import route_library_logging
 from codemode.kernel.magic_handlers import MagicHandlers
 from codemode.kernel.notify import Notifications
 from codemode.kernel.publish import Publisher, Request, user_expression_errors
-from codemode.kernel.services import Callbacks, Services, ServicesLoader, build_services
+from codemode.kernel.services import Services, ServicesLoader, build_services
 from codemode.kernel.state import KernelState
 from codemode.kernel.tool_calls import ToolCallTracker
 from codemode.runtime.gc_tuning import KERNEL_YOUNG_THRESHOLD, freeze_startup_objects
@@ -158,6 +159,7 @@ class CodeModeKernel(Kernel):
         self._tool_calls = ToolCallTracker(self._state, self._displays)
         self._notifications = Notifications(self._publisher, self._state, self._displays)
         self._services = ServicesLoader(self._build_services)
+        self._state.handle_event = self._handle_event
         self._approvals = StdinApprovals(self, self._state)
         self._executor = ForegroundExecutor(self._publisher, self._state, self._delivery, self._services)
         self._magics = MagicHandlers(self._publisher, self._state, self._delivery, self._services)
@@ -317,8 +319,7 @@ class CodeModeKernel(Kernel):
     # ------------------------------------------------------------------ services
 
     async def _build_services(self) -> Services:
-        callbacks = Callbacks(self._on_tool_event, self._on_notify, self._on_cell_closed)
-        services = await build_services(callbacks)
+        services = await build_services()
         services.dispatcher.approver = self._approvals.ask
         # The connection file holds the key that signs this kernel's messages: a command that
         # read it could answer its own approval questions (it may live outside Jupyter's
@@ -327,46 +328,31 @@ class CodeModeKernel(Kernel):
         if connection_file:
             services.registry.sandbox.protect(hidden=[Path(connection_file)])
         freeze_startup_objects(KERNEL_YOUNG_THRESHOLD)  # the services live as long as the kernel
-        self._state.order.answers_read = services.code_mode.answers_read
-        self._state.order.forget_answers = services.code_mode.forget_answers
         if self._state.yield_time_ms is None:
             self._state.yield_time_ms = services.config.session.yield_time_ms
         if self._state.max_output_tokens is None:
             self._state.max_output_tokens = services.config.session.max_output_tokens
         return services
 
-    # ------------------------------------------------------------------ callbacks
+    # ------------------------------------------------------------------ cell events
 
-    def _in_loop(self, fn: Any, *args: Any) -> None:
-        """Run ``fn(*args)`` on the kernel's loop: now when called on it (a callback of the
-        session stamps its place in the cell's order there, :mod:`codemode.kernel.ordering`),
-        else as soon as the loop gets to it."""
-        loop = self._loop
-        if loop is None:
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            fn(*args)
+    def _handle_event(self, event: CellEvent) -> None:
+        """One event of a cell that is not an answer, taken by the cell's reader in the host's
+        order (:mod:`codemode.kernel.cell_reader`)."""
+        if isinstance(event, Notification):
+            self._notifications.show(event.cell_id, event.text)
+        elif isinstance(event, Closed):
+            self._handle_cell_closed(event.cell_id)
+        elif isinstance(event, ToolInvoked):
+            pass  # the dispatcher's ``started`` follows
         else:
-            loop.call_soon_threadsafe(fn, *args)
-
-    def _on_notify(self, cell_id: str, text: str) -> None:
-        self._in_loop(self._notifications.on_notify, cell_id, text)
-
-    def _on_cell_closed(self, cell_id: str) -> None:
-        self._in_loop(self._state.order.event, cell_id, lambda: self._handle_cell_closed(cell_id))
+            self._tool_calls.handle(event)
 
     def _handle_cell_closed(self, cell_id: str) -> None:
         log.debug("cell %s closed by the session", cell_id)
         record = self._state.cells.get(cell_id)
         if record is not None:
             record.in_flight.clear()
-
-    def _on_tool_event(self, event: Any) -> None:
-        self._in_loop(self._state.order.event, event.cell_id, lambda: self._tool_calls.handle(event))
 
     # ------------------------------------------------------------------ execute
 

@@ -143,7 +143,14 @@ class MagicHandlers:
                     begin=lambda: setattr(request, "observing", True),
                 )
             except asyncio.CancelledError:
-                items = await stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+                items = await stop_cell(
+                    self.state.terminations,
+                    services,
+                    record,
+                    max_tokens,
+                    reader=self.state.readers.get(record.cell_id),
+                    observer=observer,
+                )
                 final = record.final
             if final is not None:
                 return await self.delivery.deliver_final(request, record, items, max_tokens)
@@ -165,7 +172,14 @@ class MagicHandlers:
         max_tokens = self.state.max_output_tokens
         observer = self.state.observers[record.cell_id]
         stopping = asyncio.ensure_future(
-            stop_cell(self.state.terminations, services, record, max_tokens, observer=observer)
+            stop_cell(
+                self.state.terminations,
+                services,
+                record,
+                max_tokens,
+                reader=self.state.readers.get(record.cell_id),
+                observer=observer,
+            )
         )
         try:
             items = await asyncio.shield(stopping)

@@ -5,9 +5,9 @@ executed or waited on, as a ``display_data`` (``text/plain``, metadata
 ``{"codemode": {"notify": cell_id}}``) under that request; for a background cell, as one of the
 latest texts in its status display; for a cell whose end was already shown, under the request
 that showed it while that request runs, else not at all. Which
-of these applies follows the host's order of the cell's events (:mod:`codemode.kernel.ordering`,
-which also holds a notification that arrives before ``execute`` has returned the new cell's
-id): a notification sent after the cell's ``Yielded`` goes to the status display.
+of these applies follows the host's order of the cell's events, read by one reader
+(:mod:`codemode.kernel.cell_reader`): a notification sent after the cell's ``Yielded`` goes to
+the status display.
 
 A flood of notifications stays a few messages: the first :data:`NOTIFY_BURST` of a request
 are outputs of their own, the rest share one display (``display_data`` with a ``display_id``,
@@ -83,12 +83,8 @@ class Notifications:
         self.displays = displays
         self._overflow: _Overflow | None = None
 
-    def on_notify(self, cell_id: str, text: str) -> None:
-        """A notification of ``cell_id`` (called from the session's callback, on the kernel's
-        loop): shown in the host's order of the cell's events (:mod:`codemode.kernel.ordering`)."""
-        self.state.order.event(cell_id, lambda: self._show(cell_id, text))
-
-    def _show(self, cell_id: str, text: str) -> None:
+    def show(self, cell_id: str, text: str) -> None:
+        """A notification of ``cell_id``, taken from the cell's events in the host's order."""
         record = self.state.cells.get(cell_id)
         budget = record.max_output_tokens if record is not None else self.state.max_output_tokens
         request = self.state.foreground(cell_id)

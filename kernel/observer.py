@@ -20,13 +20,14 @@ answered by an event of the cell, never by a clock of the kernel:
 
 ``%wait`` reads the items buffered in the :class:`~codemode.kernel.cells.CellRecord`
 (:meth:`CellObserver.collect`); ``%terminate`` and interrupts go through terminate
-(:mod:`codemode.kernel.termination`). Answers are handled in the host's order with the cell's
-callbacks (:mod:`codemode.kernel.ordering`): an answer that ends a collecting ``%wait`` counts
-as handled only once that ``%wait`` has shown it (:meth:`CellObserver.release`), so a
-notification sent after it goes to the status display, not under the ``%wait``. Where a
-``%wait`` begins is placed in the host's order too: it first yields the wait in flight, and
-observes from that answer on, so a notification the host sent before the ``%wait`` began goes
-to the status display however late the kernel handles it.
+(:mod:`codemode.kernel.termination`). The observer is the reader of the cell's events after
+the execute (:mod:`codemode.kernel.cell_reader`): it handles them in the host's order while
+its wait is in flight, and takes no event after an answer that ends a collecting ``%wait``
+until that ``%wait`` has shown it (:meth:`CellObserver.release`), so a notification sent after
+it goes to the status display, not under the ``%wait``. Where a ``%wait`` begins is placed in
+the host's order too: it first yields the wait in flight, and observes from that answer on, so
+a notification the host sent before the ``%wait`` began goes to the status display. Once the
+cell ended, its later events are handled as they come.
 
 Cost, measured with ``bench/background_cell.py`` (a yielded cell awaiting a timer, observed
 for 30 s, on the shared 2-core development machine; ranges over several runs):
@@ -52,10 +53,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from codemode.cell_events import WaitAnswer
+from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, PROBE_S
 from codemode.kernel.host_loss import HostLoss
-from codemode.kernel.ordering import CellOrder
 from codemode.responses import RuntimeResponse, WaitOutcome
 
 if TYPE_CHECKING:
@@ -84,7 +86,7 @@ class CellObserver:
     """Owns the observation of one yielded cell (see the module docstring).
 
     ``code_mode`` is the code-mode session; ``on_change(record)`` is called (on the loop) when
-    the record's buffer or final response changed; ``order`` counts the answers handled;
+    the record's buffer or final response changed; ``reader`` reads the cell's events;
     ``wait_ms`` is each wait's yield time and ``max_output_tokens`` its budget;
     ``explain(cell_id, exc)`` tells whether a failed wait means the runtime host stopped.
     """
@@ -94,8 +96,8 @@ class CellObserver:
         code_mode: CodeModeSession,
         record: CellRecord,
         on_change: Callable[[CellRecord], None],
+        reader: CellReader,
         *,
-        order: CellOrder | None = None,
         wait_ms: int = LONG_WAIT_MS,
         max_output_tokens: int | None = None,
         explain: Callable[[str, BaseException], HostLoss | None] | None = None,
@@ -103,7 +105,7 @@ class CellObserver:
         self.code_mode = code_mode
         self.record = record
         self.on_change = on_change
-        self.order = order or CellOrder()
+        self.reader = reader
         self.wait_ms = wait_ms
         self.max_output_tokens = max_output_tokens
         self.explain = explain
@@ -149,10 +151,13 @@ class CellObserver:
         record = self.record
         while record.final is None and not self.terminating:
             started = time.monotonic()
-            try:
-                outcome: WaitOutcome = await self.code_mode.wait(
+            request = asyncio.ensure_future(
+                self.code_mode.wait(
                     record.cell_id, yield_time_ms=self.wait_ms, max_output_tokens=self.max_output_tokens
                 )
+            )
+            try:
+                answer = await self.reader.answer(WaitAnswer, request)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # host gone, session shut down, ...
@@ -160,12 +165,19 @@ class CellObserver:
                     record.lost = self.explain(record.cell_id, exc) if self.explain is not None else None
                     record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
                     await self._answered(ends_collect=True)
+                    self.reader.release()
                 return
+            finally:
+                if not request.done():
+                    request.cancel()  # the observer was stopped: the wait is abandoned
+            outcome: WaitOutcome = answer.outcome if answer is not None else request.result()
             if self.terminating:
                 if outcome.response.kind == "Terminated":
                     self.terminated_items = list(outcome.response.content_items)
                 return
             await self._answered(ends_collect=self._take_answer(outcome, started))
+        if record.final is not None and not self.terminating:
+            self.reader.release()  # the cell ended: its later events are handled as they come
 
     def _take_answer(self, outcome: WaitOutcome, started: float) -> bool:
         """Apply one wait answer to the record; True when it ends a collecting ``%wait``."""
@@ -192,9 +204,7 @@ class CellObserver:
         self._handover = handover
         self._signal()
         self._began()
-        if handover is None:
-            self.order.answered(self.record.cell_id)
-        else:
+        if handover is not None:
             await handover.wait()
 
     def _began(self) -> None:
@@ -208,7 +218,6 @@ class CellObserver:
         handover, self._handover = self._handover, None
         if handover is not None:
             handover.set()
-            self.order.answered(self.record.cell_id)
 
     async def collect(
         self, yield_time_ms: int, begin: Callable[[], None] | None = None
@@ -219,7 +228,7 @@ class CellObserver:
 
         ``begin()`` is called where the ``%wait`` begins in the host's order of the cell's
         events: the wait in flight is yielded first, and ``begin()`` runs as its answer is
-        handled (before the callbacks the host sent after it); at once when no wait is in
+        handled (before the events the host sent after it); at once when no wait is in
         flight. Returns ``(items, final)``; ``final`` is None while the cell still runs. The
         caller must call :meth:`release` once it has shown them. Raises
         ``asyncio.CancelledError`` when cancelled (the buffer is left intact).

@@ -44,7 +44,7 @@ VARIABLES = {"engine": ENGINE_VARIABLE, "profile": PROFILE_VARIABLE}
 
 if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thread at run time
     from codemode.config import Config
-    from codemode.dispatch import ToolCallEvent, ToolCallRuntime
+    from codemode.dispatch import ToolCallRuntime
     from codemode.session import CodeModeSession
     from codemode.tools.registry import ToolRegistry
 
@@ -84,16 +84,6 @@ class Services:
         if not self.registry.sandbox.policy.unrestricted:
             return []
         return [DANGER_NOTICE]
-
-
-@dataclass
-class Callbacks:
-    """What the code-mode session and the dispatcher report to the kernel (called on the event
-    loop or from other threads; the kernel moves them onto its loop)."""
-
-    on_tool_event: Callable[[ToolCallEvent], None]
-    on_notify: Callable[[str, str], None]
-    on_cell_closed: Callable[[str], None]
 
 
 def _import_service_modules() -> dict[str, ModuleType]:
@@ -174,7 +164,7 @@ def reference_host_problem(profile: str) -> str | None:
     )
 
 
-async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Services:
+async def build_services(cwd: Path | None = None) -> Services:
     """Load ``codemode.toml`` (from ``cwd``, default the working folder), start the tools and
     make the code-mode session. Raises whatever fails (an import error, a broken registry)."""
     mods = await asyncio.to_thread(_import_service_modules)
@@ -199,13 +189,10 @@ async def build_services(callbacks: Callbacks, cwd: Path | None = None) -> Servi
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)
     dispatcher = mods["dispatch"].ToolCallRuntime(registry)
-    dispatcher.add_listener(callbacks.on_tool_event)
     code_mode = mods["session"].CodeModeSession(
         registry=registry,
         dispatcher=dispatcher,
         defaults=config.session,
-        on_notify=callbacks.on_notify,
-        on_cell_closed=callbacks.on_cell_closed,
     )
     return Services(config, registry, dispatcher, code_mode, mods["pragma"], mods["truncation"], HostLosses(code_mode))
 
@@ -276,7 +263,6 @@ class ServicesLoader:
 
 
 __all__ = [
-    "Callbacks",
     "Services",
     "ServicesLoader",
     "build_services",

@@ -34,6 +34,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from codemode.cell_events import InitialAnswer, WaitAnswer
+from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import ANSWER_S, await_or_probe
 from codemode.kernel.observer import CellObserver
@@ -120,19 +122,23 @@ async def stop_cell(
     record: CellRecord,
     max_tokens: int | None,
     *,
+    reader: CellReader | None = None,
     observer: CellObserver | None = None,
-    initial: asyncio.Future[RuntimeResponse] | None = None,
+    first_unread: bool = False,
 ) -> list[dict[str, Any]]:
     """Terminate ``record``'s cell (bounded, :meth:`Terminations.stop`) unless it already ended,
     record how it ended and return the output not shown yet (within ``max_tokens`` per the host).
 
     The end recorded: the host's ``Terminated``; the cell's ``Result`` when it completed first
-    (a finished ``initial`` response, or the ``observer``'s last answer; Codex's terminate
+    (a first response not taken yet, or the ``observer``'s last answer; Codex's terminate
     answers the same); a cell lost with its host (``record.lost``, shown as ``HostStopped``);
     ``Terminated`` when the answer did not come in time or the cell was already gone; any other
     session error as a failed ``Result``. A ``Terminated`` cell whose host exited to stop it
-    gets ``record.restart_note`` in the notebook profile (bindings went with the host). ``observer`` (a yielded cell's) is closed. An
-    ``initial`` ``Yielded`` answer is one not shown yet: its output comes first.
+    gets ``record.restart_note`` in the notebook profile (bindings went with the host).
+    ``observer`` (a yielded cell's) is closed. Then the events of the cell's stream read so far
+    are handled in order by ``reader`` (:meth:`~codemode.kernel.cell_reader.CellReader.drain`);
+    with ``first_unread``, a first answer among them was not shown yet: a ``Yielded``'s output
+    comes first.
     """
     cell_id = record.cell_id
     if observer is not None:
@@ -151,8 +157,12 @@ async def stop_cell(
         if stopped.failure is not None:
             record.lost = services.losses.explain(cell_id, stopped.failure)
             response = RuntimeResponse("Result", cell_id, [], error_text=str(stopped.failure))
-    if initial is not None and initial.done() and not initial.cancelled() and initial.exception() is None:
-        first = initial.result()
+    if observer is not None:
+        await observer.aclose()
+    answers = reader.drain() if reader is not None else []
+    firsts = [a.response for a in answers if isinstance(a, InitialAnswer)] if first_unread else []
+    if firsts:
+        first = firsts[0]
         if first.kind == "Yielded":
             # The cell yielded just before the interrupt and its output was not shown yet: it
             # comes before whatever the cell printed after yielding.
@@ -163,6 +173,9 @@ async def stop_cell(
             response, items = first, list(first.content_items)  # natural completion won the race
     if observer is not None and not items:
         items = observer.terminated_items
+    if not items:  # the observer's wait, answered by the terminate after the observer stopped
+        ended = [a.outcome.response for a in answers if isinstance(a, WaitAnswer) and a.outcome.live]
+        items = [item for response in ended if response.kind == "Terminated" for item in response.content_items]
     if response is None or outcome_is_missing(response):
         response = RuntimeResponse("Terminated", cell_id, [])
     if record.final is None:
@@ -170,7 +183,5 @@ async def stop_cell(
         record.finish(response)
         if response.kind == "Terminated":
             record.restart_note = services.losses.restart_note(cell_id)
-    if observer is not None:
-        await observer.aclose()
     remaining, record.buffer = record.buffer, []
     return remaining

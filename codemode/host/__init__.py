@@ -1,8 +1,9 @@
 """The client's connection to a code-mode runtime host, split by concern:
 
 - :mod:`~codemode.host.spawn`: start the host process and handshake;
-- :mod:`~codemode.host.driver`: :class:`HostConnection`, the driver (read loop, writes,
-  process watch, liveness watchdog) that applies the state machine's effects in one place;
+- :mod:`~codemode.host.connection`: :class:`HostConnection`, the operations callers use and
+  what carries them out (read loop, writes, process watch, liveness watchdog), applying the
+  state machine's effects in one place;
 - :mod:`~codemode.host.state`: :class:`ConnectionState`, every transition as a pure function
   call returning :mod:`~codemode.host.effects`;
 - :mod:`~codemode.host.request_tracker`, :mod:`~codemode.host.remote_sessions` (remote
@@ -13,17 +14,17 @@
 - :mod:`~codemode.host.provider`: :class:`HostProvider`, which connection new cells use.
 """
 
-from codemode.host.connection import HostConnection
+from codemode.host.connection import (
+    SHUTDOWN_TIMEOUT_S,
+    WAIT_TRANSPORT_TIMEOUT_S,
+    HostConnection,
+    terminate_deadline_s,
+    wait_deadline_s,
+)
 from codemode.host.delegate_book import (
     MAX_DEFERRED_DELEGATE_MESSAGES,
     MAX_PENDING_DELEGATE_CALLS,
     MAX_RECENT_DELEGATE_IDS,
-)
-from codemode.host.driver import (
-    SHUTDOWN_TIMEOUT_S,
-    WAIT_TRANSPORT_TIMEOUT_S,
-    terminate_deadline_s,
-    wait_deadline_s,
 )
 from codemode.host.liveness import Liveness
 from codemode.host.provider import HostProvider

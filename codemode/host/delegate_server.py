@@ -1,5 +1,5 @@
-"""Serving the host's delegate calls: each call runs as a task through its remote session's
-delegate (a tool call or a notification) and is answered with ``delegate/response``, unless it
+"""Serving the host's tool calls: each call runs as a task through its remote session's
+delegate and is answered with ``delegate/response``, unless it
 was revoked first (``delegate/cancel``, its cell closed, the connection failed): then its token
 is cancelled, it is never answered, and nobody waits for it to finish."""
 
@@ -13,7 +13,6 @@ from typing import Any
 
 from codemode.cancellation import CancellationToken
 from codemode.errors import CodeModeError, ToolCallError
-from codemode.host.answers import stamp_delegate
 from codemode.host.effects import ServeDelegate
 from codemode.wire import messages
 from codemode.wire.framing import FrameTooLarge, encode_frame
@@ -38,11 +37,10 @@ class DelegateServer:
         self._calls: dict[int, tuple[CancellationToken, asyncio.Task[None]]] = {}
         self._revoked: set[asyncio.Task[None]] = set()
 
-    def serve(self, effect: ServeDelegate, answers: int = 0) -> None:
-        """Run the call; ``answers`` is how many answers about its cell had been read when its
-        request was (:func:`~codemode.host.answers.stamp_delegate`)."""
+    def serve(self, effect: ServeDelegate) -> None:
+        """Run the call."""
         token = CancellationToken()
-        task = asyncio.ensure_future(self._serve(effect, token, answers))
+        task = asyncio.ensure_future(self._serve(effect, token))
         self._calls[effect.delegate_id] = (token, task)
 
     def revoke(self, delegate_id: int) -> None:
@@ -55,8 +53,7 @@ class DelegateServer:
             self._revoked.add(task)
             task.add_done_callback(self._revoked.discard)
 
-    async def _serve(self, effect: ServeDelegate, token: CancellationToken, answers: int) -> None:
-        stamp_delegate(self, effect.session.session_id, effect.cell_id, answers)
+    async def _serve(self, effect: ServeDelegate, token: CancellationToken) -> None:
         delegate_id = effect.delegate_id
         try:
             result = await self._run(effect, token)
@@ -81,12 +78,8 @@ class DelegateServer:
     @staticmethod
     async def _run(effect: ServeDelegate, token: CancellationToken) -> WireResult:
         request: Any = effect.request["request"]
-        delegate = effect.session.delegate
         try:
-            if request["type"] == "tool/invoke":
-                return messages.tool_result(await delegate.invoke_tool(request["invocation"], token))
-            await delegate.notify(request["callId"], request["cellId"], request["text"])
-            return messages.notification_delivered()
+            return messages.tool_result(await effect.session.delegate.invoke_tool(request["invocation"], token))
         except asyncio.CancelledError:
             raise
         except ToolCallError as exc:

@@ -1,7 +1,7 @@
-"""What the connection's state machine asks the driver to do.
+"""What the connection's state machine asks the connection to do.
 
 :class:`~codemode.host.state.ConnectionState` never touches a future, a task or a pipe: each of
-its transitions returns a list of these effects, and :class:`~codemode.host.driver.HostConnection`
+its transitions returns a list of these effects, and :class:`~codemode.host.connection.HostConnection`
 applies them, in order, in one place (``_apply``). A test can drive the state machine with plain
 calls and compare the effects.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from codemode.cell_events import SessionEvent
 from codemode.host.remote_sessions import RemoteSession
 from codemode.responses import RuntimeResponse
 
@@ -98,19 +99,13 @@ class Revoke:
 
 
 @dataclass(frozen=True)
-class CellClosed:
-    """Tell ``session``'s delegate that ``cell_id`` is closed (exactly once per admitted cell)."""
+class Report:
+    """Hand ``event`` to ``session``'s delegate now, while its frame is read
+    (:mod:`codemode.cell_events`: a cell's events so keep the order of the host's frames).
+    A cell's :class:`~codemode.cell_events.Closed` comes exactly once per admitted cell."""
 
     session: RemoteSession
-    cell_id: str
-
-
-@dataclass(frozen=True)
-class StoredValues:
-    """Hand a cell's committed ``store()`` writes to ``session``'s delegate."""
-
-    session: RemoteSession
-    values: dict[str, Any]
+    event: SessionEvent
 
 
 @dataclass(frozen=True)
@@ -136,8 +131,7 @@ Effect = (
     | TerminateAbandoned
     | ServeDelegate
     | Revoke
-    | CellClosed
-    | StoredValues
+    | Report
     | HostExiting
     | Kill
 )

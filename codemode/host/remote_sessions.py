@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from codemode.cancellation import CancellationToken
+from codemode.cell_events import SessionEvent
 
 
 class SessionDelegate(Protocol):
@@ -17,14 +18,10 @@ class SessionDelegate(Protocol):
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: CancellationToken) -> Any:
         """Run a tool call; return its JSON result or raise ``ToolCallError`` to reject."""
 
-    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
-        """Deliver a ``notify()`` text; raising makes the answer an error."""
-
-    def cell_closed(self, cell_id: str) -> None:
-        """The cell is closed; called exactly once per admitted cell."""
-
-    def stored_values(self, values: dict[str, Any]) -> None:
-        """A cell committed these store writes (codemode's extension message)."""
+    def report(self, event: SessionEvent) -> None:
+        """What the host reported, as its frame is read (:mod:`codemode.cell_events`): a
+        cell's answers, notifications, tool calls (before :meth:`invoke_tool` runs them) and
+        close (exactly once per admitted cell), and committed stored values."""
 
 
 @dataclass(eq=False)

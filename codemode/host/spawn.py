@@ -20,8 +20,7 @@ import sys
 from typing import Any
 
 from codemode.errors import CodeModeError, HostConnectionError
-from codemode.host.connection import HostConnection
-from codemode.host.driver import WAIT_TRANSPORT_TIMEOUT_S
+from codemode.host.connection import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
 from codemode.host.liveness import Liveness
 from codemode.wire import frame_json, messages
 from codemode.wire.framing import CAPABILITIES, PROTOCOL_VERSION, FrameError, encode_frame, read_frame

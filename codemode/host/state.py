@@ -13,6 +13,11 @@ it does no I/O and never awaits. The rules (Codex's client driver,
 - abandonment: a caller that went away is cleaned up after on the wire (an admitted execute
   is cancelled and its cell terminated; a wait is cancelled and the next wait on that cell
   waits until the host answered the cancelled one);
+- what the host reports about a cell becomes a :class:`~codemode.host.effects.Report` of its
+  event (:mod:`codemode.cell_events`) in the transition that reads the frame, so the
+  cell's events keep the order of the host's frames: an initial response, a wait or
+  terminate answer whose caller still waits, a ``tool/invoke`` (before the call is served),
+  a ``notification/send`` (answered at once), ``cell/closed``;
 - delegate requests for a cell an execute in flight may still admit are deferred (at most
   1024, else the connection fails) and forwarded in order once it is admitted; at most 1024
   calls are served at once; ``delegate/cancel`` and a closed cell revoke calls at once;
@@ -27,25 +32,32 @@ from __future__ import annotations
 import logging
 from typing import Any, assert_never
 
+from codemode.cell_events import (
+    Closed,
+    InitialAnswer,
+    Notification,
+    StoredValuesCommitted,
+    TerminateAnswer,
+    ToolInvoked,
+    WaitAnswer,
+)
 from codemode.errors import CodeModeError
 from codemode.host import incoming
-from codemode.host.answers import AnswerCounts
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS, DeferredDelegateRequest, DelegateBook
 from codemode.host.effects import (
     Admitted,
-    CellClosed,
     Effect,
     HostExiting,
     InitialReject,
     InitialResolve,
     Kill,
     Reject,
+    Report,
     Resolve,
     Revoke,
     Send,
     ServeDelegate,
     Settle,
-    StoredValues,
     TerminateAbandoned,
 )
 from codemode.host.incoming import Violation
@@ -66,8 +78,6 @@ class ConnectionState:
         self.requests = RequestTracker()
         self.sessions = SessionRegistry()
         self.delegates = DelegateBook()
-        self.answers = AnswerCounts()
-        """Answers read per cell (:mod:`codemode.host.answers`)."""
         self.alive = True
         self.failure: str | None = None
         self.failed_idle = False
@@ -185,7 +195,7 @@ class ConnectionState:
             case "session/storedValues":
                 session = self.sessions.get(message["sessionId"])
                 if session is not None:
-                    effects.append(StoredValues(session, message["values"]))
+                    effects.append(Report(session, StoredValuesCommitted(message["values"])))
             case "host/exiting":
                 if self.retiring is None:
                     self.retiring = message["reason"]
@@ -199,7 +209,6 @@ class ConnectionState:
         if pending is None:
             raise Violation(f"code-mode host answered unknown request ID {request_id!r}")
         effects.append(Settle(pending.request_id))
-        self._count_answer(pending)
         try:
             self._on_answer(pending, message["result"], effects)
         except Violation as exc:
@@ -229,6 +238,10 @@ class ConnectionState:
                     raise Violation(
                         f"code-mode host returned cell {outcome.response.cell_id} for request targeting {pending.cell_id}"
                     )
+                session = self.sessions.get(pending.session_id)
+                if session is not None and pending.cell_id is not None and not pending.abandoned:
+                    answer = WaitAnswer if pending.kind == "wait" else TerminateAnswer
+                    effects.append(Report(session, answer(pending.cell_id, outcome)))
                 effects.append(self._resolve(pending, outcome))
             case "bindings":
                 try:
@@ -267,7 +280,6 @@ class ConnectionState:
         entry = self.requests.initial.pop(rid, None)
         if entry is None:
             raise Violation(f"code-mode host sent an initial response for unknown request ID {rid!r}")
-        self.answers.count(*entry)
         try:
             response = incoming.parse_initial(message["result"])
             if isinstance(response, str):
@@ -280,6 +292,9 @@ class ConnectionState:
         except Violation as exc:
             effects.append(InitialReject(rid, str(exc)))
             raise
+        session = self.sessions.get(entry[0])
+        if session is not None:
+            effects.append(Report(session, InitialAnswer(entry[1], response)))
         effects.append(InitialResolve(rid, response))
 
     def _on_delegate(self, request: DelegateRequest, effects: list[Effect]) -> None:
@@ -301,21 +316,28 @@ class ConnectionState:
                 raise Violation("code-mode host exceeded deferred cross-socket message limit")
             self.delegates.deferred.append(DeferredDelegateRequest(delegate_id, session_id, cell_id, request))
             return
-        effects.append(self._dispatch_delegate(delegate_id, session, cell_id, request))
+        effects += self._dispatch_delegate(delegate_id, session, cell_id, request)
 
     def _dispatch_delegate(
         self, delegate_id: int, session: RemoteSession, cell_id: str, request: DelegateRequest
-    ) -> Effect:
+    ) -> list[Effect]:
+        """A delegate request of an admitted cell: a notification is reported and answered at
+        once; a tool call is reported (its first event) and then served."""
         if cell_id not in session.live_cells:
-            return self._delegate_error(
-                delegate_id, f"code-mode host delegated for unknown cell {cell_id} in session {session.session_id}"
-            )
+            text = f"code-mode host delegated for unknown cell {cell_id} in session {session.session_id}"
+            return [self._delegate_error(delegate_id, text)]
+        asked = request["request"]
+        if asked["type"] == "notification/send":
+            delivered = messages.delegate_response(delegate_id, messages.notification_delivered())
+            return [Report(session, Notification(cell_id, asked["text"])), Send(delivered)]
         if not self.delegates.has_room():
-            return self._delegate_error(
-                delegate_id, f"code-mode host exceeded the limit of {MAX_PENDING_DELEGATE_CALLS} pending delegate calls"
-            )
+            text = f"code-mode host exceeded the limit of {MAX_PENDING_DELEGATE_CALLS} pending delegate calls"
+            return [self._delegate_error(delegate_id, text)]
         self.delegates.serve(delegate_id, session.session_id, cell_id)
-        return ServeDelegate(delegate_id, session, cell_id, request)
+        return [
+            Report(session, ToolInvoked(cell_id, asked["invocation"])),
+            ServeDelegate(delegate_id, session, cell_id, request),
+        ]
 
     def _release_deferred(self, session_id: str) -> list[Effect]:
         """Forward, in arrival order, the deferred requests of ``session_id`` whose cell is now
@@ -333,9 +355,7 @@ class ConnectionState:
                 text = f"code-mode host delegated for unknown session {session_id}"
                 effects.append(self._delegate_error(deferred.delegate_id, text))
             else:
-                effects.append(
-                    self._dispatch_delegate(deferred.delegate_id, session, deferred.cell_id, deferred.request)
-                )
+                effects += self._dispatch_delegate(deferred.delegate_id, session, deferred.cell_id, deferred.request)
         return effects
 
     # -- cells, answers, failure ----------------------------------------------------------------
@@ -343,7 +363,7 @@ class ConnectionState:
         session.live_cells.discard(cell_id)
         # The cell is gone: calls still in flight for it will never be awaited by the host.
         effects: list[Effect] = [Revoke(c.delegate_id) for c in self.delegates.take_cell(session.session_id, cell_id)]
-        effects.append(CellClosed(session, cell_id))
+        effects.append(Report(session, Closed(cell_id)))
         return effects
 
     def _close_cells(self, session: RemoteSession) -> list[Effect]:
@@ -351,11 +371,6 @@ class ConnectionState:
         for cell_id in session.sorted_cells():
             effects += self._close_cell(session, cell_id)
         return effects
-
-    def _count_answer(self, pending: PendingRequest) -> None:
-        """Count the answer to a wait or terminate whose caller still waits for it."""
-        if pending.kind in ("wait", "terminate") and pending.cell_id is not None and not pending.abandoned:
-            self.answers.count(pending.session_id, pending.cell_id)
 
     @staticmethod
     def _resolve(pending: PendingRequest, value: Any) -> Effect:
@@ -387,12 +402,9 @@ class ConnectionState:
             or any(p.kind == "open" for p in self.requests.pending.values())
             or any(session.live_cells for session in self.sessions)
         )
-        for session_id, cell_id in self.requests.initial.values():
-            self.answers.count(session_id, cell_id)
         pending, initial = self.requests.clear()
         effects: list[Effect] = []
         for request in pending:
-            self._count_answer(request)
             request.answer = request.answer or "error"
             effects += [Reject(request.request_id, reason, connection_error=True), Settle(request.request_id)]
         effects += [InitialReject(request_id, reason, connection_error=True) for request_id in initial]

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from polling import BOUND_S
 
+from codemode.cell_events import Closed, Notification
 from codemode.config import Config, SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.host import HostConnection, HostProvider, Liveness
@@ -103,12 +104,17 @@ class SessionHarness:
             dispatcher=self.dispatcher,
             defaults=SessionDefaults(),
             host_command=self.command,
-            on_notify=lambda cell, text: self._record(self.notes, (cell, text)),
-            on_cell_closed=lambda cell: self._record(self.closed, cell),
             provider=self.provider,
             **self.options,
         )
+        self.session.add_listener(self._record_cell_event)
         return self
+
+    def _record_cell_event(self, event: Any) -> None:
+        if isinstance(event, Notification):
+            self._record(self.notes, (event.cell_id, event.text))
+        elif isinstance(event, Closed):
+            self._record(self.closed, event.cell_id)
 
     async def __aexit__(self, *exc: object) -> None:
         await self.session.shutdown()

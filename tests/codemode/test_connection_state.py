@@ -11,15 +11,16 @@ from typing import Any
 
 import pytest
 
+from codemode.cell_events import Closed, InitialAnswer, SessionEvent, ToolInvoked, WaitAnswer
 from codemode.host.delegate_book import MAX_PENDING_DELEGATE_CALLS
 from codemode.host.effects import (
     Admitted,
-    CellClosed,
     HostExiting,
     InitialReject,
     InitialResolve,
     Kill,
     Reject,
+    Report,
     Resolve,
     Revoke,
     Send,
@@ -40,9 +41,7 @@ class Delegate:
     """Never called: the state machine only names it in effects."""
 
     async def invoke_tool(self, invocation: dict[str, Any], cancellation: Any) -> Any: ...
-    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None: ...
-    def cell_closed(self, cell_id: str) -> None: ...
-    def stored_values(self, values: dict[str, Any]) -> None: ...
+    def report(self, event: SessionEvent) -> None: ...
 
 
 def opened() -> ConnectionState:
@@ -82,11 +81,13 @@ def test_a_cell_is_admitted_answered_and_closed_once():
     initial = messages.initial_response(
         request_id, messages.ok(messages.result("1", [messages.input_text("hi")], None))
     )
-    assert state.on_message(initial) == [
-        InitialResolve(request_id, RuntimeResponse("Result", "1", [{"type": "input_text", "text": "hi"}], None))
-    ]
     session = state.sessions.get(SESSION)
-    assert state.on_message(messages.cell_closed(SESSION, "1")) == [CellClosed(session, "1")]  # type: ignore[arg-type]
+    response = RuntimeResponse("Result", "1", [{"type": "input_text", "text": "hi"}], None)
+    assert state.on_message(initial) == [
+        Report(session, InitialAnswer("1", response)),  # type: ignore[arg-type]
+        InitialResolve(request_id, response),
+    ]
+    assert state.on_message(messages.cell_closed(SESSION, "1")) == [Report(session, Closed("1"))]  # type: ignore[arg-type]
     assert state.on_message(messages.cell_closed(SESSION, "1")) == []
     assert state.requests.pending == {} and state.requests.initial == {}
 
@@ -101,7 +102,11 @@ def test_a_wait_answer_for_another_cell_rejects_the_caller_then_fails_the_connec
     text = "code-mode host returned cell 2 for request targeting 1"
     session = state.sessions  # cleared by the failure
     assert effects[:2] == [Settle(wait.request_id), Reject(wait.request_id, text)]
-    assert effects[2:] == [InitialReject(2, text, connection_error=True), CellClosed(effects[3].session, "1"), Kill()]  # type: ignore[union-attr]
+    assert effects[2:] == [
+        InitialReject(2, text, connection_error=True),
+        Report(effects[3].session, Closed("1")),
+        Kill(),
+    ]  # type: ignore[union-attr]
     assert not state.alive and state.failure == text and list(session) == []
     assert state.fail("again") == []
 
@@ -111,9 +116,11 @@ def test_a_good_wait_answer_resolves_with_the_outcome():
     admit(state, "1")
     wait = state.begin("wait", SESSION, "1")
     answer = messages.wait_completed(messages.live_cell(messages.yielded("1", [messages.input_text("x")])))
+    outcome = WaitOutcome(True, RuntimeResponse("Yielded", "1", [messages.input_text("x")]))
     assert state.on_message(messages.operation_response(wait.request_id, messages.ok(answer))) == [
         Settle(wait.request_id),
-        Resolve(wait.request_id, WaitOutcome(True, RuntimeResponse("Yielded", "1", [messages.input_text("x")]))),
+        Report(state.sessions.get(SESSION), WaitAnswer("1", outcome)),  # type: ignore[arg-type]
+        Resolve(wait.request_id, outcome),
     ]
 
 
@@ -124,7 +131,7 @@ def test_failure_rejects_every_caller_closes_every_cell_once_and_kills():
     effects = state.fail("code-mode host closed its stdout")
     session = state.sessions.get(SESSION)
     assert session is None
-    closed = [e for e in effects if isinstance(e, CellClosed)]
+    closed = [e.event for e in effects if isinstance(e, Report) and isinstance(e.event, Closed)]
     assert [e.cell_id for e in closed] == ["1", "2"]
     assert Reject(wait.request_id, "code-mode host closed its stdout", True) in effects
     assert InitialReject(first, "code-mode host closed its stdout", True) in effects
@@ -173,7 +180,7 @@ def test_an_execute_in_flight_that_the_host_never_admitted_leaves_the_failure_id
         execute.sent = written
         effects = unacknowledged.fail("code-mode host exited with status signal: 9 (SIGKILL)")
         assert Reject(execute.request_id, "code-mode host exited with status signal: 9 (SIGKILL)", True) in effects
-        assert not [e for e in effects if isinstance(e, CellClosed | InitialReject)]
+        assert not [e for e in effects if isinstance(e, Report | InitialReject)]
         assert unacknowledged.failed_idle is True
 
     admitted = opened()
@@ -224,6 +231,7 @@ def test_a_delegate_request_for_a_cell_not_yet_admitted_waits_for_its_execute():
     assert effects == [
         Settle(execute.request_id),
         Admitted(execute.request_id, "1", True),
+        Report(session, ToolInvoked("1", tool_request(7, "1")["request"]["invocation"])),  # type: ignore[arg-type, index]
         ServeDelegate(7, session, "1", tool_request(7, "1")),  # type: ignore[arg-type]
     ]
     assert state.on_message(messages.delegate_cancel(7)) == [Revoke(7)]
@@ -233,11 +241,11 @@ def test_the_1025th_delegate_call_is_answered_with_codex_error():
     state = opened()
     admit(state, "1")
     for delegate_id in range(1, MAX_PENDING_DELEGATE_CALLS + 1):
-        assert isinstance(state.on_message(tool_request(delegate_id, "1"))[0], ServeDelegate)
+        assert isinstance(state.on_message(tool_request(delegate_id, "1"))[1], ServeDelegate)
     text = "code-mode host exceeded the limit of 1024 pending delegate calls"
     assert state.on_message(tool_request(5000, "1")) == [Send(messages.delegate_response(5000, messages.error(text)))]
     state.delegate_finished(1)
-    assert isinstance(state.on_message(tool_request(5001, "1"))[0], ServeDelegate)
+    assert isinstance(state.on_message(tool_request(5001, "1"))[1], ServeDelegate)
 
 
 def test_the_exit_notice_retires_the_connection_but_answers_still_arrive():
@@ -250,7 +258,7 @@ def test_the_exit_notice_retires_the_connection_but_answers_still_arrive():
     assert state.on_message(messages.host_exiting("again")) == []
     assert state.retiring == "cell 1 could not be stopped" and state.alive
     answer = messages.wait_completed(messages.live_cell(messages.terminated("1", [])))
-    assert state.on_message(messages.operation_response(terminate.request_id, messages.ok(answer)))[1] == Resolve(
+    assert state.on_message(messages.operation_response(terminate.request_id, messages.ok(answer)))[2] == Resolve(
         terminate.request_id, WaitOutcome(True, RuntimeResponse("Terminated", "1"))
     )
 

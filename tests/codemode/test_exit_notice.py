@@ -18,6 +18,7 @@ import pytest
 from driver.driver_harness import FRAME_TIMEOUT_S, SESSION, DriverHarness, RecordingDelegate, terminated
 from session_harness import SessionHarness
 
+from codemode.cell_events import StoredValuesCommitted
 from codemode.errors import CodeModeError, HostConnectionError
 
 pytestmark = pytest.mark.timeout(60)
@@ -79,7 +80,7 @@ async def test_after_the_notice_the_next_cell_starts_on_a_new_host_at_once():
         assert (first.cell_id, second.cell_id) == ("1", "2")
         old = session.provider.connection
         assert old is not None and old.process is not None
-        session._merge_stored({"kept": 1})  # as if a cell had stored it
+        session._report(StoredValuesCommitted({"kept": 1}))  # as if a cell had stored it
 
         outcome = await asyncio.wait_for(session.terminate("1"), BOUND_S)
         assert (outcome.response.kind, outcome.response.content_items) == (

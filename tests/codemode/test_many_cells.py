@@ -19,6 +19,7 @@ import psutil
 import pytest
 from session_harness import HOSTS
 
+from codemode.cell_events import Closed
 from codemode.config import SessionDefaults
 from codemode.dispatch import ToolCallRuntime
 from codemode.session import CodeModeSession
@@ -46,8 +47,8 @@ async def test_4097_cells_in_one_session_keep_host_and_client_memory_flat(comman
         dispatcher=ToolCallRuntime(registry),
         defaults=SessionDefaults(),
         host_command=command,
-        on_cell_closed=on_closed,
     )
+    session.add_listener(lambda event: on_closed(event.cell_id) if isinstance(event, Closed) else None)
     client = psutil.Process()
     try:
         rss: dict[int, tuple[int, int]] = {}

@@ -8,15 +8,19 @@ Cell ids, delegate routing, cells closed exactly once, host death and rebuild (g
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
+import weakref
+from typing import Any
 
 import pytest
 from polling import poll_until
 from session_harness import HOSTS, OUR_HOST, texts, waits_sent
 from session_harness import SessionHarness as Harness
 
+from codemode.cell_events import Closed, InitialAnswer, Notification
 from codemode.errors import CodeModeError, HostConnectionError
 from codemode.session import HostProvider
 
@@ -44,16 +48,43 @@ async def test_cells_tools_notifications_and_closing(command):
 
 
 @pytest.mark.parametrize("command", HOSTS)
-async def test_a_cell_whose_answers_are_forgotten_counts_none(command):
-    """The kernel forgets a cell's count of answers once it stops ordering the cell's callbacks
-    (a count kept for every cell ever run grew the kernel with each cell)."""
+async def test_a_closed_cells_stream_lives_only_as_long_as_its_reader_holds_it(command):
+    """The session keeps a closed cell's stream only while its reader holds it (tool calls
+    still cleaning up report to it); a stream kept for every cell ever run would grow the
+    kernel with each cell."""
     async with Harness(command) as h:
-        first, _ = await h.run('text("a")')
-        second, _ = await h.run('text("b")')
-        assert (h.session.answers_read(first), h.session.answers_read(second)) == (1, 1)
-        h.session.forget_answers(first)
-        h.session.forget_answers("g7:1")  # an id of no known host: nothing to forget
-        assert (h.session.answers_read(first), h.session.answers_read(second)) == (0, 1)
+        closed = asyncio.Event()
+        h.session.add_listener(lambda event: closed.set() if isinstance(event, Closed) else None)
+        started = await h.session.execute('text("a")')
+        stream = weakref.ref(started.events)
+        await asyncio.wait_for(closed.wait(), 10)
+        events = [type(started.events.take()).__name__, type(started.events.take()).__name__]
+        assert events == ["InitialAnswer", "Closed"]
+        del started
+        gc.collect()
+        assert stream() is None
+
+
+@pytest.mark.parametrize("command", HOSTS)
+async def test_a_cells_stream_holds_the_host_s_events_and_the_dispatcher_s_in_order(command):
+    """The events of one cell in one stream: the dispatcher's events of a call come after the
+    host's request of it (``ToolInvoked``), in the order they happened; the listener sees
+    every event as it enters the stream."""
+    async with Harness(command) as h:
+        closed = asyncio.Event()
+        seen: list[Any] = []
+        h.session.add_listener(seen.append)
+        h.session.add_listener(lambda event: closed.set() if isinstance(event, Closed) else None)
+        started = await h.session.execute('notify("n"); await tools.echo({value: 1}); text("done")')
+        await asyncio.wait_for(closed.wait(), 10)
+        taken = []
+        while (event := started.events.take()) is not None:
+            taken.append(event)
+        assert taken == seen
+        kinds = [getattr(event, "kind", type(event).__name__) for event in taken]
+        assert kinds == ["Notification", "ToolInvoked", "started", "finished", "InitialAnswer", "Closed"]
+        assert taken[0] == Notification("1", "n")
+        assert taken[4] == InitialAnswer("1", await started.initial_response)
 
 
 @pytest.mark.parametrize("command", HOSTS)

@@ -1,5 +1,5 @@
 """Same cell, same rendering: a cell that yields and then notifies, calls a tool or ends renders
-the same way on every run (``kernel/ordering.py``; the rendering is defined in the kernel's
+the same way on every run (the kernel reads each cell's events in the host's order, ``kernel/cell_reader.py``; the rendering is defined in the kernel's
 docstring, ``kernel/kernel.py``).
 
 Each cell runs 30 times in one kernel, followed by ``%wait`` once the status display says the

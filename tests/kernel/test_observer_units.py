@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from codemode.cell_events import CellStream, WaitAnswer
+from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import CellObserver
 from codemode.responses import RuntimeResponse, WaitOutcome
@@ -23,15 +25,19 @@ pytestmark = pytest.mark.unit
 
 
 class _Session:
-    """Each ``wait`` returns the next answer the test puts in ``answers``."""
+    """Each ``wait`` is answered with the next answer the test puts in ``answers``, which
+    enters the cell's ``stream`` as the session's does."""
 
     def __init__(self) -> None:
         self.answers: asyncio.Queue[RuntimeResponse] = asyncio.Queue()
         self.waits = 0
+        self.stream = CellStream("3")
 
     async def wait(self, cell_id: str, yield_time_ms: int, max_output_tokens: int | None = None) -> WaitOutcome:
         self.waits += 1
-        return WaitOutcome(live=True, response=await self.answers.get())
+        outcome = WaitOutcome(live=True, response=await self.answers.get())
+        self.stream.put(WaitAnswer(cell_id, outcome))
+        return outcome
 
     def yield_wait(self, cell_id: str) -> bool:
         return False
@@ -48,7 +54,8 @@ async def _cancelled_as_answered(answer: RuntimeResponse) -> tuple[asyncio.Task[
     session = _Session()
     record = CellRecord("3", {}, 1)
     collecting: list[asyncio.Task[Any]] = []
-    observer = CellObserver(session, record, lambda _: collecting[0].cancel())  # type: ignore[arg-type]
+    reader = CellReader(session.stream, lambda _event: None)
+    observer = CellObserver(session, record, lambda _: collecting[0].cancel(), reader)  # type: ignore[arg-type]
     observer.start()
     collecting.append(asyncio.ensure_future(observer.collect(30_000)))
     while session.waits == 0:

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from codemode.cell_events import CellStream, InitialAnswer
+from codemode.kernel.cell_reader import CellReader
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.termination import Terminations, stop_cell
 from codemode.responses import RuntimeResponse, WaitOutcome
@@ -52,10 +54,11 @@ def _services(session: _Session) -> Any:
     )
 
 
-def _answered(response: RuntimeResponse) -> asyncio.Future[RuntimeResponse]:
-    future: asyncio.Future[RuntimeResponse] = asyncio.get_running_loop().create_future()
-    future.set_result(response)
-    return future
+def _unread(response: RuntimeResponse) -> CellReader:
+    """A reader of a stream holding ``response``, the cell's first answer, not taken yet."""
+    stream = CellStream(response.cell_id)
+    stream.put(InitialAnswer(response.cell_id, response))
+    return CellReader(stream, lambda _event: None)
 
 
 @pytest.mark.unit
@@ -64,8 +67,8 @@ async def test_a_yield_not_shown_yet_comes_before_the_terminated_output():
     # it: "before" was never shown and must not be lost.
     session = _Session(RuntimeResponse("Terminated", "7", [_text("after")]))
     record = CellRecord("7", {}, 1)
-    initial = _answered(RuntimeResponse("Yielded", "7", [_text("before")]))
-    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    reader = _unread(RuntimeResponse("Yielded", "7", [_text("before")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, reader=reader, first_unread=True)
     assert items == [_text("before"), _text("after")]
     assert session.terminated == ["7"]
     assert record.final is not None and record.final.kind == "Terminated"
@@ -75,17 +78,17 @@ async def test_a_yield_not_shown_yet_comes_before_the_terminated_output():
 async def test_a_yield_with_nothing_after_it_is_still_shown():
     session = _Session(RuntimeResponse("Terminated", "8", []))
     record = CellRecord("8", {}, 1)
-    initial = _answered(RuntimeResponse("Yielded", "8", [_text("a"), _text("b")]))
-    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    reader = _unread(RuntimeResponse("Yielded", "8", [_text("a"), _text("b")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, reader=reader, first_unread=True)
     assert items == [_text("a"), _text("b")]
 
 
 @pytest.mark.unit
 async def test_a_yield_already_shown_is_not_shown_again():
-    # The execute passes no initial answer once it has shown the Yielded output.
+    # The execute reads the first answer from the stream before it shows the Yielded output.
     session = _Session(RuntimeResponse("Terminated", "9", [_text("after")]))
     record = CellRecord("9", {}, 1)
-    items = await stop_cell(Terminations(), _services(session), record, None, initial=None)
+    items = await stop_cell(Terminations(), _services(session), record, None, first_unread=False)
     assert items == [_text("after")]
 
 
@@ -94,8 +97,8 @@ async def test_a_result_that_won_the_race_is_the_outcome():
     # Codex's terminate answers with the cell's result when it had completed already.
     session = _Session(RuntimeResponse("Result", "10", [], error_text="exec cell 10 not found"))
     record = CellRecord("10", {}, 1)
-    initial = _answered(RuntimeResponse("Result", "10", [_text("done")]))
-    items = await stop_cell(Terminations(), _services(session), record, None, initial=initial)
+    reader = _unread(RuntimeResponse("Result", "10", [_text("done")]))
+    items = await stop_cell(Terminations(), _services(session), record, None, reader=reader, first_unread=True)
     assert items == [_text("done")]
     assert record.final is not None and record.final.kind == "Result" and record.final.error_text is None
 

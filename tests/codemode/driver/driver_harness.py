@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 from codemode.cancellation import CancellationToken
+from codemode.cell_events import Closed, Notification, SessionEvent
 from codemode.errors import ToolCallError
 from codemode.host import WAIT_TRANSPORT_TIMEOUT_S, HostConnection
 from codemode.responses import RuntimeResponse, WaitOutcome
@@ -278,16 +279,12 @@ class RecordingDelegate(_Changes):
             self.tool_calls_ended += 1
             self.changed()
 
-    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
-        self.notifications[cell_id] += 1
+    def report(self, event: SessionEvent) -> None:
+        if isinstance(event, Notification):
+            self.notifications[event.cell_id] += 1
+        elif isinstance(event, Closed):
+            self.closed_cells.append(event.cell_id)
         self.changed()
-
-    def cell_closed(self, cell_id: str) -> None:
-        self.closed_cells.append(cell_id)
-        self.changed()
-
-    def stored_values(self, values: dict[str, Any]) -> None:
-        pass
 
 
 class HeldDelegate:
@@ -307,14 +304,9 @@ class HeldDelegate:
         self.events.put_nowait("finished")
         raise ToolCallError("cancelled")
 
-    async def notify(self, tool_call_id: str, cell_id: str, text: str) -> None:
-        pass
-
-    def cell_closed(self, cell_id: str) -> None:
-        self.events.put_nowait(("closed", cell_id))
-
-    def stored_values(self, values: dict[str, Any]) -> None:
-        pass
+    def report(self, event: SessionEvent) -> None:
+        if isinstance(event, Closed):
+            self.events.put_nowait(("closed", event.cell_id))
 
     async def next_event(self) -> Any:
         return await asyncio.wait_for(self.events.get(), 1.0)
