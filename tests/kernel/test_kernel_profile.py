@@ -144,7 +144,7 @@ def test_the_config_file_chooses_the_profile_and_the_kernelspec_overrides_it(tmp
         assert run.stdout == "1\n"
         assert run.stderr_messages == [
             f"codemode configuration problem: {tmp_path / 'nb3' / 'codemode.toml'}: session.profile: must be one "
-            "of 'strict', 'notebook', not a string ('repl'); strict is used.\n"
+            "of 'strict', 'notebook', not 'repl'; strict is used.\n"
         ]
         assert _host_profile(kernel) == "strict"
 
