@@ -21,9 +21,9 @@ from __future__ import annotations
 import asyncio
 import json
 import struct
-from typing import Any, cast
+from typing import Any
 
-from codemode.wire import frame_json, messages
+from codemode.wire import frame_json
 from codemode.wire.session_bindings import BINDINGS_CAPABILITY
 
 PROTOCOL_VERSION = 1
@@ -179,15 +179,3 @@ async def read_attached_payload(reader: asyncio.StreamReader) -> bytes:
     if payload is None:
         raise FrameError("failed to read code-mode IPC frame: unexpected end of file")
     return payload
-
-
-def ok(value: Any) -> dict[str, Any]:
-    """A successful ``result`` object: ``{"status": "ok", "value": value}``
-    (:func:`codemode.wire.messages.ok`, as a plain dict)."""
-    return cast(dict[str, Any], messages.ok(value))
-
-
-def error(message: str) -> dict[str, Any]:
-    """A failed ``result`` object: ``{"status": "error", "message": message}``
-    (:func:`codemode.wire.messages.error`, as a plain dict)."""
-    return cast(dict[str, Any], messages.error(message))
