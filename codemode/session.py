@@ -6,7 +6,9 @@ session on a host connection (:mod:`codemode.host`):
 - the host is spawned on the first call or :meth:`CodeModeSession.open` (:class:`~codemode.host.HostProvider`,
   shareable); each connection names its remote sessions ``session-1``, ``session-2``, …;
 - public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a rebuild;
-  another generation's ids get ``cell <id> belongs to a stale code-mode host generation`` (Codex's);
+  an earlier generation's ids get ``cell <id> belongs to a stale code-mode host generation``
+  (Codex's), an id no generation gave (``nonsense``, ``g1:1``, a later generation's) Codex's
+  ``exec cell <id> not found``, without asking a host;
 - each cell's events (its answers, notifications, tool calls and close) come in one ordered
   stream, :class:`~codemode.cell_events.CellStream`, which :meth:`CodeModeSession.execute`
   hands to its caller;
