@@ -6,7 +6,9 @@ session on a host connection (:mod:`codemode.host`):
 - the host is spawned on the first call or :meth:`CodeModeSession.open` (:class:`~codemode.host.HostProvider`,
   shareable); each connection names its remote sessions ``session-1``, ``session-2``, …;
 - public cell ids are the host's ids in generation 1 and ``g<generation>:<id>`` after a rebuild;
-  another generation's ids get ``cell <id> belongs to a stale code-mode host generation`` (Codex's);
+  an earlier generation's ids get ``cell <id> belongs to a stale code-mode host generation``
+  (Codex's), an id no generation gave (``nonsense``, ``g1:1``, a later generation's) Codex's
+  ``exec cell <id> not found``, without asking a host;
 - each cell's events (its answers, notifications, tool calls and close) come in one ordered
   stream, :class:`~codemode.cell_events.CellStream`, which :meth:`CodeModeSession.execute`
   hands to its caller;
@@ -54,6 +56,7 @@ from codemode.session_delegate import (
     SessionHooks,
     generation_of,
     host_cell_id,
+    missing_cell,
     public_cell_id,
     public_outcome,
     stale_cell,
@@ -201,7 +204,7 @@ class CodeModeSession:
         binding = self._binding
         if binding is not None and binding.generation == generation and not binding.connection.alive:
             return HostConnectionError(binding.connection.failure or CLOSED, generation)
-        failure = self._failures.get(generation)
+        failure = self._failures.get(generation) if generation is not None else None
         return HostConnectionError(failure, generation) if failure is not None else None
 
     def host_replaced(self, cell_id: str) -> bool:
@@ -286,15 +289,23 @@ class CodeModeSession:
                 return binding
         return None
 
-    async def _binding_for(self, cell_id: str) -> tuple[HostBinding, str]:
+    async def _binding_for(self, cell_id: str) -> tuple[HostBinding, str] | None:
+        """The binding ``cell_id`` lives on and its host id; None when the id names no cell of
+        any generation that existed (malformed, or of a later generation than the current one).
+        Raises :func:`stale_cell` for an id of an earlier generation whose host is gone, or of
+        the current one when its host died (asking starts no new host)."""
         if self._shutting_down:
             raise CodeModeError(SHUTTING_DOWN)
         generation = self.generation_of(cell_id)
+        if generation is None or generation > max(self.generation, 1):
+            return None
         binding = self._live_binding(generation)
-        if binding is None and self._binding is not None and not self._binding.connection.alive:
+        if binding is None and (generation < self.generation or self._binding is not None):
             raise stale_cell(cell_id)  # no cell is on a dead host: asking starts no new one
         binding = binding or await self._ensure_open()
-        return binding, self._host_cell_id(cell_id, binding.generation)
+        if binding.generation != generation:
+            raise stale_cell(cell_id)
+        return binding, self._host_cell_id(cell_id)
 
     # -- operations ------------------------------------------------------------------
     async def execute(
@@ -368,7 +379,10 @@ class CodeModeSession:
         :class:`CodeModeError` for stale ids, host errors (e.g. ``exec cell 1 already has an
         active observer``), timeouts and connection failures.
         """
-        binding, host_id = await self._binding_for(cell_id)
+        target = await self._binding_for(cell_id)
+        if target is None:
+            return missing_cell(cell_id)
+        binding, host_id = target
         outcome = await binding.connection.wait(binding.session_id, host_id, yield_time_ms, max_output_tokens)
         return public_outcome(outcome, cell_id)
 
@@ -379,19 +393,19 @@ class CodeModeSession:
         False, sending nothing, when no wait on that cell is in flight (also for a stale id or
         a dead host)."""
         generation = self.generation_of(cell_id)
-        binding = self._live_binding(generation)
+        binding = self._live_binding(generation) if generation is not None else None
         if binding is None:
             return False
-        try:
-            host_id = self._host_cell_id(cell_id, generation)
-        except CodeModeError:
-            return False
+        host_id = self._host_cell_id(cell_id)
         return binding.connection.yield_wait(binding.session_id, host_id)
 
     async def terminate(self, cell_id: str, *, max_output_tokens: int | None = None) -> WaitOutcome:
         """Stop ``cell_id`` (its tool calls are cancelled) and return its undelivered output
         (``Terminated``), or its ``Result`` when it had already completed."""
-        binding, host_id = await self._binding_for(cell_id)
+        target = await self._binding_for(cell_id)
+        if target is None:
+            return missing_cell(cell_id)
+        binding, host_id = target
         outcome = await binding.connection.terminate(binding.session_id, host_id, max_output_tokens)
         return public_outcome(outcome, cell_id)
 
@@ -405,23 +419,28 @@ class CodeModeSession:
             return None
         return await binding.connection.bindings(binding.session_id, path, timeout_ms)
 
-    async def use_host(self, setting: str, value: str) -> None:
-        """Run the next cells on a host started with ``--engine value`` (``setting`` ``"engine"``:
-        ``"quickjs"`` or ``"v8"``) or ``--profile value`` (``"profile"``: ``"strict"`` or
-        ``"notebook"``), the other setting kept: the host is replaced by one seeded with the
-        stored values, so ``load()`` goes on working (a notebook profile's bindings live in
-        the replaced host and are gone). Public cell ids of the new host carry its generation
-        (``g2:1``). Nothing happens when ``value`` is the current one.
+    async def use_host(self, engine: str, profile: str) -> None:
+        """Run the next cells on a host started with ``--engine engine`` (``"quickjs"`` or
+        ``"v8"``) and ``--profile profile`` (``"strict"`` or ``"notebook"``): the host is
+        replaced, once, by one seeded with the stored values, so ``load()`` goes on working (a
+        notebook profile's bindings live in the replaced host and are gone). Public cell ids of
+        the new host carry its generation (``g2:1``). Nothing happens when both are the current
+        ones.
 
-        Raises :class:`~codemode.errors.CodeModeError` while cells are live (``cannot change
-        the <setting> while cells run: <ids>``: they would be lost), when the values would not
-        survive (Codex's host, which has only V8 and strict cells anyway) or when this session
-        does not own its host provider.
+        Raises :class:`~codemode.errors.CodeModeError`, and changes nothing, when the two cannot
+        run together (``combination_problem``), while cells are live (``cannot change the
+        <settings> while cells run: <ids>``, the settings being those that change: ``engine``,
+        ``profile`` or ``engine and profile``; the cells would be lost), when the values would
+        not survive (Codex's host, which has only V8 and strict cells anyway) or when this
+        session does not own its host provider.
         """
-        if getattr(self.defaults, setting) == value:
+        changed = [
+            name for name, value in (("engine", engine), ("profile", profile)) if getattr(self.defaults, name) != value
+        ]
+        if not changed:
             return
-        choice = {"engine": self.defaults.engine, "profile": self.defaults.profile, setting: value}
-        problem = combination_problem(choice["engine"], choice["profile"])
+        settings = " and ".join(changed)
+        problem = combination_problem(engine, profile)
         if problem is not None:
             raise CodeModeError(problem)
         if self._live:
@@ -431,15 +450,15 @@ class CodeModeSession:
                 async with asyncio.timeout(CLOSING_GRACE_S):
                     await self._all_closed.wait()
         if self._live:
-            raise CodeModeError(f"cannot change the {setting} while cells run: {', '.join(self._live)}")
+            raise CodeModeError(f"cannot change the {settings} while cells run: {', '.join(self._live)}")
         if self.provider.is_reference_host or not self._owns_provider:
             raise CodeModeError(
-                f"the {setting} can be chosen only for codemode's own host, which this session does not run"
+                f"the {settings} can be chosen only for codemode's own host, which this session does not run"
             )
         async with self._open_lock:
             binding, self._binding = self._binding, None
-            setattr(self.defaults, setting, value)
-            await self.provider.use_host(self.defaults.engine, self.defaults.profile)
+            self.defaults.engine, self.defaults.profile = engine, profile
+            await self.provider.use_host(engine, profile)
             if binding is not None:
                 self._remember_failure(binding)
 

@@ -15,16 +15,34 @@ from typing import Any, Protocol
 from codemode.cancellation import CancellationToken
 from codemode.cell_events import SessionEvent, StoredValuesCommitted
 from codemode.errors import StaleCellError, ToolCallError
-from codemode.responses import WaitOutcome
+from codemode.responses import RuntimeResponse, WaitOutcome
 
 
-def generation_of(public_id: str) -> int:
-    """The host generation a public cell id belongs to: N for ``gN:<id>``, else 1."""
-    if public_id.startswith("g") and ":" in public_id:
-        head = public_id[1:].split(":", 1)[0]
-        if head.isdigit():
-            return int(head)
-    return 1
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdecimal()
+
+
+def parse_cell_id(public_id: str) -> tuple[int, str] | None:
+    """``(generation, host cell id)`` of a public cell id, or None for an id no host generation
+    gives. Hosts number their cells ``1``, ``2``, … (Codex's host and ours); generation 1's
+    ids are those numbers, generation N's (N >= 2) are ``g<N>:<number>``
+    (:func:`public_cell_id`). So ``nonsense``, ``g1:1``, ``g02:1`` and ``g2:x`` name no cell."""
+    head, colon, host_id = public_id.partition(":")
+    if not colon:
+        return (1, public_id) if _is_number(public_id) else None
+    number = head[1:]
+    if head[:1] != "g" or not _is_number(number) or not _is_number(host_id) or number != str(int(number)):
+        return None
+    if int(number) < 2:
+        return None
+    return int(number), host_id
+
+
+def generation_of(public_id: str) -> int | None:
+    """The host generation a public cell id belongs to: N for ``gN:<id>``, 1 for ``<id>``, None
+    for an id no generation gives (:func:`parse_cell_id`)."""
+    parsed = parse_cell_id(public_id)
+    return parsed[0] if parsed is not None else None
 
 
 def public_cell_id(host_cell_id: str, generation: int) -> str:
@@ -33,21 +51,23 @@ def public_cell_id(host_cell_id: str, generation: int) -> str:
 
 
 def stale_cell(public_id: str) -> StaleCellError:
-    """Codex's error for an id of another host generation than the one asked."""
+    """Codex's error for an id of an earlier host generation than the current one."""
     return StaleCellError(f"cell {public_id} belongs to a stale code-mode host generation")
 
 
-def host_cell_id(public_id: str, generation: int) -> str:
-    """The host's id of ``public_id`` on the host of ``generation``; raises
-    :func:`stale_cell` when the id belongs to another generation."""
-    if generation <= 1:
-        if public_id.startswith("g") and ":" in public_id:
-            raise stale_cell(public_id)
-        return public_id
-    prefix = f"g{generation}:"
-    if not public_id.startswith(prefix):
-        raise stale_cell(public_id)
-    return public_id[len(prefix) :]
+def missing_cell(public_id: str) -> WaitOutcome:
+    """The ``MissingCell`` outcome of a wait or terminate on an id that names no cell (Codex's
+    ``exec cell <id> not found``, as a host answers for an unknown id)."""
+    return WaitOutcome(False, RuntimeResponse("Result", public_id, [], f"exec cell {public_id} not found"))
+
+
+def host_cell_id(public_id: str) -> str:
+    """The host's id of ``public_id`` (``g2:3`` gives ``3``); raises ``ValueError`` for an id
+    no generation gives (:func:`parse_cell_id`)."""
+    parsed = parse_cell_id(public_id)
+    if parsed is None:
+        raise ValueError(f"exec cell {public_id} not found")
+    return parsed[1]
 
 
 def public_outcome(outcome: WaitOutcome, public_id: str) -> WaitOutcome:
@@ -55,9 +75,8 @@ def public_outcome(outcome: WaitOutcome, public_id: str) -> WaitOutcome:
     cell id and the host's ``exec cell <host id> not found`` carry the public id."""
     outcome.response.cell_id = public_id
     if not outcome.live and outcome.response.error_text:
-        host_id = public_id.split(":", 1)[1] if public_id.startswith("g") and ":" in public_id else public_id
         outcome.response.error_text = outcome.response.error_text.replace(
-            f"exec cell {host_id} not found", f"exec cell {public_id} not found"
+            f"exec cell {host_cell_id(public_id)} not found", f"exec cell {public_id} not found"
         )
     return outcome
 

@@ -117,7 +117,7 @@ class TerminationLog:
     (``CodeModeSession.generation_of``).
     """
 
-    generation_of: Callable[[str], int]
+    generation_of: Callable[[str], int | None]
     _entries: dict[str, _Termination] = field(default_factory=dict)
 
     @contextlib.contextmanager

@@ -223,6 +223,11 @@ class MagicHandlers:
         return self.publisher.ok_reply()
 
     async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:
+        """``%config [key=value ...]``: all or nothing. Every value, the engine and profile the
+        request leaves (``combination_problem``) and the running cells are checked before
+        anything changes; a request whose reply is an error changes nothing. Engine and profile
+        replace the host once, together (``CodeModeSession.use_host``)."""
+        numbers: dict[str, int] = {}
         for key, value in magic.assignments.items():
             if key not in SETTABLE:
                 return self.publisher.plain_error_reply(
@@ -237,20 +242,20 @@ class MagicHandlers:
                     return self.publisher.plain_error_reply(request, "UsageError", message)
                 continue
             try:
-                magics.non_negative(key, value)
+                numbers[key] = magics.non_negative(key, value)
             except magics.MagicError as exc:
                 return self.publisher.plain_error_reply(request, "UsageError", str(exc))
-        replaced = False
+        defaults = services.code_mode.defaults
+        engine = magic.assignments.get("engine", defaults.engine)
+        profile = magic.assignments.get("profile", defaults.profile)
+        replaced = (engine, profile) != (defaults.engine, defaults.profile)
         bindings_lost = services.losses.bindings_lost
-        for key, value in magic.assignments.items():
-            if key in CHOICES:
-                replaced = replaced or getattr(services.code_mode.defaults, key) != value
-                try:
-                    await services.code_mode.use_host(key, value)
-                except CodeModeError as exc:
-                    return self.publisher.plain_error_reply(request, "UsageError", str(exc))
-            else:
-                setattr(self.state, key, magics.non_negative(key, value))
+        try:
+            await services.code_mode.use_host(engine, profile)
+        except CodeModeError as exc:
+            return self.publisher.plain_error_reply(request, "UsageError", str(exc))
+        for key, number in numbers.items():
+            setattr(self.state, key, number)
         session = services.config.session
         lines = [
             f"config file: {services.config.source_path or '(none: built-in defaults)'}",

@@ -35,9 +35,13 @@ def type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def described(value: Any) -> str:
-    """``value`` for a sentence: its kind, with the value itself when it is a scalar
-    (``an integer (-1)``, ``a string ('fast')``, ``a table``)."""
+def described(value: Any, kinds: tuple[type, ...] = ()) -> str:
+    """``value`` for a sentence after "must be …, not": the value alone when its type is one of
+    the ``kinds`` the setting takes, so only the value is wrong (``-5``, ``'rhino'``); else its
+    kind, with the value itself when it is a scalar (``an integer (-1)``, ``a string ('fast')``,
+    ``a table``). A boolean is never taken for an integer."""
+    if type(value) in kinds:
+        return repr(value)
     if isinstance(value, (bool, int, float, str)):
         return f"{type_name(value)} ({value!r})"
     return type_name(value)

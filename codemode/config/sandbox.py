@@ -89,7 +89,7 @@ def _choice(key: str, value: Any, allowed: tuple[str, ...], default: str, report
     if value in allowed:
         return str(value)
     choices = ", ".join(f'"{a}"' for a in allowed)
-    report(key, f'must be one of {choices}, not {described(value)}; "{default}" is used.')
+    report(key, f'must be one of {choices}, not {described(value, (str,))}; "{default}" is used.')
     return default
 
 

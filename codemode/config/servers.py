@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,16 +74,19 @@ _SERVER_KEYS = {
     "enabled_tools": "string list",
     "disabled_tools": "string list",
 }
-_CHECKS = {
-    "string": (lambda v: isinstance(v, str), "a string"),
-    "string list": (string_list, "an array of strings"),
-    "string table": (string_table, "a table of strings"),
+_CHECKS: dict[str, tuple[Callable[[Any], bool], str, tuple[type, ...]]] = {
+    "string": (lambda v: isinstance(v, str), "a string", ()),
+    "string list": (string_list, "an array of strings", ()),
+    "string table": (string_table, "a table of strings", ()),
     "seconds": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0,
         "a positive number of seconds",
+        (int, float),
     ),
-    "boolean": (lambda v: isinstance(v, bool), "true or false"),
+    "boolean": (lambda v: isinstance(v, bool), "true or false", ()),
 }
+"""Each kind of server setting: its check, what it must be, and the types it takes (whose wrong
+values are shown alone, ``not -1``; :func:`~codemode.config.checks.described`)."""
 
 
 def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | None:
@@ -96,9 +100,9 @@ def load_server(name: str, table: Any, report: Reporter) -> McpServerConfig | No
         if kind is None:
             report(f"{prefix}.{key}", "is not a known MCP server setting and was ignored.")
             continue
-        check, wanted = _CHECKS[kind]
+        check, wanted, kinds = _CHECKS[kind]
         if not check(value):
-            report(f"{prefix}.{key}", f"must be {wanted}, not {described(value)}; the setting was ignored.")
+            report(f"{prefix}.{key}", f"must be {wanted}, not {described(value, kinds)}; the setting was ignored.")
             continue
         bound = MAX_SECONDS.get(key)
         if bound is not None and value > bound:

@@ -67,12 +67,12 @@ def load_session(table: Any, report: Reporter) -> SessionDefaults:
             else:
                 report(
                     name,
-                    f"must be one of {', '.join(map(repr, choices))}, not {described(value)}; {choices[0]} is used.",
+                    f"must be one of {', '.join(map(repr, choices))}, not {described(value, (str,))}; {choices[0]} is used.",
                 )
         elif key not in ("yield_time_ms", "max_output_tokens", "max_yield_time_ms", "max_heap_size_bytes"):
             report(name, "is not a known setting and was ignored.")
         elif not non_negative_int(value):
-            report(name, f"must be a non-negative integer, not {described(value)}; the default is used.")
+            report(name, f"must be a non-negative integer, not {described(value, (int,))}; the default is used.")
         elif key == "max_heap_size_bytes" and value < MIN_HEAP_SIZE_BYTES:
             report(
                 name,

@@ -111,7 +111,7 @@ startup_timeout_sec = -1
         f"{path}: session.yield_time_ms: must be a non-negative integer, not a string ('fast'); the default is used.",
         f"{path}: session.colour: is not a known setting and was ignored.",
         f"{path}: mcp_servers.bad: needs `command` (stdio) or `url` (streamable HTTP). The server was skipped.",
-        f"{path}: mcp_servers.good.startup_timeout_sec: must be a positive number of seconds, not an integer (-1); "
+        f"{path}: mcp_servers.good.startup_timeout_sec: must be a positive number of seconds, not -1; "
         "the setting was ignored.",
         f"{path}: weird: is not a known setting or section and was ignored.",
     ]
@@ -165,9 +165,7 @@ def test_the_engine_is_quickjs_unless_the_session_table_names_v8(tmp_path):
     path = write(tmp_path, '[session]\nengine = "V8"\n')
     config = load_config(path)
     assert config.session.engine == "quickjs"
-    assert config.errors == [
-        f"{path}: session.engine: must be one of 'quickjs', 'v8', not a string ('V8'); quickjs is used."
-    ]
+    assert config.errors == [f"{path}: session.engine: must be one of 'quickjs', 'v8', not 'V8'; quickjs is used."]
 
 
 def test_the_profile_is_strict_unless_the_session_table_names_notebook(tmp_path):
@@ -177,7 +175,7 @@ def test_the_profile_is_strict_unless_the_session_table_names_notebook(tmp_path)
     config = load_config(path)
     assert (config.session.profile, config.session.engine) == ("strict", "v8")
     assert config.errors == [
-        f"{path}: session.profile: must be one of 'strict', 'notebook', not a string ('jupyter'); strict is used."
+        f"{path}: session.profile: must be one of 'strict', 'notebook', not 'jupyter'; strict is used."
     ]
 
 
@@ -253,3 +251,38 @@ def test_an_environment_variable_that_cannot_exist_loses_its_key(tmp_path):
             f"{config_file}: shell_environment_policy.set.{key}: cannot be an environment variable (a name with '=' "
             "or a NUL character, or a value with a NUL character); the setting was ignored."
         ]
+
+
+def test_a_value_of_the_right_type_is_named_alone_and_one_of_another_type_with_its_type(tmp_path):
+    """``not -5``, not ``not an integer (-5)`` after "must be a non-negative integer": the type
+    is named only when it is what is wrong."""
+    path = write(
+        tmp_path,
+        """[session]
+yield_time_ms = -5
+max_output_tokens = 1.5
+max_yield_time_ms = true
+engine = "rhino"
+profile = 2
+
+[mcp_servers.a]
+command = "true"
+startup_timeout_sec = -0.5
+
+[mcp_servers.b]
+command = "true"
+startup_timeout_sec = "10"
+""",
+    )
+    assert load_config(path).errors == [
+        f"{path}: session.yield_time_ms: must be a non-negative integer, not -5; the default is used.",
+        f"{path}: session.max_output_tokens: must be a non-negative integer, not a number (1.5); the default is used.",
+        f"{path}: session.max_yield_time_ms: must be a non-negative integer, not a boolean (True); the default is "
+        "used.",
+        f"{path}: session.engine: must be one of 'quickjs', 'v8', not 'rhino'; quickjs is used.",
+        f"{path}: session.profile: must be one of 'strict', 'notebook', not an integer (2); strict is used.",
+        f"{path}: mcp_servers.a.startup_timeout_sec: must be a positive number of seconds, not -0.5; the setting "
+        "was ignored.",
+        f"{path}: mcp_servers.b.startup_timeout_sec: must be a positive number of seconds, not a string ('10'); the "
+        "setting was ignored.",
+    ]

@@ -113,10 +113,13 @@ async def test_sigkill_with_two_sessions_sharing_a_host(command):
                 _, response = await b.run('text(JSON.stringify(load("kept_b")))')
                 assert texts(response) == ["[1,2]"]
 
-            for stale in ("1", "2", "g1:2", "g3:1"):
+            for stale in ("1", "2"):
                 with pytest.raises(CodeModeError) as info:
                     await a.session.wait(stale, yield_time_ms=10)
                 assert str(info.value) == f"cell {stale} belongs to a stale code-mode host generation"
+            for unknown in ("g1:2", "g3:1"):  # no generation gave these ids
+                missing = await a.session.terminate(unknown)
+                assert (missing.live, missing.response.error_text) == (False, f"exec cell {unknown} not found")
             with pytest.raises(CodeModeError) as info:
                 await b.session.terminate("2")
             assert str(info.value) == "cell 2 belongs to a stale code-mode host generation"

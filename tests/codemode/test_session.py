@@ -135,10 +135,17 @@ async def test_host_death_closes_cells_once_and_rebuilds_with_the_next_generatio
         if not is_reference(command):
             assert texts(response) == ["replacement", '{"n":1}']
             assert h.session.stored_values == {"kept": {"n": 1}}
-        for stale in ("1", "g1:42", "g3:42"):
+        for stale in ("1", "2"):
             with pytest.raises(CodeModeError) as info:
                 await h.session.wait(stale, yield_time_ms=10)
             assert str(info.value) == f"cell {stale} belongs to a stale code-mode host generation"
+        for unknown in ("g1:42", "g3:42", "nonsense"):  # no generation gave these ids
+            missing = await h.session.wait(unknown, yield_time_ms=10)
+            assert (missing.live, missing.response.cell_id, missing.response.error_text) == (
+                False,
+                unknown,
+                f"exec cell {unknown} not found",
+            )
         with pytest.raises(CodeModeError, match="belongs to a stale code-mode host generation"):
             await h.session.terminate("2")
 

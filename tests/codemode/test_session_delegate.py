@@ -11,7 +11,7 @@ import pytest
 
 from codemode.cancellation import CancellationToken
 from codemode.cell_events import Closed, Notification, SessionEvent, StoredValuesCommitted
-from codemode.session_delegate import SessionDelegateAdapter, SessionHooks
+from codemode.session_delegate import SessionDelegateAdapter, SessionHooks, parse_cell_id, public_cell_id
 
 pytestmark = pytest.mark.unit
 
@@ -38,3 +38,30 @@ def test_reported_events_name_their_cell_by_its_public_id():
     for event in (Notification("4", "hi"), StoredValuesCommitted({"k": 1}), Closed("4")):
         adapter.report(event)
     assert reported == [Notification("g3:4", "hi"), StoredValuesCommitted({"k": 1}), Closed("g3:4")]
+
+
+@pytest.mark.parametrize(
+    ("public_id", "parsed"),
+    [
+        ("1", (1, "1")),
+        ("42", (1, "42")),
+        ("g2:1", (2, "1")),
+        ("g13:7", (13, "7")),
+        # Ids no host generation gives: generation 1's ids carry no prefix, hosts number cells.
+        ("nonsense", None),
+        ("g1:1", None),
+        ("g0:1", None),
+        ("g02:1", None),
+        ("g2:x", None),
+        ("g2:", None),
+        ("g:1", None),
+        ("h2:1", None),
+        ("", None),
+        ("\u0661", None),  # a decimal digit, but not one a host writes
+        ("g2:\ud800", None),
+    ],
+)
+def test_a_public_cell_id_names_its_generation_and_host_id_or_none(public_id, parsed):
+    assert parse_cell_id(public_id) == parsed
+    if parsed is not None:
+        assert public_cell_id(parsed[1], parsed[0]) == public_id

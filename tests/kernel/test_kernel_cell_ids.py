@@ -1,9 +1,10 @@
 """``%wait`` and ``%terminate`` with ids that name no live cell: a clear error, and nothing else
 changes (the host is kept, stored values stay).
 
-- an id of an earlier host (after the host was replaced) or of no host: ``CellNotFound`` with
-  the session's text (Codex's ``cell <id> belongs to a stale code-mode host generation`` or
-  ``exec cell <id> not found``);
+- an id of an earlier host (after the host was replaced): ``CellNotFound`` with Codex's
+  ``cell <id> belongs to a stale code-mode host generation``;
+- an id no host gave (malformed, of a later generation, or of the current host but no cell):
+  ``CellNotFound`` with Codex's ``exec cell <id> not found``, on the first host and later;
 - an empty id: ``UsageError``;
 - an id holding a lone surrogate: ``CellNotFound``; the id reaches the host as every frame
   does (U+FFFD) and its answer is matched the same way, so the host is not replaced.
@@ -33,11 +34,24 @@ def _send_escaped(kc, code: str) -> str:
     return msg["header"]["msg_id"]
 
 
+UNKNOWN_IDS = ["nonsense", "g1:1", "g2:1", "g9:1", "g02:1", "g2:x"]
+"""Ids no host generation gives, whatever the current one (``g2:1`` on the first host only)."""
+
+
+@pytest.mark.parametrize("magic", ["%wait", "%terminate"])
+def test_on_the_first_host_an_id_no_host_gave_is_not_found(kernel, magic):
+    """Runs before the ``replaced`` fixture kills the module kernel's first host."""
+    assert execute(kernel.kc, 'text("first")').codemode["cell_id"].isdecimal()  # still the first host
+    for cell_id in UNKNOWN_IDS:
+        run = execute(kernel.kc, f"{magic} {cell_id}")
+        assert _error(run) == ("CellNotFound", f"exec cell {cell_id} not found")
+
+
 @pytest.fixture(scope="module")
 def replaced(kernel):
     """The kernel after its first host was killed: cells run on generation 2."""
     first = execute(kernel.kc, 'store("kept", 7); text("first host")')
-    assert first.codemode["cell_id"] == "1"
+    assert first.codemode["cell_id"].isdecimal()  # the first host
     runtime_host(kernel).send_signal(signal.SIGKILL)
     after = execute(kernel.kc, 'text("second host")')
     if after.content["status"] != "ok":  # the cell that found the host gone
@@ -47,10 +61,18 @@ def replaced(kernel):
 
 
 @pytest.mark.parametrize("magic", ["%wait", "%terminate"])
-@pytest.mark.parametrize("cell_id", ["1", "g1:5", "g9:1"])
-def test_an_id_of_another_host_generation_is_cell_not_found(replaced, magic, cell_id):
+@pytest.mark.parametrize("cell_id", ["1", "2"])
+def test_an_id_of_an_earlier_host_generation_is_stale(replaced, magic, cell_id):
     run = execute(replaced.kc, f"{magic} {cell_id}")
     assert _error(run) == ("CellNotFound", f"cell {cell_id} belongs to a stale code-mode host generation")
+    assert run.codemode["cell_id"] is None
+
+
+@pytest.mark.parametrize("magic", ["%wait", "%terminate"])
+@pytest.mark.parametrize("cell_id", ["nonsense", "g1:5", "g3:1", "g9:1", "g02:1"])
+def test_an_id_no_host_generation_gave_is_not_found(replaced, magic, cell_id):
+    run = execute(replaced.kc, f"{magic} {cell_id}")
+    assert _error(run) == ("CellNotFound", f"exec cell {cell_id} not found")
     assert run.codemode["cell_id"] is None
 
 

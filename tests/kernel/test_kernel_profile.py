@@ -47,6 +47,9 @@ def _install(prefix: Path, *extra: str) -> Path:
     return prefix / "share" / "jupyter" / "kernels"
 
 
+SETTINGS = ("yield_time_ms", "max_output_tokens", "engine", "profile")
+
+
 def _setting(kernel, name: str) -> str:
     (line,) = [line for line in execute(kernel.kc, "%config").stdout.splitlines() if line.startswith(f"{name} = ")]
     return line
@@ -141,7 +144,7 @@ def test_the_config_file_chooses_the_profile_and_the_kernelspec_overrides_it(tmp
         assert run.stdout == "1\n"
         assert run.stderr_messages == [
             f"codemode configuration problem: {tmp_path / 'nb3' / 'codemode.toml'}: session.profile: must be one "
-            "of 'strict', 'notebook', not a string ('repl'); strict is used.\n"
+            "of 'strict', 'notebook', not 'repl'; strict is used.\n"
         ]
         assert _host_profile(kernel) == "strict"
 
@@ -203,6 +206,65 @@ def test_the_notebook_profile_refuses_the_v8_engine_everywhere(tmp_path):
         )
         assert _setting(kernel, "profile") == "profile = strict"
         assert execute(kernel.kc, "text(1)").stdout == "1\n"
+
+
+NOTEBOOK_ON_V8 = "the notebook profile runs on the quickjs engine for now, not on v8"
+
+
+def test_a_config_request_that_fails_changes_nothing_and_key_order_does_not_matter(tmp_path):
+    """``%config`` checks the whole request (each value, the engine and profile it leaves, the
+    running cells) before it applies any of it, and replaces the host once for both."""
+    with kernel_in(tmp_path / "nb") as kernel:
+        host = runtime_host(kernel).pid
+        for request in (
+            "engine=v8 profile=notebook",
+            "profile=notebook engine=v8",
+            "yield_time_ms=1000 engine=v8 profile=notebook",
+            "max_output_tokens=5 profile=notebook engine=v8 yield_time_ms=1000",
+        ):
+            refused = execute(kernel.kc, f"%config {request}")
+            assert (refused.content["ename"], refused.content["evalue"]) == ("UsageError", NOTEBOOK_ON_V8)
+        shown = execute(kernel.kc, "%config").stdout.splitlines()
+        assert [line for line in shown if line.split(" = ")[0] in SETTINGS] == [
+            "yield_time_ms = 10000",
+            "max_output_tokens = 10000",
+            "engine = quickjs",
+            "profile = strict",
+        ]
+        assert runtime_host(kernel).pid == host
+
+        # Either order reaches a combination that runs (strict on V8, notebook on QuickJS).
+        assert execute(kernel.kc, "%config profile=notebook").content["status"] == "ok"
+        for request, engine, profile in (
+            ("engine=v8 profile=strict", "v8", "strict"),
+            ("engine=quickjs profile=notebook", "quickjs", "notebook"),
+            ("profile=strict engine=v8", "v8", "strict"),
+        ):
+            switched = execute(kernel.kc, f"%config {request}")
+            assert switched.content["status"] == "ok"
+            assert f"\nengine = {engine}\nprofile = {profile}\n" in switched.stdout
+            assert execute(kernel.kc, "text(1)").stdout == "1\n"
+            argv = " ".join(runtime_host(kernel).cmdline())
+            assert f"--engine {engine} --profile {profile}" in argv
+
+        running = execute(kernel.kc, '// @exec: {"yield_time_ms": 100}\nawait new Promise(() => {})')
+        cell_id = running.codemode["cell_id"]
+        host = runtime_host(kernel).pid
+        for request, settings in (
+            ("yield_time_ms=500 engine=quickjs", "engine"),
+            ("max_output_tokens=5 profile=notebook engine=quickjs", "engine and profile"),
+        ):
+            refused = execute(kernel.kc, f"%config {request}")
+            assert (refused.content["ename"], refused.content["evalue"]) == (
+                "UsageError",
+                f"cannot change the {settings} while cells run: {cell_id}",
+            )
+        assert (_setting(kernel, "yield_time_ms"), _setting(kernel, "max_output_tokens")) == (
+            "yield_time_ms = 10000",
+            "max_output_tokens = 10000",
+        )
+        assert runtime_host(kernel).pid == host
+        assert execute(kernel.kc, f"%terminate {cell_id}").codemode["status"] == "terminated"
 
 
 def test_a_host_that_is_not_codemodes_gets_no_profile(tmp_path):

@@ -103,7 +103,7 @@ def test_bad_top_level_values_fall_back_to_the_most_restrictive():
     config = parse_config({"sandbox_mode": "bogus", "approval_policy": 3})
     assert config.errors == [
         'codemode.toml: sandbox_mode: must be one of "read-only", "workspace-write", "danger-full-access", '
-        "not a string ('bogus'); \"read-only\" is used.",
+        "not 'bogus'; \"read-only\" is used.",
         'codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
         'not an integer (3); "never" is used.',
     ]
@@ -115,7 +115,7 @@ def test_a_bad_sandbox_mode_keeps_a_good_approval_policy():
     assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "untrusted")
     assert config.errors == [
         'codemode.toml: sandbox_mode: must be one of "read-only", "workspace-write", "danger-full-access", '
-        "not a string ('readonly'); \"read-only\" is used."
+        "not 'readonly'; \"read-only\" is used."
     ]
 
 
@@ -124,7 +124,7 @@ def test_a_bad_value_keeps_an_earlier_good_value_of_another_key():
     assert (config.sandbox.sandbox_mode, config.sandbox.approval_policy) == ("read-only", "never")
     assert config.errors == [
         'codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
-        "not a string ('always'); \"never\" is used."
+        "not 'always'; \"never\" is used."
     ]
 
 
@@ -133,7 +133,7 @@ def test_snake_case_spelling_of_a_policy_is_not_accepted():
     assert config.sandbox.approval_policy == "never"
     assert config.errors == [
         '/etc/codemode.toml: approval_policy: must be one of "untrusted", "on-request", "on-failure", "never", '
-        "not a string ('on_failure'); \"never\" is used."
+        "not 'on_failure'; \"never\" is used."
     ]
 
 
@@ -182,7 +182,7 @@ def test_bad_shell_environment_values_are_reported_and_the_defaults_kept():
     )
     assert config.errors == [
         'codemode.toml: shell_environment_policy.inherit: must be one of "all", "core", "none", '
-        "not a string ('some'); \"all\" is used.",
+        "not 'some'; \"all\" is used.",
         "codemode.toml: shell_environment_policy.ignore_default_excludes: must be true or false, "
         "not a string ('true'); false is used.",
         "codemode.toml: shell_environment_policy.exclude: must be an array of name patterns (strings), "
