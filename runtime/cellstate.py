@@ -40,10 +40,11 @@ class CellEvents:
     input_json, via_ended)`` (the argument's JSON text, as the prelude wrote it; ``via_ended``:
     the ended cell whose helper made the call, or None); ``notify(text)``; ``finished(outcome)``: the cell is done (once);
     ``output_full()``: a helper waits for room in the output window (the items before it
-    are posted first), which only a response taking the output makes.
+    are posted first), which only a response taking the output makes; ``began()``: the
+    engine is ready and the cell's own code is about to run (posted before any of its items).
     """
 
-    __slots__ = ("item", "yield_control", "tool_call", "notify", "finished", "output_full")
+    __slots__ = ("item", "yield_control", "tool_call", "notify", "finished", "output_full", "began")
 
     def __init__(
         self,
@@ -53,6 +54,7 @@ class CellEvents:
         notify: Callable[[str], None],
         finished: Callable[[CellOutcome], None],
         output_full: Callable[[], None],
+        began: Callable[[], None],
     ) -> None:
         self.item = item
         self.yield_control = yield_control
@@ -60,6 +62,7 @@ class CellEvents:
         self.notify = notify
         self.finished = finished
         self.output_full = output_full
+        self.began = began
 
 
 class RuntimePort(Protocol):
@@ -174,6 +177,11 @@ class CellState:
             outcome = CellOutcome("stopped")
         outcome.writes = dict(self._writes) if outcome.kind == "completed" else {}
         return outcome
+
+    def report_began(self) -> None:
+        """Post the ``began`` event: the engine is ready and the cell's code runs next (cell
+        thread). An execute's yield time counts from here (:meth:`LiveCell.on_began`)."""
+        self._pipe.post(self._events.began, wait=False)
 
     def report_finished(self, outcome: CellOutcome) -> None:
         """Post the ``finished`` event (once per cell, by whoever ends it)."""

@@ -135,6 +135,7 @@ class HostSession:
             notify=cell.on_notify,
             finished=cell.on_finished,
             output_full=cell.on_output_full,
+            began=cell.on_began,
         )
         settings: dict[str, Any] = {
             "cell_id": cell_id,
@@ -155,6 +156,7 @@ class HostSession:
             cell.runtime = RealmCell(realm=self.realm, **settings)
         else:
             cell.runtime = CellRuntime(**settings)
+            cell.began = False  # until its engine is ready (LiveCell.on_began)
         self.cells[cell_id] = cell
         return cell
 

@@ -146,6 +146,9 @@ class Observer:
         self.timer = timer
         self.respond = respond
         self.take_when_full = take_when_full
+        self.deferred_yield_ms: int | None = None
+        """The yield time of an observation begun before the cell's code began, whose timer
+        starts when it does (:meth:`LiveCell.on_began`)."""
 
 
 class LiveCell:
@@ -166,6 +169,9 @@ class LiveCell:
         self.pending_tools: dict[str, int] = {}
         self.invocation_texts: dict[int, tuple[str, str]] = {}
         """Per tool index, the fixed parts of this cell's ``tool/invoke`` frames (``runtime/delegates.py``)."""
+        self.began = True
+        """False while the cell's engine is still being made ready (a strict cell, until its
+        ``began`` event): the execute's yield timer waits for it."""
 
     # ---- events from the runtime thread ---------------------------------------------
 
@@ -175,6 +181,18 @@ class LiveCell:
             self.buffer.append(item)
         elif self.runtime is not None:
             self.runtime.state.output_taken(item_cost(item))
+
+    def on_began(self) -> None:
+        """The cell's engine is ready and its code runs next: an observation begun earlier
+        starts its yield timer now. The yield time is the program's time: text a cell prints
+        before its first ``await`` is in its first answer, as in Codex's host (whose V8
+        isolate starts in milliseconds), however long this host took to ready the engine on
+        a loaded machine."""
+        self.began = True
+        observer = self.observer
+        if observer is not None and observer.deferred_yield_ms is not None:
+            delay_s, observer.deferred_yield_ms = observer.deferred_yield_ms / 1000.0, None
+            observer.timer = asyncio.get_running_loop().call_later(delay_s, self.yield_now)
 
     def on_yield_control(self) -> None:
         """``yield_control()``: a waiting observer gets ``Yielded`` now."""
@@ -300,7 +318,10 @@ class LiveCell:
         if self.outcome is not None:
             self._resolve(self._final_response(observer))
         else:
-            observer.timer = loop.call_later(yield_ms / 1000.0, self.yield_now)
+            if self.began:
+                observer.timer = loop.call_later(yield_ms / 1000.0, self.yield_now)
+            else:
+                observer.deferred_yield_ms = yield_ms
         return observer.future
 
     def detach(self, future: asyncio.Future[WireRuntimeResponse]) -> None:

@@ -43,6 +43,10 @@ class CellHostState(Protocol):
         """End the cell with ``outcome`` unless it has one."""
         ...
 
+    def report_began(self) -> None:
+        """The engine is ready and the cell's own code runs next."""
+        ...
+
 
 class CellHost(Protocol):
     """What an engine uses of the cell thread (``runtime/cell.py``'s ``CellRuntime``)."""

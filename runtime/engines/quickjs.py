@@ -112,6 +112,7 @@ class QuickJSEngine:
             if is_out_of_memory(str(exc).strip(), state.source, ctx, state.heap_limit):
                 return CellOutcome("completed", out_of_memory_text(state.heap_limit))
             return CellOutcome("completed", f"code-mode runtime error: {exc}")
+        state.report_began()
         try:
             promise = ctx.module(prepare_source(state.source))
         except quickjs.JSException as exc:

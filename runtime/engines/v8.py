@@ -91,6 +91,7 @@ class V8Engine:
         problem = self._refusal(body)
         if problem is not None:
             return CellOutcome("completed", problem)
+        state.report_began()
         script = v8_spare.wait_for(lambda tag: isolate.eval(_CELL_HEADER + body + _CELL_FOOTER, tag))
         if script.kind != "handle":
             return self._failure(script)
