@@ -262,6 +262,8 @@ def session_notebook(session: Session) -> NotebookNode:
             last_call_cell.metadata["codemode"]["replay"]["notifications"].append(
                 {"call_id": record.call_id, "text": record.text, "time": record.time, "line": record.line}
             )
+    for index, cell in enumerate(cells, 1):
+        cell.id = f"replay-{index}"  # stable, so converting again changes nothing
     notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = dict(KERNELSPEC)
     notebook.metadata["language_info"] = {"name": "javascript"}

@@ -646,13 +646,14 @@ def read_session(path: str | Path) -> Session:
                     f"{path} is not a Codex session file: line {number} is not a JSON object "
                     "(a session file holds one JSON object a line, a session_meta first)."
                 )
-            problem = (
-                "the file ends inside this line (cut short, perhaps still being written)"
-                if last
-                else f"not a JSON object ({obj})"
-                if isinstance(obj, Exception)
-                else "not a JSON object"
-            )
+            if last:
+                problem = "the file ends inside this line (cut short, perhaps still being written)"
+            elif isinstance(obj, orjson.JSONDecodeError) and obj.pos >= len(raw.rstrip()):
+                problem = "not valid JSON (it ends too early)"
+            elif isinstance(obj, orjson.JSONDecodeError):
+                problem = f"not valid JSON (at character {obj.pos + 1})"
+            else:
+                problem = "a JSON value that is not an object"
             reader.problems.append(LineProblem(number, problem))
             continue
         if reader.meta is None and obj.get("type") != "session_meta":
