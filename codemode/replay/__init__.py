@@ -6,3 +6,7 @@ MCP servers of Codex's ``config.toml`` over, and :mod:`codemode.replay.command` 
 ``python -m codemode replay``. This package is a command above the kernel (it reuses the
 kernel's pure rendering, :mod:`codemode.kernel.render`); the client and the host never import it.
 """
+
+# nbformat imports jsonschema, whose format checkers' libraries take seconds to import; import it
+# the way the kernel does, without them (nbformat checks no format).
+import codemode.schema  # noqa: F401, E402

@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
-from codemode.replay.convert import NoCodeModeError, session_notebook
+from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
 from codemode.replay.rollout import NotASessionError, Session, read_session
 from codemode.replay.servers import CodexConfigError, codemode_toml, default_codex_config, read_servers
 
@@ -140,7 +138,7 @@ def convert_one(source: Path, target: Path) -> Outcome:
         return Outcome(source, error=f"{source} could not be read: {exc.strerror or exc}.")
     for line in warnings_of(session):
         print(line, file=sys.stderr)
-    write_atomically(target, nbformat.writes(notebook) + "\n")
+    write_atomically(target, notebook_text(notebook))
     return Outcome(source, written=target)
 
 

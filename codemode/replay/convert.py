@@ -48,8 +48,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-import nbformat
-from nbformat.notebooknode import NotebookNode
+import orjson
 
 from codemode.kernel import render
 from codemode.replay.rollout import (
@@ -89,7 +88,17 @@ NOT_FOUND = re.compile(r"\Aexec cell \S+ not found\Z")
 """Codex's answer to a wait on an id it does not know (the kernel shows it as ``CellNotFound``)."""
 
 
-def _outputs(result: CallResult | None, notebook_id: str | None, wait: bool) -> list[NotebookNode]:
+def _output(kind: str, content: dict[str, Any]) -> dict[str, Any]:
+    """An nbformat v4 output of an IOPub message (as ``nbformat.v4.output_from_msg`` makes it,
+    without validating each: the notebook is checked once, in the tests)."""
+    if kind == "stream":
+        return {"output_type": "stream", "name": content["name"], "text": content["text"]}
+    if kind == "error":
+        return {"output_type": "error", **content}
+    return {"output_type": "display_data", "data": content["data"], "metadata": content["metadata"]}
+
+
+def _outputs(result: CallResult | None, notebook_id: str | None, wait: bool) -> list[dict[str, Any]]:
     """The nbformat outputs of a recorded result, as the kernel would show it live (a wait's
     ``exec cell ID not found`` as its ``CellNotFound`` error, ``kernel.magic_handlers``)."""
     if result is None:
@@ -103,15 +112,11 @@ def _outputs(result: CallResult | None, notebook_id: str | None, wait: bool) -> 
         messages.append(("error", parts.content()))
     elif result.status == "terminated":
         messages.append(("error", render.terminated_error(notebook_id).content()))
-    return [
-        nbformat.v4.output_from_msg({"header": {"msg_type": kind}, "content": content}) for kind, content in messages
-    ]
+    return [_output(kind, content) for kind, content in messages]
 
 
-def _notify_output(note: Notify, cell_id: str | None) -> NotebookNode:
-    return nbformat.v4.new_output(
-        "display_data", data={"text/plain": note.text}, metadata={"codemode": {"notify": cell_id}}
-    )
+def _notify_output(note: Notify, cell_id: str | None) -> dict[str, Any]:
+    return _output("display_data", {"data": {"text/plain": note.text}, "metadata": {"codemode": {"notify": cell_id}}})
 
 
 def _result_metadata(result: CallResult | None) -> dict[str, Any] | None:
@@ -135,16 +140,28 @@ def _result_metadata(result: CallResult | None) -> dict[str, Any] | None:
     }
 
 
-def _markdown(text: str, meta: dict[str, Any]) -> NotebookNode:
-    return nbformat.v4.new_markdown_cell(text, metadata={"codemode": {"replay": meta}})
+def _markdown(text: str, meta: dict[str, Any]) -> dict[str, Any]:
+    return {"cell_type": "markdown", "metadata": {"codemode": {"replay": meta}}, "source": text}
+
+
+def _code(source: str, meta: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {"codemode": {"replay": meta}},
+        "outputs": outputs,
+        "source": source,
+    }
 
 
 def _quote(label: str, text: str) -> str:
     return f"**{label}**\n\n{text}"
 
 
-def session_notebook(session: Session) -> NotebookNode:
-    """The notebook of ``session`` (module docstring); raises :class:`NoCodeModeError` when it
+def session_notebook(session: Session) -> dict[str, Any]:
+    """The notebook of ``session`` (module docstring) as plain JSON data, nbformat 4.5
+    (``nbformat.from_dict`` gives a ``NotebookNode``; not validated here, the tests validate
+    every real session's); raises :class:`NoCodeModeError` when it
     has no ``exec`` or ``wait`` call."""
     if not any(isinstance(r, ExecCall | WaitCall) for r in session.records):
         raise NoCodeModeError(
@@ -154,9 +171,9 @@ def session_notebook(session: Session) -> NotebookNode:
         )
     meta = session.meta
     notebook_ids: dict[str, str] = {}
-    cells: list[NotebookNode] = []
+    cells: list[dict[str, Any]] = []
     where = _Where()
-    last_call_cell: NotebookNode | None = None
+    last_call_cell: dict[str, Any] | None = None
     last_call_id_of_cell: str | None = None
     version = meta.codex_version
 
@@ -224,8 +241,7 @@ def session_notebook(session: Session) -> NotebookNode:
                 "result": _result_metadata(record.result),
                 "notifications": [],
             }
-            cell = nbformat.v4.new_code_cell(record.source, metadata={"codemode": {"replay": meta_}})
-            cell.outputs = _outputs(record.result, notebook_id, wait=False)
+            cell = _code(record.source, meta_, _outputs(record.result, notebook_id, wait=False))
             cells.append(cell)
             last_call_cell, last_call_id_of_cell = cell, notebook_id
         elif isinstance(record, WaitCall):
@@ -250,25 +266,32 @@ def session_notebook(session: Session) -> NotebookNode:
                 "result": _result_metadata(record.result),
                 "notifications": [],
             }
-            cell = nbformat.v4.new_code_cell(source, metadata={"codemode": {"replay": meta_}})
-            cell.outputs = _outputs(record.result, named, wait=True)
+            cell = _code(source, meta_, _outputs(record.result, named, wait=True))
             cells.append(cell)
             last_call_cell, last_call_id_of_cell = cell, target_id
         elif isinstance(record, Notify):
             shown_id = notebook_ids.get(record.call_id)
             if last_call_cell is None:
                 continue
-            last_call_cell.outputs.append(_notify_output(record, shown_id or last_call_id_of_cell))
-            last_call_cell.metadata["codemode"]["replay"]["notifications"].append(
+            last_call_cell["outputs"].append(_notify_output(record, shown_id or last_call_id_of_cell))
+            last_call_cell["metadata"]["codemode"]["replay"]["notifications"].append(
                 {"call_id": record.call_id, "text": record.text, "time": record.time, "line": record.line}
             )
     for index, cell in enumerate(cells, 1):
-        cell.id = f"replay-{index}"  # stable, so converting again changes nothing
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    notebook.metadata["kernelspec"] = dict(KERNELSPEC)
-    notebook.metadata["language_info"] = {"name": "javascript"}
-    notebook.metadata["codemode"] = {"replay": notebook_metadata(session)}
-    return notebook
+        cell["id"] = f"replay-{index}"  # stable, so converting again changes nothing
+    metadata = {
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "javascript"},
+        "codemode": {"replay": notebook_metadata(session)},
+    }
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+
+
+def notebook_text(notebook: dict[str, Any]) -> str:
+    """The ``.ipynb`` text of ``notebook``: JSON with sorted keys, indented, UTF-8 (orjson:
+    ``nbformat.writes`` validates and deep-copies the notebook and encodes it in Python, seconds
+    for a long session)."""
+    return orjson.dumps(notebook, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode("utf-8") + "\n"
 
 
 def magic_source(kind: str, cell_id: str, yield_time_ms: int | None, max_tokens: int | None) -> str:

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from codemode.kernel.magics import parse_magic
-from codemode.replay.convert import NoCodeModeError, session_notebook
+from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
 from codemode.replay.rollout import read_session
 
 pytestmark = pytest.mark.unit
@@ -20,7 +20,7 @@ SESSIONS = Path(__file__).resolve().parent / "sessions"
 
 
 def notebook_of(name: str):
-    return session_notebook(read_session(SESSIONS / f"{name}.jsonl"))
+    return nbformat.from_dict(session_notebook(read_session(SESSIONS / f"{name}.jsonl")))
 
 
 def replay_meta(cell):
@@ -34,7 +34,7 @@ def code_sources(notebook) -> list[str]:
 @pytest.mark.parametrize("path", sorted(SESSIONS.glob("*.jsonl")), ids=lambda p: p.stem)
 def test_every_real_session_converts_to_a_valid_notebook_with_each_exec_source_exact(path):
     session = read_session(path)
-    notebook = session_notebook(session)
+    notebook = nbformat.from_dict(session_notebook(session))
     nbformat.validate(notebook)
     assert notebook.metadata["kernelspec"]["name"] == "codemode"
     execs = [c for c in notebook.cells if c.cell_type == "code" and replay_meta(c)["kind"] == "exec"]
@@ -43,7 +43,7 @@ def test_every_real_session_converts_to_a_valid_notebook_with_each_exec_source_e
     for cell in notebook.cells:
         if cell.cell_type == "code" and cell.source.startswith("%"):
             parse_magic(cell.source)  # the kernel's parser takes every magic written
-    assert nbformat.reads(nbformat.writes(notebook), 4) == notebook
+    assert nbformat.reads(notebook_text(notebook), 4) == notebook
 
 
 def test_waits_name_the_cell_the_kernel_gives_their_exec_after_a_resume():
