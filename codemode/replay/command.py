@@ -54,10 +54,11 @@ class UsageError(ValueError):
 
 def session_files(arguments: list[str]) -> list[Path]:
     """The session files the arguments name: files as given, every ``*.jsonl`` in a folder
-    (sorted; not its subfolders: ``'DIR/**/*.jsonl'`` reaches those), the matches of a glob (sorted). Raises :class:`UsageError` for an argument that
-    names nothing."""
+    (sorted; not its subfolders: ``'DIR/**/*.jsonl'`` reaches those), the matches of a glob
+    (sorted). A leading ``~`` is expanded, also in a quoted glob. Raises :class:`UsageError`
+    for an argument that names nothing."""
     found: list[Path] = []
-    for argument in arguments:
+    for argument in (os.path.expanduser(a) for a in arguments):
         path = Path(argument)
         if path.is_dir():
             matches = sorted(p for p in path.glob("*.jsonl") if p.is_file())
@@ -177,7 +178,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         files = session_files(args.sessions)
-        several = len(files) > 1 or any(Path(a).is_dir() or not Path(a).exists() for a in args.sessions)
+        several = len(files) > 1 or any(not Path(os.path.expanduser(a)).is_file() for a in args.sessions)
         chosen = targets(files, args.output, several)
     except UsageError as exc:
         parser.print_usage(sys.stderr)

@@ -96,6 +96,16 @@ def test_a_glob_converts_its_matches_and_one_match_still_needs_a_folder(tmp_path
     )
 
 
+def test_a_quoted_glob_with_a_tilde_reaches_the_home_folder(tmp_path, capsys, monkeypatch):
+    home = tmp_path / "home"
+    (home / "sessions" / "07").mkdir(parents=True)
+    shutil.copy(S04, home / "sessions" / "07" / "rollout-a.jsonl")
+    monkeypatch.setenv("HOME", str(home))
+    out = tmp_path / "out"
+    assert main(["replay", "~/sessions/**/*.jsonl", "-o", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out / 'rollout-a.ipynb'}\n"
+
+
 def test_usage_errors_exit_2_and_write_nothing(tmp_path, capsys):
     missing = tmp_path / "missing.jsonl"
     assert main(["replay", str(missing), "-o", str(tmp_path / "out.ipynb")]) == 2
