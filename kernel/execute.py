@@ -147,6 +147,7 @@ class ForegroundExecutor:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
         if response.kind == "Yielded":
+            self.delivery.note_model_view(request, "Yielded", record.cell_id, response.content_items, None, max_tokens)
             items = self.delivery.truncate(response.content_items, max_tokens)
             await self.publisher.emit_items(request, items, last=False)
             if request.interrupted:  # the interrupt came while the output was being sent (shown)
