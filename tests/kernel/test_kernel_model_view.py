@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernel_driver import execute
+from dependencies import require
+from kernel_driver import EVERYTHING, execute, start_kernel, stop_kernel
 
 from codemode.model_view import estimate_tokens
 
@@ -98,3 +99,25 @@ def test_terminate_and_a_wait_on_a_missing_cell(kernel):
 
 def test_a_magic_that_shows_no_answer_has_none(kernel):
     assert "model_view" not in execute(kernel.kc, "%cells").codemode
+
+
+def test_mcp_results_as_codex_delivered_them(codemode_kernelspec, tmp_path):
+    """s05 with the same MCP server (``server-everything``): the results the cells ``text()``
+    are those Codex recorded, so an MCP result reaches a cell in Codex's shape (no ``isError``
+    the server did not send). The first item of cell 1 lists the server's tools, which change
+    with its version: it is left out."""
+    require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
+    (tmp_path / "codemode.toml").write_text(
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\nstartup_timeout_sec = 30\n'
+    )
+    kernel = start_kernel(tmp_path)
+    try:
+        for call_id in ("call_exec_1", "call_exec_2"):
+            program, output = recorded("s05_mcp_store_load.jsonl", call_id)
+            view = normalised(model_view(execute(kernel.kc, program, timeout=60))["output"])
+            expected = normalised(output)
+            if call_id == "call_exec_1":
+                view, expected = view[:1] + view[2:], expected[:1] + expected[2:]
+            assert view == expected
+    finally:
+        stop_kernel(kernel)
