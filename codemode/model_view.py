@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from codemode.responses import RuntimeResponse
+from codemode.responses import ResponseKind, RuntimeResponse
 from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
 
 ContentItem = dict[str, Any]
@@ -120,6 +120,45 @@ def parse_header(text: str) -> Header | None:
     return Header(status, cell_id, match.group("wall"))
 
 
+@dataclass(frozen=True)
+class ParsedOutput:
+    """A recorded output read back: its :class:`Header`, the items after it (the error item
+    left out) and the error text of a failed script (None otherwise)."""
+
+    header: Header
+    items: list[ContentItem]
+    error_text: str | None
+
+    def response(self) -> RuntimeResponse:
+        """The runtime answer the output stands for (cell id ``""`` unless the cell was running;
+        a truncated output stands for its merged item). ``render(parsed.response(),
+        float(parsed.header.wall_time))`` gives the output back."""
+        kind: ResponseKind = "Result"
+        if self.header.status == "Script running":
+            kind = "Yielded"
+        elif self.header.status == TERMINATED:
+            kind = "Terminated"
+        return RuntimeResponse(kind, self.header.cell_id or "", list(self.items), self.error_text)
+
+
+def parse(output: ModelOutput) -> ParsedOutput | None:
+    """Read an exec or wait output as Codex recorded it (a plain string or a list of items);
+    None when its first text is not a header. The last item of a ``Script failed`` output is
+    taken as the error when it starts with ``Script error:\n``."""
+    items = [{"type": "input_text", "text": output}] if isinstance(output, str) else list(output)
+    if not items or items[0].get("type") != "input_text":
+        return None
+    header = parse_header(str(items[0].get("text", "")))
+    if header is None:
+        return None
+    rest, error_text = items[1:], None
+    last = rest[-1].get("text") if rest and rest[-1].get("type") == "input_text" else None
+    if header.status == FAILED and isinstance(last, str) and last.startswith(SCRIPT_ERROR_PREFIX):
+        error_text = last.removeprefix(SCRIPT_ERROR_PREFIX)
+        rest = rest[:-1]
+    return ParsedOutput(header, rest, error_text)
+
+
 def estimate_tokens(output: ModelOutput) -> int:
     """Codex's approximate token count of an output: ``ceil(bytes / 4)`` where texts count
     their UTF-8 bytes, each image 7373 bytes and audio its URL's length."""
@@ -169,6 +208,7 @@ __all__ = [
     "Header",
     "ModelOutput",
     "ModelView",
+    "ParsedOutput",
     "RUNNING_PREFIX",
     "SCRIPT_ERROR_PREFIX",
     "TERMINATED",
@@ -176,6 +216,7 @@ __all__ = [
     "format_wall_time",
     "header_text",
     "model_items",
+    "parse",
     "parse_header",
     "render",
     "status_line",

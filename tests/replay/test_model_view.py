@@ -15,8 +15,16 @@ from typing import Any
 
 import pytest
 
-from codemode import model_view
-from codemode.model_view import Header, ModelView, estimate_tokens, format_wall_time, parse_header, render
+from codemode.model_view import (
+    Header,
+    ModelView,
+    ParsedOutput,
+    estimate_tokens,
+    format_wall_time,
+    parse,
+    parse_header,
+    render,
+)
 from codemode.responses import RuntimeResponse
 
 pytestmark = pytest.mark.unit
@@ -44,15 +52,9 @@ def as_items(output: Any) -> list[dict[str, Any]]:
 
 def runtime_answer(output: Any) -> tuple[RuntimeResponse, float]:
     """The runtime answer a recorded output stands for, and its wall time in seconds."""
-    head, *rest = as_items(output)
-    header = parse_header(head["text"])
-    assert header is not None, head
-    error_text = None
-    if header.status == model_view.FAILED:
-        assert rest[-1]["text"].startswith(model_view.SCRIPT_ERROR_PREFIX)
-        error_text = rest.pop()["text"].removeprefix(model_view.SCRIPT_ERROR_PREFIX)
-    kind = {"Script running": "Yielded", model_view.TERMINATED: "Terminated"}.get(header.status, "Result")
-    return RuntimeResponse(kind, header.cell_id or "1", rest, error_text), float(header.wall_time)
+    parsed = parse(output)
+    assert parsed is not None, output
+    return parsed.response(), float(parsed.header.wall_time)
 
 
 ALL_SESSIONS = sorted(path.name for path in SESSIONS.glob("*.jsonl"))
@@ -161,3 +163,17 @@ def test_token_estimate():
     image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "original"}
     assert estimate_tokens([header, image]) == (47 + 7373 + 3) // 4
     assert render(RuntimeResponse("Result", "1", [image]), 0.0).tokens == (47 + 7373 + 3) // 4
+
+
+def test_parse_reads_a_failure_and_refuses_what_is_no_output():
+    output = [
+        {"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_text", "text": "before the error"},
+        {"type": "input_text", "text": "Script error:\nError: boom"},
+    ]
+    assert parse(output) == ParsedOutput(
+        Header("Script failed", None, "0.0"), [{"type": "input_text", "text": "before the error"}], "Error: boom"
+    )
+    assert parse("progress: 1 of 2") is None  # a notify output
+    assert parse([{"type": "input_image", "image_url": "data:,"}]) is None
+    assert parse([]) is None
