@@ -15,7 +15,7 @@ import datetime
 import sys
 from pathlib import Path
 
-from bench import host_rows, kernel_rows, machine
+from bench import host_rows, kernel_rows, machine, replay_rows
 from bench.kernels import DENO_KERNEL, LOG
 from bench.report import RunInfo, document
 from bench.rows import Row, run_row
@@ -31,8 +31,10 @@ ROWS: tuple[Row, ...] = (
     kernel_rows.MEMORY,
     kernel_rows.start_row(DENO_KERNEL),
     kernel_rows.cell_row(DENO_KERNEL),
+    replay_rows.REPLAY,
 )
-"""Every row in the issue's order; the last two have Deno's kernel as the peer."""
+"""Every row in the issue's order; ``start-deno`` and ``cell-deno`` have Deno's kernel as the
+peer; ``replay`` (issue 26) converts a Codex session file."""
 DEFAULT_PAIRS = 7
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 

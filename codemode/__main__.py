@@ -2,7 +2,8 @@
 
 Commands: ``install`` (the kernelspec; see :mod:`codemode.install`), ``run NOTEBOOK``
 (execute a notebook headless with the codemode kernel and print its outputs; see
-:mod:`codemode.notebook`) and ``kernel`` (run the kernel itself, the same as
+:mod:`codemode.notebook`), ``replay SESSION.jsonl ...`` (a Codex session file as a notebook; see
+:mod:`codemode.replay.command`) and ``kernel`` (run the kernel itself, the same as
 ``python -m codemode.kernel``).
 """
 
@@ -20,8 +21,9 @@ def usage() -> str:
     """Every command's usage line, ``install``'s and ``run``'s written by their own parsers, so
     each option they take is listed (``--engine``, ``--profile``, …)."""
     from codemode.install import build_parser
+    from codemode.replay.command import build_parser as replay_parser
 
-    lines = [_usage_line(build_parser()), _usage_line(_run_parser()), KERNEL_USAGE]
+    lines = [_usage_line(build_parser()), _usage_line(_run_parser()), _usage_line(replay_parser()), KERNEL_USAGE]
     return "usage: " + "\n       ".join(lines)
 
 
@@ -48,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         return install_main(rest)
     if command == "run":
         return _run(rest)
+    if command == "replay":
+        from codemode.replay.command import main as replay_main
+
+        return replay_main(rest)
     if command == "kernel":
         from codemode.kernel.__main__ import main as kernel_main
 

@@ -1,5 +1,5 @@
-"""``python -m codemode --help`` lists every command with every option it takes (the install
-and run lines come from their own parsers, so an option added there shows here)."""
+"""``python -m codemode --help`` lists every command with every option it takes (the install,
+run and replay lines come from their own parsers, so an option added there shows here)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ usage: python -m codemode install [-h] [--user | --sys-prefix | --prefix P] [--n
                                   [--display-name DISPLAY_NAME] [--engine {quickjs,v8}]
                                   [--profile {strict,notebook}]
        python -m codemode run [-h] [--save-to PATH] [--timeout SECONDS] NOTEBOOK
+       python -m codemode replay [-h] [-o OUT] [--codex-config PATH] SESSION [SESSION ...]
        python -m codemode kernel -f CONNECTION_FILE
 """
 

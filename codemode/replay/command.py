@@ -1,0 +1,208 @@
+"""``python -m codemode replay SESSION.jsonl [MORE ...] [-o OUT] [--codex-config PATH]``.
+
+Converts Codex session files into notebooks (:mod:`codemode.replay.convert`). One file and an
+``-o`` ending in ``.ipynb`` writes that notebook; several files, a folder (every ``*.jsonl``
+in it) or a glob write one ``<name>.ipynb`` each into the folder ``-o`` names (created if
+needed). Without ``-o`` a notebook goes beside its session file. The MCP servers of the Codex
+configuration (``--codex-config``, default ``$CODEX_HOME/config.toml``; a missing default is
+no servers) go to a ``codemode.toml`` beside the notebooks; an existing one is left as it is.
+
+Every file is written to a temporary file in its folder, then renamed over the target, so a
+failure never leaves half a file. Exit status: 0 when every session converted, 1 when one
+could not be (not a session, no code-mode call, unreadable; the others are still written), 2
+for a usage error. Problems in a session that still converts (an unreadable line, skipped line
+types) are printed as warnings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
+from codemode.replay.rollout import NotASessionError, Session, read_session
+from codemode.replay.servers import CodexConfigError, codemode_toml, default_codex_config, read_servers
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``replay`` command's argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="python -m codemode replay",
+        description="Convert Codex session files (rollout-*.jsonl) into codemode notebooks.",
+    )
+    parser.add_argument("sessions", nargs="+", metavar="SESSION", help="a session file, a folder of them, or a glob")
+    parser.add_argument(
+        "-o", "--output", metavar="OUT", help="the notebook (one session) or a folder (several); default: beside each"
+    )
+    parser.add_argument(
+        "--codex-config",
+        metavar="PATH",
+        help="Codex's config.toml, whose MCP servers go to codemode.toml (default: $CODEX_HOME/config.toml)",
+    )
+    return parser
+
+
+class UsageError(ValueError):
+    """The arguments name no session or conflict; ``str(e)`` says what to change."""
+
+
+def session_files(arguments: list[str]) -> list[Path]:
+    """The session files the arguments name: files as given, every ``*.jsonl`` in a folder
+    (sorted; not its subfolders: ``'DIR/**/*.jsonl'`` reaches those), the matches of a glob
+    (sorted). A leading ``~`` is expanded, also in a quoted glob. Raises :class:`UsageError`
+    for an argument that names nothing."""
+    found: list[Path] = []
+    for argument in (os.path.expanduser(a) for a in arguments):
+        path = Path(argument)
+        if path.is_dir():
+            matches = sorted(p for p in path.glob("*.jsonl") if p.is_file())
+            if not matches:
+                raise UsageError(f"The folder {argument} holds no session file (*.jsonl).")
+            found.extend(matches)
+        elif path.exists():
+            found.append(path)
+        elif glob.has_magic(argument):
+            matches = sorted(Path(m) for m in glob.glob(argument, recursive=True) if Path(m).is_file())
+            if not matches:
+                raise UsageError(f"No file matches {argument}.")
+            found.extend(matches)
+        else:
+            raise UsageError(f"{argument} does not exist.")
+    unique: dict[Path, None] = dict.fromkeys(found)
+    return list(unique)
+
+
+def targets(files: list[Path], output: str | None, several: bool) -> dict[Path, Path]:
+    """Session file -> notebook path (see the module docstring). Raises :class:`UsageError`
+    when ``-o`` names a notebook for several sessions or two sessions would share a name."""
+    if output is not None and not several and output.endswith(".ipynb"):
+        return {files[0]: Path(output)}
+    if output is not None and output.endswith(".ipynb"):
+        raise UsageError(f"{len(files)} sessions need a folder for -o, not the notebook {output}.")
+    chosen: dict[Path, Path] = {}
+    seen: dict[Path, Path] = {}
+    for file in files:
+        folder = Path(output) if output is not None else file.parent
+        target = folder / (file.stem + ".ipynb")
+        if target in seen:
+            raise UsageError(f"{seen[target]} and {file} would both be written to {target}.")
+        seen[target] = file
+        chosen[file] = target
+    return chosen
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder, renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class Outcome:
+    """What converting one session gave: the notebook written, or why none was."""
+
+    source: Path
+    written: Path | None = None
+    error: str | None = None
+
+
+def warnings_of(session: Session) -> list[str]:
+    """The warnings to print for a session that converts (unreadable lines, skipped types)."""
+    lines = [f"warning: {session.path}: line {p.line} was skipped: {p.problem}." for p in session.problems]
+    if session.skipped:
+        counts = ", ".join(f"{n} of type {kind}" for kind, n in sorted(session.skipped.items()))
+        lines.append(f"warning: {session.path}: skipped lines of a type replay does not know: {counts}.")
+    return lines
+
+
+def convert_one(source: Path, target: Path) -> Outcome:
+    """Convert ``source`` into the notebook ``target`` (warnings printed to stderr)."""
+    try:
+        session = read_session(source)
+        notebook = session_notebook(session)
+    except (NotASessionError, NoCodeModeError) as exc:
+        return Outcome(source, error=str(exc))
+    except OSError as exc:
+        return Outcome(source, error=f"{source} could not be read: {exc.strerror or exc}.")
+    for line in warnings_of(session):
+        print(line, file=sys.stderr)
+    write_atomically(target, notebook_text(notebook))
+    return Outcome(source, written=target)
+
+
+def load_servers(config: Path, explicit: bool) -> dict[str, dict[str, Any]]:
+    """The MCP servers of the Codex config: a missing default config is no servers; a missing
+    named one, or one that cannot be read, raises :class:`CodexConfigError`."""
+    try:
+        return read_servers(config)
+    except FileNotFoundError as exc:
+        if explicit:
+            raise CodexConfigError(f"The Codex configuration {config} does not exist.") from exc
+        return {}
+
+
+def write_servers(servers: dict[str, dict[str, Any]], config: Path, folders: list[Path]) -> list[str]:
+    """Write ``servers`` (read from ``config``) to ``codemode.toml`` in each folder, leaving an
+    existing file as it is; returns the lines to print."""
+    text = codemode_toml(servers, config)
+    said = []
+    for folder in dict.fromkeys(folders):
+        target = folder / "codemode.toml"
+        if target.exists():
+            said.append(
+                f"warning: {target} exists and was left unchanged (its MCP servers may differ from {config}'s)."
+            )
+            continue
+        write_atomically(target, text)
+        plural = "s" if len(servers) != 1 else ""
+        said.append(f"wrote {target} ({len(servers)} MCP server{plural} from {config})")
+    return said
+
+
+def main(argv: list[str]) -> int:
+    """Run the command; returns the exit status (module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        files = session_files(args.sessions)
+        several = len(files) > 1 or any(not Path(os.path.expanduser(a)).is_file() for a in args.sessions)
+        chosen = targets(files, args.output, several)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    config = Path(args.codex_config) if args.codex_config else default_codex_config()
+    try:
+        servers = load_servers(config, explicit=bool(args.codex_config))
+    except CodexConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    outcomes = [convert_one(source, target) for source, target in chosen.items()]
+    failed = [o for o in outcomes if o.error is not None]
+    for outcome in outcomes:
+        if outcome.error is not None:
+            print(f"error: {outcome.error}", file=sys.stderr)
+        else:
+            print(f"wrote {outcome.written}")
+    folders = [o.written.parent for o in outcomes if o.written is not None]
+    if folders and servers:
+        for line in write_servers(servers, config, folders):
+            print(line, file=sys.stderr if line.startswith("warning") else sys.stdout)
+    elif folders and args.codex_config:
+        print(f"{config} defines no MCP server; no codemode.toml was written.")
+    if failed and len(outcomes) > 1:
+        print(f"{len(failed)} of {len(outcomes)} sessions could not be converted.", file=sys.stderr)
+    return 1 if failed else 0
