@@ -1,4 +1,5 @@
-"""codemode.tools.called: the tools a program names, and those a registry lacks, read before it runs.
+"""codemode.tools.called and codemode.replay.needs: the tools a program names, and those a
+registry lacks, read before it runs.
 
 The programs are the real ones of Codex session files (tests/replay/sessions/, written by Codex
 CLI 0.171.0), read against codemode's built-in tools.
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from codemode.replay.needs import CellNeeds, missing_tools_by_cell
+from codemode.replay.rollout import read_session
 from codemode.tools.base import Tool
 from codemode.tools.called import ToolUses, code_only, missing_tools, tool_uses
 from codemode.tools.registry import ToolRegistry
@@ -109,3 +112,24 @@ def test_comments_and_strings_name_nothing():
     source = "// tools.a()\n/* tools.b() */ text(\"tools.c()\"); text('tools'); text(`tools.d ${1}`);\n"
     assert tool_uses(source) == ToolUses((), ())
     assert code_only('x("a\\"b") // c\n') == 'x("    ")     \n'
+
+
+async def test_the_cells_of_a_session_that_need_missing_tools(builtins):
+    """s12 read as a session: both cells need tools codemode's built-ins lack; s07: the cells
+    that call apply_patch or the MCP server, and the one that reads ALL_TOOLS."""
+    s12 = missing_tools_by_cell(read_session(SESSIONS / "s12_other_nested_tools.jsonl"), builtins)
+    assert s12 == [
+        CellNeeds("call_exec_1", 14, ("write_stdin", "clock__curr_time", "get_goal"), ()),
+        CellNeeds(
+            "call_exec_2", 19, ("list_mcp_resources", "mcp__everything__get_sum", "write_stdin", "view_image"), ()
+        ),
+    ]
+    s07 = missing_tools_by_cell(read_session(SESSIONS / "s07_long_session.jsonl"), builtins)
+    assert [(n.call_id, n.missing, n.unread) for n in s07] == [
+        ("call_exec_3", (), ("line 2: ALL_TOOLS",)),
+        ("call_exec_4", ("apply_patch",), ()),
+        ("call_exec_5", ("mcp__everything__get_sum",), ()),
+        ("call_exec_10", ("apply_patch",), ()),
+        ("call_exec_15", ("mcp__everything__get_tiny_image",), ()),
+    ]
+    assert s07[0].line == 18
