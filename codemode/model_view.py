@@ -188,6 +188,13 @@ def model_items(response: RuntimeResponse, max_output_tokens: int | None = None)
     return truncate_content_items(items, budget)
 
 
+def refused(text: str) -> ModelView:
+    """A call Codex refused before any cell ran (a bad ``// @exec:`` pragma): the model gets
+    the message alone as a plain string, no header (``FunctionCallError::RespondToModel`` in
+    Codex's ``codex-rs/core/src/tools/code_mode/execute_handler.rs``)."""
+    return ModelView(text, estimate_tokens(text))
+
+
 def render(response: RuntimeResponse, wall_time_s: float, max_output_tokens: int | None = None) -> ModelView:
     """``response`` as Codex hands it to the model (see the module docstring).
 
@@ -218,6 +225,7 @@ __all__ = [
     "model_items",
     "parse",
     "parse_header",
+    "refused",
     "render",
     "status_line",
 ]

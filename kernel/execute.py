@@ -28,6 +28,7 @@ import contextlib
 import logging
 from typing import Any
 
+from codemode import model_view
 from codemode.cell_events import InitialAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
@@ -75,6 +76,7 @@ class ForegroundExecutor:
         try:
             source = services.pragma.parse_exec_source(code)
         except services.pragma.PragmaError as exc:
+            request.model_view = model_view.refused(str(exc)).to_json()
             return self.publisher.plain_error_reply(request, "PragmaError", str(exc))
         state = self.state
         yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms

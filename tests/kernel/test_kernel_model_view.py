@@ -97,6 +97,13 @@ def test_terminate_and_a_wait_on_a_missing_cell(kernel):
     assert normalised(model_view(execute(kernel.kc, "%wait no-such-cell"))["output"]) == normalised(never)
 
 
+def test_a_bad_pragma_is_the_message_alone(kernel):
+    """Codex answers a refused pragma with its message as a plain string, no header."""
+    text = "exec pragma only supports `yield_time_ms` and `max_output_tokens`; got `bogus`"
+    run = execute(kernel.kc, '// @exec: {"bogus": 1}\ntext(1)')
+    assert run.codemode["model_view"] == {"output": text, "tokens": 20}
+
+
 def test_a_magic_that_shows_no_answer_has_none(kernel):
     assert "model_view" not in execute(kernel.kc, "%cells").codemode
 
