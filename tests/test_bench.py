@@ -61,3 +61,26 @@ def test_the_host_start_row_reports_the_floors_of_a_python_host():
         "importing json, threading and QuickJS and compiling the prelude",
     ]
     assert all(float(ms) > 0 for ms in named.values())
+
+
+@pytest.mark.timeout(120)
+def test_the_replay_row_converts_a_10000_line_session_against_the_json_floor():
+    """The replay row builds its 10 000-line session from the real s07 and converts it whole:
+    the notes give the notebook's cell count (a conversion that lost cells would be lossy)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--rows", "replay", "--pairs", "1", "--output", "-"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    row = re.search(
+        r"^\| convert a 10 000-line Codex session to a notebook \(`replay`\) \| (.*) \|$", done.stdout, re.M
+    )
+    assert row, done.stdout[-3000:]
+    ours, peer, ratio, pairs, goal = row.group(1).split(" | ")
+    assert re.fullmatch(r"[\d,]+ ms", ours) and re.fullmatch(r"[\d,]+ ms", peer), row.group(0)
+    assert pairs == "1"
+    assert goal in ("<= 500 ms (met)", "<= 500 ms (not met)")
+    assert "- the 10000-line session gives a notebook of 2367 cells" in done.stdout

@@ -33,6 +33,9 @@ Cell ids appear only in ``Script running with cell ID N``; every exec takes the 
 process, also one that completes at once. :attr:`Session.cells` maps each process's ids to the
 exec calls.
 
+Codex's first layout is read too: a first line with the session's ``id`` and ``timestamp`` and
+no ``type``, then bare response items with no envelope (:func:`legacy_meta`).
+
 Bad input: a line that is not JSON (or not an object) is skipped and named in
 :attr:`Session.problems` by its 1-based number (the last one, when the file ends inside it, as
 cut short); a line of a type this module does not know is skipped and counted in
@@ -447,6 +450,11 @@ class _Reader:
 
     def line(self, number: int, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
+        if "payload" not in obj and (kind in KNOWN_ITEM_TYPES or obj.get("record_type") == "state"):
+            # the first layout: a response item on a line of its own, no envelope, no timestamp
+            if kind in KNOWN_ITEM_TYPES:
+                self.response_item(number, obj, "")
+            return
         payload = obj.get("payload")
         time = str(obj.get("timestamp", ""))
         if not isinstance(payload, dict):
@@ -624,6 +632,13 @@ class _Reader:
         return None if found is None else parse_result(*found)
 
 
+def legacy_meta(obj: dict[str, Any]) -> bool:
+    """True for the first line of Codex's first file layout (2025): the session's ``id`` and
+    ``timestamp`` (and ``instructions``) with no ``type``; its other lines are bare response
+    items, between which ``{"record_type": "state"}`` lines may stand."""
+    return "type" not in obj and "id" in obj and "timestamp" in obj
+
+
 def read_session(path: str | Path) -> Session:
     """Read the Codex session file at ``path`` (see the module docstring).
 
@@ -656,6 +671,8 @@ def read_session(path: str | Path) -> Session:
                 problem = "a JSON value that is not an object"
             reader.problems.append(LineProblem(number, problem))
             continue
+        if reader.meta is None and legacy_meta(obj):
+            obj = {"type": "session_meta", "timestamp": obj["timestamp"], "payload": obj}
         if reader.meta is None and obj.get("type") != "session_meta":
             raise NotASessionError(
                 f"{path} is not a Codex session file: its first record is not a session_meta "

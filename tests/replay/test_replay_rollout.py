@@ -287,6 +287,35 @@ def test_an_output_written_as_one_string_reads_as_header_and_text(tmp_path):
     )
 
 
+def test_codexs_first_layout_without_envelopes_reads_as_the_current_one(tmp_path):
+    """Codex first wrote the session's id and timestamp as the first line and each response
+    item bare on its own line (with ``record_type: state`` lines between); the same session
+    in that layout gives the same calls and results."""
+    records = [json.loads(line) for line in lines_of(S04)]
+    meta = records[0]["payload"]
+    legacy = [{"id": meta["id"], "timestamp": meta["timestamp"], "instructions": None}]
+    for record in records[1:]:
+        if record["type"] == "response_item":
+            legacy.append(record["payload"])
+            legacy.append({"record_type": "state"})
+    path = copy_with(tmp_path, S04, [json.dumps(r) + "\n" for r in legacy], "legacy.jsonl")
+    session = read_session(path)
+    original = read_session(S04)
+    assert session.meta.session_id == original.meta.session_id
+    assert (session.problems, session.skipped) == ((), {})
+    assert [(e.call_id, e.source, e.cell_id) for e in session.execs] == [
+        (e.call_id, e.source, e.cell_id) for e in original.execs
+    ]
+    assert [e.result and e.result.items for e in session.execs] == [e.result and e.result.items for e in original.execs]
+    assert [(w.target, w.result and w.result.status) for w in session.waits] == [("call_exec_2", "completed")]
+    assert [r.text for r in session.records if isinstance(r, Notify)] == [
+        "progress: 1 of 2",
+        '{"step":2,"of":2}',
+        "about to sleep",
+        "woke up",
+    ]
+
+
 def test_a_header_codex_does_not_write_reads_as_unknown(tmp_path):
     lines = lines_of(S04)
     record = json.loads(lines[15])
