@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codemode.responses import ResponseKind, RuntimeResponse
-from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS, truncate_content_items
+from codemode.wire.truncation import BUNDLE_KINDS, DEFAULT_MAX_OUTPUT_TOKENS, bundle_tokens, truncate_content_items
 
 ContentItem = dict[str, Any]
 ModelOutput = str | list[ContentItem]
@@ -161,7 +161,9 @@ def parse(output: ModelOutput) -> ParsedOutput | None:
 
 def estimate_tokens(output: ModelOutput) -> int:
     """Codex's approximate token count of an output: ``ceil(bytes / 4)`` where texts count
-    their UTF-8 bytes, each image 7373 bytes and audio its URL's length."""
+    their UTF-8 bytes, each image 7373 bytes and audio its URL's length (a notebook profile's
+    ``display_data`` / ``execute_result`` counts as its largest text representation,
+    :func:`codemode.wire.truncation.bundle_tokens`)."""
     if isinstance(output, str):
         return math.ceil(len(output.encode("utf-8", "surrogatepass")) / BYTES_PER_TOKEN)
     total = 0
@@ -171,6 +173,8 @@ def estimate_tokens(output: ModelOutput) -> int:
             total += IMAGE_BYTES_ESTIMATE
         elif kind == "input_audio":
             total += len(str(item.get("audio_url", "")))
+        elif kind in BUNDLE_KINDS:
+            total += bundle_tokens(item) * BYTES_PER_TOKEN
         else:
             total += len(str(item.get("text", "")).encode("utf-8", "surrogatepass"))
     return math.ceil(total / BYTES_PER_TOKEN)

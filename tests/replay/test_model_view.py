@@ -163,6 +163,11 @@ def test_token_estimate():
     image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "original"}
     assert estimate_tokens([header, image]) == (47 + 7373 + 3) // 4
     assert render(RuntimeResponse("Result", "1", [image]), 0.0).tokens == (47 + 7373 + 3) // 4
+    # The notebook profile's items (never in Codex's output): a stream as its text, a display
+    # as its largest text representation.
+    stream = {"type": "stream", "name": "stdout", "text": "abcd\n"}
+    display = {"type": "display_data", "data": {"text/plain": "x" * 8, "text/html": "y" * 40}, "metadata": {}}
+    assert estimate_tokens([header, stream, display]) == (47 + 5 + 40 + 3) // 4
 
 
 def test_parse_reads_a_failure_and_refuses_what_is_no_output():
