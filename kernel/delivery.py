@@ -5,6 +5,8 @@
   (:mod:`codemode.kernel.budget`);
 - :meth:`Delivery.follow` hands a yielded cell to a background
   :class:`~codemode.kernel.observer.CellObserver` and opens its status display;
+- :meth:`Delivery.note_model_view` keeps, for the reply's metadata, the answer as Codex would
+  have returned it to the model (:mod:`codemode.model_view`);
 - :meth:`Delivery.deliver_final` shows a finished cell's remaining output and its outcome
   (``CellTerminated`` for a termination, ``HostStopped`` for a cell lost with the runtime host,
   the script's error with a hint for ``console``, :func:`~codemode.kernel.render.with_hint`,
@@ -15,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
+from codemode import model_view
 from codemode.kernel import render
 from codemode.kernel.budget import bound_delivery, terminated_budget
 from codemode.kernel.cells import CellRecord
@@ -25,6 +29,7 @@ from codemode.kernel.observer import CellObserver, wait_time_ms
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services
 from codemode.kernel.state import KernelState
+from codemode.responses import ResponseKind, RuntimeResponse
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +46,22 @@ class Delivery:
     def truncate(items: list[dict[str, Any]], max_tokens: int | None) -> list[dict[str, Any]]:
         """``items`` (the output of a delivery with no error) within ``max_tokens``."""
         return bound_delivery(items, None, max_tokens).items
+
+    @staticmethod
+    def note_model_view(
+        request: Request,
+        kind: ResponseKind,
+        cell_id: str,
+        items: list[dict[str, Any]],
+        error_text: str | None,
+        max_tokens: int | None,
+    ) -> None:
+        """Keep on ``request`` the answer it shows as Codex would have returned it to the model:
+        ``items`` untruncated, Codex's budget ``max_tokens`` (None: 10 000), the wall time since
+        the request arrived. The reply's ``metadata.codemode.model_view``."""
+        response = RuntimeResponse(kind, cell_id, list(items), error_text)
+        wall = time.monotonic() - request.started
+        request.model_view = model_view.render(response, wall, max_tokens).to_json()
 
     def show_new_problems(self, services: Services, request: Request) -> None:
         """Show configuration problems and notices (an unrestricted sandbox) not shown before,
@@ -80,6 +101,7 @@ class Delivery:
         """
         final = record.final
         assert final is not None
+        self.note_model_view(request, final.kind, record.cell_id, items, final.error_text, max_tokens)
         if final.kind == "Terminated":
             max_tokens = terminated_budget(max_tokens)
         script_error = final.error_text if final.kind != "Terminated" and record.lost is None else None

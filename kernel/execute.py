@@ -28,6 +28,7 @@ import contextlib
 import logging
 from typing import Any
 
+from codemode import model_view
 from codemode.cell_events import InitialAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
@@ -75,6 +76,7 @@ class ForegroundExecutor:
         try:
             source = services.pragma.parse_exec_source(code)
         except services.pragma.PragmaError as exc:
+            request.model_view = model_view.refused(str(exc)).to_json()
             return self.publisher.plain_error_reply(request, "PragmaError", str(exc))
         state = self.state
         yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
@@ -147,6 +149,7 @@ class ForegroundExecutor:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
         if response.kind == "Yielded":
+            self.delivery.note_model_view(request, "Yielded", record.cell_id, response.content_items, None, max_tokens)
             items = self.delivery.truncate(response.content_items, max_tokens)
             await self.publisher.emit_items(request, items, last=False)
             if request.interrupted:  # the interrupt came while the output was being sent (shown)

@@ -53,7 +53,9 @@ specification), in short:
   (:mod:`codemode.kernel.host_loss`): Codex's reason, the lost cell, the restart's cause when
   known, and that the next cell starts a new host;
 - every execute_reply carries ``metadata.codemode = {"cell_id", "status", "wall_time_ms",
-  "tool_calls"}`` (status ``running|completed|failed|terminated``; ``cell_id`` None for
+  "tool_calls"}``, and ``"model_view"`` (``{"output", "tokens"}``: the answer the request
+  showed as Codex returns it to the model, :mod:`codemode.model_view`) when it showed a cell's
+  answer (status ``running|completed|failed|terminated``; ``cell_id`` None for
   magics that touch no cell and for an execute interrupted before its cell existed); for a
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is

@@ -108,6 +108,7 @@ class MagicHandlers:
         except Exception as exc:
             return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
         text = outcome.response.error_text or f"exec cell {cell_id} not found"
+        self.delivery.note_model_view(request, "Result", cell_id, [], text, None)
         return self.publisher.plain_error_reply(request, "CellNotFound", text)
 
     async def _no_target(
@@ -154,6 +155,7 @@ class MagicHandlers:
                 final = record.final
             if final is not None:
                 return await self.delivery.deliver_final(request, record, items, max_tokens)
+            self.delivery.note_model_view(request, "Yielded", record.cell_id, items, None, max_tokens)
             await self.publisher.emit_items(request, self.delivery.truncate(items, max_tokens))
             request.status = "running"
             request.observing = False
@@ -189,6 +191,7 @@ class MagicHandlers:
         assert final is not None
         if final.kind != "Terminated":
             return await self.delivery.deliver_final(request, record, items, max_tokens)  # completed, or lost
+        self.delivery.note_model_view(request, "Terminated", record.cell_id, items, None, max_tokens)
         await self.publisher.emit_items(request, self.delivery.truncate(items, terminated_budget(max_tokens)))
         record.state = "closed"
         request.status = "terminated"

@@ -41,7 +41,10 @@ class Request:
     reply): the cell's value is shown under it as ``execute_result``; under other requests (a
     ``%wait``) as ``display_data`` (:mod:`codemode.kernel.render`). ``stopped_output`` is set
     once an interrupt stopped one of its deliveries (:meth:`Publisher.emit_items`): nothing
-    more of the cell's output is shown under it.
+    more of the cell's output is shown under it. ``model_view`` is what Codex would have
+    returned to the model for the answer this request showed (``{"output", "tokens"}``,
+    :func:`codemode.model_view.render`), set by :meth:`Delivery.note_model_view
+    <codemode.kernel.delivery.Delivery.note_model_view>`; None when it showed no cell's answer.
     """
 
     parent: dict[str, Any]
@@ -54,6 +57,7 @@ class Request:
     interrupted: bool = False
     execution_count: int | None = None
     stopped_output: StoppedOutput | None = None
+    model_view: dict[str, Any] | None = None
     _observing: bool = field(default=False, repr=False)
     _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 

@@ -125,7 +125,8 @@ class ToolCallTracker:
 
     async def reply_metadata(self, request: Request, services: Services | None) -> dict[str, Any]:
         """The execute_reply's ``metadata.codemode`` for ``request``: its cell id and status,
-        wall time, and its cell's tool calls (``services`` None: not built, none). For a cell
+        wall time, the answer as the model would have seen it (``model_view``, when the request
+        showed a cell's answer), and its cell's tool calls (``services`` None: not built, none). For a cell
         that ended, the calls still being cleaned up are awaited first (bounded, :meth:`settle`),
         so every call is listed."""
         calls: list[dict[str, Any]] = []
@@ -147,6 +148,8 @@ class ToolCallTracker:
         }
         if omitted:
             metadata["tool_calls_omitted"] = omitted
+        if request.model_view is not None:
+            metadata["model_view"] = request.model_view
         return metadata
 
 

@@ -36,13 +36,14 @@ TIMEOUT_EXIT_CODE = 124
 @dataclass
 class CommandRun:
     """How a command ended: ``exit_code`` (None when killed by a signal we did not send),
-    ``output`` (cut to the budget), ``original_token_count`` (set when cut),
+    ``output`` (cut to the budget), ``original_token_count`` (Codex's estimate of the whole
+    output, ``ceil(bytes / 4)``, cut or not),
     ``wall_time_seconds``, ``cancelled`` and ``timed_out``."""
 
     exit_code: int | None
     output: str
     wall_time_seconds: float
-    original_token_count: int | None = None
+    original_token_count: int = 0
     cancelled: bool = False
     timed_out: bool = False
 
@@ -149,7 +150,7 @@ async def run_command(
         exit_code=TIMEOUT_EXIT_CODE if timed_out else process.returncode,
         output=capture.render(),
         wall_time_seconds=round(time.monotonic() - started, 3),
-        original_token_count=capture.original_token_count if capture.truncated else None,
+        original_token_count=capture.original_token_count,
         cancelled=cancellation.cancelled,
         timed_out=timed_out,
     )

@@ -1,10 +1,28 @@
 """The ``exec_command`` built-in: a shell command, run in the sandbox unless a person allows otherwise.
 
 ``exec_command({cmd, workdir?, timeout_ms?, max_output_tokens?, sandbox_permissions?,
-justification?})`` -> ``{exit_code, output, wall_time_seconds, original_token_count?}`` (the
-shape of Codex's nested ``exec_command`` result). ``bash -c cmd`` runs through
-:func:`codemode.tools.commands.run_command` (process group, budgeted output, timeout,
-cancellation), with the environment of ``[shell_environment_policy]``
+justification?, login?, shell?, tty?, yield_time_ms?, prefix_rule?})`` ->
+``{chunk_id, wall_time_seconds, exit_code, original_token_count, output}``, the keys in this
+order: the shape of Codex's nested ``exec_command`` result (``UnifiedExecCodeModeResult`` in
+Codex's ``codex-rs/core/src/tools/context.rs``; Codex CLI 0.171.0 returned e.g.
+``{"chunk_id":"d0c96e","wall_time_seconds":0.84,"exit_code":0,"original_token_count":1,
+"output":"hi\\n"}`` for ``echo hi``). ``chunk_id`` is six random lowercase hex digits (Codex's
+``generate_chunk_id``), ``original_token_count`` Codex's estimate of the whole output
+(``ceil(bytes / 4)``) whether or not ``output`` was cut, ``exit_code`` None when a signal we
+did not send ended the command. Codex adds ``session_id`` (and leaves out ``exit_code``) when
+the process still runs after ``yield_time_ms``, for ``write_stdin``; codemode has no
+``write_stdin`` and waits for the command to end, so its result never has ``session_id``.
+
+Codex's arguments: ``cmd``, ``workdir``, ``max_output_tokens``, ``sandbox_permissions``,
+``justification`` as in Codex; ``login: true`` runs ``bash -lc`` (a login shell) instead of
+``bash -c``; ``shell`` names the shell binary (found on the ``PATH`` outside the writable
+folders, as ``bash`` is); ``yield_time_ms`` is accepted and changes nothing (the result comes
+when the command ends; ``timeout_ms``, codemode's own, bounds it); ``prefix_rule`` (an approval
+prefix Codex remembers) is accepted and not used; ``tty: true`` (a PTY) is refused with a
+sentence saying so, since the output of a command without a terminal differs.
+
+``bash -c cmd`` runs through :func:`codemode.tools.commands.run_command` (process group,
+budgeted output, timeout, cancellation), with the environment of ``[shell_environment_policy]``
 (:func:`codemode.sandbox.environment.command_environment`).
 
 Where it runs follows :func:`codemode.sandbox.approvals.plan_command`: in the sandbox
@@ -21,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +64,11 @@ MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 frame of at most 64 MiB (the host protocol's frame limit) and JSON may spell one byte of text with six (``\\u0001``):
 8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
 transport instead of with a clear schema error."""
+
+TTY_REFUSED = (
+    "exec_command: tty: true (a terminal for the command) is not supported by codemode, which has no "
+    "write_stdin either; the command was not run. Leave tty out to run it with plain pipes."
+)
 
 NETWORK_DISABLED_VARIABLE = "CODEX_SANDBOX_NETWORK_DISABLED"
 """Set to ``1`` for commands that have no network, as Codex sets it."""
@@ -101,8 +125,8 @@ async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest)
 
 async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool) -> CommandRun:
     policy = sandbox.policy
-    shell = find_program("bash", policy.writable_folders()) or "/bin/sh"
-    command = [shell, "-c", args["cmd"]]
+    shell = _shell(args.get("shell"), policy.writable_folders())
+    command = [shell, "-lc" if args.get("login") else "-c", args["cmd"]]
     env = command_environment(sandbox.environment, os.environ)
     if not policy.network_access:
         env[NETWORK_DISABLED_VARIABLE] = "1"
@@ -149,19 +173,47 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                 os.close(seccomp_fd)
 
 
+def _shell(name: str | None, writable: list[Path]) -> str:
+    """The shell binary: ``name`` (``bash`` when None) on the ``PATH`` outside ``writable``
+    (:func:`find_program`), or ``name`` itself when it is an absolute path outside them. Only
+    the default falls back to ``/bin/sh``. Raises :class:`ToolCallError` when it is not found."""
+    if name is None:
+        return find_program("bash", writable) or "/bin/sh"
+    if os.path.isabs(name):
+        real = Path(os.path.realpath(name))
+        inside = any(real.is_relative_to(Path(os.path.realpath(folder))) for folder in writable)
+        if not inside and os.access(real, os.X_OK) and real.is_file():
+            return name
+    else:
+        found = find_program(name, writable)
+        if found is not None:
+            return found
+    raise ToolCallError(
+        f"exec_command: the shell {name!r} was not found (it must be an executable on the PATH or an "
+        "absolute path, outside the folders commands may write)."
+    )
+
+
+def chunk_id() -> str:
+    """Six random lowercase hex digits, as Codex's ``generate_chunk_id``."""
+    return secrets.token_hex(3)
+
+
 def _result(run: CommandRun) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        "exit_code": run.exit_code,
-        "output": run.output,
+    """Codex's result, its keys in Codex's order (see the module docstring)."""
+    return {
+        "chunk_id": chunk_id(),
         "wall_time_seconds": run.wall_time_seconds,
+        "exit_code": run.exit_code,
+        "original_token_count": run.original_token_count,
+        "output": run.output,
     }
-    if run.original_token_count is not None:
-        result["original_token_count"] = run.original_token_count
-    return result
 
 
 def _handler(sandbox: Sandbox):  # noqa: ANN202 - returns the handler coroutine function
     async def exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        if args.get("tty"):
+            raise ToolCallError(TTY_REFUSED)
         workdir = args.get("workdir")
         cwd = Path.cwd() if workdir is None else (Path.cwd() / Path(workdir).expanduser()).resolve()
         if not cwd.is_dir():
@@ -240,20 +292,40 @@ def exec_command_tool(sandbox: Sandbox) -> Tool:
                         "command must leave the sandbox."
                     ),
                 },
+                "login": {"type": "boolean", "description": "True runs a login shell (`bash -lc`)."},
+                "shell": {"type": "string", "description": "Shell binary to launch; default bash."},
+                "tty": {
+                    "type": "boolean",
+                    "description": "Codex's PTY switch: only false is supported (plain pipes).",
+                },
+                "yield_time_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": (
+                        "Accepted for Codex's programs; the result comes when the command ends "
+                        "(bound it with `timeout_ms`)."
+                    ),
+                },
+                "prefix_rule": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "Accepted for Codex's programs; not used.",
+                },
             },
             ["cmd"],
         ),
         output_schema=_obj(
             {
-                "exit_code": {"type": ["integer", "null"]},
-                "output": {"type": "string"},
+                "chunk_id": {"type": "string", "description": "Six random hex digits naming this output."},
                 "wall_time_seconds": {"type": "number"},
+                "exit_code": {"type": ["integer", "null"]},
                 "original_token_count": {
                     "type": "integer",
-                    "description": "Present when `output` was truncated: the token count of the whole output.",
+                    "description": "Approximate token count (bytes / 4) of the whole output, before truncation.",
                 },
+                "output": {"type": "string"},
             },
-            ["exit_code", "output", "wall_time_seconds"],
+            ["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"],
         ),
         waits_for_cancellation=True,
     )

@@ -21,9 +21,10 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
   their ``ALL_TOOLS`` description starts with the server's description and instructions
   (:func:`namespace_description`);
 - a call returns the ``CallToolResult`` as on the wire (camelCase ``content``,
-  ``structuredContent``, ``isError``) without the top-level ``_meta``; a tool error resolves with
-  ``isError: true``; progress notifications go to the dispatcher's listeners; cancelling a call
-  cancels the SDK request, which sends MCP's ``notifications/cancelled``;
+  ``structuredContent``, ``isError`` when the server sent them) without the top-level
+  ``_meta``; a tool error resolves with ``isError: true``; progress notifications go to the
+  dispatcher's listeners; cancelling a call cancels the SDK request, which sends MCP's
+  ``notifications/cancelled``;
 - a server that crashed is restarted on the next call; the call that was in flight when it
   died is rejected with a sentence saying so.
 """
@@ -52,13 +53,16 @@ logger = logging.getLogger(__name__)
 
 
 def call_tool_result_to_json(result: Any) -> dict[str, Any]:
-    """A ``CallToolResult`` as JS sees it: wire (camelCase) JSON, top-level ``_meta`` removed,
-    ``isError`` always present, as Codex delivers an MCP result to a code-mode cell."""
-    data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    """A ``CallToolResult`` as JS sees it: the fields the server sent, as on the wire
+    (camelCase), top-level ``_meta`` removed, ``content`` always present. ``isError`` is there
+    when the server sent it, as Codex CLI 0.171.0 delivered an MCP result to a code-mode cell:
+    ``server-everything``'s ``get-sum`` gave ``{"content":[{"type":"text","text":"The sum of 2
+    and 3 is 5."}]}``, its failed call ``{"content":[...],"isError":true}``. The SDK's defaults
+    for fields the server left out (``isError: false``) are not added."""
+    data = result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude_unset=True)
     data.pop("_meta", None)
     data.pop("resultType", None)
     data.setdefault("content", [])
-    data["isError"] = bool(data.get("isError", False))
     return data
 
 

@@ -21,20 +21,20 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-_REACHING = re.compile(r"(?<![\w$])(?:tools|ALL_TOOLS|globalThis|eval|Function)(?![\w$])|\\u[0-9A-Fa-f{]")
+REACHING = re.compile(r"(?<![\w$])(?:tools|ALL_TOOLS|globalThis|eval|Function)(?![\w$])|\\u[0-9A-Fa-f{]")
 """A word that reaches the ``tools`` object, or a Unicode escape that may spell one."""
 
-_MEMBER = re.compile(r"\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|\s*(?:\?\.)?\s*\[\s*(?:\"([^\"\\\n]*)\"|'([^'\\\n]*)')\s*\]")
+MEMBER = re.compile(r"\s*(?:\?\.|\.)\s*([A-Za-z_$][\w$]*)|\s*(?:\?\.)?\s*\[\s*(?:\"([^\"\\\n]*)\"|'([^'\\\n]*)')\s*\]")
 """A member access that names its member: ``.name``, ``?.name``, ``["name"]``, ``['name']``."""
 
 
 def may_use_unlisted(source: str, listed: Collection[str]) -> bool:
     """True unless every way ``source`` reaches the tools names one in ``listed`` (the JS and
     code-mode names of the tools known now); see the module docstring."""
-    for match in _REACHING.finditer(source):
+    for match in REACHING.finditer(source):
         if match.group() != "tools":
             return True
-        member = _MEMBER.match(source, match.end())
+        member = MEMBER.match(source, match.end())
         if member is None:
             return True
         name = next(group for group in member.groups() if group is not None)

@@ -174,12 +174,46 @@ async def test_exec_command_truncates_with_the_nested_budget(dispatcher):
         "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n"
         "0123456789\u20265 tokens truncated\u20260123456789"
     )
-    assert result["original_token_count"] == 10  # Codex's field, present when truncated
+    assert result["original_token_count"] == 10
 
 
-async def test_exec_command_output_within_budget_has_no_original_token_count(dispatcher):
-    result = (await call(dispatcher, "exec_command", {"cmd": "printf 0123456789", "max_output_tokens": 5})).value
-    assert result["output"] == "0123456789" and "original_token_count" not in result
+async def test_exec_command_answers_in_codex_shape(dispatcher):
+    """Codex CLI 0.171.0 gave ``{"chunk_id":"d0c96e","wall_time_seconds":0.84,"exit_code":0,
+    "original_token_count":1,"output":"hi\\n"}`` for ``echo hi`` (keys in this order;
+    ``original_token_count`` present for output within the budget too)."""
+    result = (await call(dispatcher, "exec_command", {"cmd": "echo hi", "yield_time_ms": 500})).value
+    assert list(result) == ["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"]
+    assert re.fullmatch(r"[0-9a-f]{6}", result["chunk_id"])
+    assert (result["exit_code"], result["original_token_count"], result["output"]) == (0, 1, "hi\n")
+    second = (await call(dispatcher, "exec_command", {"cmd": "printf 0123456789", "max_output_tokens": 5})).value
+    assert (second["output"], second["original_token_count"]) == ("0123456789", 3)
+    assert second["chunk_id"] != result["chunk_id"]
+
+
+async def test_exec_command_login_and_shell(dispatcher):
+    """Codex's ``login`` runs a login shell; ``shell`` names the shell binary."""
+    login = (await call(dispatcher, "exec_command", {"cmd": "shopt -q login_shell && echo login", "login": True})).value
+    plain = (await call(dispatcher, "exec_command", {"cmd": "shopt -q login_shell || echo plain"})).value
+    sh = (await call(dispatcher, "exec_command", {"cmd": "echo $0", "shell": "sh"})).value
+    # A login shell reads the machine's profile files, which may print: the last line is ours.
+    assert (login["output"].splitlines()[-1], plain["output"]) == ("login", "plain\n")
+    assert sh["output"].strip().endswith("sh") and "bash" not in sh["output"]
+
+
+@pytest.mark.unit
+async def test_exec_command_refuses_a_tty_and_an_unknown_shell(dispatcher):
+    tty = await call(dispatcher, "exec_command", {"cmd": "echo hi", "tty": True})
+    assert (tty.outcome, tty.error) == (
+        "failed",
+        "exec_command: tty: true (a terminal for the command) is not supported by codemode, which has no "
+        "write_stdin either; the command was not run. Leave tty out to run it with plain pipes.",
+    )
+    shell = await call(dispatcher, "exec_command", {"cmd": "echo hi", "shell": "no-such-shell-here"})
+    assert (shell.outcome, shell.error) == (
+        "failed",
+        "exec_command: the shell 'no-such-shell-here' was not found (it must be an executable on the PATH or an "
+        "absolute path, outside the folders commands may write).",
+    )
 
 
 async def test_exec_command_default_budget_is_ten_thousand_tokens(dispatcher):
