@@ -1,0 +1,1 @@
+"""Replays: Codex sessions as notebooks, and recordings of nested tool calls (client layer)."""
