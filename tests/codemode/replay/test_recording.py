@@ -275,6 +275,7 @@ async def test_recording_replaces_the_previous_recording(tmp_path):
     await registry.aclose()
     assert [c.result for c in read_recording(path).calls] == [{"message": "x"}]
     assert list(tmp_path.iterdir()) == [path]
+    assert path.stat().st_mode & 0o777 == 0o600
 
 
 def test_the_recording_section_and_the_environment(tmp_path):
