@@ -368,7 +368,11 @@ class ToolCallRuntime:
         def report_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
             self._emit(ToolCallEvent("progress", cell_id, runtime_tool_call_id, tool.js_name, progress, total, message))
 
+        printed: list[list[str]] = []
+
         def report_output(stream: str, text: str) -> None:
+            if self.recorder is not None:
+                printed.append([stream, text])
             self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, stream=stream, text=text))
 
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
@@ -389,14 +393,14 @@ class ToolCallRuntime:
                     if _ends_the_task(exc, me):
                         raise
                     text = failure_text(tool.raw_name, exc)
-                    self._keep(numbered, call, tool, args, cancellation, "failed", text)
+                    self._keep(numbered, call, tool, args, cancellation, "failed", text, printed)
                     return self._failed(call, tool, cancellation, text, exc)
                 problem = json_problem(value)
                 if problem is not None:
                     text = f"tool `{tool.raw_name}` returned a value that is not JSON: {problem}."
-                    self._keep(numbered, call, tool, args, cancellation, "failed", text)
+                    self._keep(numbered, call, tool, args, cancellation, "failed", text, printed)
                     return self._failed(call, tool, cancellation, text, None)
-                self._keep(numbered, call, tool, args, cancellation, "completed", value)
+                self._keep(numbered, call, tool, args, cancellation, "completed", value, printed)
                 success = not (isinstance(value, dict) and value.get("isError") is True)
                 result = ToolCallResult("completed", value=value, success=success)
                 # A handler that ends after the call was cancelled leaves the outcome to the
@@ -482,10 +486,12 @@ class ToolCallRuntime:
         cancellation: CancellationToken,
         outcome: Outcome,
         answer: Any,
+        printed: list[list[str]],
     ) -> None:
         """Hand a call that reached its tool to the recorder (``numbered``: its ``(seq,
         started)``, None when not recording): ``answer`` is the value (``completed``) or the
-        error text (``failed``). A call whose cancellation came first is not recorded."""
+        error text (``failed``), ``printed`` the ``[stream, text]`` the tool printed. A call
+        whose cancellation came first is not recorded."""
         if numbered is None or self.recorder is None or cancellation.cancelled:
             return
         from codemode.replay.recording import RecordedCall
@@ -504,6 +510,7 @@ class ToolCallRuntime:
             call_id=call.runtime_tool_call_id,
             started=started,
             duration_ms=round(handler_ms, 3),
+            output=printed or None,
         )
         self.recorder.record(recorded, self.registry.tools)
 

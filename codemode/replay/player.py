@@ -48,10 +48,10 @@ class Player:
         self.answered = 0
         self.unmatched = 0
 
-    def answer(self, tool: str, arguments: Any) -> Any:
-        """The recorded result of the next call of ``tool`` with ``arguments``; raises
-        :class:`ToolCallError` with the recorded error of a failed call, or with
-        :meth:`unmatched_text` when none is left."""
+    def answer(self, tool: str, arguments: Any, ctx: ToolContext | None = None) -> Any:
+        """The recorded result of the next call of ``tool`` with ``arguments``, after the text
+        the tool printed is printed again through ``ctx``; raises :class:`ToolCallError` with
+        the recorded error of a failed call, or with :meth:`unmatched_text` when none is left."""
         key = (tool, canonical_json(arguments))
         queue = self._queues.get(key)
         if not queue:
@@ -59,6 +59,9 @@ class Player:
             raise ToolCallError(self.unmatched_text(tool, key[1]))
         call = queue.popleft()
         self.answered += 1
+        if ctx is not None:
+            for stream, text in call.output or ():
+                ctx.report_output(stream, text)
         if call.outcome == "failed":
             raise ToolCallError(call.error or "")
         return call.result
@@ -111,7 +114,7 @@ class Player:
 
     def _tool(self, name: str, declaration: dict[str, Any]) -> Tool:
         async def handler(args: Any, ctx: ToolContext) -> Any:
-            return self.answer(name, args)
+            return self.answer(name, args, ctx)
 
         def text(key: str) -> str | None:
             value = declaration.get(key)

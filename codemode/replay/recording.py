@@ -16,7 +16,8 @@ A recording is UTF-8 text, one JSON object a line, each line ended by ``\\n``:
   (``exec_command``, ``mcp__SERVER__TOOL``); ``arguments`` the validated arguments;
   ``outcome`` ``"completed"`` with ``result`` (the JSON value the tool returned, an MCP
   ``isError`` result included) or ``"failed"`` with ``error`` (the text the cell's promise was
-  rejected with); ``cell`` and ``call_id`` the public cell id and ``tool-N`` id; ``started``
+  rejected with); ``output`` (only when the tool printed) the ``["stdout" | "stderr", text]``
+  pieces it printed while it ran, in order; ``cell`` and ``call_id`` the public cell id and ``tool-N`` id; ``started``
   an ISO-8601 UTC time; ``duration_ms`` the handler's time in milliseconds.
 
 Calls that never reached a tool (an unknown tool, arguments the schema refused) are not
@@ -76,6 +77,7 @@ class RecordedCall:
     call_id: str | None = None
     started: str | None = None
     duration_ms: float | None = None
+    output: list[list[str]] | None = None
     line: int = 0
 
 
@@ -124,7 +126,7 @@ def call_line(call: RecordedCall) -> dict[str, Any]:
         line["result"] = call.result
     else:
         line["error"] = call.error
-    for key in ("cell", "call_id", "started", "duration_ms"):
+    for key in ("output", "cell", "call_id", "started", "duration_ms"):
         value = getattr(call, key)
         if value is not None:
             line[key] = value
@@ -218,6 +220,12 @@ def _entry(path: Path, number: int, value: dict[str, Any], recording: Recording)
     else:
         raise RecordingError(f'{where}: a call needs `outcome`, "completed" or "failed" (not {outcome!r})')
     duration = value.get("duration_ms")
+    output = value.get("output")
+    if output is not None and not (
+        isinstance(output, list)
+        and all(isinstance(o, list) and len(o) == 2 and all(isinstance(t, str) for t in o) for o in output)
+    ):
+        raise RecordingError(f'{where}: a call\'s `output` is a list of ["stdout" or "stderr", text] pairs')
     recording.calls.append(
         RecordedCall(
             seq,
@@ -230,6 +238,7 @@ def _entry(path: Path, number: int, value: dict[str, Any], recording: Recording)
             _text(value.get("call_id")),
             _text(value.get("started")),
             float(duration) if isinstance(duration, int | float) and not isinstance(duration, bool) else None,
+            output,
             number,
         )
     )

@@ -26,6 +26,7 @@ import codemode
 @codemode.tool
 def pick(n: int) -> list:
     """``n`` random numbers; fails for a negative ``n``."""
+    print(f"picking {n}")
     if n < 0:
         raise ValueError(f"cannot pick {n} numbers")
     return [random.random() for _ in range(n)]
@@ -46,8 +47,8 @@ def _needs_everything() -> None:
     require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
 
 
-def run_cells(folder, codes):
-    kernel = start_kernel(folder)
+def run_cells(folder, codes, env=None):
+    kernel = start_kernel(folder, env)
     try:
         outputs = []
         for code in codes:
@@ -68,10 +69,11 @@ def test_a_replay_gives_the_recorded_outputs_with_no_tool_process(codemode_kerne
     (tmp_path / "codemode.toml").write_text(server + tools + '[recording]\nmode = "record"\n')
     live, _, _ = run_cells(tmp_path, [*CELLS, "%recording"])
     recording = tmp_path / "codemode.recording.jsonl"
-    first = json.loads(live[0])
+    assert live[0].startswith("picking 2\npicking 2\n{")
+    first = json.loads(live[0].splitlines()[-1])
     assert first["echo"]["content"] == [{"type": "text", "text": "Echo: hi"}]
     assert first["first"] != first["second"]
-    assert live[1].startswith("error: tool `pick` raised ValueError: cannot pick -1 numbers\n[")
+    assert live[1].startswith("picking -1\npicking 1\nerror: tool `pick` raised ValueError: cannot pick -1 numbers\n[")
     assert live[2] == f"Recording: record, to {recording}: 5 calls recorded.\n"
 
     mark = tmp_path / "server-started"
@@ -79,10 +81,13 @@ def test_a_replay_gives_the_recorded_outputs_with_no_tool_process(codemode_kerne
     (tmp_path / "codemode.toml").write_text(
         f'[mcp_servers.everything]\ncommand = "sh"\nargs = ["-c", "touch {mark}; exit 3"]\n'
         + tools
-        + '[recording]\nmode = "replay"\n'
+        + '[recording]\nmode = "record"\n'
     )
+    # The environment wins over the file, as a CI job switches a notebook to replay.
     replayed, processes, host = run_cells(
-        tmp_path, [*CELLS, "try { await tools.pick({n: 3}); } catch (e) { text(String(e)); }", "%recording"]
+        tmp_path,
+        [*CELLS, "try { await tools.pick({n: 3}); } catch (e) { text(String(e)); }", "%recording"],
+        {"CODEMODE_RECORDING": "replay"},
     )
     assert replayed[:2] == live[:2]
     # {"n":2} (line 4) and {"n":1} (line 7) are equally near {"n":3}: the first recorded wins.

@@ -318,3 +318,29 @@ async def test_the_player_refuses_with_a_tool_call_error_when_the_recording_has_
         "Calls are not sent to live tools in replay mode.",
     )
     assert issubclass(ToolCallError, Exception)
+
+
+async def test_what_a_tool_printed_is_printed_again_in_a_replay(tmp_path):
+    async def chatty(args, ctx):
+        ctx.report_output("stdout", "working\n")
+        ctx.report_output("stderr", "careful\n")
+        return "done"
+
+    def printed(dispatcher: ToolCallRuntime) -> list[tuple[str | None, str | None]]:
+        seen: list[tuple[str | None, str | None]] = []
+        dispatcher.add_listener(lambda e: seen.append((e.stream, e.text)) if e.kind == "output" else None)
+        return seen
+
+    path = tmp_path / "r.jsonl"
+    registry = await ToolRegistry.create(
+        Config(recording=RecordingSettings("record", path)), extra_tools=[Tool("chatty", "Prints.", chatty)]
+    )
+    dispatcher = ToolCallRuntime(registry, recorder=registry.recorder)
+    live = printed(dispatcher)
+    assert await run(dispatcher, "chatty", {}) == ("completed", "done")
+    await registry.aclose()
+    assert json.loads(path.read_text().splitlines()[-1])["output"] == [["stdout", "working\n"], ["stderr", "careful\n"]]
+    registry, dispatcher = await session(path, "replay")
+    replayed = printed(dispatcher)
+    assert await run(dispatcher, "chatty", {}) == ("completed", "done")
+    assert replayed == live == [("stdout", "working\n"), ("stderr", "careful\n")]
