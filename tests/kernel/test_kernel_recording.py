@@ -4,13 +4,16 @@ A kernel records calls to a real MCP server (server-everything, stdio) and a Pyt
 answers with random numbers; a second kernel replays them from the recording with the server's
 command made to leave a mark and fail, and the tool module deleted: the cells print exactly
 what they printed live, no process is started for tools (the mark stays absent and the
-kernel's only child is its runtime host), and a call the recording lacks fails alone with the
+kernel's only child is its runtime host), the kernel runs in a network namespace whose only
+interface is down (``unshare -rn``: no connection can leave it), and a call the recording lacks fails alone with the
 error naming the nearest recorded call.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 
 import psutil
 import pytest
@@ -45,10 +48,11 @@ CELLS = [
 @pytest.fixture(autouse=True)
 def _needs_everything() -> None:
     require(EVERYTHING.exists(), "server-everything is not installed in .npm-tools")
+    require(shutil.which("unshare") is not None, "unshare (util-linux) is not installed")
 
 
-def run_cells(folder, codes, env=None):
-    kernel = start_kernel(folder, env)
+def run_cells(folder, codes, env=None, offline=False):
+    kernel = start_kernel(folder, env, offline=offline)
     try:
         outputs = []
         for code in codes:
@@ -57,6 +61,10 @@ def run_cells(folder, codes, env=None):
             outputs.append(run.stdout)
         tool_processes = [p for p in psutil.Process(kernel.km.provisioner.pid).children(recursive=True)]
         host = runtime_host(kernel)
+        if offline:  # the kernel and its host are in a network namespace of their own
+            ours = os.readlink("/proc/self/ns/net")
+            assert os.readlink(f"/proc/{kernel.km.provisioner.pid}/ns/net") != ours
+            assert os.readlink(f"/proc/{host.pid}/ns/net") != ours
         return outputs, tool_processes, host
     finally:
         stop_kernel(kernel)
@@ -88,6 +96,7 @@ def test_a_replay_gives_the_recorded_outputs_with_no_tool_process(codemode_kerne
         tmp_path,
         [*CELLS, "try { await tools.pick({n: 3}); } catch (e) { text(String(e)); }", "%recording"],
         {"CODEMODE_RECORDING": "replay"},
+        offline=True,
     )
     assert replayed[:2] == live[:2]
     # {"n":2} (line 4) and {"n":1} (line 7) are equally near {"n":3}: the first recorded wins.
