@@ -114,8 +114,13 @@ def header_line() -> dict[str, Any]:
 
 def encode_line(value: dict[str, Any]) -> bytes:
     """One line of the file: compact JSON, UTF-8, ``\\n`` at its end (a JSON text never holds a
-    raw newline, so a line is one object)."""
-    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    raw newline, so a line is one object). A text holding a lone surrogate (which a JavaScript
+    string may hold, and UTF-8 cannot) makes the line all ASCII, the surrogate escaped as
+    ``\\udXXX``, which reads back as the same string."""
+    try:
+        return (json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(value, separators=(",", ":")) + "\n").encode("ascii")
 
 
 def call_line(call: RecordedCall) -> dict[str, Any]:

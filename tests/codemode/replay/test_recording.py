@@ -344,3 +344,18 @@ async def test_what_a_tool_printed_is_printed_again_in_a_replay(tmp_path):
     replayed = printed(dispatcher)
     assert await run(dispatcher, "chatty", {}) == ("completed", "done")
     assert replayed == live == [("stdout", "working\n"), ("stderr", "careful\n")]
+
+
+async def test_a_lone_surrogate_and_other_text_round_trip(tmp_path):
+    path = tmp_path / "r.jsonl"
+    registry, dispatcher = await session(path, "record")
+    assert await run(dispatcher, "echo", {"message": "\ud800 é"}) == ("completed", {"message": "\ud800 é"})
+    assert await run(dispatcher, "echo", {"message": "日本"}) == ("completed", {"message": "日本"})
+    await registry.aclose()
+    assert registry.recording is not None and registry.recording.summary() == (
+        f"Recording: record, to {path}: 2 calls recorded."
+    )
+    assert "日本" in path.read_text()
+    registry, dispatcher = await session(path, "replay")
+    assert await run(dispatcher, "echo", {"message": "\ud800 é"}) == ("completed", {"message": "\ud800 é"})
+    assert await run(dispatcher, "echo", {"message": "日本"}) == ("completed", {"message": "日本"})
