@@ -109,3 +109,15 @@ def test_a_replay_gives_the_recorded_outputs_with_no_tool_process(codemode_kerne
     )
     assert not mark.exists()
     assert [p.pid for p in processes] == [host.pid]
+
+
+def test_a_corrupt_recording_is_named_with_its_line_and_offers_no_tool(codemode_kernelspec, tmp_path):
+    recording = tmp_path / "calls.jsonl"
+    recording.write_text('{"codemode_recording":1}\n{"type":"call","seq":1}\n')
+    (tmp_path / "codemode.toml").write_text('[recording]\nmode = "replay"\npath = "calls.jsonl"\n')
+    listing, _, _ = run_cells(tmp_path, ["%tools"])
+    problem = (
+        f"{recording}: line 2: a call needs `tool`, the tool's code-mode name. "
+        "Replay mode offers no tools until the recording is fixed."
+    )
+    assert listing[0] == f"No tools are enabled.\nConfiguration problems:\n  {problem}\n"
