@@ -8,7 +8,7 @@ it: ``CODEMODE_RECORDING`` (a mode) and ``CODEMODE_RECORDING_PATH`` (a file, rel
 kernel's working folder). Without a path, the recording is ``<notebook>.recording.jsonl``
 beside the notebook when ``JPY_SESSION_NAME`` names it (Jupyter Server sets it to the
 notebook's path), else ``codemode.recording.jsonl`` in the kernel's working folder (the
-notebook's folder for Jupyter, nbclient and papermill).
+notebook's folder for Jupyter and ``python -m codemode run``; papermill's with ``--cwd``).
 """
 
 from __future__ import annotations
