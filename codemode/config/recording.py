@@ -7,8 +7,9 @@ job can switch a notebook run (``python -m codemode run``, nbval, papermill) wit
 it: ``CODEMODE_RECORDING`` (a mode) and ``CODEMODE_RECORDING_PATH`` (a file, relative to the
 kernel's working folder). Without a path, the recording is ``<notebook>.recording.jsonl``
 beside the notebook when ``JPY_SESSION_NAME`` names it (Jupyter Server sets it to the
-notebook's path), else ``codemode.recording.jsonl`` in the kernel's working folder (the
-notebook's folder for Jupyter and ``python -m codemode run``; papermill's with ``--cwd``).
+notebook's path; a relative one is taken as a name in the working folder), else
+``codemode.recording.jsonl`` in the kernel's working folder (the notebook's folder for
+Jupyter and ``python -m codemode run``; papermill's with ``--cwd``).
 """
 
 from __future__ import annotations
@@ -78,7 +79,11 @@ def effective_recording(
     if path is None:
         notebook = env.get("JPY_SESSION_NAME", "")
         if notebook.endswith(".ipynb"):
-            path = Path(os.path.abspath(cwd / (notebook[: -len(".ipynb")] + SUFFIX)))
+            # Absolute in recent Jupyter Servers; relative to the server's root in older ones,
+            # where the kernel's working folder is the notebook's folder.
+            named = Path(notebook)
+            name = named.name[: -len(".ipynb")] + SUFFIX
+            path = named.with_name(name) if named.is_absolute() else cwd / name
         else:
             path = cwd / DEFAULT_NAME
     return RecordingSettings(mode, path)

@@ -298,7 +298,11 @@ def test_the_recording_section_and_the_environment(tmp_path):
     )
     notebook = {"JPY_SESSION_NAME": "nb/Analysis.ipynb", "CODEMODE_RECORDING": "replay"}
     assert effective_recording(RecordingSettings(), errors, tmp_path, notebook) == RecordingSettings(
-        "replay", tmp_path / "nb" / "Analysis.recording.jsonl"
+        "replay", tmp_path / "Analysis.recording.jsonl"
+    )
+    absolute = {"JPY_SESSION_NAME": "/srv/nb/Analysis.ipynb"}
+    assert effective_recording(RecordingSettings(), errors, tmp_path, absolute).path == Path(
+        "/srv/nb/Analysis.recording.jsonl"
     )
     assert errors == []
     assert (
