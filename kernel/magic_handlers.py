@@ -1,4 +1,5 @@
-"""Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``).
+"""Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``,
+``%recording``).
 
 Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
@@ -10,6 +11,8 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
   host does (:mod:`codemode.kernel.termination`);
 - ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
   running, the threads of cancelled tool calls (``codemode.tools.threads``);
+- ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
+  (:meth:`codemode.replay.recorder.RecordingState.summary`);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -90,6 +93,10 @@ class MagicHandlers:
             return self.publisher.ok_reply()
         if magic.name == "tools":
             return await self._tools(services, magic, request)
+        if magic.name == "recording":
+            state = services.registry.recording
+            self.publisher.stdout(request, (state.summary() if state is not None else "Recording: off.") + "\n")
+            return self.publisher.ok_reply()
         return await self._config(services, magic, request)
 
     def _live_target(self, magic: magics.Magic) -> CellRecord | None:

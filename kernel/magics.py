@@ -8,6 +8,7 @@ never silently dropped)::
     %cells
     %tools [FILTER]
     %config [KEY=VALUE ...]
+    %recording
 
 :func:`parse_magic` returns a :class:`Magic` or raises :class:`MagicError` whose text is a
 complete sentence for the user.
@@ -26,6 +27,7 @@ MAGICS = {
     "tools": "%tools [FILTER]: list the tools with their TypeScript declarations",
     "config": "%config [KEY=VALUE ...]: show the session defaults, or change "
     "yield_time_ms / max_output_tokens / engine / profile for later cells",
+    "recording": "%recording: show whether tool calls are recorded or replayed, the recording's file and its counts",
 }
 """Magic name -> one-line usage (used for errors, completion and inspection)."""
 
@@ -140,6 +142,10 @@ def parse_magic(code: str) -> Magic:
         return Magic("cells")
     if name == "tools":
         return Magic("tools", filter=" ".join(args) or None)
+    if name == "recording":
+        if args:
+            raise MagicError("%recording takes no arguments; set the mode in codemode.toml's [recording] section.")
+        return Magic("recording")
     assignments: dict[str, str] = {}
     for arg in args:
         key, eq, value = arg.partition("=")

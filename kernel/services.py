@@ -188,7 +188,7 @@ async def build_services(cwd: Path | None = None) -> Services:
         await asyncio.to_thread(importlib.import_module, "codemode.tools.mcp")
     with tool_module_folder(folder):
         registry = await mods["registry"].ToolRegistry.create(config)
-    dispatcher = mods["dispatch"].ToolCallRuntime(registry)
+    dispatcher = mods["dispatch"].ToolCallRuntime(registry, recorder=registry.recorder)
     code_mode = mods["session"].CodeModeSession(
         registry=registry,
         dispatcher=dispatcher,

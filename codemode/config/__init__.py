@@ -1,5 +1,5 @@
 """Loading ``codemode.toml``: session defaults, sandbox and approvals, tool switches, MCP servers,
-Python tools.
+Python tools, the recording of tool calls.
 
 Search order: ``$CODEMODE_CONFIG``, ``./codemode.toml``, ``~/.config/codemode/config.toml``
 (:func:`find_config_path`); the ``[mcp_servers.NAME]`` keys are those of
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from codemode.config.checks import Reporter, described, module_name_problem, string_list_table
+from codemode.config.recording import RecordingSettings, load_recording
 from codemode.config.sandbox import (
     APPROVAL_POLICIES,
     FAIL_CLOSED,
@@ -56,6 +57,7 @@ class Config:
     disabled_tools: list[str] = field(default_factory=list)
     mcp_servers: dict[str, McpServerConfig] = field(default_factory=dict)
     python_modules: list[str] = field(default_factory=list)
+    recording: RecordingSettings = field(default_factory=RecordingSettings)
     errors: list[str] = field(default_factory=list)
     source_path: Path | None = None
 
@@ -111,6 +113,8 @@ def parse_config(data: dict[str, Any], source: str = "codemode.toml", base: Path
             )
             if modules is not None:
                 config.python_modules = modules
+        elif key == "recording":
+            config.recording = load_recording(value, base, report)
         else:
             meant = misspelled_sandbox_key(key)
             if meant in ("sandbox_mode", "approval_policy") and meant not in data:
@@ -174,6 +178,7 @@ __all__ = [
     "SANDBOX_MODES",
     "Config",
     "McpServerConfig",
+    "RecordingSettings",
     "SandboxSettings",
     "SessionDefaults",
     "ENGINES",

@@ -15,7 +15,9 @@ calls arriving as ``tool/invoke`` delegate requests:
   ``aborted``), claimed by whichever of the finish and abort paths comes first;
 - timing per call (dispatch wait, handler, total; ms), kept per cell for the kernel's
   ``execute_reply`` metadata, and listener events (``started`` / ``progress`` / ``output`` /
-  ``finished``).
+  ``finished``);
+- with a recorder (``[recording] mode = "record"``), every call that reached its tool and was
+  not cancelled is recorded with its arguments and its value or error text.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from codemode.cancellation import CancellationToken, first_of
 from codemode.dispatch.arguments import ArgumentSchema
@@ -37,6 +39,9 @@ from codemode.errors import ToolCallError
 from codemode.schema import jsonschema
 from codemode.tools.base import ApprovalRequester, Tool, ToolContext
 from codemode.tools.failures import exception_text, failure_text, json_problem
+
+if TYPE_CHECKING:
+    from codemode.replay.recorder import Recorder
 
 logger = logging.getLogger(__name__)
 
@@ -138,8 +143,13 @@ class ToolCallRuntime:
     the kernel sets it; by default no one can be asked).
     """
 
-    def __init__(self, registry: Any, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, registry: Any, *, clock: Callable[[], float] = time.monotonic, recorder: Recorder | None = None
+    ) -> None:
+        """``recorder``: where every call that reached its tool is recorded
+        (:mod:`codemode.replay.recorder`; ``[recording] mode = "record"``), or None."""
         self.registry = registry
+        self.recorder = recorder
         self.approver: ApprovalRequester | None = None
         self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
@@ -358,7 +368,11 @@ class ToolCallRuntime:
         def report_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
             self._emit(ToolCallEvent("progress", cell_id, runtime_tool_call_id, tool.js_name, progress, total, message))
 
+        printed: list[list[str]] = []
+
         def report_output(stream: str, text: str) -> None:
+            if self.recorder is not None:
+                printed.append([stream, text])
             self._emit(ToolCallEvent("output", cell_id, runtime_tool_call_id, tool.js_name, stream=stream, text=text))
 
         ctx = ToolContext(cell_id, runtime_tool_call_id, cancellation, report_progress, report_output)
@@ -372,16 +386,21 @@ class ToolCallRuntime:
             await gate.acquire(exclusive)
             try:
                 call.execution_started = self._clock()
+                numbered = self.recorder.begin() if self.recorder is not None else None
                 try:
                     value = await tool.handler(args, ctx)
                 except BaseException as exc:  # noqa: BLE001 - tool code may raise anything
                     if _ends_the_task(exc, me):
                         raise
-                    return self._failed(call, tool, cancellation, failure_text(tool.raw_name, exc), exc)
+                    text = failure_text(tool.raw_name, exc)
+                    self._keep(numbered, call, tool, args, cancellation, "failed", text, printed)
+                    return self._failed(call, tool, cancellation, text, exc)
                 problem = json_problem(value)
                 if problem is not None:
                     text = f"tool `{tool.raw_name}` returned a value that is not JSON: {problem}."
+                    self._keep(numbered, call, tool, args, cancellation, "failed", text, printed)
                     return self._failed(call, tool, cancellation, text, None)
+                self._keep(numbered, call, tool, args, cancellation, "completed", value, printed)
                 success = not (isinstance(value, dict) and value.get("isError") is True)
                 result = ToolCallResult("completed", value=value, success=success)
                 # A handler that ends after the call was cancelled leaves the outcome to the
@@ -457,6 +476,43 @@ class ToolCallRuntime:
         if task.done() and call.claimed:
             return task.result()
         return await self._abort(call, tool, task)
+
+    def _keep(
+        self,
+        numbered: tuple[int, str] | None,
+        call: _Call,
+        tool: Tool,
+        args: Any,
+        cancellation: CancellationToken,
+        outcome: Outcome,
+        answer: Any,
+        printed: list[list[str]],
+    ) -> None:
+        """Hand a call that reached its tool to the recorder (``numbered``: its ``(seq,
+        started)``, None when not recording): ``answer`` is the value (``completed``) or the
+        error text (``failed``), ``printed`` the ``[stream, text]`` the tool printed. A call
+        whose cancellation came first is not recorded."""
+        if numbered is None or self.recorder is None or cancellation.cancelled:
+            return
+        from codemode.replay.recording import RecordedCall
+
+        seq, started = numbered
+        handler_ms = (self._clock() - (call.execution_started or call.started)) * 1000
+        completed = outcome == "completed"
+        recorded = RecordedCall(
+            seq,
+            tool.raw_name,
+            args,
+            outcome,
+            result=answer if completed else None,
+            error=None if completed else str(answer),
+            cell=call.cell_id,
+            call_id=call.runtime_tool_call_id,
+            started=started,
+            duration_ms=round(handler_ms, 3),
+            output=printed or None,
+        )
+        self.recorder.record(recorded, self.registry.tools)
 
     def _failed(
         self, call: _Call, tool: Tool, cancellation: CancellationToken, text: str, exc: BaseException | None

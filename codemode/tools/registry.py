@@ -7,12 +7,16 @@ are skipped with a warning (kept in :attr:`errors`).
 ``[tools] disabled`` hides tools by JS or raw name; an entry that names no tool is reported as a
 configuration problem once every MCP server has started or given up (a typo must not leave a
 tool on that the user believes is off).
+``[recording] mode = "replay"`` (:mod:`codemode.replay`): the registry offers only the tools of
+the recording, each answered from it; no built-in runs, no Python tool module is imported and
+no MCP server is started.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from codemode.config import Config
@@ -24,6 +28,7 @@ from codemode.tools.builtins import builtin_tools
 from codemode.tools.reach import may_use_unlisted
 
 if TYPE_CHECKING:
+    from codemode.replay.recorder import Recorder, RecordingState
     from codemode.tools.mcp import McpClient
 
 logger = logging.getLogger(__name__)
@@ -57,12 +62,15 @@ class ToolRegistry:
         self._warned: set[str] = set()
         self._cached: _Index | None = None
         self.sandbox = Sandbox.from_settings(self.config.sandbox)
+        self.recording: RecordingState | None = None
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
         then MCP servers (started in the background; never raises for server problems)."""
         registry = cls(config)
+        if registry._open_recording():
+            return registry
         if registry.config.mcp_servers:
             # Imported before the tool modules and before the protected paths are worked out:
             # what mcp's own imports look for in the config's folder and miss must be recorded.
@@ -101,6 +109,29 @@ class ToolRegistry:
                 registry._mcp_clients[name] = client
                 client.start()
         return registry
+
+    def _open_recording(self) -> bool:
+        """Open the ``[recording]`` of the config (environment included; paths relative to the
+        working folder). True in replay mode, where the recording's tools are the only ones."""
+        from codemode.config.recording import effective_recording
+
+        settings = effective_recording(self.config.recording, self._errors, Path.cwd())
+        if settings.mode == "off" or settings.path is None:
+            return False
+        from codemode.replay.recorder import open_recording
+
+        self.recording = open_recording(settings.mode, settings.path)
+        self._errors.extend(self.recording.problems)
+        if self.recording.mode != "replay":
+            return False
+        if self.recording.player is not None:
+            self._static.extend(self.recording.player.tools())
+        return True
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """The recorder the dispatcher hands each call to, in record mode."""
+        return self.recording.recorder if self.recording is not None else None
 
     def _unshadowed_modules(self) -> list[str]:
         """``[python_tools] modules`` minus those with two candidates in the config's folder
@@ -239,3 +270,5 @@ class ToolRegistry:
         """Stop every MCP server (their process groups are gone afterwards)."""
         clients = list(self._mcp_clients.values())
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
+        if self.recorder is not None:
+            self.recorder.close()

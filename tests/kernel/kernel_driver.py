@@ -45,14 +45,22 @@ def start_kernel(
     argv_without_safe_path: bool = False,
     kernel_name: str = KERNEL_NAME,
     preload: str | None = None,
+    offline: bool = False,
 ) -> Kernel:
     """Start a codemode kernel (of the kernelspec ``kernel_name``) in ``cwd`` (environment plus
     ``extra_env``) and wait until it answers kernel_info. ``argv_without_safe_path`` drops
     Python's ``-P`` from the kernelspec's command (as an older kernelspec or a kernel started
     by hand would run). ``preload`` names a module of this folder the kernel's process imports
-    before the kernel starts (a test hook)."""
+    before the kernel starts (a test hook). ``offline``: the kernel runs under ``unshare -rn``,
+    in a network namespace whose only interface is down (no connection can leave it), and
+    talks to the client over ZeroMQ's ``ipc`` transport (Unix sockets in ``cwd``)."""
     kernel = _launch_kernel(
-        cwd, extra_env, argv_without_safe_path=argv_without_safe_path, kernel_name=kernel_name, preload=preload
+        cwd,
+        extra_env,
+        argv_without_safe_path=argv_without_safe_path,
+        kernel_name=kernel_name,
+        preload=preload,
+        offline=offline,
     )
     kernel.kc.wait_for_ready(timeout=TIMEOUT_S)
     return kernel
@@ -74,11 +82,16 @@ def _launch_kernel(
     argv_without_safe_path: bool = False,
     kernel_name: str = KERNEL_NAME,
     preload: str | None = None,
+    offline: bool = False,
 ) -> Kernel:
     """:func:`start_kernel` without the wait for kernel_info."""
     env = {k: v for k, v in os.environ.items() if k not in ("CODEMODE_CONFIG", "CODEMODE_PROFILE", "CODEMODE_ENGINE")}
     env.update(extra_env or {})
-    km = KernelManager(kernel_name=kernel_name)
+    if offline:
+        km = KernelManager(kernel_name=kernel_name, transport="ipc", ip=str(cwd / "kernel-ipc"))
+        km.kernel_spec.argv = ["unshare", "-rn", *km.kernel_spec.argv]
+    else:
+        km = KernelManager(kernel_name=kernel_name)
     if argv_without_safe_path:
         km.kernel_spec.argv = [a for a in km.kernel_spec.argv if a not in ("-P", "-E")]
     if preload is not None:

@@ -122,6 +122,13 @@ def test_tools_filter_and_config_assignments():
     assert magics.parse_magic("%config yield_time_ms=5").assignments == {"yield_time_ms": "5"}
 
 
+def test_recording_takes_no_arguments():
+    assert magics.parse_magic("%recording") == magics.Magic("recording")
+    with pytest.raises(magics.MagicError) as raised:
+        magics.parse_magic("%recording replay")
+    assert str(raised.value) == ("%recording takes no arguments; set the mode in codemode.toml's [recording] section.")
+
+
 def test_is_magic_only_for_a_leading_percent():
     assert magics.is_magic("  %wait")
     assert not magics.is_magic("text('%wait')")
