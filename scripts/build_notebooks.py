@@ -45,7 +45,8 @@ def quickstart() -> nbformat.NotebookNode:
             "# codemode quickstart\n\n"
             "Every cell is a code-mode program: JavaScript that calls tools with `await tools.NAME(args)`, "
             "prints with `text()`, shows images with `image()` and keeps values across cells with "
-            "`store()`/`load()`. This notebook uses only the built-in tools, which need no configuration."
+            "`store()`/`load()`. This notebook uses the built-in tools, which need no configuration, "
+            "and two real MCP servers that the `codemode.toml` beside it starts."
         ),
         new_code_cell(
             "// The built-in tools (ALL_TOOLS also lists any MCP tools configured in codemode.toml).\n"
@@ -79,6 +80,20 @@ def quickstart() -> nbformat.NotebookNode:
             "text(`wrote ${written.bytes_written} bytes`);\n"
             'text(file.content.split("\\n").filter(Boolean).reverse().join(", "));\n'
             "text(echoed);"
+        ),
+        new_markdown_cell(
+            "MCP tools are called the same way, as `tools.mcp__<server>__<tool>`. Here the `time` server "
+            "converts a fixed time (between zones without daylight saving time, so the output is the same "
+            "on any day) while the `everything` server echoes."
+        ),
+        new_code_cell(
+            "const [converted, echo] = await Promise.all([\n"
+            '  tools.mcp__time__convert_time({ source_timezone: "UTC", time: "14:30", target_timezone: "Asia/Tokyo" }),\n'
+            '  tools.mcp__everything__echo({ message: "hello MCP" }),\n'
+            "]);\n"
+            "const { source, target } = converted.structuredContent;\n"
+            "text(`${source.timezone} ${source.datetime.slice(11, 16)} -> ${target.timezone} ${target.datetime.slice(11, 16)}`);\n"
+            "text(echo.content[0].text);"
         ),
         new_markdown_cell("Values passed to `store()` stay for later cells of this kernel session."),
         new_code_cell('store("inventory", { apples: 3, pears: 5 });\ntext("stored");'),
