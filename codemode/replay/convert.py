@@ -82,6 +82,8 @@ class _Where:
     turn: int = 0
     turn_id: str | None = None
     process: int = 1
+    cells: int = 0
+    """Code cells of the current process so far: the kernel's id of the last one."""
 
 
 NOT_FOUND = re.compile(r"\Aexec cell \S+ not found\Z")
@@ -200,11 +202,13 @@ def session_notebook(session: Session) -> dict[str, Any]:
     for record in session.records:
         if isinstance(record, Process):
             where.process = record.index
+            where.cells = 0
             if record.index > 1:
                 cells.append(
                     _markdown(
                         "*Codex resumed the session in a new process here: its cell ids restart at 1, "
-                        "and values kept with `store()` are gone.*",
+                        "and values kept with `store()` are gone. Restart the kernel here to run on as Codex "
+                        "did (`--run` does).*",
                         base("process", record.time, record.line, None),
                     )
                 )
@@ -231,7 +235,8 @@ def session_notebook(session: Session) -> dict[str, Any]:
             }
             cells.append(_markdown(text, meta_))
         elif isinstance(record, ExecCall):
-            notebook_id = str(len(notebook_ids) + 1)
+            where.cells += 1
+            notebook_id = str(where.cells)
             notebook_ids[record.call_id] = notebook_id
             meta_ = base("exec", record.time, record.line, record.turn_id) | {
                 "call_id": record.call_id,
