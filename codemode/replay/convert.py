@@ -11,11 +11,11 @@ Cells, in the session's order:
 
 Cell ids. The kernel numbers the code cells it runs ``1``, ``2``, ... in the order they run,
 each execute taking one, as Codex's host does within one process
-(``codemode.runtime.host_session.HostSession.new_cell``); a magic takes none. Run top to
-bottom in a fresh kernel, the notebook's N-th code cell is therefore cell ``N``, and a wait
-names the exec its id meant in its own process (:attr:`~codemode.replay.rollout.WaitCall.target`)
-by that exec's position. A resumed session's ids restart at 1 in Codex but keep counting in
-the notebook, so ``wait 2`` after a resume may become ``%wait 7``. A wait on an id its process
+(``codemode.runtime.host_session.HostSession.new_cell``); a magic takes none. Ids are counted
+per Codex process: a resumed session's ids restart at 1 in Codex, and the kernel is restarted
+there (``--run`` does it, :mod:`codemode.replay.run`; a person says so in a Markdown cell). Run
+so, the N-th code cell of a process is cell ``N``, and a wait names the exec its id meant in
+its own process (:attr:`~codemode.replay.rollout.WaitCall.target`) by that exec's position. A wait on an id its process
 never gave keeps the id as written: the kernel answers Codex's ``exec cell ID not found``
 (``no-such-cell``; a number only while no cell of that number has run).
 

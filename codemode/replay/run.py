@@ -184,6 +184,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
+                        cell["outputs"] = []  # a run notebook's outputs are the rerun's
                         if skipped[index].kind == "exec":
                             stand_in = copy.deepcopy(cell)
                             stand_in["source"] = placeholder(skipped[index])
