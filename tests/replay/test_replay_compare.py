@@ -199,3 +199,43 @@ def test_the_junit_xml_fails_program_cells_and_skips_cells_not_run():
         "cell 3 exec call_exec_3": [("failure", {"message": "the replayed answer differs (program)"})],
         "cell 4 exec call_exec_4": [("skipped", {"message": "not run: missing_tool write_stdin"})],
     }
+
+
+def test_run_usage_errors_exit_2_before_any_kernel_starts(tmp_path, capsys):
+    from codemode.replay.command import main
+
+    s04 = str(SESSIONS / "s04_notify.jsonl")
+    prefix = "python -m codemode replay: error: "
+    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run"]) == 2
+    assert capsys.readouterr().err == prefix + "--run and --record-from-session take one session file or notebook.\n"
+    assert main([s04, "--run", "-o", str(tmp_path / "out")]) == 2
+    assert (
+        capsys.readouterr().err
+        == prefix + f"-o with --run names the run notebook (OUT.ipynb), not {tmp_path / 'out'}.\n"
+    )
+    assert main([s04, "--report", str(tmp_path / "r.json")]) == 2
+    assert capsys.readouterr().err.endswith(prefix + "--report and --junit need --run.\n")
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    assert main([str(plain), "--run"]) == 2
+    assert capsys.readouterr().err == (
+        prefix + "plain.ipynb has no exec, wait or terminate cell made by `python -m codemode replay`.\n"
+    )
+    not_a_session = tmp_path / "notes.jsonl"
+    not_a_session.write_text("hello\n", encoding="utf-8")
+    assert main([str(not_a_session), "--run"]) == 2
+    assert capsys.readouterr().err.startswith(prefix + f"{not_a_session} is not a Codex session file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.jsonl", "plain.ipynb"]
+
+
+def test_record_from_session_alone_writes_only_the_recording(tmp_path, capsys):
+    from codemode.replay.command import main
+
+    path = tmp_path / "s05.recording.jsonl"
+    assert main([str(SESSIONS / "s05_mcp_store_load.jsonl"), "--record-from-session", str(path)]) == 0
+    assert capsys.readouterr().out == f"wrote {path} (3 MCP calls)\n"
+    assert [c.tool for c in read_recording(path).calls] == [
+        "mcp__everything__get-sum",
+        "mcp__everything__echo",
+        "mcp__everything__get-structured-content",
+    ]
