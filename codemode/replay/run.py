@@ -5,7 +5,7 @@ Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 
 1. Before anything runs, the tools the ``codemode.toml`` beside the notebook offers are listed
    (:class:`codemode.tools.registry.ToolRegistry`, MCP servers started and stopped), and each
-   ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.missing_tools`)
+   ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
    is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
    A skipped ``exec`` still takes its cell id: a comment-only program runs in its place, so the
    ``%wait`` numbers of later cells stay right.
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from codemode.replay.compare import compare
-from codemode.tools.called import available_names, tool_uses
+from codemode.replay.needs import cell_needs
+from codemode.tools.called import available_names
 
 CALL_KINDS = ("exec", "wait", "terminate")
 
@@ -111,9 +112,8 @@ def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
         if cell.get("cell_type") != "code" or kind not in CALL_KINDS:
             continue
         if kind == "exec":
-            uses = tool_uses(cell["source"])
-            missing = uses.missing(available)
-            if missing:
+            needs = cell_needs(str(meta.get("call_id")), int(meta.get("line", 0)), cell["source"], available)
+            if needs.missing:
                 skipped_ids.add((meta.get("process", 1), str(meta.get("notebook_cell_id"))))
                 skipped[index] = CellReport(
                     index,
@@ -121,8 +121,8 @@ def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
                     kind,
                     "not_run",
                     "missing_tool",
-                    missing_tools=missing,
-                    unread=uses.unread,
+                    missing_tools=needs.missing,
+                    unread=needs.unread,
                 )
         elif (meta.get("process", 1), str(meta.get("notebook_cell_id"))) in skipped_ids:
             skipped[index] = CellReport(index, meta.get("call_id"), kind, "not_run", "missing_tool")
