@@ -1,5 +1,8 @@
 """``python -m codemode replay SESSION.jsonl [MORE ...] [-o OUT] [--codex-config PATH]``.
 
+With ``--run`` or ``--record-from-session`` the command runs and compares one session or
+notebook instead (:mod:`codemode.replay.run_command`, which documents its exit status).
+
 Converts Codex session files into notebooks (:mod:`codemode.replay.convert`). One file and an
 ``-o`` ending in ``.ipynb`` writes that notebook; several files, a folder (every ``*.jsonl``
 in it) or a glob write one ``<name>.ipynb`` each into the folder ``-o`` names (created if
