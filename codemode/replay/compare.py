@@ -10,10 +10,14 @@ Noise is normalised in a fixed order, each step named by its reason (:data:`NOIS
 - ``wall_time``: ``Wall time X.Y seconds`` and ``"wall_time_seconds": N`` (``exec_command``);
 - ``ids``: ``Script running with cell ID N``, ``exec cell N not found`` and ``"chunk_id": "…"``
   (Codex mints cell ids per process and chunk ids at random);
-- ``paths``: the session's working folder and the run's, each written ``<cwd>``.
+- ``paths``: the session's working folder and the run's, each written ``<cwd>``;
+- ``image_detail``: an image's ``detail``: Codex 0.171.0 recorded ``original`` on every image
+  whatever the program asked (it depends on the model's capabilities, not on the program;
+  :mod:`codemode.model_view`), codemode keeps the program's ``high`` or ``low``.
 
-The views are ``same`` when equal after normalising; ``reason`` then names the first step
-that removed a difference (None when they were equal verbatim), ``normalised`` every such step. Otherwise they differ for
+The views are ``same`` when equal after normalising; ``reason`` then names the most telling
+step that removed a difference (:data:`_SIGNIFICANCE`; None when they were equal verbatim),
+``normalised`` every such step. Otherwise they differ for
 ``program``: the program did something else, and ``diff`` is a unified diff of the normalised
 views (recorded first). The other reasons of a report (``missing_tool``,
 ``no_recorded_result``) come from :mod:`codemode.replay.run`, not from here.
@@ -28,13 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-REASONS = ("wall_time", "ids", "paths", "missing_tool", "no_recorded_result", "program")
+REASONS = ("wall_time", "ids", "paths", "image_detail", "missing_tool", "no_recorded_result", "program")
 """Every reason a report gives; only ``program`` marks a real divergence."""
 
 _WALL = (
     (re.compile(r"Wall time \d+\.\d seconds"), "Wall time <t> seconds"),
     (re.compile(r'("wall_time_seconds"\s*:\s*)-?[\d.]+(?:[eE][-+]?\d+)?'), r"\1<t>"),
 )
+_DETAIL = ((re.compile(r"(\[image, detail )[^,]*,"), r"\1<d>,"),)
 _IDS = (
     (re.compile(r"(Script running with cell ID )\S+"), r"\1<id>"),
     (re.compile(r"(exec cell )\S+( not found)"), r"\1<id>\2"),
@@ -59,6 +64,7 @@ NOISE: tuple[tuple[str, Callable[[str, str], str]], ...] = (
     ("wall_time", _substitute(_WALL)),
     ("ids", _substitute(_IDS)),
     ("paths", _paths),
+    ("image_detail", _substitute(_DETAIL)),
 )
 """The normalising steps, in order: ``(reason, fn(text, working_folder) -> text)``."""
 
@@ -87,6 +93,11 @@ def view_text(output: Any) -> str:
         text = _item_text(item)
         parts.append(f"--- item {number} ({kind})\n{text}{'' if text.endswith(chr(10)) else chr(10)}")
     return "".join(parts)
+
+
+_SIGNIFICANCE = ("image_detail", "paths", "ids", "wall_time")
+"""Which noise a ``same`` cell's ``reason`` names when it needed several: the first here.
+Wall time comes last: whether it differs depends on the machine's speed."""
 
 
 def _changed_lines(before: str, after: str) -> list[str]:
@@ -123,7 +134,8 @@ def compare(recorded: Any, new: Any, recorded_folder: str, run_folder: str) -> C
             normalised.append(reason)
         before, after = left, right
     if before == after:
-        return Comparison("same", normalised[0] if normalised else None, tuple(normalised), "")
+        reason = min(normalised, key=_SIGNIFICANCE.index) if normalised else None
+        return Comparison("same", reason, tuple(normalised), "")
     diff = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), "recorded", "replayed"
     )

@@ -47,7 +47,7 @@ def test_wall_time_and_ids_are_noise_named_by_reason():
     renumbered = "Script running with cell ID 7\nWall time 1.4 seconds\nOutput:\n"
     assert (compare(recorded, slower, "", "").status, compare(recorded, slower, "", "").reason) == ("same", "wall_time")
     both = compare(recorded, renumbered, "", "")
-    assert (both.status, both.reason, both.normalised) == ("same", "wall_time", ("wall_time", "ids"))
+    assert (both.status, both.reason, both.normalised) == ("same", "ids", ("wall_time", "ids"))
     not_found = compare(
         [
             {"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
@@ -239,3 +239,17 @@ def test_record_from_session_alone_writes_only_the_recording(tmp_path, capsys):
         "mcp__everything__echo",
         "mcp__everything__get-structured-content",
     ]
+
+
+def test_an_images_detail_is_noise_but_its_data_is_not():
+    recorded = [
+        {"type": "input_text", "text": "Script completed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "original"},
+    ]
+    rerun = [recorded[0], {**recorded[1], "detail": "high"}]
+    assert (compare(recorded, rerun, "", "").status, compare(recorded, rerun, "", "").reason) == (
+        "same",
+        "image_detail",
+    )
+    other = [recorded[0], {**recorded[1], "image_url": "data:image/png;base64,BBBB"}]
+    assert compare(recorded, other, "", "").reason == "program"

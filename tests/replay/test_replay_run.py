@@ -1,0 +1,111 @@
+"""``python -m codemode replay SESSION --run``: every real session runs again in a fresh kernel
+against live tools (``server-everything``, which scripts/install-tools.sh installs) and the
+report, pinned here, says where the rerun differs from what the model saw and why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemode.replay.command import main
+from tests.dependencies import require
+from tests.kernel.kernel_driver import EVERYTHING
+
+SESSIONS = Path(__file__).resolve().parent / "sessions"
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run folder whose codemode.toml starts server-everything, as the sessions' Codex did."""
+    require(EVERYTHING.exists(), "server-everything is not installed")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-home"))
+    (tmp_path / "codemode.toml").write_text(
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\nstartup_timeout_sec = 30\n',
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def run(folder: Path, source: Path, *extra: str) -> tuple[int, dict]:
+    report = folder / "report.json"
+    status = main([str(source), "--run", "-o", str(folder / "run.ipynb"), "--report", str(report), *extra])
+    return status, json.loads(report.read_text(encoding="utf-8"))
+
+
+def outcomes(report: dict) -> list[tuple[str, str, str | None]]:
+    """(call id, status, reason); a wall-time reason reads as WALL, written None or wall_time in
+    EXPECTED: whether a rerun's wall time rounds as Codex's did depends on the machine."""
+    return [(c["call_id"], c["status"], WALL if c["reason"] in (None, WALL) else c["reason"]) for c in report["cells"]]
+
+
+SAME, DIFFERS, NOT_RUN = "same", "differs", "not_run"
+WALL, PROGRAM, MISSING, DETAIL = "wall_time", "program", "missing_tool", "image_detail"
+
+EXPECTED = {
+    "s01_simple_exec": (0, [("call_exec_1", SAME, WALL)]),
+    "s02_yield_wait": (0, [("call_exec_1", SAME, WALL), ("call_wait_2", SAME, WALL)]),
+    "s02b_wait_yields_again": (
+        0,
+        [("call_exec_1", SAME, WALL), ("call_wait_2", SAME, None), ("call_wait_3", SAME, WALL)],
+    ),
+    "s02c_wait_terminate": (
+        0,
+        [
+            ("call_exec_1", SAME, WALL),
+            ("call_wait_2", SAME, None),
+            ("call_wait_3", SAME, None),
+            ("call_wait_4", SAME, None),
+        ],
+    ),
+    # call_exec_3 calls tools.no_such_tool; call_exec_4's exec_command argument error is worded
+    # differently by codemode (a real difference, so program).
+    "s03_error": (
+        1,
+        [
+            ("call_exec_1", SAME, WALL),
+            ("call_exec_2", SAME, None),
+            ("call_exec_3", NOT_RUN, MISSING),
+            ("call_exec_4", DIFFERS, PROGRAM),
+        ],
+    ),
+    "s04_notify": (0, [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)]),
+    # ALL_TOOLS: Codex's client offered elicitation, so server-everything listed two more tools.
+    "s05_mcp_store_load": (1, [("call_exec_1", DIFFERS, PROGRAM), ("call_exec_2", SAME, None)]),
+    "s06_image": (0, [("call_exec_1", SAME, DETAIL), ("call_exec_2", NOT_RUN, MISSING), ("call_exec_3", SAME, None)]),
+    # apply_patch is missing, so the notes it wrote are missing for the shell cells after it.
+    "s07_long_session": (
+        1,
+        [
+            ("call_exec_3", DIFFERS, PROGRAM),
+            ("call_exec_4", NOT_RUN, MISSING),
+            ("call_exec_5", SAME, None),
+            ("call_wait_6", DIFFERS, PROGRAM),
+            ("call_exec_7", SAME, None),
+            ("call_exec_8", SAME, None),
+            ("call_exec_10", NOT_RUN, MISSING),
+            ("call_exec_11", SAME, None),
+            ("call_wait_12", DIFFERS, PROGRAM),
+            ("call_exec_13", SAME, None),
+            ("call_wait_14", SAME, None),
+            ("call_exec_15", SAME, DETAIL),
+        ],
+    ),
+    "s09_output_truncation": (
+        0,
+        [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)],
+    ),
+    "s12_other_nested_tools": (0, [("call_exec_1", NOT_RUN, MISSING), ("call_exec_2", NOT_RUN, MISSING)]),
+}
+
+
+@pytest.mark.parametrize("path", sorted(SESSIONS.glob("*.jsonl")), ids=lambda p: p.stem)
+def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
+    status, report = run(folder, path)
+    expected_status, expected = EXPECTED[path.stem]
+    noise = [(call, status_, WALL if reason is None else reason) for call, status_, reason in expected]
+    assert (status, outcomes(report)) == (expected_status, noise)
+    counts = {kind: sum(1 for _, s, _ in expected if s == kind) for kind in (SAME, DIFFERS, NOT_RUN)}
+    assert report["summary"] == {"cells": len(expected), **counts}
+    assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
