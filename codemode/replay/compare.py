@@ -128,10 +128,10 @@ def compare(recorded: Any, new: Any, recorded_folder: str, run_folder: str) -> C
     if before == after:
         return Comparison("same", None, (), "")
     normalised = []
-    for reason, step in NOISE:
+    for noise, step in NOISE:
         left, right = step(before, recorded_folder), step(after, run_folder)
         if _changed_lines(left, right) != _changed_lines(before, after):
-            normalised.append(reason)
+            normalised.append(noise)
         before, after = left, right
     if before == after:
         reason = min(normalised, key=_SIGNIFICANCE.index) if normalised else None
