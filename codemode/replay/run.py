@@ -189,6 +189,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
                             stand_in = copy.deepcopy(cell)
                             stand_in["source"] = placeholder(skipped[index])
                             client.execute_cell(stand_in, index)
+                            nb["cells"][index] = cell  # nbclient stores the cell it ran at its index
                             replies.pop(index, None)
                         continue
                     client.execute_cell(cell, index)

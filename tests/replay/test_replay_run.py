@@ -5,8 +5,10 @@ report, pinned here, says where the rerun differs from what the model saw and wh
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from codemode.replay.command import main
@@ -109,3 +111,41 @@ def test_every_real_session_runs_and_its_report_names_each_difference(folder, pa
     counts = {kind: sum(1 for _, s, _ in expected if s == kind) for kind in (SAME, DIFFERS, NOT_RUN)}
     assert report["summary"] == {"cells": len(expected), **counts}
     assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
+
+
+def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
+    status, first = run(folder, SESSIONS / "s03_error.jsonl")
+    assert status == 1
+    nb = nbformat.read(folder / "run.ipynb", 4)
+    by_call = {c.metadata["codemode"]["replay"].get("call_id"): c for c in nb.cells if c.cell_type == "code"}
+    failed = by_call["call_exec_4"]
+    meta = failed.metadata["codemode"]["replay"]
+    assert meta["recorded_outputs"][-1]["evalue"].endswith("missing field `cmd` at line 1 column 2")
+    assert failed.outputs[-1]["output_type"] == "error"
+    assert meta["run"]["status"] == "differs" and meta["run"]["diff"] == first["cells"][3]["diff"]
+    after = nb.cells[nb.cells.index(failed) + 1]
+    assert after.cell_type == "markdown" and after.metadata["codemode"]["replay"]["kind"] == "replay_diff"
+    assert after.source.startswith(
+        "**Replay differs** (reason `program`): recorded, then replayed.\n\n```diff\n--- recorded"
+    )
+    skipped = by_call["call_exec_3"]
+    assert (skipped.outputs, skipped.metadata["codemode"]["replay"]["run"]) == (
+        [],
+        {"status": "not_run", "reason": "missing_tool", "missing_tools": ["no_such_tool"]},
+    )
+    # The run notebook runs again: same report, no second diff cell, the recorded outputs kept.
+    again = folder / "again"
+    again.mkdir()
+    (again / "codemode.toml").write_text((folder / "codemode.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    status, second = run(again, folder / "run.ipynb", "--junit", str(again / "report.xml"))
+    assert (status, outcomes(second)) == (1, outcomes(first))
+    rerun = nbformat.read(again / "run.ipynb", 4)
+    assert (
+        sum(1 for c in rerun.cells if c.metadata.get("codemode", {}).get("replay", {}).get("kind") == "replay_diff")
+        == 1
+    )
+    assert [c.metadata["codemode"]["replay"].get("recorded_outputs") for c in rerun.cells if c.cell_type == "code"] == [
+        c.metadata["codemode"]["replay"].get("recorded_outputs") for c in nb.cells if c.cell_type == "code"
+    ]
+    suite = ET.parse(again / "report.xml").getroot()[0]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
