@@ -149,3 +149,17 @@ def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
     ]
     suite = ET.parse(again / "report.xml").getroot()[0]
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
+
+
+def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_server(tmp_path, monkeypatch):
+    # No codemode.toml: no MCP server starts; the session's own McpToolCall results answer.
+    recording = tmp_path / "s05.recording.jsonl"
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-home"))
+    monkeypatch.setenv("CODEMODE_RECORDING", "replay")
+    monkeypatch.setenv("CODEMODE_RECORDING_PATH", str(recording))
+    status, report = run(tmp_path, SESSIONS / "s05_mcp_store_load.jsonl", "--record-from-session", str(recording))
+    # ALL_TOOLS lists only the recorded tools; the MCP answers are the recorded ones.
+    assert (status, outcomes(report)) == (1, [("call_exec_1", DIFFERS, PROGRAM), ("call_exec_2", SAME, WALL)])
+    assert report["cells"][0]["diff"].splitlines()[-3] == (
+        '+["mcp__everything__echo","mcp__everything__get_structured_content","mcp__everything__get_sum"]'
+    )
