@@ -1,5 +1,8 @@
 """``python -m codemode replay SESSION.jsonl [MORE ...] [-o OUT] [--codex-config PATH]``.
 
+With ``--run`` or ``--record-from-session`` the command runs and compares one session or
+notebook instead (:mod:`codemode.replay.run_command`, which documents its exit status).
+
 Converts Codex session files into notebooks (:mod:`codemode.replay.convert`). One file and an
 ``-o`` ending in ``.ipynb`` writes that notebook; several files, a folder (every ``*.jsonl``
 in it) or a glob write one ``<name>.ipynb`` each into the folder ``-o`` names (created if
@@ -44,6 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--codex-config",
         metavar="PATH",
         help="Codex's config.toml, whose MCP servers go to codemode.toml (default: $CODEX_HOME/config.toml)",
+    )
+    parser.add_argument(
+        "--run",
+        action="store_true",
+        help="run the notebook (one session, or a notebook it made) in a fresh kernel and compare each answer",
+    )
+    parser.add_argument("--report", metavar="PATH", help="with --run: write the report as JSON")
+    parser.add_argument("--junit", metavar="PATH", help="with --run: write the report as JUnit XML")
+    parser.add_argument(
+        "--timeout", type=int, default=120, metavar="SECONDS", help="with --run: the longest a cell may run"
+    )
+    parser.add_argument(
+        "--record-from-session",
+        metavar="PATH",
+        help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",
     )
     return parser
 
@@ -176,6 +194,14 @@ def main(argv: list[str]) -> int:
     """Run the command; returns the exit status (module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.run or args.record_from_session:
+        from codemode.replay.run_command import run_main
+
+        return run_main(parser, args)
+    if args.report or args.junit:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: --report and --junit need --run.", file=sys.stderr)
+        return 2
     try:
         files = session_files(args.sessions)
         several = len(files) > 1 or any(not Path(os.path.expanduser(a)).is_file() for a in args.sessions)

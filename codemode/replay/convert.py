@@ -11,11 +11,11 @@ Cells, in the session's order:
 
 Cell ids. The kernel numbers the code cells it runs ``1``, ``2``, ... in the order they run,
 each execute taking one, as Codex's host does within one process
-(``codemode.runtime.host_session.HostSession.new_cell``); a magic takes none. Run top to
-bottom in a fresh kernel, the notebook's N-th code cell is therefore cell ``N``, and a wait
-names the exec its id meant in its own process (:attr:`~codemode.replay.rollout.WaitCall.target`)
-by that exec's position. A resumed session's ids restart at 1 in Codex but keep counting in
-the notebook, so ``wait 2`` after a resume may become ``%wait 7``. A wait on an id its process
+(``codemode.runtime.host_session.HostSession.new_cell``); a magic takes none. Ids are counted
+per Codex process: a resumed session's ids restart at 1 in Codex, and the kernel is restarted
+there (``--run`` does it, :mod:`codemode.replay.run`; a person says so in a Markdown cell). Run
+so, the N-th code cell of a process is cell ``N``, and a wait names the exec its id meant in
+its own process (:attr:`~codemode.replay.rollout.WaitCall.target`) by that exec's position. A wait on an id its process
 never gave keeps the id as written: the kernel answers Codex's ``exec cell ID not found``
 (``no-such-cell``; a number only while no cell of that number has run).
 
@@ -82,6 +82,8 @@ class _Where:
     turn: int = 0
     turn_id: str | None = None
     process: int = 1
+    cells: int = 0
+    """Code cells of the current process so far: the kernel's id of the last one."""
 
 
 NOT_FOUND = re.compile(r"\Aexec cell \S+ not found\Z")
@@ -200,11 +202,13 @@ def session_notebook(session: Session) -> dict[str, Any]:
     for record in session.records:
         if isinstance(record, Process):
             where.process = record.index
+            where.cells = 0
             if record.index > 1:
                 cells.append(
                     _markdown(
                         "*Codex resumed the session in a new process here: its cell ids restart at 1, "
-                        "and values kept with `store()` are gone.*",
+                        "and values kept with `store()` are gone. Restart the kernel here to run on as Codex "
+                        "did (`--run` does).*",
                         base("process", record.time, record.line, None),
                     )
                 )
@@ -231,7 +235,8 @@ def session_notebook(session: Session) -> dict[str, Any]:
             }
             cells.append(_markdown(text, meta_))
         elif isinstance(record, ExecCall):
-            notebook_id = str(len(notebook_ids) + 1)
+            where.cells += 1
+            notebook_id = str(where.cells)
             notebook_ids[record.call_id] = notebook_id
             meta_ = base("exec", record.time, record.line, record.turn_id) | {
                 "call_id": record.call_id,

@@ -10,7 +10,7 @@ that name a tool ``tools`` lacks or reach the tools in a way it cannot read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from codemode.replay.rollout import Session
@@ -34,13 +34,16 @@ def missing_tools_by_cell(session: Session, tools: Iterable[Tool]) -> list[CellN
     """The ``exec`` calls of ``session`` that name a tool not in ``tools`` (a registry's
     ``tools``) or that static reading cannot fully judge, in file order; the others are left out."""
     available = available_names(tools)
-    needs = []
-    for call in session.execs:
-        uses = tool_uses(call.source)
-        missing = uses.missing(available)
-        if missing or uses.unread:
-            needs.append(CellNeeds(call.call_id, call.line, missing, uses.unread))
-    return needs
+    needs = [cell_needs(call.call_id, call.line, call.source, available) for call in session.execs]
+    return [n for n in needs if n.missing or n.unread]
 
 
-__all__ = ["CellNeeds", "missing_tools_by_cell"]
+def cell_needs(call_id: str, line: int, source: str, available: Collection[str]) -> CellNeeds:
+    """What one program needs: the names of ``available`` (:func:`available_names` of a
+    registry's tools) it lacks and the places static reading could not judge. Used for a
+    session here and for a notebook's cells by :mod:`codemode.replay.run`."""
+    uses = tool_uses(source)
+    return CellNeeds(call_id, line, uses.missing(available), uses.unread)
+
+
+__all__ = ["CellNeeds", "cell_needs", "missing_tools_by_cell"]

@@ -14,7 +14,9 @@ usage: python -m codemode install [-h] [--user | --sys-prefix | --prefix P] [--n
                                   [--display-name DISPLAY_NAME] [--engine {quickjs,v8}]
                                   [--profile {strict,notebook}]
        python -m codemode run [-h] [--save-to PATH] [--timeout SECONDS] NOTEBOOK
-       python -m codemode replay [-h] [-o OUT] [--codex-config PATH] SESSION [SESSION ...]
+       python -m codemode replay [-h] [-o OUT] [--codex-config PATH] [--run] [--report PATH]
+                                 [--junit PATH] [--timeout SECONDS] [--record-from-session PATH]
+                                 SESSION [SESSION ...]
        python -m codemode kernel -f CONNECTION_FILE
 """
 

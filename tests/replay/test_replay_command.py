@@ -87,10 +87,10 @@ def test_a_folder_converts_every_session_into_the_output_folder(tmp_path, capsys
 
 def test_a_glob_converts_its_matches_and_one_match_still_needs_a_folder(tmp_path, capsys):
     out = tmp_path / "notebooks"
-    assert main(["replay", str(SESSIONS / "s0[24]*.jsonl"), "-o", str(out)]) == 0
+    assert main(["replay", str(SESSIONS / "s0[24][c_][!y]*.jsonl"), "-o", str(out)]) == 0
     assert files_in(out) == ["s02c_wait_terminate.ipynb", "s04_notify.ipynb"]
     capsys.readouterr()
-    assert main(["replay", str(SESSIONS / "s0[24]*.jsonl"), "-o", str(tmp_path / "x.ipynb")]) == 2
+    assert main(["replay", str(SESSIONS / "s0[24][c_][!y]*.jsonl"), "-o", str(tmp_path / "x.ipynb")]) == 2
     assert capsys.readouterr().err.endswith(
         f"error: 2 sessions need a folder for -o, not the notebook {tmp_path / 'x.ipynb'}.\n"
     )

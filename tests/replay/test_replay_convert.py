@@ -39,7 +39,12 @@ def test_every_real_session_converts_to_a_valid_notebook_with_each_exec_source_e
     assert notebook.metadata["kernelspec"]["name"] == "codemode"
     execs = [c for c in notebook.cells if c.cell_type == "code" and replay_meta(c)["kind"] == "exec"]
     assert [c.source for c in execs] == [e.source for e in session.execs]
-    assert [replay_meta(c)["notebook_cell_id"] for c in execs] == [str(n) for n in range(1, len(execs) + 1)]
+    counts: dict[int, int] = {}
+    expected = []
+    for meta in (replay_meta(c) for c in execs):
+        counts[meta["process"]] = counts.get(meta["process"], 0) + 1
+        expected.append(str(counts[meta["process"]]))
+    assert [replay_meta(c)["notebook_cell_id"] for c in execs] == expected  # ids restart per process
     for cell in notebook.cells:
         if cell.cell_type == "code" and cell.source.startswith("%"):
             parse_magic(cell.source)  # the kernel's parser takes every magic written
@@ -47,22 +52,24 @@ def test_every_real_session_converts_to_a_valid_notebook_with_each_exec_source_e
 
 
 def test_waits_name_the_cell_the_kernel_gives_their_exec_after_a_resume():
+    # The kernel is restarted at a resume (as --run does), so its ids restart at 1 as Codex's did.
     notebook = notebook_of("s07_long_session")
     assert [c.source for c in notebook.cells if c.cell_type == "code" and c.source.startswith("%")] == [
         "%wait 3 --yield-time-ms 10000",
-        "%wait 7 --yield-time-ms 5000",
-        "%terminate 8",
+        "%wait 2 --yield-time-ms 5000",
+        "%terminate 3",
     ]
     waits = [replay_meta(c) for c in notebook.cells if c.source.startswith("%")]
     assert [(m["cell_id"], m["process"], m["target_call_id"], m["notebook_cell_id"]) for m in waits] == [
         ("3", 1, "call_exec_5", "3"),
-        ("2", 2, "call_exec_11", "7"),
-        ("3", 2, "call_exec_13", "8"),
+        ("2", 2, "call_exec_11", "2"),
+        ("3", 2, "call_exec_13", "3"),
     ]
     resumed = [c for c in notebook.cells if replay_meta(c)["kind"] == "process"]
     assert [c.source for c in resumed] == [
         "*Codex resumed the session in a new process here: its cell ids restart at 1, "
-        "and values kept with `store()` are gone.*"
+        "and values kept with `store()` are gone. Restart the kernel here to run on as Codex "
+        "did (`--run` does).*"
     ]
     execs = [replay_meta(c) for c in notebook.cells if replay_meta(c)["kind"] == "exec"]
     assert [(m["call_id"], m["cell_id"], m["process"], m["turn"]) for m in execs] == [

@@ -1,0 +1,330 @@
+"""Run a replay notebook in a fresh kernel and compare each answer with the recorded one.
+
+Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
+``metadata.codemode.replay``). Steps:
+
+1. Before anything runs, the tools the ``codemode.toml`` beside the notebook offers are listed
+   (:class:`codemode.tools.registry.ToolRegistry`, MCP servers started and stopped), and each
+   ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
+   is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
+   A skipped ``exec`` still takes its cell id: a comment-only program runs in its place, so the
+   ``%wait`` numbers of later cells stay right.
+2. The code cells run with ``nbclient`` (the kernel the notebook names, ``codemode``), one
+   fresh kernel per Codex process: where Codex resumed the session in a new process (cell
+   metadata ``process``), the kernel is started anew, so cell ids restart at 1 and values kept
+   with ``store()`` are gone, as in Codex. Markdown cells do not run.
+3. For each ``exec``, ``wait`` and ``terminate`` cell, the answer the kernel gives as the model
+   would see it (the ``execute_reply``'s ``metadata.codemode.model_view.output``) is compared
+   with the recorded ``result.model_view`` (:func:`codemode.replay.compare.compare`).
+
+The run notebook keeps both: each cell's outputs are the new ones, the recorded outputs move to
+``metadata.codemode.replay.recorded_outputs``, the comparison goes to
+``metadata.codemode.replay.run`` (``status``, ``reason``, ``diff``, ``model_view``), and a
+Markdown cell (kind ``replay_diff``) after each differing cell shows the diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codemode.replay.compare import compare
+from codemode.replay.needs import cell_needs
+from codemode.tools.called import available_names
+
+CALL_KINDS = ("exec", "wait", "terminate")
+
+
+class ReplayError(RuntimeError):
+    """The replay could not run (no kernel, a kernel that died, a notebook without replay
+    metadata); ``str`` says why."""
+
+
+@dataclass
+class CellReport:
+    """One exec, wait or terminate cell of the run (see :func:`report_json`)."""
+
+    index: int
+    call_id: str | None
+    kind: str
+    status: str
+    reason: str | None
+    diff: str = ""
+    normalised: tuple[str, ...] = ()
+    missing_tools: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
+    source: str = ""
+
+
+@dataclass
+class RunReport:
+    """Every compared cell, in notebook order."""
+
+    notebook: str
+    cells: list[CellReport] = field(default_factory=list)
+
+    def summary(self) -> dict[str, int]:
+        """``{"cells", "same", "differs", "not_run"}``: counts of :attr:`cells` by status."""
+        counts = {"cells": len(self.cells), "same": 0, "differs": 0, "not_run": 0}
+        for cell in self.cells:
+            counts[cell.status] += 1
+        return counts
+
+    def exit_status(self) -> int:
+        """0 when no cell differs for ``program``, else 1."""
+        return 1 if any(c.reason == "program" for c in self.cells) else 0
+
+
+def replay_meta(cell: Any) -> dict[str, Any]:
+    """A cell's ``metadata.codemode.replay`` (``{}`` when it has none)."""
+    meta = cell.get("metadata", {}).get("codemode", {}).get("replay", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+async def _available(folder: Path) -> set[str]:
+    from codemode.config import load_config
+    from codemode.tools.registry import ToolRegistry
+
+    registry = await ToolRegistry.create(load_config(cwd=folder))
+    try:
+        return available_names(await registry.ready_tools())
+    finally:
+        await registry.aclose()
+
+
+def available_tool_names(folder: Path) -> set[str]:
+    """The names a program may give the tools a kernel started in ``folder`` offers (its
+    ``codemode.toml``'s MCP servers listed, then stopped)."""
+    return asyncio.run(_available(folder))
+
+
+def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
+    """The cells not to run, by index: each ``exec`` naming a tool not in ``available`` and
+    each wait or terminate whose exec is one of them (reason ``missing_tool``)."""
+    skipped: dict[int, CellReport] = {}
+    skipped_ids: set[tuple[int, str]] = set()
+    for index, cell in enumerate(nb["cells"]):
+        meta = replay_meta(cell)
+        kind = meta.get("kind")
+        if cell.get("cell_type") != "code" or kind not in CALL_KINDS:
+            continue
+        if kind == "exec":
+            needs = cell_needs(str(meta.get("call_id")), int(meta.get("line", 0)), cell["source"], available)
+            if needs.missing:
+                skipped_ids.add((meta.get("process", 1), str(meta.get("notebook_cell_id"))))
+                skipped[index] = CellReport(
+                    index,
+                    meta.get("call_id"),
+                    kind,
+                    "not_run",
+                    "missing_tool",
+                    missing_tools=needs.missing,
+                    unread=needs.unread,
+                )
+        elif (meta.get("process", 1), str(meta.get("notebook_cell_id"))) in skipped_ids:
+            skipped[index] = CellReport(index, meta.get("call_id"), kind, "not_run", "missing_tool")
+    return skipped
+
+
+def placeholder(report: CellReport) -> str:
+    """The program run in place of a skipped exec: a comment, so it takes its cell id."""
+    return f"// replay: not run; needs {', '.join(report.missing_tools)}\n"
+
+
+def _model_view(reply: Any) -> Any:
+    view = (reply or {}).get("metadata", {}).get("codemode", {}).get("model_view")
+    return view.get("output") if isinstance(view, dict) else None
+
+
+def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: int) -> dict[int, Any]:
+    """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
+    Codex process; returns each run cell's ``execute_reply`` by index. Raises
+    :class:`ReplayError` when a kernel cannot start or dies."""
+    import zmq
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from traitlets.config import Config
+
+    from codemode.notebook import _ensure_kernelspec, kernel_name_of
+
+    kernel_name = kernel_name_of(nb)
+    _ensure_kernelspec(kernel_name)
+    replies: dict[int, Any] = {}
+
+    def keep(cell: Any, cell_index: int, execute_reply: Any) -> None:
+        replies[cell_index] = execute_reply
+
+    segments: list[list[int]] = []
+    process = None
+    for index, cell in enumerate(nb["cells"]):
+        if cell.get("cell_type") != "code":
+            continue
+        this = replay_meta(cell).get("process", 1)
+        if not segments or this != process:
+            segments.append([])
+            process = this
+        segments[-1].append(index)
+    encryption = "auto" if zmq.has("curve") else "disabled"
+    for segment in segments:
+        client = NotebookClient(
+            nb,
+            config=Config({"KernelManager": {"transport_encryption": encryption}}),
+            kernel_name=kernel_name,
+            timeout=timeout_s,
+            allow_errors=True,
+            record_timing=False,
+            on_cell_executed=keep,
+            resources={"metadata": {"path": str(folder)}},
+        )
+        try:
+            with client.setup_kernel():
+                for index in segment:
+                    cell = nb["cells"][index]
+                    if index in skipped:
+                        cell["outputs"] = []  # a run notebook's outputs are the rerun's
+                        if skipped[index].kind == "exec":
+                            stand_in = copy.deepcopy(cell)
+                            stand_in["source"] = placeholder(skipped[index])
+                            client.execute_cell(stand_in, index)
+                            nb["cells"][index] = cell  # nbclient stores the cell it ran at its index
+                            replies.pop(index, None)
+                        continue
+                    client.execute_cell(cell, index)
+        except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
+            raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
+    return replies
+
+
+def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunReport:
+    """Run ``nb`` (a replay notebook as nbformat data, changed in place into the run notebook:
+    module docstring) with ``folder`` as the kernel's working folder; returns the report.
+    Raises :class:`ReplayError` when the notebook has no replay cell or the run cannot go on."""
+    calls = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c.get("cell_type") == "code" and replay_meta(c).get("kind") in CALL_KINDS
+    ]
+    if not calls:
+        raise ReplayError(f"{name} has no exec, wait or terminate cell made by `python -m codemode replay`.")
+    nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
+    calls = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c.get("cell_type") == "code" and replay_meta(c).get("kind") in CALL_KINDS
+    ]
+    for cell in nb["cells"]:
+        meta = replay_meta(cell)
+        if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:
+            meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
+    skipped = plan(nb, available_tool_names(folder))
+    replies = execute(nb, folder, skipped, timeout_s)
+    recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
+    report = RunReport(name)
+    for index in calls:
+        cell = nb["cells"][index]
+        meta = replay_meta(cell)
+        if index in skipped:
+            entry = skipped[index]
+        else:
+            new = _model_view(replies.get(index))
+            result = meta.get("result")
+            if result is None:
+                entry = CellReport(index, meta.get("call_id"), meta["kind"], "differs", "no_recorded_result")
+            else:
+                outcome = compare(result.get("model_view"), new, recorded_folder, str(folder))
+                entry = CellReport(
+                    index,
+                    meta.get("call_id"),
+                    meta["kind"],
+                    outcome.status,
+                    outcome.reason,
+                    outcome.diff,
+                    outcome.normalised,
+                )
+            meta["run"] = {"status": entry.status, "reason": entry.reason, "diff": entry.diff, "model_view": new}
+        if index in skipped:
+            meta["run"] = {"status": entry.status, "reason": entry.reason, "missing_tools": list(entry.missing_tools)}
+        entry.source = cell["source"]
+        report.cells.append(entry)
+    for entry in reversed(report.cells):
+        if entry.status == "differs":
+            text = f"**Replay differs** (reason `{entry.reason}`): recorded, then replayed.\n\n```diff\n{entry.diff}```"
+            nb["cells"].insert(
+                entry.index + 1,
+                {
+                    "cell_type": "markdown",
+                    "id": f"replay-diff-{entry.index}",
+                    "metadata": {"codemode": {"replay": {"kind": "replay_diff"}}},
+                    "source": text,
+                },
+            )
+    return report
+
+
+def report_json(report: RunReport) -> dict[str, Any]:
+    """The ``--report`` JSON: ``{"notebook", "summary": {"cells", "same", "differs",
+    "not_run"}, "cells": [{"index", "call_id", "kind", "status", "reason", "normalised",
+    "diff", "missing_tools", "unread"}]}``; ``index`` counts the notebook's cells from 0."""
+    return {
+        "notebook": report.notebook,
+        "summary": report.summary(),
+        "cells": [
+            {
+                "index": c.index,
+                "call_id": c.call_id,
+                "kind": c.kind,
+                "status": c.status,
+                "reason": c.reason,
+                "normalised": list(c.normalised),
+                "diff": c.diff,
+                "missing_tools": list(c.missing_tools),
+                "unread": list(c.unread),
+            }
+            for c in report.cells
+        ],
+    }
+
+
+def report_junit(report: RunReport) -> str:
+    """The ``--junit`` XML (``xml.etree``): one ``testsuite`` named after the notebook, one
+    ``testcase`` per cell (``name`` ``cell INDEX CALL_ID``); ``differs`` for ``program`` is a
+    ``failure`` whose text is the diff; ``not_run`` is ``skipped`` with its reason."""
+    import xml.etree.ElementTree as ET
+
+    summary = report.summary()
+    suite = ET.Element(
+        "testsuite",
+        name=report.notebook,
+        tests=str(summary["cells"]),
+        failures=str(sum(1 for c in report.cells if c.reason == "program")),
+        skipped=str(summary["not_run"]),
+        errors="0",
+    )
+    for c in report.cells:
+        case = ET.SubElement(suite, "testcase", classname="replay", name=f"cell {c.index} {c.kind} {c.call_id}")
+        if c.reason == "program":
+            failure = ET.SubElement(case, "failure", message="the replayed answer differs (program)")
+            failure.text = c.diff
+        elif c.status == "not_run":
+            ET.SubElement(case, "skipped", message=f"not run: {c.reason} {' '.join(c.missing_tools)}".strip())
+    suites = ET.Element("testsuites")
+    suites.append(suite)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def report_text(report: RunReport) -> str:
+    """The lines the command prints: one per compared cell, a diff under each that differs,
+    then the summary."""
+    lines = []
+    for c in report.cells:
+        extra = f" ({', '.join(c.missing_tools)})" if c.missing_tools else ""
+        lines.append(f"cell {c.index} {c.kind} {c.call_id}: {c.status}" + (f", {c.reason}" if c.reason else "") + extra)
+        if c.diff:
+            lines.append(c.diff.rstrip("\n"))
+    s = report.summary()
+    lines.append(f"{s['cells']} cells: {s['same']} same, {s['differs']} differ, {s['not_run']} not run")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,255 @@
+"""Comparing a rerun's model view with the recorded one: noise normalised and named, real
+divergence (``program``) diffed; the plan of cells not run; seeding a recording; the report's
+JSON and JUnit forms. Recorded views come from the real sessions in ``sessions/``."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from codemode.replay.compare import compare, view_text
+from codemode.replay.convert import session_notebook
+from codemode.replay.recording import read_recording
+from codemode.replay.rollout import read_session
+from codemode.replay.run import CellReport, RunReport, plan, report_json, report_junit
+from codemode.replay.seed import seed_calls, seed_recording
+
+pytestmark = pytest.mark.unit
+
+SESSIONS = Path(__file__).resolve().parent / "sessions"
+
+
+def notebook_of(name: str) -> dict:
+    return session_notebook(read_session(SESSIONS / f"{name}.jsonl"))
+
+
+def recorded_views(name: str) -> list:
+    return [
+        c["metadata"]["codemode"]["replay"]["result"]["model_view"]
+        for c in notebook_of(name)["cells"]
+        if c["cell_type"] == "code" and c["metadata"]["codemode"]["replay"]["result"] is not None
+    ]
+
+
+def test_a_verbatim_answer_is_same_without_a_reason():
+    view = recorded_views("s04_notify")[0]
+    assert compare(view, json.loads(json.dumps(view)), "<tmp>", "/run") == compare(view, view, "", "")
+    assert compare(view, view, "<tmp>", "/run").status == "same"
+    assert compare(view, view, "<tmp>", "/run").reason is None
+
+
+def test_wall_time_and_ids_are_noise_named_by_reason():
+    recorded = "Script running with cell ID 2\nWall time 0.2 seconds\nOutput:\n"
+    slower = "Script running with cell ID 2\nWall time 1.4 seconds\nOutput:\n"
+    renumbered = "Script running with cell ID 7\nWall time 1.4 seconds\nOutput:\n"
+    assert (compare(recorded, slower, "", "").status, compare(recorded, slower, "", "").reason) == ("same", "wall_time")
+    both = compare(recorded, renumbered, "", "")
+    assert (both.status, both.reason, both.normalised) == ("same", "ids", ("wall_time", "ids"))
+    not_found = compare(
+        [
+            {"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+            {"type": "input_text", "text": "Script error:\nexec cell 9 not found"},
+        ],
+        [
+            {"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+            {"type": "input_text", "text": "Script error:\nexec cell 3 not found"},
+        ],
+        "",
+        "",
+    )
+    assert (not_found.status, not_found.reason) == ("same", "ids")
+
+
+def test_exec_command_timing_and_chunk_ids_are_noise():
+    recorded = [{"type": "input_text", "text": '{"chunk_id":"a1b2c3","wall_time_seconds":0.0123,"exit_code":0}'}]
+    rerun = [{"type": "input_text", "text": '{"chunk_id":"ffee00","wall_time_seconds":1.5,"exit_code":0}'}]
+    outcome = compare(recorded, rerun, "", "")
+    assert (outcome.status, outcome.normalised) == ("same", ("wall_time", "ids"))
+
+
+def test_the_working_folders_are_paths_noise():
+    recorded = [
+        {"type": "input_text", "text": "Script completed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_text", "text": "/home/u/proj/a.txt"},
+    ]
+    rerun = [
+        {"type": "input_text", "text": "Script completed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_text", "text": "/tmp/x/a.txt"},
+    ]
+    outcome = compare(recorded, rerun, "/home/u/proj", "/tmp/x")
+    assert (outcome.status, outcome.reason) == ("same", "paths")
+    assert compare(recorded, rerun, "/elsewhere", "/tmp/x").reason == "program"
+
+
+def test_another_answer_differs_for_program_with_a_diff_of_the_normalised_views():
+    recorded = [
+        {"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+        {"type": "input_text", "text": "sum 5"},
+    ]
+    rerun = "Script failed\nWall time 0.3 seconds\nOutput:\n"
+    outcome = compare(recorded, rerun, "", "")
+    assert (outcome.status, outcome.reason) == ("differs", "program")
+    assert outcome.diff == (
+        "--- recorded\n+++ replayed\n@@ -1,6 +1,4 @@\n --- item 1 (input_text)\n-Script completed\n"
+        "+Script failed\n Wall time <t> seconds\n Output:\n---- item 2 (input_text)\n-sum 5\n"
+    )
+    assert compare(recorded, None, "", "").reason == "program"  # no answer at all
+
+
+def test_an_image_reads_as_its_size_and_digest_not_its_data():
+    image = [
+        view
+        for view in recorded_views("s06_image")
+        if isinstance(view, list) and any(i["type"] == "input_image" for i in view)
+    ][0]
+    text = view_text(image)
+    assert text == (
+        "--- item 1 (input_text)\nScript completed\nWall time 0.0 seconds\nOutput:\n"
+        "--- item 2 (input_text)\nan 8x8 checkerboard follows\n"
+        "--- item 3 (input_image)\n[image, detail original, 134 characters, sha256 5bbd98596cdacc22]\n"
+        "--- item 4 (input_image)\n[image, detail original, 134 characters, sha256 5bbd98596cdacc22]\n"
+        "--- item 5 (input_text)\nafter the images\n"
+    )
+
+
+def test_cells_naming_a_missing_tool_are_planned_not_run_with_their_waits():
+    skipped = plan(notebook_of("s12_other_nested_tools"), {"exec_command"})
+    assert {i: (r.kind, r.status, r.reason, r.missing_tools) for i, r in skipped.items()} == {
+        2: ("exec", "not_run", "missing_tool", ("write_stdin", "clock__curr_time", "get_goal")),
+        3: (
+            "exec",
+            "not_run",
+            "missing_tool",
+            ("list_mcp_resources", "mcp__everything__get_sum", "write_stdin", "view_image"),
+        ),
+    }
+    assert plan(notebook_of("s04_notify"), {"exec_command"}) == {}
+
+
+def test_the_sessions_mcp_calls_seed_a_recording(tmp_path):
+    nested = notebook_of("s05_mcp_store_load")["metadata"]["codemode"]["replay"]["nested_tool_calls"]
+    assert seed_calls(nested) == [
+        (
+            "mcp__everything__get-sum",
+            {"a": 2, "b": 3},
+            {"content": [{"type": "text", "text": "The sum of 2 and 3 is 5."}]},
+        ),
+        (
+            "mcp__everything__echo",
+            {"message": "previous: The sum of 2 and 3 is 5."},
+            {"content": [{"type": "text", "text": "Echo: previous: The sum of 2 and 3 is 5."}]},
+        ),
+        seed_calls(nested)[2],
+    ]
+    assert seed_calls(nested)[2][:2] == ("mcp__everything__get-structured-content", {"location": "Chicago"})
+    resources = seed_calls(notebook_of("s12_other_nested_tools")["metadata"]["codemode"]["replay"]["nested_tool_calls"])
+    assert [(tool, args) for tool, args, _ in resources] == [
+        ("list_mcp_resources", {"server": "everything"}),
+        ("mcp__everything__get-sum", {"a": "not a number"}),
+    ]
+    path = tmp_path / "seeded.recording.jsonl"
+    assert seed_recording(path, nested) == 3
+    calls = read_recording(path).calls
+    assert [(c.tool, c.arguments, c.outcome, c.result) for c in calls] == [
+        (t, a, "completed", r) for t, a, r in seed_calls(nested)
+    ]
+
+
+def _report() -> RunReport:
+    return RunReport(
+        "s.jsonl",
+        [
+            CellReport(1, "call_exec_1", "exec", "same", None),
+            CellReport(2, "call_exec_2", "exec", "same", "wall_time", normalised=("wall_time",)),
+            CellReport(3, "call_exec_3", "exec", "differs", "program", diff="--- recorded\n+++ replayed\n"),
+            CellReport(4, "call_exec_4", "exec", "not_run", "missing_tool", missing_tools=("write_stdin",)),
+        ],
+    )
+
+
+def test_the_report_counts_cells_and_exits_1_only_for_program():
+    report = _report()
+    assert report_json(report)["summary"] == {"cells": 4, "same": 2, "differs": 1, "not_run": 1}
+    assert report_json(report)["cells"][3] == {
+        "index": 4,
+        "call_id": "call_exec_4",
+        "kind": "exec",
+        "status": "not_run",
+        "reason": "missing_tool",
+        "normalised": [],
+        "diff": "",
+        "missing_tools": ["write_stdin"],
+        "unread": [],
+    }
+    assert report.exit_status() == 1
+    report.cells[2] = CellReport(3, "call_exec_3", "exec", "differs", "no_recorded_result")
+    assert report.exit_status() == 0
+
+
+def test_the_junit_xml_fails_program_cells_and_skips_cells_not_run():
+    suite = ET.fromstring(report_junit(_report()))[0]
+    assert suite.attrib == {"name": "s.jsonl", "tests": "4", "failures": "1", "skipped": "1", "errors": "0"}
+    cases = {case.attrib["name"]: [(child.tag, child.attrib) for child in case] for case in suite}
+    assert cases == {
+        "cell 1 exec call_exec_1": [],
+        "cell 2 exec call_exec_2": [],
+        "cell 3 exec call_exec_3": [("failure", {"message": "the replayed answer differs (program)"})],
+        "cell 4 exec call_exec_4": [("skipped", {"message": "not run: missing_tool write_stdin"})],
+    }
+
+
+def test_run_usage_errors_exit_2_before_any_kernel_starts(tmp_path, capsys):
+    from codemode.replay.command import main
+
+    s04 = str(SESSIONS / "s04_notify.jsonl")
+    prefix = "python -m codemode replay: error: "
+    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run"]) == 2
+    assert capsys.readouterr().err == prefix + "--run and --record-from-session take one session file or notebook.\n"
+    assert main([s04, "--run", "-o", str(tmp_path / "out")]) == 2
+    assert (
+        capsys.readouterr().err
+        == prefix + f"-o with --run names the run notebook (OUT.ipynb), not {tmp_path / 'out'}.\n"
+    )
+    assert main([s04, "--report", str(tmp_path / "r.json")]) == 2
+    assert capsys.readouterr().err.endswith(prefix + "--report and --junit need --run.\n")
+    plain = tmp_path / "plain.ipynb"
+    plain.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    assert main([str(plain), "--run"]) == 2
+    assert capsys.readouterr().err == (
+        prefix + "plain.ipynb has no exec, wait or terminate cell made by `python -m codemode replay`.\n"
+    )
+    not_a_session = tmp_path / "notes.jsonl"
+    not_a_session.write_text("hello\n", encoding="utf-8")
+    assert main([str(not_a_session), "--run"]) == 2
+    assert capsys.readouterr().err.startswith(prefix + f"{not_a_session} is not a Codex session file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.jsonl", "plain.ipynb"]
+
+
+def test_record_from_session_alone_writes_only_the_recording(tmp_path, capsys):
+    from codemode.replay.command import main
+
+    path = tmp_path / "s05.recording.jsonl"
+    assert main([str(SESSIONS / "s05_mcp_store_load.jsonl"), "--record-from-session", str(path)]) == 0
+    assert capsys.readouterr().out == f"wrote {path} (3 MCP calls)\n"
+    assert [c.tool for c in read_recording(path).calls] == [
+        "mcp__everything__get-sum",
+        "mcp__everything__echo",
+        "mcp__everything__get-structured-content",
+    ]
+
+
+def test_an_images_detail_is_noise_but_its_data_is_not():
+    recorded = [
+        {"type": "input_text", "text": "Script completed\nWall time 0.0 seconds\nOutput:\n"},
+        {"type": "input_image", "image_url": "data:image/png;base64,AAAA", "detail": "original"},
+    ]
+    rerun = [recorded[0], {**recorded[1], "detail": "high"}]
+    assert (compare(recorded, rerun, "", "").status, compare(recorded, rerun, "", "").reason) == (
+        "same",
+        "image_detail",
+    )
+    other = [recorded[0], {**recorded[1], "image_url": "data:image/png;base64,BBBB"}]
+    assert compare(recorded, other, "", "").reason == "program"

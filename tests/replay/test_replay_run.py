@@ -1,0 +1,165 @@
+"""``python -m codemode replay SESSION --run``: every real session runs again in a fresh kernel
+against live tools (``server-everything``, which scripts/install-tools.sh installs) and the
+report, pinned here, says where the rerun differs from what the model saw and why."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from codemode.replay.command import main
+from tests.dependencies import require
+from tests.kernel.kernel_driver import EVERYTHING
+
+SESSIONS = Path(__file__).resolve().parent / "sessions"
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A run folder whose codemode.toml starts server-everything, as the sessions' Codex did."""
+    require(EVERYTHING.exists(), "server-everything is not installed")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-home"))
+    (tmp_path / "codemode.toml").write_text(
+        f'[mcp_servers.everything]\ncommand = "node"\nargs = ["{EVERYTHING}", "stdio"]\nstartup_timeout_sec = 30\n',
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def run(folder: Path, source: Path, *extra: str) -> tuple[int, dict]:
+    report = folder / "report.json"
+    status = main([str(source), "--run", "-o", str(folder / "run.ipynb"), "--report", str(report), *extra])
+    return status, json.loads(report.read_text(encoding="utf-8"))
+
+
+def outcomes(report: dict) -> list[tuple[str, str, str | None]]:
+    """(call id, status, reason); a wall-time reason reads as WALL, written None or wall_time in
+    EXPECTED: whether a rerun's wall time rounds as Codex's did depends on the machine."""
+    return [(c["call_id"], c["status"], WALL if c["reason"] in (None, WALL) else c["reason"]) for c in report["cells"]]
+
+
+SAME, DIFFERS, NOT_RUN = "same", "differs", "not_run"
+WALL, PROGRAM, MISSING, DETAIL = "wall_time", "program", "missing_tool", "image_detail"
+
+EXPECTED = {
+    "s01_simple_exec": (0, [("call_exec_1", SAME, "ids")]),  # exec_command's chunk_id is random
+    "s02_yield_wait": (0, [("call_exec_1", SAME, WALL), ("call_wait_2", SAME, WALL)]),
+    "s02b_wait_yields_again": (
+        0,
+        [("call_exec_1", SAME, WALL), ("call_wait_2", SAME, None), ("call_wait_3", SAME, WALL)],
+    ),
+    "s02c_wait_terminate": (
+        0,
+        [
+            ("call_exec_1", SAME, WALL),
+            ("call_wait_2", SAME, None),
+            ("call_wait_3", SAME, None),
+            ("call_wait_4", SAME, None),
+        ],
+    ),
+    # call_exec_3 calls tools.no_such_tool; call_exec_4's exec_command argument error is worded
+    # differently by codemode (a real difference, so program).
+    "s03_error": (
+        1,
+        [
+            ("call_exec_1", SAME, WALL),
+            ("call_exec_2", SAME, None),
+            ("call_exec_3", NOT_RUN, MISSING),
+            ("call_exec_4", DIFFERS, PROGRAM),
+        ],
+    ),
+    "s04_notify": (0, [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)]),
+    # ALL_TOOLS: Codex's client offered elicitation, so server-everything listed two more tools.
+    "s05_mcp_store_load": (1, [("call_exec_1", DIFFERS, PROGRAM), ("call_exec_2", SAME, None)]),
+    "s06_image": (0, [("call_exec_1", SAME, DETAIL), ("call_exec_2", NOT_RUN, MISSING), ("call_exec_3", SAME, None)]),
+    # apply_patch is missing, so the notes it wrote are missing for the shell cells after it.
+    "s07_long_session": (
+        1,
+        [
+            ("call_exec_3", DIFFERS, PROGRAM),
+            ("call_exec_4", NOT_RUN, MISSING),
+            ("call_exec_5", SAME, None),
+            ("call_wait_6", DIFFERS, PROGRAM),
+            ("call_exec_7", SAME, None),
+            ("call_exec_8", SAME, None),
+            ("call_exec_10", NOT_RUN, MISSING),
+            ("call_exec_11", SAME, None),
+            ("call_wait_12", DIFFERS, PROGRAM),
+            ("call_exec_13", SAME, None),
+            ("call_wait_14", SAME, None),
+            ("call_exec_15", SAME, DETAIL),
+        ],
+    ),
+    "s09_output_truncation": (
+        0,
+        [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)],
+    ),
+    "s12_other_nested_tools": (0, [("call_exec_1", NOT_RUN, MISSING), ("call_exec_2", NOT_RUN, MISSING)]),
+}
+
+
+@pytest.mark.parametrize("path", sorted(SESSIONS.glob("*.jsonl")), ids=lambda p: p.stem)
+def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
+    status, report = run(folder, path)
+    expected_status, expected = EXPECTED[path.stem]
+    noise = [(call, status_, WALL if reason is None else reason) for call, status_, reason in expected]
+    assert (status, outcomes(report)) == (expected_status, noise)
+    counts = {kind: sum(1 for _, s, _ in expected if s == kind) for kind in (SAME, DIFFERS, NOT_RUN)}
+    assert report["summary"] == {"cells": len(expected), **counts}
+    assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
+
+
+def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
+    status, first = run(folder, SESSIONS / "s03_error.jsonl")
+    assert status == 1
+    nb = nbformat.read(folder / "run.ipynb", 4)
+    by_call = {c.metadata["codemode"]["replay"].get("call_id"): c for c in nb.cells if c.cell_type == "code"}
+    failed = by_call["call_exec_4"]
+    meta = failed.metadata["codemode"]["replay"]
+    assert meta["recorded_outputs"][-1]["evalue"].endswith("missing field `cmd` at line 1 column 2")
+    assert failed.outputs[-1]["output_type"] == "error"
+    assert meta["run"]["status"] == "differs" and meta["run"]["diff"] == first["cells"][3]["diff"]
+    after = nb.cells[nb.cells.index(failed) + 1]
+    assert after.cell_type == "markdown" and after.metadata["codemode"]["replay"]["kind"] == "replay_diff"
+    assert after.source.startswith(
+        "**Replay differs** (reason `program`): recorded, then replayed.\n\n```diff\n--- recorded"
+    )
+    skipped = by_call["call_exec_3"]
+    assert (skipped.outputs, skipped.metadata["codemode"]["replay"]["run"]) == (
+        [],
+        {"status": "not_run", "reason": "missing_tool", "missing_tools": ["no_such_tool"]},
+    )
+    # The run notebook runs again: same report, no second diff cell, the recorded outputs kept.
+    again = folder / "again"
+    again.mkdir()
+    (again / "codemode.toml").write_text((folder / "codemode.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    status, second = run(again, folder / "run.ipynb", "--junit", str(again / "report.xml"))
+    assert (status, outcomes(second)) == (1, outcomes(first))
+    rerun = nbformat.read(again / "run.ipynb", 4)
+    assert (
+        sum(1 for c in rerun.cells if c.metadata.get("codemode", {}).get("replay", {}).get("kind") == "replay_diff")
+        == 1
+    )
+    assert [c.metadata["codemode"]["replay"].get("recorded_outputs") for c in rerun.cells if c.cell_type == "code"] == [
+        c.metadata["codemode"]["replay"].get("recorded_outputs") for c in nb.cells if c.cell_type == "code"
+    ]
+    suite = ET.parse(again / "report.xml").getroot()[0]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
+
+
+def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_server(tmp_path, monkeypatch):
+    # No codemode.toml: no MCP server starts; the session's own McpToolCall results answer.
+    recording = tmp_path / "s05.recording.jsonl"
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-home"))
+    monkeypatch.setenv("CODEMODE_RECORDING", "replay")
+    monkeypatch.setenv("CODEMODE_RECORDING_PATH", str(recording))
+    status, report = run(tmp_path, SESSIONS / "s05_mcp_store_load.jsonl", "--record-from-session", str(recording))
+    # ALL_TOOLS lists only the recorded tools; the MCP answers are the recorded ones.
+    assert (status, outcomes(report)) == (1, [("call_exec_1", DIFFERS, PROGRAM), ("call_exec_2", SAME, WALL)])
+    assert report["cells"][0]["diff"].splitlines()[-3] == (
+        '+["mcp__everything__echo","mcp__everything__get_structured_content","mcp__everything__get_sum"]'
+    )
