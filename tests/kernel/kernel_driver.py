@@ -122,6 +122,27 @@ def blocking(gate: str) -> str:
 and ``codemode`` imported appends it)."""
 
 
+SURROGATE_TOOLS = '''
+
+@codemode.tool
+def print_surrogate() -> str:
+    """Prints lines holding lone surrogates on stdout and stderr, then returns ok."""
+    print("printed \\udfff here", flush=True)
+    print("warned \\ud800 here", file=sys.stderr, flush=True)
+    return "ok"
+
+
+@codemode.tool
+def doc_surrogate() -> str:
+    """Docstring with a lone surrogate \\udfff in it."""
+    return "ok"
+'''
+"""Source of two Python tools whose texts hold lone surrogates: ``print_surrogate`` prints
+``"printed \\udfff here"`` (stdout) and ``"warned \\ud800 here"`` (stderr) and returns ``"ok"``;
+``doc_surrogate``'s description holds ``\\udfff`` (a tool module with ``sys`` and ``codemode``
+imported appends it)."""
+
+
 @contextlib.contextmanager
 def kernel_with_tools(folder: Path, module: str, source: str) -> Iterator[Kernel]:
     """A kernel started in ``folder`` with the Python tool module ``module`` (its ``source``
@@ -297,7 +318,7 @@ class SlowSubscriber:
         import zmq
         from jupyter_client.session import Session
 
-        info = kernel.km.get_connection_info()
+        info = kernel.kc.get_connection_info()
         self._session = Session(key=info["key"], signature_scheme=info["signature_scheme"])
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.SUB)
