@@ -133,6 +133,25 @@ def print_notebook(nb: Any, out: TextIO) -> None:
     out.flush()
 
 
+def execute_cells(client: Any, timeout_s: int, **kwargs: Any) -> str | None:
+    """Run every cell with ``client`` (an ``nbclient.NotebookClient``; ``kwargs`` go to its
+    ``execute``, then to the kernel manager's ``start_kernel``); returns None when every cell
+    ran, else the failure as the user reads it: nbclient's text for a failing cell, or the time
+    limit ``timeout_s`` a cell ran past (nbclient interrupts it)."""
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    try:
+        client.execute(**kwargs)
+    except CellExecutionError as exc:
+        return str(exc)
+    except CellTimeoutError:
+        return (
+            f"A cell ran longer than the time limit of {timeout_s} s and was interrupted. "
+            "Raise the limit with --timeout SECONDS if the cell is meant to run that long."
+        )
+    return None
+
+
 def run_notebook(
     path: str | Path,
     *,
@@ -152,7 +171,6 @@ def run_notebook(
     import nbformat
     import zmq
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
     from traitlets.config import Config
 
     path = Path(path)
@@ -169,18 +187,8 @@ def run_notebook(
         record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},
     )
-    status = 0
-    try:
-        client.execute()
-    except CellExecutionError as exc:
-        status = 1
-        failure = str(exc)
-    except CellTimeoutError:
-        status = 1
-        failure = (
-            f"A cell ran longer than the time limit of {timeout_s} s and was interrupted. "
-            "Raise the limit with --timeout SECONDS if the cell is meant to run that long."
-        )
+    failure = execute_cells(client, timeout_s)
+    status = 1 if failure else 0
     print_notebook(nb, out)
     if status:
         out.write(f"\nA cell failed:\n{failure}\n")

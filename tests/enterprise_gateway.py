@@ -10,8 +10,11 @@ which needs ``pycryptodomex`` for it (the ``test`` extra installs it).
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 from dependencies import require
 
@@ -67,3 +70,30 @@ def launcher_options() -> list[str]:
         "--kernel-class-name",
         KERNEL_CLASS,
     ]
+
+
+PROCESS_PROXY = "enterprise_gateway.services.processproxies.distributed.DistributedProcessProxy"
+"""EG's process proxy that starts a kernel with its launcher on one of its ``remote_hosts``
+(``localhost``: a local process, no ssh), answering on EG's response address."""
+
+
+def kernelspec(display_name: str) -> dict[str, Any]:
+    """An EG kernelspec for the codemode kernel class: EG's launcher run by this environment's
+    Python, the codemode kernelspec's ``env`` and interrupt mode, :data:`PROCESS_PROXY`."""
+    return {
+        "display_name": display_name,
+        "language": "javascript",
+        "interrupt_mode": "signal",
+        "env": {"PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+        "metadata": {"process_proxy": {"class_name": PROCESS_PROXY}, "debugger": False},
+        "argv": [sys.executable, str(launcher_script()), *launcher_options()],
+    }
+
+
+def write_kernelspec(data_dir: Path, name: str, display_name: str) -> Path:
+    """Write :func:`kernelspec` as ``data_dir/kernels/NAME/kernel.json`` (``data_dir`` is then
+    a ``JUPYTER_PATH`` entry); returns the kernelspec's folder."""
+    folder = data_dir / "kernels" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.json").write_text(json.dumps(kernelspec(display_name), indent=2) + "\n")
+    return folder

@@ -23,7 +23,6 @@ every request (checked with ``jsonschema``) runs beside the shadow.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import os
@@ -41,6 +40,7 @@ from enterprise_gateway import KERNEL_CLASS, launcher_script, require_enterprise
 from jupyter_client.blocking import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 from kernel_driver import SURROGATE_TOOLS, TIMEOUT_S, SlowSubscriber, collect, execute, send_execute
+from protocol_checks import FLOOD_PAYLOAD, display_flood
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -193,16 +193,10 @@ def test_output_holding_lone_surrogates_arrives_with_replacement_characters(laun
 @pytest.mark.parametrize("launched", ["enterprise-gateway"], indirect=True)  # the same kernel init either way
 def test_a_flood_of_displays_reaches_a_slow_subscriber_whole_and_in_order(launched):
     count = 1200  # more than ZeroMQ's default high-water mark, 8 KiB each (more than the socket buffers hold)
-    payload = base64.b64encode(bytes(range(256)) * 32).decode()
     subscriber = SlowSubscriber(launched, delay_s=0.002)
     try:
         subscriber.wait_subscribed(launched.kc)
-        code = (
-            '// @exec: {"max_output_tokens": 1000000}\n'
-            f'const url = "data:image/png;base64,{payload}";\n'
-            f"for (let i = 0; i < {count}; i++) image(url);"
-        )
-        msg_id = send_execute(launched.kc, code)
+        msg_id = send_execute(launched.kc, display_flood(count))
         subscriber.start(msg_id)
         fast = collect(launched.kc, msg_id, timeout=120)
         received = subscriber.result()
@@ -211,7 +205,7 @@ def test_a_flood_of_displays_reaches_a_slow_subscriber_whole_and_in_order(launch
     assert fast.content["status"] == "ok", fast.content
     for messages in (fast.messages, received):
         assert [m["msg_type"] for m in messages] == ["display_data"] * count
-        assert all(m["content"]["data"]["image/png"] == payload for m in messages)
+        assert all(m["content"]["data"]["image/png"] == FLOOD_PAYLOAD for m in messages)
 
 
 def test_the_process_has_the_kernel_streams_and_imports_nothing_from_its_folder(launched):

@@ -1,0 +1,112 @@
+"""Run a notebook's kernel on a Jupyter Enterprise Gateway (or Kernel Gateway): one notebook in,
+the executed notebook and its outcome out.
+
+The route is jupyter_server's gateway client (``jupyter_server.gateway``) under nbclient:
+``GatewayClient`` holds the gateway's URL and token (one per process, a traitlets singleton),
+``GatewayKernelManager`` starts and deletes the kernel over the REST API (``POST`` and ``DELETE
+/api/kernels``), and its kernel client speaks the Jupyter protocol as JSON over the kernel's
+``/api/kernels/ID/channels`` websocket. nbclient drives it as it drives a local kernel manager.
+jupyter_server's kernel client opens that websocket without the gateway's credentials (its
+REST requests carry them), so a gateway with a token refuses it (401); :class:`AuthorizedGatewayKernelClient`
+opens it with the same headers as the REST requests.
+
+The kernel runs where the gateway puts it: in the gateway's working folder, or the folder its
+kernelspec or ``KERNEL_WORKING_DIR`` names (set in this process's environment, it is sent with
+the start request, as every ``KERNEL_*`` variable is), not beside the local notebook. The
+gateway's kernelspec names the kernel (``kernel_name``; by default the notebook's).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from threading import Thread
+from typing import Any
+
+from codemode.notebook import execute_cells, kernel_name_of
+
+
+def _authorized_client_class() -> type:
+    """:class:`AuthorizedGatewayKernelClient`, built on first use (jupyter_server loads slowly)."""
+    import websocket
+    from jupyter_client.asynchronous.client import AsyncKernelClient
+    from jupyter_server.gateway.gateway_client import GatewayClient
+    from jupyter_server.gateway.managers import GatewayKernelClient
+    from jupyter_server.utils import url_path_join
+    from tornado.escape import url_escape
+
+    class AuthorizedGatewayKernelClient(GatewayKernelClient):
+        """jupyter_server's ``GatewayKernelClient`` whose websocket carries the gateway's headers
+        (``Authorization: token ...``), as its REST requests do."""
+
+        async def start_channels(  # type: ignore[override]  # async, as jupyter_server's own
+            self, shell: bool = True, iopub: bool = True, stdin: bool = True, hb: bool = True, control: bool = True
+        ) -> None:
+            gateway = GatewayClient.instance()
+            url = url_path_join(gateway.ws_url or "", gateway.kernels_endpoint, url_escape(self.kernel_id), "channels")
+            headers = gateway.load_connection_args()["headers"]
+            self.channel_socket = websocket.create_connection(
+                url,
+                timeout=gateway.KERNEL_LAUNCH_TIMEOUT,
+                enable_multithread=True,
+                header=[f"{key}: {value}" for key, value in headers.items() if key.lower() == "authorization"],
+                sslopt={"ca_certs": gateway.ca_certs, "certfile": gateway.client_cert, "keyfile": gateway.client_key},
+            )
+            AsyncKernelClient.start_channels(self, shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+            self.response_router = Thread(target=self._route_responses)
+            self.response_router.start()
+
+    return AuthorizedGatewayKernelClient
+
+
+@dataclass
+class GatewayRun:
+    """One notebook run on a gateway: the executed ``notebook`` (an ``nbformat`` node),
+    ``status`` 0 when every cell ran and 1 when one failed, ``failure`` (nbclient's text for the
+    failing cell, None when none failed) and the run's wall time in ``seconds``."""
+
+    notebook: Any
+    status: int
+    failure: str | None
+    seconds: float
+
+
+def configure_gateway(url: str, token: str | None) -> None:
+    """Point this process's ``GatewayClient`` at ``url`` (``http[s]://host:port``) with ``token``
+    (None: no ``Authorization`` header), replacing an earlier configuration."""
+    from jupyter_server.gateway.gateway_client import GatewayClient
+
+    GatewayClient.clear_instance()
+    GatewayClient.instance(url=url.rstrip("/"), auth_token=token)
+
+
+def run_on_gateway(
+    path: str | Path,
+    url: str,
+    token: str | None = None,
+    *,
+    kernel_name: str | None = None,
+    timeout_s: int = 300,
+) -> GatewayRun:
+    """Execute the notebook at ``path`` in a new kernel on the gateway at ``url`` (authorised by
+    ``token``), of the gateway's kernelspec ``kernel_name`` (default: the notebook's codemode
+    kernel, :func:`codemode.notebook.kernel_name_of`), each cell bounded by ``timeout_s``. The
+    kernel is deleted on the gateway afterwards, whatever happened.
+
+    Raises ``FileNotFoundError`` for a missing notebook, and ``tornado.web.HTTPError`` when the
+    gateway refuses to start the kernel (unreachable, wrong token, unknown kernelspec).
+    """
+    import nbformat
+    from jupyter_server.gateway.managers import GatewayKernelManager
+    from nbclient import NotebookClient
+
+    started = time.monotonic()
+    nb = nbformat.read(Path(path), as_version=4)
+    name = kernel_name or kernel_name_of(nb)
+    configure_gateway(url, token)
+    manager = GatewayKernelManager(kernel_name=name)
+    manager.client_factory = _authorized_client_class()
+    client = NotebookClient(nb, km=manager, kernel_name=name, timeout=timeout_s)
+    failure = execute_cells(client, timeout_s, kernel_name=name)
+    return GatewayRun(nb, 1 if failure else 0, failure, time.monotonic() - started)
