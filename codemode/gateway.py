@@ -7,8 +7,10 @@ The route is jupyter_server's gateway client (``jupyter_server.gateway``) under 
 /api/kernels``), and its kernel client speaks the Jupyter protocol as JSON over the kernel's
 ``/api/kernels/ID/channels`` websocket. nbclient drives it as it drives a local kernel manager.
 jupyter_server's kernel client opens that websocket without the gateway's credentials (its
-REST requests carry them), so a gateway with a token refuses it (401); :class:`AuthorizedGatewayKernelClient`
-opens it with the same headers as the REST requests.
+REST requests carry them), so a gateway with a token refuses it (401): ``AuthorizedGatewayKernelClient``
+opens it with the same headers as the REST requests. And its kernel manager cannot say whether
+the kernel lives (``CheckedGatewayKernelManager`` asks the gateway; see
+:func:`gateway_kernel_manager_class`).
 
 The kernel runs where the gateway puts it: in the gateway's working folder, or the folder its
 kernelspec or ``KERNEL_WORKING_DIR`` names (set in this process's environment, it is sent with
@@ -27,14 +29,16 @@ from typing import Any
 from codemode.notebook import execute_cells, kernel_name_of
 
 
-def _authorized_client_class() -> type:
-    """:class:`AuthorizedGatewayKernelClient`, built on first use (jupyter_server loads slowly)."""
+def gateway_kernel_manager_class() -> type:
+    """:class:`CheckedGatewayKernelManager` (with :class:`AuthorizedGatewayKernelClient`), built
+    on first use (jupyter_server loads slowly)."""
     import websocket
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_server.gateway.gateway_client import GatewayClient
-    from jupyter_server.gateway.managers import GatewayKernelClient
+    from jupyter_server.gateway.managers import GatewayKernelClient, GatewayKernelManager
     from jupyter_server.utils import url_path_join
     from tornado.escape import url_escape
+    from traitlets import Type
 
     class AuthorizedGatewayKernelClient(GatewayKernelClient):
         """jupyter_server's ``GatewayKernelClient`` whose websocket carries the gateway's headers
@@ -57,7 +61,20 @@ def _authorized_client_class() -> type:
             self.response_router = Thread(target=self._route_responses)
             self.response_router.start()
 
-    return AuthorizedGatewayKernelClient
+    class CheckedGatewayKernelManager(GatewayKernelManager):
+        """jupyter_server's ``GatewayKernelManager`` that answers jupyter_client's liveness
+        question. ``wait_for_ready`` asks it (``_async_is_alive``) whenever a kernel_info
+        reply takes longer than a second, and the inherited answer asserts on the local
+        process's provisioner, which a gateway kernel has not: the run failed with an empty
+        ``AssertionError`` when the kernel started slowly. Here the gateway is asked
+        (``is_alive``: the kernel's model, ``GET /api/kernels/ID``)."""
+
+        client_factory = Type(AuthorizedGatewayKernelClient, klass=GatewayKernelClient)
+
+        async def _async_is_alive(self) -> bool:
+            return bool(await self.is_alive())
+
+    return CheckedGatewayKernelManager
 
 
 @dataclass
@@ -98,15 +115,13 @@ def run_on_gateway(
     gateway refuses to start the kernel (unreachable, wrong token, unknown kernelspec).
     """
     import nbformat
-    from jupyter_server.gateway.managers import GatewayKernelManager
     from nbclient import NotebookClient
 
     started = time.monotonic()
     nb = nbformat.read(Path(path), as_version=4)
     name = kernel_name or kernel_name_of(nb)
     configure_gateway(url, token)
-    manager = GatewayKernelManager(kernel_name=name)
-    manager.client_factory = _authorized_client_class()
+    manager = gateway_kernel_manager_class()(kernel_name=name)
     client = NotebookClient(nb, km=manager, kernel_name=name, timeout=timeout_s)
     failure = execute_cells(client, timeout_s, kernel_name=name)
     return GatewayRun(nb, 1 if failure else 0, failure, time.monotonic() - started)
