@@ -26,7 +26,8 @@ from pathlib import Path
 from threading import Thread
 from typing import Any
 
-from codemode.notebook import execute_cells, kernel_name_of
+from codemode.install import DEFAULT_NAME as KERNEL_NAME
+from codemode.notebook import execute_cells
 
 
 def gateway_kernel_manager_class() -> type:
@@ -89,6 +90,13 @@ class GatewayRun:
     seconds: float
 
 
+def gateway_kernel_name(nb: Any) -> str:
+    """The gateway kernelspec a notebook asks for: its ``metadata.kernelspec.name`` as it is (a
+    gateway names its kernelspecs as it likes, ``codemode_eg`` say), else ``codemode``."""
+    name = str(nb.get("metadata", {}).get("kernelspec", {}).get("name", ""))
+    return name or KERNEL_NAME
+
+
 def configure_gateway(url: str, token: str | None) -> None:
     """Point this process's ``GatewayClient`` at ``url`` (``http[s]://host:port``) with ``token``
     (None: no ``Authorization`` header), replacing an earlier configuration."""
@@ -107,8 +115,8 @@ def run_on_gateway(
     timeout_s: int = 300,
 ) -> GatewayRun:
     """Execute the notebook at ``path`` in a new kernel on the gateway at ``url`` (authorised by
-    ``token``), of the gateway's kernelspec ``kernel_name`` (default: the notebook's codemode
-    kernel, :func:`codemode.notebook.kernel_name_of`), each cell bounded by ``timeout_s``. The
+    ``token``), of the gateway's kernelspec ``kernel_name`` (default: the notebook's,
+    :func:`gateway_kernel_name`), each cell bounded by ``timeout_s``. The
     kernel is deleted on the gateway afterwards, whatever happened.
 
     Raises ``FileNotFoundError`` for a missing notebook, and ``tornado.web.HTTPError`` when the
@@ -119,7 +127,7 @@ def run_on_gateway(
 
     started = time.monotonic()
     nb = nbformat.read(Path(path), as_version=4)
-    name = kernel_name or kernel_name_of(nb)
+    name = kernel_name or gateway_kernel_name(nb)
     configure_gateway(url, token)
     manager = gateway_kernel_manager_class()(kernel_name=name)
     client = NotebookClient(nb, km=manager, kernel_name=name, timeout=timeout_s)

@@ -7,20 +7,22 @@ U+FFFD), the process's output streams, and a flood of displays read by a slow su
 connected straight to the kernel's IOPub socket (from the connection file EG's launcher wrote):
 nothing dropped. Through ``codemode.gateway.run_on_gateway`` (jupyter_server's gateway client
 under nbclient): a notebook whose yielded cell is waited for and whose last cell loads what the
-first stored, and a failing notebook. When the module ends, EG is stopped and no process it
+first stored, and a failing notebook (the processes of each run are recorded while it runs). When the module ends, EG is stopped and no process it
 started (launcher, its listener, kernel, runtime host) is left.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from types import SimpleNamespace
 
 import nbformat
 import pytest
 import requests
 import websocket
-from e2e_servers import DEADLINE_S, ws_execute
+from e2e_servers import DEADLINE_S, POLL_S, ws_execute
 from eg_server import AUTH, DISPLAY_NAME, KERNEL_NAME, TOKEN, connection_file, enterprise_gateway
 from jupyter_client.blocking import BlockingKernelClient
 from protocol_checks import SURROGATE_TOOLS, SlowSubscriber, display_flood
@@ -124,6 +126,29 @@ def test_eg_launches_the_kernel_class_with_its_protections(gateway):
     assert deleted.status_code == 204, deleted.text
 
 
+@contextlib.contextmanager
+def watching(server):
+    """Record ``server``'s descendants every :data:`e2e_servers.POLL_S` while the block runs (a
+    run's kernel comes and goes inside it), so that the module's teardown checks them too;
+    yields the new command lines seen, filled in when the block ends."""
+    seen: list[str] = []
+    before = set(server.commands)
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(POLL_S):
+            server.remember()
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        stop.set()
+        thread.join()
+        seen.extend(command for pid, command in server.commands.items() if pid not in before)
+
+
 def _notebook(path, *sources):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
     nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "javascript"}
@@ -143,19 +168,21 @@ def test_run_on_gateway_executes_a_notebook_with_a_yield_and_a_wait(gateway, tmp
         '// @exec: {"yield_time_ms": 100}\nawait tools.sleep({ms: 1000}); text("slept")',
         "%wait",
         'text(load("answer"))',
+        "text(await tools.print_surrogate())",
     )
-    run = run_on_gateway(path, base, TOKEN, timeout_s=60)
-    server.remember()
+    with watching(server) as started:
+        run = run_on_gateway(path, base, TOKEN, timeout_s=60)
+    assert any("launch_ipykernel.py" in command for command in started), started
     assert (run.status, run.failure) == (0, None)
-    assert [_stdout(cell) for cell in run.notebook.cells] == ["stored\n", "", "slept\n", "42\n"]
+    assert [_stdout(cell) for cell in run.notebook.cells] == ["stored\n", "", "slept\n", "42\n", "printed \ufffd here\nok\n"]
     assert run.seconds > 0
 
 
 def test_run_on_gateway_reports_a_failing_cell(gateway, tmp_path):
     base, server, _ = gateway
     path = _notebook(tmp_path / "fails.ipynb", 'text("before")', 'throw new Error("boom on the gateway")', 'text("x")')
-    run = run_on_gateway(path, base, TOKEN, timeout_s=60)
-    server.remember()
+    with watching(server):
+        run = run_on_gateway(path, base, TOKEN, timeout_s=60)
     assert run.status == 1
     assert "boom on the gateway" in run.failure
     assert [_stdout(cell) for cell in run.notebook.cells] == ["before\n", "", ""]
