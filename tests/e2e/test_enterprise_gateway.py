@@ -174,7 +174,13 @@ def test_run_on_gateway_executes_a_notebook_with_a_yield_and_a_wait(gateway, tmp
         run = run_on_gateway(path, base, TOKEN, timeout_s=60)
     assert any("launch_ipykernel.py" in command for command in started), started
     assert (run.status, run.failure) == (0, None)
-    assert [_stdout(cell) for cell in run.notebook.cells] == ["stored\n", "", "slept\n", "42\n", "printed \ufffd here\nok\n"]
+    assert [_stdout(cell) for cell in run.notebook.cells] == [
+        "stored\n",
+        "",
+        "slept\n",
+        "42\n",
+        "printed \ufffd here\nok\n",
+    ]
     assert run.seconds > 0
 
 
