@@ -15,7 +15,7 @@ import datetime
 import sys
 from pathlib import Path
 
-from bench import host_rows, kernel_rows, machine, replay_rows
+from bench import batch_rows, host_rows, kernel_rows, machine, replay_rows
 from bench.kernels import DENO_KERNEL, LOG
 from bench.report import RunInfo, document
 from bench.rows import Row, run_row
@@ -32,9 +32,12 @@ ROWS: tuple[Row, ...] = (
     kernel_rows.start_row(DENO_KERNEL),
     kernel_rows.cell_row(DENO_KERNEL),
     replay_rows.REPLAY,
+    batch_rows.BATCH_1,
+    batch_rows.BATCH_N,
 )
 """Every row in the issue's order; ``start-deno`` and ``cell-deno`` have Deno's kernel as the
-peer; ``replay`` (issue 26) converts a Codex session file."""
+peer; ``replay`` (issue 26) converts a Codex session file; ``batch-1`` and ``batch-n`` (issue 27)
+run a folder of notebooks against a papermill loop."""
 DEFAULT_PAIRS = 7
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
