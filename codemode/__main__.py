@@ -86,7 +86,7 @@ def _run(argv: list[str]) -> int:
     from codemode.batch.report import junit_xml
     from codemode.replay.command import write_atomically
 
-    jobs = [Job("run", str(path), str(path), args.timeout) for path in files]
+    jobs = [Job("run", str(path.resolve()), str(path), args.timeout) for path in files]
     if single:
         outcomes = [run_job(jobs[0])]
         sys.stdout.write(outcomes[0].text or f"The notebook could not be run: {outcomes[0].detail}\n")

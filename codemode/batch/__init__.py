@@ -12,7 +12,7 @@ text to show) comes out. The modules:
   worker process of its own (``python -m codemode.batch.worker``) under a time limit, killed
   with its kernel and the kernel's runtime host when the limit passes or the batch is stopped;
 - :mod:`codemode.batch.executors`: the ``Executor`` interface and the local pool of ``--jobs N``
-  workers;
+  workers; :mod:`codemode.batch.dask_cluster`: the same on a Dask cluster (``--dask ADDRESS``);
 - :mod:`codemode.batch.inputs`: the files that paths, folders and globs name;
 - :mod:`codemode.batch.report`: the progress bar, the summary table and the JUnit XML;
 - :mod:`codemode.batch.command`: the part both commands share (run the jobs, show, exit status).

@@ -33,19 +33,31 @@ def default_jobs() -> int:
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--jobs N``: how many runs at once on this machine."""
-    parser.add_argument(
+    """``--jobs N`` (how many runs at once on this machine) and ``--dask ADDRESS`` (run them on
+    that Dask scheduler's cluster instead)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--jobs",
         type=int,
         default=None,
         metavar="N",
         help=f"with several: how many run at once, each in its own kernel (default: the cores, {default_jobs()})",
     )
+    where.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="with several: run them on the Dask cluster of this scheduler (tcp://host:8786)",
+    )
 
 
 def executor_for(args: argparse.Namespace) -> Executor:
-    """The executor the options choose: the local pool of ``--jobs`` (default
-    :func:`default_jobs`)."""
+    """The executor the options choose: the Dask cluster of ``--dask``
+    (:class:`codemode.batch.dask_cluster.DaskCluster`), else the local pool of ``--jobs``
+    (default :func:`default_jobs`)."""
+    if args.dask:
+        from codemode.batch.dask_cluster import DaskCluster
+
+        return DaskCluster(args.dask)
     return LocalPool(args.jobs if args.jobs is not None else default_jobs())
 
 

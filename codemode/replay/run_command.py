@@ -93,7 +93,7 @@ def _run_batch(args: argparse.Namespace) -> int:
     sessions = [file for file in files if file.suffix != ".ipynb"]
     if sessions:
         _servers(args, *(folders[file] for file in sessions))
-    jobs = [Job("replay", str(file), str(file), args.timeout, str(folders[file])) for file in files]
+    jobs = [Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file])) for file in files]
     outcomes, status = run_batch(jobs, executor_for(args), noun="session", suite="codemode replay", junit=args.junit)
     for file, outcome in zip(files, outcomes, strict=True):
         if args.output and outcome.notebook is not None:

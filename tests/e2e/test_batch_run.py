@@ -22,37 +22,15 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from batch_notebooks import HANG, marker_then_hang, write_notebook
+from e2e_servers import alive
 from polling import poll_until
 
 pytestmark = pytest.mark.timeout(240)
 
-TIMEOUT_S = 25
+TIMEOUT_S = 20
 """``--timeout``: well over what a small notebook takes on a loaded machine, so only the hanging
 notebook passes it."""
-HANG = '// @exec: {"yield_time_ms": 600000}\nawait new Promise(() => {});'
-"""A cell that never ends and, with a yield time far past the limit, never yields either."""
-
-
-def _notebook(path: Path, *sources: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nb = new_notebook(cells=[new_code_cell(s) for s in sources])
-    nb.metadata["kernelspec"] = {"name": "codemode", "display_name": "Code Mode (JavaScript)", "language": "javascript"}
-    nbformat.write(nb, path)
-    return path
-
-
-def _marker_then_hang(folder: Path, name: str) -> Path:
-    """A notebook in ``folder`` whose first cell writes ``folder/started`` and whose second hangs."""
-    write = f'await tools.write_file({{path: {str(folder / "started")!r}, content: "yes"}}); text("started")'
-    return _notebook(folder / name, write, HANG)
-
-
-def _alive(process: psutil.Process) -> bool:
-    try:
-        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def _working_in(folder: Path) -> list[psutil.Process]:
@@ -63,7 +41,7 @@ def _working_in(folder: Path) -> list[psutil.Process]:
             cwd = process.cwd()
         except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError):
             continue
-        if (cwd == str(folder) or cwd.startswith(f"{folder}/")) and _alive(process):
+        if (cwd == str(folder) or cwd.startswith(f"{folder}/")) and alive(process):
             found.append(process)
     return found
 
@@ -108,22 +86,22 @@ class Batch:
         return self.process.poll() is not None
 
     def left_running(self) -> list[psutil.Process]:
-        return [p for p in self.seen.values() if _alive(p)]
+        return [p for p in self.seen.values() if alive(p)]
 
 
 async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothing_running(tmp_path):
     runs = tmp_path / "notebooks"
-    _notebook(runs / "a_text.ipynb", "text(1 + 1)")
-    _notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
-    _notebook(
+    write_notebook(runs / "a_text.ipynb", "text(1 + 1)")
+    write_notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
+    write_notebook(
         runs / "c_exec.ipynb", 'const r = await tools.exec_command({cmd: "echo from-shell"}); text(r.output.trim())'
     )
-    _notebook(runs / "d_throw.ipynb", 'throw new TypeError("bad input")', 'text("never")')
+    write_notebook(runs / "d_throw.ipynb", 'throw new TypeError("bad input")', 'text("never")')
     (runs / "e_unreadable.ipynb").write_text("this is not JSON")
-    _notebook(tmp_path / "hang" / "f_hang.ipynb", 'text("before")', HANG, 'text("never")')
+    write_notebook(tmp_path / "hang" / "f_hang.ipynb", 'text("before")', HANG, 'text("never")')
     killed = tmp_path / "killed"
-    _marker_then_hang(killed, "g_killed.ipynb")
-    allowed = _notebook(runs / "h_error_allowed.ipynb", 'throw new Error("expected")', 'text("passes")')
+    marker_then_hang(killed, "g_killed.ipynb")
+    allowed = write_notebook(runs / "h_error_allowed.ipynb", 'throw new Error("expected")', 'text("passes")')
     nb = nbformat.read(allowed, 4)
     nb.cells[0].metadata["tags"] = ["raises-exception"]
     nbformat.write(nb, allowed)
@@ -172,7 +150,7 @@ async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothi
         in stdout
     )
     assert (
-        "── hang/f_hang.ipynb: timed out\nThe notebook ran longer than the time limit of 25 s and its running "
+        "── hang/f_hang.ipynb: timed out\nThe notebook ran longer than the time limit of 20 s and its running "
         "cell was stopped. Raise the limit with --timeout SECONDS if the notebook is meant to run that long.\n"
     ) in stdout
     assert "── notebooks/d_throw.ipynb: failed\n" in stdout and "TypeError: bad input" in stdout
@@ -204,7 +182,7 @@ async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothi
 
 async def test_ctrl_c_stops_every_kernel_of_the_batch_and_leaves_no_process(tmp_path):
     for name in ("one", "two", "three"):
-        _marker_then_hang(tmp_path / name, f"{name}.ipynb")
+        marker_then_hang(tmp_path / name, f"{name}.ipynb")
     batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "three/three.ipynb", "--jobs", "2", "--timeout", "120")
     await poll_until(
         lambda: (
