@@ -105,3 +105,19 @@ def test_several_outputs_go_into_a_folder_and_may_not_share_a_name(tmp_path):
         targets(files, "o.ipynb", True, "notebooks", "--save-to")
     with pytest.raises(UsageError, match="would both be written to out/a.ipynb"):
         targets([files[0], tmp_path / "y" / "a.ipynb"], "out", True, "notebooks", "--save-to")
+
+
+def test_a_notebooks_time_limit_is_shared_by_its_cells(monkeypatch):
+    """``--timeout`` bounds the whole notebook: each cell may run what is left (at least 1 s)."""
+    import codemode.notebook as notebook
+
+    now = [1000.0]
+    monkeypatch.setattr(notebook.time, "monotonic", lambda: now[0])
+    cell_limit = notebook.time_left(30)
+    assert cell_limit(None) == 30
+    now[0] += 12.5
+    assert cell_limit(None) == 18
+    now[0] += 17.9
+    assert cell_limit(None) == 1
+    now[0] += 100
+    assert cell_limit(None) == 1
