@@ -20,14 +20,12 @@ gateway's kernelspec names the kernel (``kernel_name``; by default the notebook'
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
 from pathlib import Path
 from threading import Thread
 from typing import Any
 
 from codemode.install import DEFAULT_NAME as KERNEL_NAME
-from codemode.notebook import execute_cells
+from codemode.notebook import Executed, execute_with, time_left
 
 
 def gateway_kernel_manager_class() -> type:
@@ -78,18 +76,6 @@ def gateway_kernel_manager_class() -> type:
     return CheckedGatewayKernelManager
 
 
-@dataclass
-class GatewayRun:
-    """One notebook run on a gateway: the executed ``notebook`` (an ``nbformat`` node),
-    ``status`` 0 when every cell ran and 1 when one failed, ``failure`` (nbclient's text for the
-    failing cell, None when none failed) and the run's wall time in ``seconds``."""
-
-    notebook: Any
-    status: int
-    failure: str | None
-    seconds: float
-
-
 def gateway_kernel_name(nb: Any) -> str:
     """The gateway kernelspec a notebook asks for: its ``metadata.kernelspec.name`` as it is (a
     gateway names its kernelspecs as it likes, ``codemode_eg`` say), else ``codemode``."""
@@ -112,12 +98,14 @@ def run_on_gateway(
     token: str | None = None,
     *,
     kernel_name: str | None = None,
-    timeout_s: int = 300,
-) -> GatewayRun:
+    timeout_s: float = 300,
+) -> Executed:
     """Execute the notebook at ``path`` in a new kernel on the gateway at ``url`` (authorised by
     ``token``), of the gateway's kernelspec ``kernel_name`` (default: the notebook's,
-    :func:`gateway_kernel_name`), each cell bounded by ``timeout_s``. The
-    kernel is deleted on the gateway afterwards, whatever happened.
+    :func:`gateway_kernel_name`), the whole run bounded by ``timeout_s`` seconds
+    (:func:`codemode.notebook.time_left`). Returns the executed notebook and why the run stopped
+    early, if it did (:class:`codemode.notebook.Executed`). The kernel is deleted on the gateway
+    afterwards, whatever happened.
 
     Raises ``FileNotFoundError`` for a missing notebook, and ``tornado.web.HTTPError`` when the
     gateway refuses to start the kernel (unreachable, wrong token, unknown kernelspec).
@@ -125,11 +113,10 @@ def run_on_gateway(
     import nbformat
     from nbclient import NotebookClient
 
-    started = time.monotonic()
     nb = nbformat.read(Path(path), as_version=4)
     name = kernel_name or gateway_kernel_name(nb)
     configure_gateway(url, token)
     manager = gateway_kernel_manager_class()(kernel_name=name)
-    client = NotebookClient(nb, km=manager, kernel_name=name, timeout=timeout_s)
-    failure = execute_cells(client, timeout_s, kernel_name=name)
-    return GatewayRun(nb, 1 if failure else 0, failure, time.monotonic() - started)
+    client = NotebookClient(nb, km=manager, kernel_name=name, timeout_func=time_left(timeout_s))
+    # nbclient deletes a kernel it did not make the manager for only when told (cleanup_kc).
+    return execute_with(client, nb, timeout_s, kernel_name=name, cleanup_kc=True)

@@ -139,16 +139,16 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: int) -> dict[int, Any]:
+def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: float) -> dict[int, Any]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process; returns each run cell's ``execute_reply`` by index. Raises
+    Codex process, all of them within ``timeout_s`` seconds; returns each run cell's ``execute_reply`` by index. Raises
     :class:`ReplayError` when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
-    from codemode.notebook import _ensure_kernelspec, kernel_name_of
+    from codemode.notebook import _ensure_kernelspec, kernel_name_of, time_left
 
     kernel_name = kernel_name_of(nb)
     _ensure_kernelspec(kernel_name)
@@ -168,12 +168,13 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
             process = this
         segments[-1].append(index)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    cell_limit = time_left(timeout_s)
     for segment in segments:
         client = NotebookClient(
             nb,
             config=Config({"KernelManager": {"transport_encryption": encryption}}),
             kernel_name=kernel_name,
-            timeout=timeout_s,
+            timeout_func=cell_limit,
             allow_errors=True,
             record_timing=False,
             on_cell_executed=keep,
@@ -198,7 +199,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
     return replies
 
 
-def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunReport:
+def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> RunReport:
     """Run ``nb`` (a replay notebook as nbformat data, changed in place into the run notebook:
     module docstring) with ``folder`` as the kernel's working folder; returns the report.
     Raises :class:`ReplayError` when the notebook has no replay cell or the run cannot go on."""

@@ -49,6 +49,7 @@ def enterprise_gateway(tmp_path: Path) -> Iterator[tuple[str, ServerProcess]]:
         f"--EnterpriseGatewayApp.allowed_kernels=['{KERNEL_NAME}']",
         f"--EnterpriseGatewayApp.default_kernel_name={KERNEL_NAME}",
         "--EnterpriseGatewayApp.remote_hosts=['localhost']",
+        "--EnterpriseGatewayApp.list_kernels=True",  # the tests check that no kernel is left
         # EG refuses kernels to root by default; the tests (and CI) may run as root.
         "--EnterpriseGatewayApp.unauthorized_users=['codemode-nobody']",
         ready_path="/api/kernelspecs",

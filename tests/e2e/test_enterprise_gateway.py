@@ -7,7 +7,8 @@ U+FFFD), the process's output streams, and a flood of displays read by a slow su
 connected straight to the kernel's IOPub socket (from the connection file EG's launcher wrote):
 nothing dropped. Through ``codemode.gateway.run_on_gateway`` (jupyter_server's gateway client
 under nbclient): a notebook whose yielded cell is waited for and whose last cell loads what the
-first stored, and a failing notebook (the processes of each run are recorded while it runs). When the module ends, EG is stopped and no process it
+first stored, and a failing notebook; and ``python -m codemode run --gateway-url`` with a batch
+of three (the processes of each run are recorded while it runs). When the module ends, EG is stopped and no process it
 started (launcher, its listener, kernel, runtime host) is left.
 """
 
@@ -15,6 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 from types import SimpleNamespace
 
@@ -149,6 +154,11 @@ def watching(server):
         seen.extend(command for pid, command in server.commands.items() if pid not in before)
 
 
+def kernels_on(base):
+    """The ids of the kernels EG runs."""
+    return [kernel["id"] for kernel in requests.get(f"{base}/api/kernels", headers=AUTH, timeout=5).json()]
+
+
 def _notebook(path, *sources):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in sources])
     nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": DISPLAY_NAME, "language": "javascript"}
@@ -173,15 +183,15 @@ def test_run_on_gateway_executes_a_notebook_with_a_yield_and_a_wait(gateway, tmp
     with watching(server) as started:
         run = run_on_gateway(path, base, TOKEN, timeout_s=60)
     assert any("launch_ipykernel.py" in command for command in started), started
-    assert (run.status, run.failure) == (0, None)
-    assert [_stdout(cell) for cell in run.notebook.cells] == [
+    assert kernels_on(base) == []
+    assert (run.failure, run.timed_out) == (None, False)
+    assert [_stdout(cell) for cell in run.nb.cells] == [
         "stored\n",
         "",
         "slept\n",
         "42\n",
         "printed \ufffd here\nok\n",
     ]
-    assert run.seconds > 0
 
 
 def test_run_on_gateway_reports_a_failing_cell(gateway, tmp_path):
@@ -189,6 +199,42 @@ def test_run_on_gateway_reports_a_failing_cell(gateway, tmp_path):
     path = _notebook(tmp_path / "fails.ipynb", 'text("before")', 'throw new Error("boom on the gateway")', 'text("x")')
     with watching(server):
         run = run_on_gateway(path, base, TOKEN, timeout_s=60)
-    assert run.status == 1
     assert "boom on the gateway" in run.failure
-    assert [_stdout(cell) for cell in run.notebook.cells] == ["before\n", "", ""]
+    assert kernels_on(base) == []
+    assert [_stdout(cell) for cell in run.nb.cells] == ["before\n", "", ""]
+
+
+def test_a_batch_with_gateway_url_gives_the_local_summary(gateway, tmp_path):
+    """``python -m codemode run FOLDER --gateway-url URL``: each notebook's kernel on EG (two at a
+    time), the same summary as a local batch, the executed notebooks saved here."""
+    base, server, _ = gateway
+    runs = tmp_path / "notebooks"
+    runs.mkdir()
+    _notebook(runs / "a_text.ipynb", "text(1 + 1)")
+    _notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
+    _notebook(runs / "c_throw.ipynb", 'throw new TypeError("bad input")')
+    saved = tmp_path / "saved"
+    argv = [sys.executable, "-m", "codemode", "run", "notebooks", "--gateway-url", base, "--jobs", "2"]
+    with watching(server) as started:
+        done = subprocess.run(
+            [*argv, "--timeout", "60", "--save-to", str(saved)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env={**os.environ, "JUPYTER_GATEWAY_AUTH_TOKEN": TOKEN},
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", done.stdout, re.M)
+    assert rows == [
+        ("notebooks/a_text.ipynb", "passed"),
+        ("notebooks/b_store.ipynb", "passed"),
+        ("notebooks/c_throw.ipynb", "failed"),
+    ], done.stdout + done.stderr
+    assert done.stdout.endswith("3 notebooks: 2 passed, 1 failed, 0 diverged, 0 timed out\n"), done.stdout
+    assert "TypeError: bad input" in done.stdout
+    stored = nbformat.read(saved / "b_store.ipynb", 4)
+    assert [[o.get("text") for o in cell.outputs] for cell in stored.cells] == [[], ["42\n"]]
+    kernel_ids = {re.search(r"--RemoteProcessProxy\.kernel-id (\S+)", c) for c in started if "launch_ipykernel.py" in c}
+    assert len({match.group(1) for match in kernel_ids if match}) == 3, started  # the launcher's listener is a fork
+    assert kernels_on(base) == []
