@@ -323,6 +323,7 @@ class CodeModeKernel(Kernel):
     async def _build_services(self) -> Services:
         services = await build_services()
         services.dispatcher.approver = self._approvals.ask
+        services.dispatcher.asker = self._approvals.ask_line
         # The connection file holds the key that signs this kernel's messages: a command that
         # read it could answer its own approval questions (it may live outside Jupyter's
         # runtime folder, which the sandbox hides anyway).

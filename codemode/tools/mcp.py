@@ -43,6 +43,7 @@ from codemode.errors import ToolCallError
 from codemode.tools.base import Tool, ToolContext
 from codemode.tools.failures import ContainedError, contained, exception_text
 from codemode.tools.launcher import launcher_argv
+from codemode.tools.mcp_elicitation import Elicitations
 from codemode.tools.mcp_listing import LenientJSONRPCDispatcher
 from codemode.tools.mcp_stdio import StderrPipe, server_command
 from codemode.tools.stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
@@ -86,10 +87,16 @@ class McpClient:
     ``name`` is the server's configured name; ``tools`` is empty until the server has started.
     ``folder`` is the working folder of a stdio server
     (:func:`~codemode.tools.mcp_stdio.server_folder`; default: its ``cwd``, or the kernel's).
+    ``elicitations`` answers the server's ``elicitation/create`` requests
+    (:class:`~codemode.tools.mcp_elicitation.Elicitations`; default: under
+    ``approval_policy = "on-request"`` in a sandbox).
     """
 
-    def __init__(self, config: McpServerConfig, folder: str | None = None) -> None:
+    def __init__(
+        self, config: McpServerConfig, folder: str | None = None, elicitations: Elicitations | None = None
+    ) -> None:
         self.config = config
+        self.elicitations = elicitations or Elicitations(config.name)
         self.folder = folder if folder is not None else config.cwd
         self.name = config.name
         self.tools: list[Tool] = []
@@ -183,7 +190,9 @@ class McpClient:
                     async with asyncio.timeout(timeout):
                         read, write = await self._open_transport(stack)
                         rpc = LenientJSONRPCDispatcher(read, write, server=self.name)
-                        session = await stack.enter_async_context(ClientSession(dispatcher=rpc))
+                        session = await stack.enter_async_context(
+                            ClientSession(dispatcher=rpc, elicitation_callback=self.elicitations.answer)
+                        )
                         initialized = await session.initialize()
                         rpc.protocol_version = getattr(initialized, "protocol_version", None)
                         self.namespace_description = namespace_description(initialized)
@@ -330,7 +339,12 @@ class McpClient:
         """Call ``tool_name`` on the server (restarting it if it crashed). Raises
         :class:`ToolCallError` on protocol errors, time-outs, a crash or cancellation."""
         session = await self._ensure_running()
+        with self.elicitations.calling(tool_name, ctx):
+            return await self._call(session, tool_name, args, ctx)
 
+    async def _call(
+        self, session: Any, tool_name: str, args: dict[str, Any] | None, ctx: ToolContext
+    ) -> dict[str, Any]:
         async def progress(value: float, total: float | None, message: str | None) -> None:
             ctx.report_progress(value, total, message)
 

@@ -98,6 +98,7 @@ class ToolRegistry:
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from codemode.tools.mcp import McpClient
+            from codemode.tools.mcp_elicitation import Elicitations
             from codemode.tools.mcp_stdio import server_folder
 
             writable = registry.sandbox.policy.writable_folders()
@@ -105,7 +106,10 @@ class ToolRegistry:
                 if not server_config.enabled:
                     continue
                 folder = server_folder(server_config.cwd, config_file.parent if config_file else None, writable)
-                client = McpClient(server_config, folder)
+                elicitations = Elicitations(
+                    name, registry.sandbox.approval_policy, registry.sandbox.policy.unrestricted
+                )
+                client = McpClient(server_config, folder, elicitations)
                 registry._mcp_clients[name] = client
                 client.start()
         return registry
