@@ -328,6 +328,35 @@ class McpClient:
         self._closing = True
         await self._stop_task()
 
+    async def resources_request(self, method: str, cursor: str | None = None, uri: str = "") -> dict[str, Any]:
+        """One resources request to the server (restarting it if it crashed): ``method``
+        ``resources/list`` or ``resources/templates/list`` (one page: ``cursor``, if any) or
+        ``resources/read`` (``uri``), bounded by ``tool_timeout_sec``. Returns the result as on
+        the wire (camelCase, the fields the server sent). Raises :class:`ToolCallError` with
+        a sentence when the server is not running, did not answer in time or answered an error."""
+        from mcp_types import PaginatedRequestParams
+
+        session = await self._ensure_running()
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        try:
+            async with asyncio.timeout(self.config.tool_timeout_sec):
+                if method == "resources/list":
+                    result = await session.list_resources(params=params)
+                elif method == "resources/templates/list":
+                    result = await session.list_resource_templates(params=params)
+                else:
+                    result = await session.read_resource(uri)
+        except TimeoutError:
+            raise ToolCallError(
+                f"MCP server `{self.name}` did not answer {method} within {self.config.tool_timeout_sec:g} s "
+                "(tool_timeout_sec)."
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - said in the sentence
+            raise ToolCallError(_describe(exc)) from exc
+        data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude_unset=True)
+        data.pop("resultType", None)
+        return data
+
     # -- calls ---------------------------------------------------------------------
     def _handler(self, tool_name: str):
         async def handle(args: Any, ctx: ToolContext) -> dict[str, Any]:

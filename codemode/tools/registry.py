@@ -67,7 +67,9 @@ class ToolRegistry:
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
-        then MCP servers (started in the background; never raises for server problems)."""
+        then MCP servers (started in the background; never raises for server problems) and,
+        when at least one is enabled, Codex's MCP resource tools
+        (:mod:`codemode.tools.mcp_resources`)."""
         registry = cls(config)
         if registry._open_recording():
             return registry
@@ -112,6 +114,10 @@ class ToolRegistry:
                 client = McpClient(server_config, folder, elicitations)
                 registry._mcp_clients[name] = client
                 client.start()
+        if registry._mcp_clients:
+            from codemode.tools.mcp_resources import resource_tools
+
+            registry._static.extend(resource_tools(lambda: registry._mcp_clients))
         return registry
 
     def _open_recording(self) -> bool:
