@@ -10,7 +10,9 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
   that came first is shown as such); like an interrupt it ends within a second, whatever the
   host does (:mod:`codemode.kernel.termination`);
 - ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
-  running, the threads of cancelled tool calls (``codemode.tools.threads``);
+  running, the threads of cancelled tool calls (``codemode.tools.threads``); its reply's
+  ``metadata.codemode.tool_names`` holds the names a program may give the tools listed
+  (``replay --run`` reads it to know the missing tools before any cell runs);
 - ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
   (:meth:`codemode.replay.recorder.RecordingState.summary`);
 - an id the kernel has no live record of is passed to the session, which answers with
@@ -34,6 +36,7 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 from codemode.tools import threads
+from codemode.tools.called import available_names
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
@@ -230,6 +233,7 @@ class MagicHandlers:
         if blocked:
             blocks.append(blocked)
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
+        request.tool_names = sorted(available_names(tools))
         return self.publisher.ok_reply()
 
     async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 ``metadata.codemode.replay``). Steps:
 
-1. Before anything runs, the tools the ``codemode.toml`` beside the notebook offers are listed
-   (:class:`codemode.tools.registry.ToolRegistry`, MCP servers started and stopped), and each
+1. Before any cell runs, the first kernel (started in the notebook's folder, so its
+   ``codemode.toml`` configures the tools) lists its tools (a ``%tools`` request; its MCP
+   servers start once, in the kernel, not a second time for the check), and each
    ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
    is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
    A skipped ``exec`` still takes its cell id: a comment-only program runs in its place, so the
@@ -25,7 +26,6 @@ Markdown cell (kind ``replay_diff``) after each differing cell shows the diff.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +33,6 @@ from typing import Any
 
 from codemode.replay.compare import compare
 from codemode.replay.needs import cell_needs
-from codemode.tools.called import available_names
 
 CALL_KINDS = ("exec", "wait", "terminate")
 
@@ -84,21 +83,26 @@ def replay_meta(cell: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-async def _available(folder: Path) -> set[str]:
-    from codemode.config import load_config
-    from codemode.tools.registry import ToolRegistry
+def kernel_tool_names(client: Any, timeout_s: int) -> set[str]:
+    """The names a program may give the tools of the kernel ``client`` (an nbclient
+    ``NotebookClient`` inside ``setup_kernel``) runs: a ``%tools`` request, not stored in the
+    history, whose reply's ``metadata.codemode.tool_names`` lists them once its MCP servers have
+    started or given up. The kernel's own registry answers, so no server is started for the
+    check. Raises :class:`ReplayError` when the kernel gives no list."""
+    from jupyter_core.utils import run_sync
 
-    registry = await ToolRegistry.create(load_config(cwd=folder))
-    try:
-        return available_names(await registry.ready_tools())
-    finally:
-        await registry.aclose()
+    async def ask() -> Any:
+        msg_id = client.kc.execute("%tools", store_history=False, allow_stdin=False)
+        while True:
+            reply = await client.kc.get_shell_msg(timeout=timeout_s)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
 
-
-def available_tool_names(folder: Path) -> set[str]:
-    """The names a program may give the tools a kernel started in ``folder`` offers (its
-    ``codemode.toml``'s MCP servers listed, then stopped)."""
-    return asyncio.run(_available(folder))
+    reply = run_sync(ask)()
+    names = reply.get("metadata", {}).get("codemode", {}).get("tool_names")
+    if reply["content"].get("status") != "ok" or not isinstance(names, list):
+        raise ReplayError(f"the kernel did not list its tools: {reply['content']}")
+    return {str(name) for name in names}
 
 
 def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
@@ -139,10 +143,12 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: int) -> dict[int, Any]:
+def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict[int, CellReport]]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process; returns each run cell's ``execute_reply`` by index. Raises
-    :class:`ReplayError` when a kernel cannot start or dies."""
+    Codex process. Before any cell runs, the first kernel lists its tools
+    (:func:`kernel_tool_names`) and the cells to skip are planned (:func:`plan`). Returns each
+    run cell's ``execute_reply`` by index, and the skipped cells. Raises :class:`ReplayError`
+    when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -168,6 +174,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
             process = this
         segments[-1].append(index)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    skipped: dict[int, CellReport] | None = None
     for segment in segments:
         client = NotebookClient(
             nb,
@@ -181,6 +188,8 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
         )
         try:
             with client.setup_kernel():
+                if skipped is None:
+                    skipped = plan(nb, kernel_tool_names(client, timeout_s))
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
@@ -195,7 +204,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
                     client.execute_cell(cell, index)
         except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
             raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
-    return replies
+    return replies, skipped or {}
 
 
 def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunReport:
@@ -219,8 +228,7 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
         meta = replay_meta(cell)
         if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:
             meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
-    skipped = plan(nb, available_tool_names(folder))
-    replies = execute(nb, folder, skipped, timeout_s)
+    replies, skipped = execute(nb, folder, timeout_s)
     recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
     report = RunReport(name)
     for index in calls:
