@@ -24,7 +24,10 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
   ``structuredContent``, ``isError`` when the server sent them) without the top-level
   ``_meta``; a tool error resolves with ``isError: true``; progress notifications go to the
   dispatcher's listeners; cancelling a call cancels the SDK request, which sends MCP's
-  ``notifications/cancelled``;
+  ``notifications/cancelled``; a call gets ``tool_timeout_sec`` of the server's active time,
+  which stops while the server's elicitation is put to a person
+  (:class:`~codemode.tools.mcp_elicitation.ActiveClock`), and is cancelled the same way when
+  it runs out;
 - a server that crashed is restarted on the next call; the call that was in flight when it
   died is rejected with a sentence saying so.
 """
@@ -382,22 +385,29 @@ class McpClient:
                 session.call_tool(
                     tool_name,
                     args or {},
-                    read_timeout_seconds=self.config.tool_timeout_sec,
                     progress_callback=progress,
                 )
             )
         )
         cancel = asyncio.ensure_future(ctx.cancellation.wait())
+        clock = self.elicitations.clock
+        deadline = asyncio.ensure_future(clock.wait_active(self.config.tool_timeout_sec, clock.active_time()))
         try:
-            await asyncio.wait({call, cancel}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({call, cancel, deadline}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             cancel.cancel()
+            timed_out = deadline.done() and not call.done()
+            deadline.cancel()
             if not call.done():
                 call.cancel()
                 with contextlib.suppress(BaseException):
                     await call
         if ctx.cancellation.cancelled and (call.cancelled() or call.exception() is not None):
             raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
+        if timed_out:
+            raise ToolCallError(
+                f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s (tool_timeout_sec)."
+            )
         if call.cancelled():
             raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
         exc = call.exception()

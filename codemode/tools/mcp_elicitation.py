@@ -19,6 +19,11 @@ Jupyter ``input_request``, only under an execute request that allows stdin), one
 (:func:`ask_form`, :func:`ask_url`). When no one can be asked (the cell runs in the background,
 the front end does not allow stdin: nbclient, papermill), it answers as under ``never``.
 
+While a question is open, the server's tool calls do not use up their ``tool_timeout_sec``:
+:class:`ActiveClock` counts only the time no elicitation of that server is pending, as Codex's
+``ElicitationPauseState`` and ``active_time_timeout`` do (``codex-rs/rmcp-client``, "pause
+timer for elicitations").
+
 Which call asked: on stdio an ``elicitation/create`` does not name the ``tools/call`` it belongs
 to, so it is put to the cell of the calls in flight on that server (:class:`Elicitations`).
 When calls of several cells are in flight, which one asked cannot be told, and no one is asked.
@@ -30,6 +35,7 @@ import asyncio
 import contextlib
 import json
 import math
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -308,6 +314,58 @@ async def _first_choice(ask: Asker, question: str) -> str:
     return "accept" if word in ("y", "yes") else "decline"
 
 
+# -- the time a call may take -------------------------------------------------------
+
+
+class ActiveClock:
+    """The active time of one server's connection, in seconds: the time during which no
+    elicitation is pending (:meth:`paused` marks one). A call's ``tool_timeout_sec`` is counted
+    on it (:meth:`wait_active`)."""
+
+    def __init__(self) -> None:
+        self._pending = 0
+        self._elapsed = 0.0
+        self._since = time.monotonic()
+        self._change: asyncio.Future[None] | None = None
+
+    def active_time(self) -> float:
+        """Active seconds since the clock was made."""
+        return self._elapsed + (0.0 if self._pending else time.monotonic() - self._since)
+
+    def _changed(self) -> None:
+        if self._change is not None and not self._change.done():
+            self._change.set_result(None)
+        self._change = None
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop the clock while the block runs (nested and concurrent blocks count once)."""
+        if self._pending == 0:
+            self._elapsed = self.active_time()
+        self._pending += 1
+        self._changed()
+        try:
+            yield
+        finally:
+            self._pending -= 1
+            if self._pending == 0:
+                self._since = time.monotonic()
+            self._changed()
+
+    async def wait_active(self, seconds: float, start: float) -> None:
+        """Return once ``seconds`` of active time passed since :meth:`active_time` read ``start``."""
+        while True:
+            if self._change is None:
+                self._change = asyncio.get_running_loop().create_future()
+            change = self._change
+            left = None if self._pending else start + seconds - self.active_time()
+            if left is not None and left <= 0:
+                return
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(left):
+                    await asyncio.shield(change)
+
+
 # -- which call asked ---------------------------------------------------------------
 
 
@@ -320,7 +378,8 @@ class _Call:
 class Elicitations:
     """The ``elicitation_callback`` of one server's ``ClientSession``, and the calls in
     flight on it (:meth:`calling`). ``approval_policy`` and ``unrestricted``
-    (``danger-full-access``) choose between asking and :func:`unattended_answer`."""
+    (``danger-full-access``) choose between asking and :func:`unattended_answer`; ``clock``
+    stops while a person is asked."""
 
     def __init__(self, server: str, approval_policy: str = "on-request", unrestricted: bool = False) -> None:
         self.server = server
@@ -328,6 +387,7 @@ class Elicitations:
         self.unrestricted = unrestricted
         self._calls: dict[int, _Call] = {}
         self._next = 0
+        self.clock = ActiveClock()
 
     @contextlib.contextmanager
     def calling(self, tool: str, ctx: ToolContext) -> Iterator[None]:
@@ -357,13 +417,14 @@ class Elicitations:
         asking = asyncio.ensure_future(
             ask_url(call.ctx.ask_person, first) if is_url(params) else ask_form(call.ctx.ask_person, first, params)
         )
-        try:
-            await first_of(asking, call.ctx.cancellation)
-        finally:
-            if not asking.done():
-                asking.cancel()
-                with contextlib.suppress(BaseException):
-                    await asking
+        with self.clock.paused():
+            try:
+                await first_of(asking, call.ctx.cancellation)
+            finally:
+                if not asking.done():
+                    asking.cancel()
+                    with contextlib.suppress(BaseException):
+                        await asking
         if asking.cancelled():
             return result("cancel")
         if isinstance(asking.exception(), _Cancelled):
