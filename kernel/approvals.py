@@ -1,7 +1,9 @@
-"""Asking the person at the notebook for approval, over Jupyter's stdin channel.
+"""Asking the person at the notebook for approval or input, over Jupyter's stdin channel.
 
 A built-in tool that needs approval (``exec_command`` leaving the sandbox,
-:mod:`codemode.sandbox.approvals`) calls :meth:`StdinApprovals.ask`. The question goes to the
+:mod:`codemode.sandbox.approvals`) calls :meth:`StdinApprovals.ask`; an MCP server's
+elicitation (:mod:`codemode.tools.mcp_elicitation`) asks its questions one line at a time with
+:meth:`StdinApprovals.ask_line`, which ``ask`` uses too. The question goes to the
 front end as an ``input_request`` (Jupyter messaging specification, "Messages on the stdin
 ROUTER/DEALER channel") under the execute request that is following the calling cell right now
 (the cell's own execute, or a ``%wait`` on it), and only when that request set
