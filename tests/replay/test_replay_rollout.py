@@ -405,3 +405,9 @@ def test_every_record_of_every_session_has_a_line_and_time():
                 assert record.result is not None, (path, record.call_id)
             if isinstance(record, NestedToolCall):
                 assert record.kind in ("CommandExecution", "McpToolCall", "FileChange", "ImageView"), record.kind
+
+
+def test_the_replay_notebooks_session_is_the_real_one():
+    """notebooks/replay.ipynb replays a copy of s05: the same bytes Codex wrote."""
+    copy = SESSIONS.parent.parent.parent / "notebooks" / "sessions" / "s05_mcp_store_load.jsonl"
+    assert copy.read_bytes() == (SESSIONS / "s05_mcp_store_load.jsonl").read_bytes()
