@@ -12,6 +12,8 @@ import nbformat
 import pytest
 
 from codemode.replay.command import main
+from codemode.replay.needs import cell_needs
+from codemode.replay.rollout import read_session
 from tests.dependencies import require
 from tests.kernel.kernel_driver import EVERYTHING
 
@@ -28,6 +30,20 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         encoding="utf-8",
     )
     return tmp_path
+
+
+def reaches_mcp(session: Path) -> bool:
+    """Whether a program of ``session`` may reach an MCP server: it names an MCP tool
+    (``mcp__…``, ``list_mcp_resources``…) or reaches the tools in a way static reading cannot
+    judge (``ALL_TOOLS``, ``tools[name]``). A session whose programs cannot runs without the
+    server, which would only add its start-up time (twice: the plan, then the kernel)."""
+    needs = [cell_needs(e.call_id, e.line, e.source, ()) for e in read_session(session).execs]
+    return any(n.unread or any("mcp" in name for name in n.missing) for n in needs)
+
+
+def no_server_unless_needed(folder: Path, session: Path) -> None:
+    if not reaches_mcp(session):
+        (folder / "codemode.toml").unlink()
 
 
 def run(folder: Path, source: Path, *extra: str) -> tuple[int, dict]:
@@ -117,11 +133,13 @@ def check_report(stem: str, status: int, report: dict) -> None:
     "path", [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem != "s03_error"], ids=lambda p: p.stem
 )
 def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
+    no_server_unless_needed(folder, path)
     status, report = run(folder, path)
     check_report(path.stem, status, report)
 
 
 def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
+    no_server_unless_needed(folder, SESSIONS / "s03_error.jsonl")
     status, first = run(folder, SESSIONS / "s03_error.jsonl")
     check_report("s03_error", status, first)
     # call_exec_4 differs after call_exec_3, which was not run: the report says so.
@@ -150,7 +168,8 @@ def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
     # The run notebook runs again: same report, no second diff cell, the recorded outputs kept.
     again = folder / "again"
     again.mkdir()
-    (again / "codemode.toml").write_text((folder / "codemode.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    for config in folder.glob("codemode.toml"):  # the same tools as the first run
+        (again / config.name).write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
     status, second = run(again, folder / "run.ipynb", "--junit", str(again / "report.xml"))
     assert (status, outcomes(second)) == (1, outcomes(first))
     rerun = nbformat.read(again / "run.ipynb", 4)
@@ -177,3 +196,9 @@ def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_serve
     assert report["cells"][0]["diff"].splitlines()[-3] == (
         '+["mcp__everything__echo","mcp__everything__get_structured_content","mcp__everything__get_sum"]'
     )
+
+
+@pytest.mark.unit
+def test_the_sessions_that_reach_mcp_run_with_the_server():
+    reaching = [p.stem for p in sorted(SESSIONS.glob("*.jsonl")) if reaches_mcp(p)]
+    assert reaching == ["s05_mcp_store_load", "s06_image", "s07_long_session", "s12_other_nested_tools"]
