@@ -246,10 +246,11 @@ def replayed_notifications(nb: Any) -> dict[tuple[int, str], list[str]]:
 
 def mark_after_not_run(cells: list[CellReport]) -> None:
     """Set :attr:`CellReport.after_not_run` on each cell that differs for ``program`` or
-    ``notify`` after a cell that was not run: the ``call_id`` of the last such cell before it."""
+    ``notify`` after an ``exec`` that was not run: the ``call_id`` of the last such exec before
+    it (a ``%wait`` not run for want of its exec names the exec's)."""
     last: str | None = None
     for cell in cells:
-        if cell.status == "not_run":
+        if cell.status == "not_run" and cell.kind == "exec":
             last = cell.call_id
         elif last is not None and cell.reason in DIVERGENCES:
             cell.after_not_run = last

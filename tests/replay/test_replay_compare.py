@@ -377,3 +377,17 @@ def test_the_last_cell_not_run_before_a_difference_is_named():
         ("call_wait_12", "call_exec_10"),
         ("call_exec_15", None),
     ]
+
+
+def test_a_wait_not_run_for_want_of_its_exec_names_the_exec():
+    """s07 without get_sum: call_exec_5 and the wait on it (call_wait_6) are not run; a cell
+    that differs after them names the exec, the program that did not run."""
+    cells = _reports_of(
+        "s07_long_session", {"exec_command", "apply_patch", "mcp__everything__get_tiny_image"}, {"call_exec_7"}
+    )
+    mark_after_not_run(cells)
+    assert [(c.call_id, c.status, c.after_not_run) for c in cells if c.status != "same"] == [
+        ("call_exec_5", "not_run", None),
+        ("call_wait_6", "not_run", None),
+        ("call_exec_7", "differs", "call_exec_5"),
+    ]
