@@ -13,7 +13,7 @@ import pytest
 
 from codemode.replay.command import main
 from codemode.replay.needs import cell_needs
-from codemode.replay.rollout import read_session
+from codemode.replay.rollout import Notify, read_session
 from tests.dependencies import require
 from tests.kernel.kernel_driver import EVERYTHING
 
@@ -136,6 +136,14 @@ def test_every_real_session_runs_and_its_report_names_each_difference(folder, pa
     no_server_unless_needed(folder, path)
     status, report = run(folder, path)
     check_report(path.stem, status, report)
+    # Every exec that ran showed the notify() texts Codex recorded for it (s04, s07), in order.
+    sent: dict[str, list[str]] = {}
+    for record in read_session(path).records:
+        if isinstance(record, Notify):
+            sent.setdefault(record.call_id, []).append(record.text)
+    cells = [c.metadata["codemode"]["replay"] for c in nbformat.read(folder / "run.ipynb", 4).cells]
+    shown = {m["call_id"]: m["run"]["notifications"] for m in cells if "notifications" in m.get("run", {})}
+    assert {call: texts for call, texts in shown.items() if texts} == sent
 
 
 def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
