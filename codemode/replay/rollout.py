@@ -19,7 +19,8 @@ and ``ResponseItem`` types; the shapes below are those Codex CLI 0.171.0 wrote):
   ``Wall time X.Y seconds`` and ``Output:``; the other items are the texts and images the model
   saw, a failure's last one ``Script error:\\n<message>``. With no item after the header the
   output is a plain string, and older Codex versions wrote every output as one string: both
-  read as a header followed by (at most) one text;
+  read as a header followed by (at most) one text (:func:`codemode.model_view.parse` reads
+  the header, the error item and Codex's truncation warning);
 - a ``custom_tool_call_output`` carrying ``"name": "exec"`` is one ``notify()`` of the exec
   with that ``call_id`` (a plain string), written after the output then pending;
 - ``event_msg`` / ``item_completed`` of a nested tool call (``CommandExecution``,
