@@ -1,5 +1,5 @@
 """Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``,
-``%recording``).
+``%recording``, ``%finished``).
 
 Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
@@ -13,6 +13,9 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
   running, the threads of cancelled tool calls (``codemode.tools.threads``);
 - ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
   (:meth:`codemode.replay.recorder.RecordingState.summary`);
+- ``%finished`` is an error (``CellsStillRunning``) naming each yielded cell still running,
+  for the last cell of a notebook whose runner cannot read the replies' ``still_running``
+  (:mod:`codemode.kernel.headless`);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -28,6 +31,7 @@ from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
 from codemode.kernel.delivery import Delivery
+from codemode.kernel.headless import still_running_metadata, unfinished_message
 from codemode.kernel.host_loss import after_replacement
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
@@ -93,6 +97,11 @@ class MagicHandlers:
             return self.publisher.ok_reply()
         if magic.name == "tools":
             return await self._tools(services, magic, request)
+        if magic.name == "finished":
+            running = still_running_metadata(self.state.cells)
+            if running:
+                return self.publisher.plain_error_reply(request, "CellsStillRunning", unfinished_message(running))
+            return self.publisher.ok_reply()
         if magic.name == "recording":
             state = services.registry.recording
             self.publisher.stdout(request, (state.summary() if state is not None else "Recording: off.") + "\n")
