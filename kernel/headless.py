@@ -14,6 +14,8 @@ would run too early. So in a headless request:
 - a cell that asks to yield still yields: one with ``yield_time_ms`` in its pragma, and one
   that calls ``yield_control()`` (a ``Yielded`` that came before the observation's timer,
   :func:`asked_to_yield`), so harnesses that pair a yielding cell with ``%wait`` keep working;
+- a ``%wait`` without ``--yield-time-ms`` waits until its cell ends or calls
+  ``yield_control()`` (:data:`UNTIL_END_MS`);
 - every headless reply lists the yielded cells still running after it
   (``metadata.codemode.still_running``, :func:`still_running_metadata`), so a runner fails the
   run when its last cell leaves one running (``python -m codemode run`` does); ``%finished``
@@ -35,6 +37,9 @@ from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import TIMER_SLACK_S
 from codemode.responses import RuntimeResponse
 
+UNTIL_END_MS = 2**53 - 1
+"""The time a headless ``%wait`` without ``--yield-time-ms`` gives its cell: no end (the
+runner's own per-cell timeout interrupts it, which terminates the cell)."""
 MIN_FOLLOW_WAIT_MS = 1000
 """Shortest wait with which a cell that runs to its end is followed after its first answer
 (:func:`follow_wait_ms`)."""

@@ -5,6 +5,8 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
 - ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (requests of 10 s or more get
   1 s of grace, clamped to ``max_yield_time_ms``; :meth:`~codemode.kernel.observer.CellObserver.collect`);
+  in a headless request without ``--yield-time-ms`` until the cell ends or calls
+  ``yield_control()`` (:mod:`codemode.kernel.headless`);
   an interrupt while it waits terminates the waited cell;
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
   that came first is shown as such); like an interrupt it ends within a second, whatever the
@@ -31,7 +33,7 @@ from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
 from codemode.kernel.delivery import Delivery
-from codemode.kernel.headless import still_running_metadata, unfinished_message
+from codemode.kernel.headless import UNTIL_END_MS, is_headless, still_running_metadata, unfinished_message
 from codemode.kernel.host_loss import after_replacement
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
@@ -153,10 +155,13 @@ class MagicHandlers:
         requested = (
             magic.yield_time_ms if magic.yield_time_ms is not None else self.state.yield_time_ms or DEFAULT_WAIT_MS
         )
+        wait_ms = effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
+        if magic.yield_time_ms is None and is_headless(services.config.session.headless, request.allow_stdin):
+            wait_ms = UNTIL_END_MS  # a headless %wait that asks for no time waits for the end
         try:
             try:
                 items, final = await observer.collect(
-                    effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None)),
+                    wait_ms,
                     begin=lambda: setattr(request, "observing", True),
                 )
             except asyncio.CancelledError:
