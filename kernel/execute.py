@@ -164,7 +164,7 @@ class ForegroundExecutor:
             if runs_to_end and yield_time_ms is not None:
                 if not asked_to_yield(response, time.monotonic() - sent, yield_time_ms):
                     wait_ms = follow_wait_ms(state.yield_time_ms, yield_time_ms)
-                    return await self._run_to_end(services, record, request, response, max_tokens, wait_ms)
+                    return await self._run_to_end(services, record, request, max_tokens, response, wait_ms)
             return await self._yielded(services, record, request, response, max_tokens)
         record.finish(response)
         return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
@@ -194,8 +194,8 @@ class ForegroundExecutor:
         services: Services,
         record: CellRecord,
         request: Request,
-        response: RuntimeResponse,
         max_tokens: int | None,
+        response: RuntimeResponse,
         wait_ms: int,
     ) -> dict[str, Any]:
         """A headless cell that did not ask to yield got ``response``, a ``Yielded`` of the

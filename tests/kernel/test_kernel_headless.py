@@ -9,7 +9,7 @@ true (JupyterLab, ``jupyter console``) yields as before.
 from __future__ import annotations
 
 import pytest
-from kernel_driver import execute, start_kernel, stop_kernel
+from kernel_driver import collect, execute, send_execute, start_kernel, stop_kernel, wait_for_iopub
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -91,3 +91,19 @@ def test_a_headless_cell_that_asks_to_yield_yields_and_is_named_until_it_ends(sh
     assert waited.stdout == "late\n"
     assert "still_running" not in waited.codemode
     assert execute(kc, "%finished", allow_stdin=False).content["status"] == "ok"
+
+
+def test_an_interrupt_terminates_a_headless_cell_past_its_first_answer(short_yield_kernel):
+    """The output of the clamped first answer is shown under the request; the interrupt that
+    comes while the kernel waits for more terminates the cell (``CellTerminated``)."""
+    kernel = short_yield_kernel
+    msg_id = send_execute(
+        kernel.kc, 'text("start");\nawait tools.sleep({ms: 60000});\ntext("never");', allow_stdin=False
+    )
+    earlier = wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "stream")
+    kernel.km.interrupt_kernel()
+    run = collect(kernel.kc, msg_id, earlier=earlier)
+    assert run.content["ename"] == "CellTerminated"
+    assert run.codemode["status"] == "terminated"
+    assert run.stdout == "start\n"
+    assert "still_running" not in run.codemode
