@@ -38,10 +38,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codemode.kernel.services import HEADLESS_VARIABLE
 from codemode.replay.compare import DIVERGENCES, combine, compare, compare_notifications
 from codemode.replay.needs import cell_needs
 from codemode.tools.called import available_names
@@ -192,7 +194,9 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
             resources={"metadata": {"path": str(folder)}},
         )
         try:
-            with client.setup_kernel():
+            # A replay reruns Codex's exec as Codex ran it: a cell yields at its yield time,
+            # also under nbclient's headless requests (codemode.kernel.headless).
+            with client.setup_kernel(env={**os.environ, HEADLESS_VARIABLE: "never"}):
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
