@@ -14,8 +14,14 @@ pair and passes it in the connection file), so the kernel application has no rea
 that it runs over TCP without encryption. With a kernelspec installed before that declaration,
 or a libzmq without CurveZMQ, the kernel runs unencrypted, as before, and the warning shows.
 
+nbclient sends every request with ``allow_stdin`` false, so the kernel runs them headless
+(:mod:`codemode.kernel.headless`): a cell that did not ask to yield runs to its end before its
+reply. A cell that asked to yield and still runs when the last cell has run fails the run:
+the last reply names it (``metadata.codemode.still_running``, read by :class:`LastReply`).
+
 Exit status: 0 when every cell ran, 1 when a cell failed (the run stops at the first
-failing cell unless the cell is tagged ``raises-exception``, as in nbclient).
+failing cell unless the cell is tagged ``raises-exception``, as in nbclient) or the last cell
+left a yielded cell running.
 """
 
 from __future__ import annotations
@@ -133,6 +139,25 @@ def print_notebook(nb: Any, out: TextIO) -> None:
     out.flush()
 
 
+class LastReply:
+    """nbclient's ``on_cell_executed`` hook: keeps ``still_running`` of the last reply (the
+    yielded cells still running after it, ``[{"cell_id", "execution_count", "first_line"}]``;
+    :func:`codemode.kernel.headless.still_running_metadata`)."""
+
+    def __init__(self) -> None:
+        self.still_running: list[dict[str, Any]] = []
+
+    def __call__(self, cell: Any, cell_index: int, execute_reply: Any) -> None:
+        codemode = (execute_reply or {}).get("metadata", {}).get("codemode", {})
+        self.still_running = list(codemode.get("still_running") or [])
+
+    def failure(self) -> str | None:
+        """Why the run fails when its last cell left cells running (None when it left none)."""
+        from codemode.kernel.headless import unfinished_message
+
+        return unfinished_message(self.still_running) if self.still_running else None
+
+
 def run_notebook(
     path: str | Path,
     *,
@@ -160,6 +185,7 @@ def run_notebook(
     kernel_name = kernel_name_of(nb)
     _ensure_kernelspec(kernel_name)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    last = LastReply()
     client = NotebookClient(
         nb,
         # nbclient makes (and shuts down) the kernel manager with this configuration.
@@ -168,10 +194,14 @@ def run_notebook(
         timeout=timeout_s,
         record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},
+        on_cell_executed=last,
     )
-    status = 0
+    status, heading = 0, "A cell failed"
     try:
         client.execute()
+        unfinished = last.failure()
+        if unfinished is not None:
+            status, heading, failure = 1, "The run failed", unfinished
     except CellExecutionError as exc:
         status = 1
         failure = str(exc)
@@ -183,7 +213,7 @@ def run_notebook(
         )
     print_notebook(nb, out)
     if status:
-        out.write(f"\nA cell failed:\n{failure}\n")
+        out.write(f"\n{heading}:\n{failure}\n")
     if save_to is not None:
         nbformat.write(nb, save_to)
     return status

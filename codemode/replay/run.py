@@ -17,6 +17,17 @@ Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 3. For each ``exec``, ``wait`` and ``terminate`` cell, the answer the kernel gives as the model
    would see it (the ``execute_reply``'s ``metadata.codemode.model_view.output``) is compared
    with the recorded ``result.model_view`` (:func:`codemode.replay.compare.compare`).
+4. For each ``exec``, the ``notify()`` texts it sent are compared with the recorded ones
+   (:func:`codemode.replay.compare.compare_notifications`). Codex writes each as one more
+   ``custom_tool_call_output`` of the exec's ``call_id``, in the cell metadata's
+   ``notifications`` of the call whose result it followed; the kernel shows each as a
+   ``display_data`` whose metadata is ``{"codemode": {"notify": CELL_ID}}`` under the request
+   running then (:mod:`codemode.kernel.notify`). So both sides are gathered by exec, wherever
+   they were shown: the exec cell or a ``%wait`` on it.
+5. A cell that differs (``program`` or ``notify``) after a cell that was not run gets
+   ``after_not_run``, the ``call_id`` of the last such cell before it
+   (:func:`mark_after_not_run`): the skipped program may have written a file or stored a value
+   that this one read.
 
 The run notebook keeps both: each cell's outputs are the new ones, the recorded outputs move to
 ``metadata.codemode.replay.recorded_outputs``, the comparison goes to
@@ -27,11 +38,13 @@ Markdown cell (kind ``replay_diff``) after each differing cell shows the diff.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemode.replay.compare import compare
+from codemode.kernel.services import HEADLESS_VARIABLE
+from codemode.replay.compare import DIVERGENCES, combine, compare, compare_notifications
 from codemode.replay.needs import cell_needs
 
 CALL_KINDS = ("exec", "wait", "terminate")
@@ -56,6 +69,7 @@ class CellReport:
     missing_tools: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
     source: str = ""
+    after_not_run: str | None = None
 
 
 @dataclass
@@ -73,8 +87,8 @@ class RunReport:
         return counts
 
     def exit_status(self) -> int:
-        """0 when no cell differs for ``program``, else 1."""
-        return 1 if any(c.reason == "program" for c in self.cells) else 0
+        """0 when no cell differs for ``program`` or ``notify`` (:data:`DIVERGENCES`), else 1."""
+        return 1 if any(c.reason in DIVERGENCES for c in self.cells) else 0
 
 
 def replay_meta(cell: Any) -> dict[str, Any]:
@@ -187,7 +201,9 @@ def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict
             resources={"metadata": {"path": str(folder)}},
         )
         try:
-            with client.setup_kernel():
+            # A replay reruns Codex's exec as Codex ran it: a cell yields at its yield time,
+            # also under nbclient's headless requests (codemode.kernel.headless).
+            with client.setup_kernel(env={**os.environ, HEADLESS_VARIABLE: "never"}):
                 if skipped is None:
                     skipped = plan(nb, kernel_tool_names(client, timeout_s))
                 for index in segment:
@@ -205,6 +221,62 @@ def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict
         except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
             raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
     return replies, skipped or {}
+
+
+def recorded_notifications(nb: Any) -> dict[str, list[str]]:
+    """The ``notify()`` texts Codex recorded, by the exec's ``call_id``, in file order (from
+    each cell's ``metadata.codemode.replay.notifications``)."""
+    found: dict[str, list[str]] = {}
+    for cell in nb["cells"]:
+        for note in replay_meta(cell).get("notifications") or []:
+            found.setdefault(str(note.get("call_id")), []).append(str(note.get("text", "")))
+    return found
+
+
+def replayed_notifications(nb: Any) -> dict[tuple[int, str], list[str]]:
+    """The ``notify()`` texts the rerun showed, by (Codex process, kernel cell id), in notebook
+    order: each ``display_data`` output whose metadata is ``{"codemode": {"notify": ID}}``. The
+    kernel shows a request's notifications past the tenth in one shared display
+    (``{"notify": ID, "more": N}``), which stands here as one text ``(N more notifications)``."""
+    found: dict[tuple[int, str], list[str]] = {}
+    for cell in nb["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        process = replay_meta(cell).get("process", 1)
+        for output in cell.get("outputs", []):
+            marker = (
+                output.get("metadata", {}).get("codemode", {}) if output.get("output_type") == "display_data" else {}
+            )
+            if not isinstance(marker, dict) or marker.get("notify") is None:
+                continue
+            texts = found.setdefault((process, str(marker["notify"])), [])
+            more = marker.get("more")
+            texts.append(
+                f"({more} more notifications)" if more is not None else str(output["data"].get("text/plain", ""))
+            )
+    return found
+
+
+def mark_after_not_run(cells: list[CellReport]) -> None:
+    """Set :attr:`CellReport.after_not_run` on each cell that differs for ``program`` or
+    ``notify`` after an ``exec`` that was not run: the ``call_id`` of the last such exec before
+    it (a ``%wait`` not run for want of its exec names the exec's)."""
+    last: str | None = None
+    for cell in cells:
+        if cell.status == "not_run" and cell.kind == "exec":
+            last = cell.call_id
+        elif last is not None and cell.reason in DIVERGENCES:
+            cell.after_not_run = last
+
+
+def _diff_note(entry: CellReport) -> str:
+    text = f"**Replay differs** (reason `{entry.reason}`): recorded, then replayed.\n\n```diff\n{entry.diff}```"
+    if entry.after_not_run is not None:
+        text += (
+            f"\n\nIt comes after `{entry.after_not_run}`, which was not run:"
+            " a file or stored value that cell would have made may be missing."
+        )
+    return text
 
 
 def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunReport:
@@ -230,6 +302,7 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
             meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
     replies, skipped = execute(nb, folder, timeout_s)
     recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
+    recorded_notes, replayed_notes = recorded_notifications(nb), replayed_notifications(nb)
     report = RunReport(name)
     for index in calls:
         cell = nb["cells"][index]
@@ -239,10 +312,16 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
         else:
             new = _model_view(replies.get(index))
             result = meta.get("result")
+            run: dict[str, Any] = {}
             if result is None:
                 entry = CellReport(index, meta.get("call_id"), meta["kind"], "differs", "no_recorded_result")
             else:
                 outcome = compare(result.get("model_view"), new, recorded_folder, str(folder))
+                if meta["kind"] == "exec":
+                    shown = replayed_notes.get((meta.get("process", 1), str(meta.get("notebook_cell_id"))), [])
+                    sent = recorded_notes.get(str(meta.get("call_id")), [])
+                    outcome = combine(outcome, compare_notifications(sent, shown, recorded_folder, str(folder)))
+                    run["notifications"] = shown
                 entry = CellReport(
                     index,
                     meta.get("call_id"),
@@ -252,14 +331,18 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
                     outcome.diff,
                     outcome.normalised,
                 )
-            meta["run"] = {"status": entry.status, "reason": entry.reason, "diff": entry.diff, "model_view": new}
+            meta["run"] = {"status": entry.status, "reason": entry.reason, "diff": entry.diff, "model_view": new, **run}
         if index in skipped:
             meta["run"] = {"status": entry.status, "reason": entry.reason, "missing_tools": list(entry.missing_tools)}
         entry.source = cell["source"]
         report.cells.append(entry)
+    mark_after_not_run(report.cells)
+    for entry in report.cells:
+        if entry.after_not_run is not None:
+            replay_meta(nb["cells"][entry.index])["run"]["after_not_run"] = entry.after_not_run
     for entry in reversed(report.cells):
         if entry.status == "differs":
-            text = f"**Replay differs** (reason `{entry.reason}`): recorded, then replayed.\n\n```diff\n{entry.diff}```"
+            text = _diff_note(entry)
             nb["cells"].insert(
                 entry.index + 1,
                 {
@@ -275,7 +358,8 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
 def report_json(report: RunReport) -> dict[str, Any]:
     """The ``--report`` JSON: ``{"notebook", "summary": {"cells", "same", "differs",
     "not_run"}, "cells": [{"index", "call_id", "kind", "status", "reason", "normalised",
-    "diff", "missing_tools", "unread"}]}``; ``index`` counts the notebook's cells from 0."""
+    "diff", "missing_tools", "unread", "after_not_run"}]}``; ``index`` counts the notebook's
+    cells from 0; ``after_not_run`` is a ``call_id`` or None (:func:`mark_after_not_run`)."""
     return {
         "notebook": report.notebook,
         "summary": report.summary(),
@@ -290,6 +374,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
                 "diff": c.diff,
                 "missing_tools": list(c.missing_tools),
                 "unread": list(c.unread),
+                "after_not_run": c.after_not_run,
             }
             for c in report.cells
         ],
@@ -298,8 +383,8 @@ def report_json(report: RunReport) -> dict[str, Any]:
 
 def report_junit(report: RunReport) -> str:
     """The ``--junit`` XML (``xml.etree``): one ``testsuite`` named after the notebook, one
-    ``testcase`` per cell (``name`` ``cell INDEX CALL_ID``); ``differs`` for ``program`` is a
-    ``failure`` whose text is the diff; ``not_run`` is ``skipped`` with its reason."""
+    ``testcase`` per cell (``name`` ``cell INDEX CALL_ID``); ``differs`` for ``program`` or
+    ``notify`` is a ``failure`` whose text is the diff; ``not_run`` is ``skipped`` with its reason."""
     import xml.etree.ElementTree as ET
 
     summary = report.summary()
@@ -307,14 +392,15 @@ def report_junit(report: RunReport) -> str:
         "testsuite",
         name=report.notebook,
         tests=str(summary["cells"]),
-        failures=str(sum(1 for c in report.cells if c.reason == "program")),
+        failures=str(sum(1 for c in report.cells if c.reason in DIVERGENCES)),
         skipped=str(summary["not_run"]),
         errors="0",
     )
     for c in report.cells:
         case = ET.SubElement(suite, "testcase", classname="replay", name=f"cell {c.index} {c.kind} {c.call_id}")
-        if c.reason == "program":
-            failure = ET.SubElement(case, "failure", message="the replayed answer differs (program)")
+        if c.reason in DIVERGENCES:
+            after = f", after {c.after_not_run} (not run)" if c.after_not_run else ""
+            failure = ET.SubElement(case, "failure", message=f"the replayed answer differs ({c.reason}{after})")
             failure.text = c.diff
         elif c.status == "not_run":
             ET.SubElement(case, "skipped", message=f"not run: {c.reason} {' '.join(c.missing_tools)}".strip())
@@ -330,6 +416,7 @@ def report_text(report: RunReport) -> str:
     lines = []
     for c in report.cells:
         extra = f" ({', '.join(c.missing_tools)})" if c.missing_tools else ""
+        extra += f" (after {c.after_not_run}, not run)" if c.after_not_run else ""
         lines.append(f"cell {c.index} {c.kind} {c.call_id}: {c.status}" + (f", {c.reason}" if c.reason else "") + extra)
         if c.diff:
             lines.append(c.diff.rstrip("\n"))

@@ -12,6 +12,8 @@ import nbformat
 import pytest
 
 from codemode.replay.command import main
+from codemode.replay.needs import cell_needs
+from codemode.replay.rollout import Notify, read_session
 from tests.dependencies import require
 from tests.kernel.kernel_driver import EVERYTHING
 
@@ -28,6 +30,20 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         encoding="utf-8",
     )
     return tmp_path
+
+
+def reaches_mcp(session: Path) -> bool:
+    """Whether a program of ``session`` may reach an MCP server: it names an MCP tool
+    (``mcp__…``, ``list_mcp_resources``…) or reaches the tools in a way static reading cannot
+    judge (``ALL_TOOLS``, ``tools[name]``). A session whose programs cannot runs without the
+    server, which would only add its start-up time (once per kernel)."""
+    needs = [cell_needs(e.call_id, e.line, e.source, ()) for e in read_session(session).execs]
+    return any(n.unread or any("mcp" in name for name in n.missing) for n in needs)
+
+
+def no_server_unless_needed(folder: Path, session: Path) -> None:
+    if not reaches_mcp(session):
+        (folder / "codemode.toml").unlink()
 
 
 def run(folder: Path, source: Path, *extra: str) -> tuple[int, dict]:
@@ -102,10 +118,9 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("path", sorted(SESSIONS.glob("*.jsonl")), ids=lambda p: p.stem)
-def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
-    status, report = run(folder, path)
-    expected_status, expected = EXPECTED[path.stem]
+def check_report(stem: str, status: int, report: dict) -> None:
+    """The report of session ``stem`` is the one EXPECTED pins."""
+    expected_status, expected = EXPECTED[stem]
     noise = [(call, status_, WALL if reason is None else reason) for call, status_, reason in expected]
     assert (status, outcomes(report)) == (expected_status, noise)
     counts = {kind: sum(1 for _, s, _ in expected if s == kind) for kind in (SAME, DIFFERS, NOT_RUN)}
@@ -113,9 +128,30 @@ def test_every_real_session_runs_and_its_report_names_each_difference(folder, pa
     assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
 
 
+# s03 runs in the next test, which checks its report too: one run fewer.
+@pytest.mark.parametrize(
+    "path", [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem != "s03_error"], ids=lambda p: p.stem
+)
+def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
+    no_server_unless_needed(folder, path)
+    status, report = run(folder, path)
+    check_report(path.stem, status, report)
+    # Every exec that ran showed the notify() texts Codex recorded for it (s04, s07), in order.
+    sent: dict[str, list[str]] = {}
+    for record in read_session(path).records:
+        if isinstance(record, Notify):
+            sent.setdefault(record.call_id, []).append(record.text)
+    cells = [c.metadata["codemode"]["replay"] for c in nbformat.read(folder / "run.ipynb", 4).cells]
+    shown = {m["call_id"]: m["run"]["notifications"] for m in cells if "notifications" in m.get("run", {})}
+    assert {call: texts for call, texts in shown.items() if texts} == sent
+
+
 def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
+    no_server_unless_needed(folder, SESSIONS / "s03_error.jsonl")
     status, first = run(folder, SESSIONS / "s03_error.jsonl")
-    assert status == 1
+    check_report("s03_error", status, first)
+    # call_exec_4 differs after call_exec_3, which was not run: the report says so.
+    assert [c["after_not_run"] for c in first["cells"]] == [None, None, None, "call_exec_3"]
     nb = nbformat.read(folder / "run.ipynb", 4)
     by_call = {c.metadata["codemode"]["replay"].get("call_id"): c for c in nb.cells if c.cell_type == "code"}
     failed = by_call["call_exec_4"]
@@ -128,6 +164,10 @@ def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
     assert after.source.startswith(
         "**Replay differs** (reason `program`): recorded, then replayed.\n\n```diff\n--- recorded"
     )
+    assert after.source.endswith(
+        "It comes after `call_exec_3`, which was not run: a file or stored value that cell would have made may be missing."
+    )
+    assert meta["run"]["after_not_run"] == "call_exec_3"
     skipped = by_call["call_exec_3"]
     assert (skipped.outputs, skipped.metadata["codemode"]["replay"]["run"]) == (
         [],
@@ -136,7 +176,8 @@ def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
     # The run notebook runs again: same report, no second diff cell, the recorded outputs kept.
     again = folder / "again"
     again.mkdir()
-    (again / "codemode.toml").write_text((folder / "codemode.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    for config in folder.glob("codemode.toml"):  # the same tools as the first run
+        (again / config.name).write_text(config.read_text(encoding="utf-8"), encoding="utf-8")
     status, second = run(again, folder / "run.ipynb", "--junit", str(again / "report.xml"))
     assert (status, outcomes(second)) == (1, outcomes(first))
     rerun = nbformat.read(again / "run.ipynb", 4)
@@ -163,3 +204,9 @@ def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_serve
     assert report["cells"][0]["diff"].splitlines()[-3] == (
         '+["mcp__everything__echo","mcp__everything__get_structured_content","mcp__everything__get_sum"]'
     )
+
+
+@pytest.mark.unit
+def test_the_sessions_that_reach_mcp_run_with_the_server():
+    reaching = [p.stem for p in sorted(SESSIONS.glob("*.jsonl")) if reaches_mcp(p)]
+    assert reaching == ["s05_mcp_store_load", "s06_image", "s07_long_session", "s12_other_nested_tools"]
