@@ -62,7 +62,7 @@ specification), in short:
   magics that touch no cell and for an execute interrupted before its cell existed); for a
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
-  then ``tool_calls_omitted``;
+  then ``tool_calls_omitted``; a ``%tools`` reply adds ``"tool_names"``;
 - a malformed request gets an error reply of its type (:mod:`codemode.kernel.request_checks`);
 - a failed execute aborts the execute requests queued behind it, as ipykernel does, but the
   queue is marked before its reply leaves, so a request sent on the reply always runs
@@ -326,6 +326,7 @@ class CodeModeKernel(Kernel):
     async def _build_services(self) -> Services:
         services = await build_services()
         services.dispatcher.approver = self._approvals.ask
+        services.dispatcher.asker = self._approvals.ask_line
         # The connection file holds the key that signs this kernel's messages: a command that
         # read it could answer its own approval questions (it may live outside Jupyter's
         # runtime folder, which the sandbox hides anyway).

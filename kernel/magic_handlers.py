@@ -12,7 +12,9 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
   that came first is shown as such); like an interrupt it ends within a second, whatever the
   host does (:mod:`codemode.kernel.termination`);
 - ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
-  running, the threads of cancelled tool calls (``codemode.tools.threads``);
+  running, the threads of cancelled tool calls (``codemode.tools.threads``); its reply's
+  ``metadata.codemode.tool_names`` holds the names a program may give the tools listed
+  (``replay --run`` reads it to know the missing tools before any cell runs);
 - ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
   (:meth:`codemode.replay.recorder.RecordingState.summary`);
 - ``%finished`` is an error (``CellsStillRunning``) naming each yielded cell still running,
@@ -40,6 +42,7 @@ from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 from codemode.tools import threads
+from codemode.tools.called import available_names
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
@@ -244,6 +247,7 @@ class MagicHandlers:
         if blocked:
             blocks.append(blocked)
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
+        request.tool_names = sorted(available_names(tools))
         return self.publisher.ok_reply()
 
     async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -140,7 +141,8 @@ class ToolCallRuntime:
     :class:`ToolCallEvent`; a listener that raises is logged and ignored. ``clock`` gives the
     times (seconds, monotonic) of the call records and of the elapsed time in abort texts.
     ``approver`` asks a person for a tool that needs approval (``ToolContext.request_approval``;
-    the kernel sets it; by default no one can be asked).
+    the kernel sets it; by default no one can be asked); ``asker(cell_id, prompt)`` asks a
+    person one line for cell ``cell_id`` (``ToolContext.ask_person``; likewise).
     """
 
     def __init__(
@@ -151,6 +153,7 @@ class ToolCallRuntime:
         self.registry = registry
         self.recorder = recorder
         self.approver: ApprovalRequester | None = None
+        self.asker: Callable[[str, str], Awaitable[str | None]] | None = None
         self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -379,6 +382,8 @@ class ToolCallRuntime:
         ctx.via_ended_cell = via_ended_cell
         if self.approver is not None and via_ended_cell is None:
             ctx.request_approval = self.approver
+        if self.asker is not None and via_ended_cell is None:
+            ctx.ask_person = functools.partial(self.asker, cell_id)
 
         async def dispatch() -> ToolCallResult:
             me = asyncio.current_task()

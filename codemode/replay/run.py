@@ -3,8 +3,9 @@
 Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 ``metadata.codemode.replay``). Steps:
 
-1. Before anything runs, the tools the ``codemode.toml`` beside the notebook offers are listed
-   (:class:`codemode.tools.registry.ToolRegistry`, MCP servers started and stopped), and each
+1. Before any cell runs, the first kernel (started in the notebook's folder, so its
+   ``codemode.toml`` configures the tools) lists its tools (a ``%tools`` request; its MCP
+   servers start once, in the kernel, not a second time for the check), and each
    ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
    is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
    A skipped ``exec`` still takes its cell id: a comment-only program runs in its place, so the
@@ -36,7 +37,6 @@ Markdown cell (kind ``replay_diff``) after each differing cell shows the diff.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import os
 from dataclasses import dataclass, field
@@ -46,7 +46,6 @@ from typing import Any
 from codemode.kernel.services import HEADLESS_VARIABLE
 from codemode.replay.compare import DIVERGENCES, combine, compare, compare_notifications
 from codemode.replay.needs import cell_needs
-from codemode.tools.called import available_names
 
 CALL_KINDS = ("exec", "wait", "terminate")
 
@@ -98,21 +97,26 @@ def replay_meta(cell: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-async def _available(folder: Path) -> set[str]:
-    from codemode.config import load_config
-    from codemode.tools.registry import ToolRegistry
+def kernel_tool_names(client: Any, timeout_s: int) -> set[str]:
+    """The names a program may give the tools of the kernel ``client`` (an nbclient
+    ``NotebookClient`` inside ``setup_kernel``) runs: a ``%tools`` request, not stored in the
+    history, whose reply's ``metadata.codemode.tool_names`` lists them once its MCP servers have
+    started or given up. The kernel's own registry answers, so no server is started for the
+    check. Raises :class:`ReplayError` when the kernel gives no list."""
+    from jupyter_core.utils import run_sync
 
-    registry = await ToolRegistry.create(load_config(cwd=folder))
-    try:
-        return available_names(await registry.ready_tools())
-    finally:
-        await registry.aclose()
+    async def ask() -> Any:
+        msg_id = client.kc.execute("%tools", store_history=False, allow_stdin=False)
+        while True:
+            reply = await client.kc.get_shell_msg(timeout=timeout_s)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
 
-
-def available_tool_names(folder: Path) -> set[str]:
-    """The names a program may give the tools a kernel started in ``folder`` offers (its
-    ``codemode.toml``'s MCP servers listed, then stopped)."""
-    return asyncio.run(_available(folder))
+    reply = run_sync(ask)()
+    names = reply.get("metadata", {}).get("codemode", {}).get("tool_names")
+    if reply["content"].get("status") != "ok" or not isinstance(names, list):
+        raise ReplayError(f"the kernel did not list its tools: {reply['content']}")
+    return {str(name) for name in names}
 
 
 def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
@@ -153,10 +157,12 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: int) -> dict[int, Any]:
+def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict[int, CellReport]]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process; returns each run cell's ``execute_reply`` by index. Raises
-    :class:`ReplayError` when a kernel cannot start or dies."""
+    Codex process. Before any cell runs, the first kernel lists its tools
+    (:func:`kernel_tool_names`) and the cells to skip are planned (:func:`plan`). Returns each
+    run cell's ``execute_reply`` by index, and the skipped cells. Raises :class:`ReplayError`
+    when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -182,6 +188,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
             process = this
         segments[-1].append(index)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    skipped: dict[int, CellReport] | None = None
     for segment in segments:
         client = NotebookClient(
             nb,
@@ -197,6 +204,8 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
             # A replay reruns Codex's exec as Codex ran it: a cell yields at its yield time,
             # also under nbclient's headless requests (codemode.kernel.headless).
             with client.setup_kernel(env={**os.environ, HEADLESS_VARIABLE: "never"}):
+                if skipped is None:
+                    skipped = plan(nb, kernel_tool_names(client, timeout_s))
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
@@ -211,7 +220,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: in
                     client.execute_cell(cell, index)
         except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
             raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
-    return replies
+    return replies, skipped or {}
 
 
 def recorded_notifications(nb: Any) -> dict[str, list[str]]:
@@ -291,8 +300,7 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
         meta = replay_meta(cell)
         if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:
             meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
-    skipped = plan(nb, available_tool_names(folder))
-    replies = execute(nb, folder, skipped, timeout_s)
+    replies, skipped = execute(nb, folder, timeout_s)
     recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
     recorded_notes, replayed_notes = recorded_notifications(nb), replayed_notifications(nb)
     report = RunReport(name)

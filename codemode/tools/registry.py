@@ -67,7 +67,9 @@ class ToolRegistry:
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
-        then MCP servers (started in the background; never raises for server problems)."""
+        then MCP servers (started in the background; never raises for server problems) and,
+        when at least one is enabled, Codex's MCP resource tools
+        (:mod:`codemode.tools.mcp_resources`)."""
         registry = cls(config)
         if registry._open_recording():
             return registry
@@ -98,6 +100,7 @@ class ToolRegistry:
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from codemode.tools.mcp import McpClient
+            from codemode.tools.mcp_elicitation import Elicitations
             from codemode.tools.mcp_stdio import server_folder
 
             writable = registry.sandbox.policy.writable_folders()
@@ -105,9 +108,16 @@ class ToolRegistry:
                 if not server_config.enabled:
                     continue
                 folder = server_folder(server_config.cwd, config_file.parent if config_file else None, writable)
-                client = McpClient(server_config, folder)
+                elicitations = Elicitations(
+                    name, registry.sandbox.approval_policy, registry.sandbox.policy.unrestricted
+                )
+                client = McpClient(server_config, folder, elicitations)
                 registry._mcp_clients[name] = client
                 client.start()
+        if registry._mcp_clients:
+            from codemode.tools.mcp_resources import resource_tools
+
+            registry._static.extend(resource_tools(lambda: registry._mcp_clients))
         return registry
 
     def _open_recording(self) -> bool:
