@@ -25,6 +25,7 @@ from codemode.sandbox.secrets import temp_folders
 from codemode.sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from codemode.tools.base import Tool
 from codemode.tools.builtins import builtin_tools
+from codemode.tools.exec_sessions import ExecSessions
 from codemode.tools.reach import may_use_unlisted
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class ToolRegistry:
         self._cached: _Index | None = None
         self.sandbox = Sandbox.from_settings(self.config.sandbox)
         self.recording: RecordingState | None = None
+        self.exec_sessions = ExecSessions()
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
@@ -75,7 +77,7 @@ class ToolRegistry:
             # Imported before the tool modules and before the protected paths are worked out:
             # what mcp's own imports look for in the config's folder and miss must be recorded.
             from codemode.tools import mcp, mcp_stdio  # noqa: F401
-        registry._static.extend(builtin_tools(registry.sandbox))
+        registry._static.extend(builtin_tools(registry.sandbox, registry.exec_sessions))
         registry._static.extend(extra_tools or [])
         modules = registry._unshadowed_modules()
         if modules:
@@ -267,7 +269,9 @@ class ToolRegistry:
         return self.tools
 
     async def aclose(self) -> None:
-        """Stop every MCP server (their process groups are gone afterwards)."""
+        """Stop every MCP server and every ``exec_command`` session (their process groups are
+        gone afterwards)."""
+        await self.exec_sessions.aclose()
         clients = list(self._mcp_clients.values())
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
         if self.recorder is not None:
