@@ -65,6 +65,9 @@ class ToolRegistry:
         self.sandbox = Sandbox.from_settings(self.config.sandbox)
         self.recording: RecordingState | None = None
         self.exec_sessions = ExecSessions()
+        self.recording_path: Path | None = None
+        """The recording a run records to or a later replay reads (``[recording]``, in every
+        mode): kept read-only for cells, which could otherwise forge the answers a replay trusts."""
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
@@ -91,6 +94,8 @@ class ToolRegistry:
         from codemode.tools.module_folder import missing_modules
 
         protected = startup_code(config_file, modules, servers, missing_modules())
+        if registry.recording_path is not None:
+            protected.append(registry.recording_path)
         if any(server.command for server in servers):
             from codemode.tools.mcp_stdio import server_programs
 
@@ -118,6 +123,7 @@ class ToolRegistry:
         from codemode.config.recording import effective_recording
 
         settings = effective_recording(self.config.recording, self._errors, Path.cwd())
+        self.recording_path = settings.path
         if settings.mode == "off" or settings.path is None:
             return False
         from codemode.replay.recorder import open_recording
