@@ -38,7 +38,17 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
     assert "echo" in _complete(kc, "tools.")["matches"]
 
 
-BUILT_IN_TOOLS = ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
+BUILT_IN_TOOLS = [
+    "apply_patch",
+    "echo",
+    "exec_command",
+    "list_dir",
+    "read_file",
+    "sleep",
+    "view_image",
+    "write_file",
+    "write_stdin",
+]
 """The tools of a kernel with no ``codemode.toml``, as ``tools.`` completes them."""
 
 
