@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,7 +68,8 @@ class ToolRegistry:
         self.exec_sessions = ExecSessions()
         self.recording_path: Path | None = None
         """The recording a run records to or a later replay reads (``[recording]``, in every
-        mode): kept read-only for cells, which could otherwise forge the answers a replay trusts."""
+        mode): kept read-only for cells when it exists at the start (always in record mode),
+        since a cell could otherwise forge the answers a replay trusts."""
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
@@ -94,7 +96,9 @@ class ToolRegistry:
         from codemode.tools.module_folder import missing_modules
 
         protected = startup_code(config_file, modules, servers, missing_modules())
-        if registry.recording_path is not None:
+        if registry.recording_path is not None and os.path.lexists(registry.recording_path):
+            # Only an existing one: a missing path would be masked by an empty file in every
+            # command's folder. Record mode has created it by now.
             protected.append(registry.recording_path)
         if any(server.command for server in servers):
             from codemode.tools.mcp_stdio import server_programs

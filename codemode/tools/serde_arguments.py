@@ -25,6 +25,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from codemode.wire.serde import one_of, unexpected
+
 PREFIX = "failed to parse function arguments: "
 
 INTEGERS = {"u64": (0, 2**64 - 1), "usize": (0, 2**64 - 1), "i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1)}
@@ -46,34 +48,15 @@ class SerdeField:
 
 
 def _unexpected(value: Any) -> str:
-    """serde's ``Unexpected`` for a JSON value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean `{'true' if value else 'false'}`"
-    if isinstance(value, int):
-        return f"integer `{value}`"
+    """serde's ``Unexpected`` for a JSON value parsed straight into a field: a float is a
+    ``floating point`` here (:func:`codemode.wire.serde.unexpected` describes buffered values)."""
     if isinstance(value, float):
-        text = repr(value)
-        return f"floating point `{text}`"
-    if isinstance(value, str):
-        return f"string {json.dumps(value, ensure_ascii=False)}"
-    if isinstance(value, list):
-        return "sequence"
-    return "map"
+        return f"floating point `{value!r}`"
+    return unexpected(value)
 
 
 def _expected(field: SerdeField) -> str:
     return {"String": "a string", "bool": "a boolean", "Vec<String>": "a sequence"}.get(field.kind, field.kind)
-
-
-def _variants(names: tuple[str, ...]) -> str:
-    quoted = [f"`{n}`" for n in names]
-    if len(quoted) == 1:
-        return quoted[0]
-    if len(quoted) == 2:
-        return f"{quoted[0]} or {quoted[1]}"
-    return "one of " + ", ".join(quoted)
 
 
 def _scalar(value: Any) -> bool:
@@ -94,7 +77,7 @@ def _problem(field: SerdeField, value: Any) -> tuple[str, bool] | None:
         if isinstance(value, str):
             if value in field.variants:
                 return None
-            return f"unknown variant `{value}`, expected {_variants(field.variants)}", True
+            return f"unknown variant `{value}`, {one_of(field.variants, 'there are no variants')}", True
         if isinstance(value, dict):
             return None  # not a shape these tools' enums are given; left to the schema
         return "expected value", False

@@ -208,9 +208,7 @@ def test_config_magic_shows_the_effective_policy(tmp_path):
     read_only = shown[-7].removeprefix("  read-only inside them: ").split(", ")
     under_tmp = {str(p) for p in startup_code(None, ()) if p.resolve().is_relative_to(Path("/tmp").resolve())}
     assert read_only[:2] == [str(real / ".git"), str(real / "codemode.toml")]
-    # The replay recording ([recording], here its default name) stays read-only even when off.
-    assert read_only[-1] == str(real / "codemode.recording.jsonl")
-    assert set(read_only[2:-1]) == under_tmp and len(read_only) == 3 + len(under_tmp)
+    assert set(read_only[2:]) == under_tmp and len(read_only) == 2 + len(under_tmp)
     assert shown[-9:] == [
         'sandbox_mode = "workspace-write"',
         f"  writable: {real}, /tmp",

@@ -1,8 +1,9 @@
 """The replay recording (``[recording]``, ``CODEMODE_RECORDING_PATH``) is out of cells' reach for
 writing: a later ``replay`` run answers tool calls from it, so a cell that could write it could
 forge those answers. ``write_file``, ``apply_patch`` and sandboxed commands are refused alike,
-whether the recording is being recorded or only named (mode ``off``: a file that does not exist
-yet must not be created either)."""
+whether the recording is being recorded or only named (mode ``off``) and exists. A missing
+recording is not protected: the sandbox would mask it with an empty file in the folder of every
+command."""
 
 from __future__ import annotations
 
@@ -54,18 +55,30 @@ async def test_the_file_tools_cannot_write_the_recording_being_recorded(dispatch
 
 
 @pytest.mark.unit
-async def test_a_recording_named_by_the_environment_cannot_be_created(dispatchers, ws, monkeypatch):
-    monkeypatch.setenv("CODEMODE_RECORDING_PATH", "forged.jsonl")
+async def test_an_earlier_recording_named_by_the_environment_cannot_be_changed(dispatchers, ws, monkeypatch):
+    """Recording off, the environment naming an existing recording (an earlier run's): still
+    read-only, and a patch touching it writes nothing at all."""
+    monkeypatch.setenv("CODEMODE_RECORDING_PATH", "earlier.jsonl")
+    earlier = ws / "earlier.jsonl"
+    earlier.write_text('{"recorded": 1}\n')
     dispatcher = await dispatchers.make_from(Config(sandbox=SandboxSettings(exclude_slash_tmp=True)))
-    forged = ws / "forged.jsonl"
-    written = await call(dispatcher, "write_file", {"path": "forged.jsonl", "content": "{}\n"})
-    assert (written.outcome, written.error) == ("failed", refusal("write_file", forged))
-    patched = await patch(
-        dispatcher, "*** Begin Patch\n*** Add File: notes.md\n+a\n*** Add File: forged.jsonl\n+{}\n*** End Patch"
-    )
-    # Nothing of the patch is written: the refusal comes before the first write.
-    assert (patched.outcome, patched.error) == ("failed", refusal("apply_patch", forged))
-    assert sorted(p.name for p in ws.iterdir()) == []
+    written = await call(dispatcher, "write_file", {"path": "earlier.jsonl", "content": "{}\n"})
+    assert (written.outcome, written.error) == ("failed", refusal("write_file", earlier))
+    text = '*** Begin Patch\n*** Add File: notes.md\n+a\n*** Update File: earlier.jsonl\n@@\n-{"recorded": 1}\n+{}\n*** End Patch'
+    patched = await patch(dispatcher, text)
+    assert (patched.outcome, patched.error) == ("failed", refusal("apply_patch", earlier))
+    assert sorted(p.name for p in ws.iterdir()) == ["earlier.jsonl"]
+    assert earlier.read_text() == '{"recorded": 1}\n'
+
+
+@pytest.mark.unit
+async def test_a_missing_recording_is_not_masked(dispatchers, ws):
+    """Recording off and no file: nothing is protected, so no command finds an empty file
+    standing in for it (a mask would show in every listing of the folder)."""
+    dispatcher = await dispatchers.make_from(Config(sandbox=SandboxSettings(exclude_slash_tmp=True)))
+    assert dispatchers.registries[0].sandbox.policy.masked() == [ws / "codemode.toml"]
+    written = await call(dispatcher, "write_file", {"path": "codemode.recording.jsonl", "content": "{}\n"})
+    assert written.outcome == "completed"
 
 
 async def test_commands_cannot_write_the_recording(dispatchers, ws, monkeypatch):

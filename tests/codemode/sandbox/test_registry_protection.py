@@ -105,8 +105,7 @@ async def test_the_protected_files_are_listed_as_read_only(dispatchers, ws, star
     await dispatchers.make_from(config_for(config_file))
     summary = dispatchers.registries[0].sandbox.summary()
     assert summary[2] == (
-        f"  read-only inside them: {module_file}, {ws / '__pycache__'}, {config_file}, {ws / 'codemode.toml'}, "
-        f"{ws / 'codemode.recording.jsonl'}"
+        f"  read-only inside them: {module_file}, {ws / '__pycache__'}, {config_file}, {ws / 'codemode.toml'}"
     )
 
 
