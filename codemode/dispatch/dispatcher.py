@@ -263,8 +263,9 @@ class ToolCallRuntime:
         Function tools: ``None`` -> ``{}``; objects pass; anything else raises
         ``tool `<name>` expects a JSON object for arguments``. Function tools with
         ``any_input`` take the value as it is (``None`` stays ``None``). Freeform tools need a
-        string (``tool `<name>` expects a string input``). Schema violations raise a message
-        naming the field and the rule.
+        string (``tool `<name>` expects a string input``). A tool with ``arguments`` (a Codex
+        tool's Rust struct) refuses with Codex's serde text first and loses the keys the struct
+        lacks. Schema violations raise a message naming the field and the rule.
         """
         if tool.kind == "freeform":
             if not isinstance(raw_input, str):
@@ -273,6 +274,11 @@ class ToolCallRuntime:
         args = {} if raw_input is None and not tool.any_input else raw_input
         if not isinstance(args, dict) and not tool.any_input:
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
+        if tool.arguments is not None and isinstance(args, dict):
+            problem = tool.arguments.problem(args)
+            if problem is not None:
+                raise ToolCallError(problem)
+            args = tool.arguments.known(args)
         schema = self._schema(tool)
         if schema is None:
             return args

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from codemode.cancellation import CancellationToken
 from codemode.sandbox.approvals import Answer, ApprovalRequest
+from codemode.tools.serde_arguments import SerdeStruct
 from codemode.tools.typescript import augmented_description, render_declaration
 from codemode.wire.tool_names import code_mode_name, normalize_identifier
 
@@ -90,7 +91,10 @@ class Tool:
     ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
     calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup;
     ``any_input`` lets a function tool take any JSON value as its argument, not only an object
-    (checked against ``input_schema`` all the same).
+    (checked against ``input_schema`` all the same). ``arguments``: the Rust struct Codex reads
+    a Codex tool's arguments into (:class:`~codemode.tools.serde_arguments.SerdeStruct`); when
+    set, arguments that struct refuses fail with Codex's serde text, and keys it does not have
+    are dropped before the schema is checked, as Codex ignores them.
     ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`);
     ``origin`` says where the tool comes from (``builtin``, ``python:<module>``,
     ``mcp:<server>``).
@@ -107,6 +111,7 @@ class Tool:
     supports_parallel: bool = True
     waits_for_cancellation: bool = False
     any_input: bool = False
+    arguments: SerdeStruct | None = None
     origin: str = "builtin"
     raw_name: str = ""
     js_name: str = ""

@@ -77,34 +77,38 @@ EXPECTED = {
             ("call_wait_4", SAME, None),
         ],
     ),
-    # call_exec_3 calls tools.no_such_tool; call_exec_4's exec_command argument error is worded
-    # differently by codemode (a real difference, so program).
+    # call_exec_3 calls tools.no_such_tool, which Codex lacked too (it answered "tools.no_such_tool
+    # is not a function"): the replay does not run a cell that needs a tool codemode lacks.
     "s03_error": (
-        1,
+        0,
         [
             ("call_exec_1", SAME, WALL),
             ("call_exec_2", SAME, None),
             ("call_exec_3", NOT_RUN, MISSING),
-            ("call_exec_4", DIFFERS, PROGRAM),
+            ("call_exec_4", SAME, None),
         ],
     ),
     "s04_notify": (0, [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)]),
     # codemode's MCP client declares elicitation as Codex's did, so ALL_TOOLS lists the same tools.
     "s05_mcp_store_load": (0, [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None)]),
-    "s06_image": (0, [("call_exec_1", SAME, DETAIL), ("call_exec_2", NOT_RUN, MISSING), ("call_exec_3", SAME, None)]),
-    # apply_patch is missing, so the notes it wrote are missing for the shell cells after it.
+    # view_image reads checker.png, which Codex's working folder held before the session began
+    # (the session file does not say so, nor hold the file), and the replay's folder does not.
+    "s06_image": (1, [("call_exec_1", SAME, DETAIL), ("call_exec_2", DIFFERS, PROGRAM), ("call_exec_3", SAME, None)]),
+    # call_exec_3 counts `ls -la` lines: Codex's folder was empty, the replay's holds the run's
+    # notebook and codemode.toml. The second turn runs in a new kernel, as Codex resumed in a new
+    # process: "stored from turn 1: undefined".
     "s07_long_session": (
         1,
         [
             ("call_exec_3", DIFFERS, PROGRAM),
-            ("call_exec_4", NOT_RUN, MISSING),
+            ("call_exec_4", SAME, WALL),
             ("call_exec_5", SAME, None),
-            ("call_wait_6", DIFFERS, PROGRAM),
-            ("call_exec_7", SAME, None),
+            ("call_wait_6", SAME, WALL),
+            ("call_exec_7", SAME, WALL),
             ("call_exec_8", SAME, None),
-            ("call_exec_10", NOT_RUN, MISSING),
+            ("call_exec_10", SAME, WALL),
             ("call_exec_11", SAME, None),
-            ("call_wait_12", DIFFERS, PROGRAM),
+            ("call_wait_12", SAME, WALL),
             ("call_exec_13", SAME, None),
             ("call_wait_14", SAME, None),
             ("call_exec_15", SAME, DETAIL),
@@ -114,6 +118,8 @@ EXPECTED = {
         0,
         [("call_exec_1", SAME, WALL), ("call_exec_2", SAME, None), ("call_wait_3", SAME, WALL)],
     ),
+    # Both cells still call tools codemode lacks: Codex's clock__curr_time, get_goal and
+    # list_mcp_resources (write_stdin and view_image are built-ins now).
     "s12_other_nested_tools": (0, [("call_exec_1", NOT_RUN, MISSING), ("call_exec_2", NOT_RUN, MISSING)]),
 }
 
@@ -128,9 +134,9 @@ def check_report(stem: str, status: int, report: dict) -> None:
     assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
 
 
-# s03 runs in the next test, which checks its report too: one run fewer.
+# s06 and s03 run in the next two tests, which check their reports too: two runs fewer.
 @pytest.mark.parametrize(
-    "path", [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem != "s03_error"], ids=lambda p: p.stem
+    "path", [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem not in ("s03_error", "s06_image")], ids=lambda p: p.stem
 )
 def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
     no_server_unless_needed(folder, path)
@@ -147,31 +153,22 @@ def test_every_real_session_runs_and_its_report_names_each_difference(folder, pa
 
 
 def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
-    no_server_unless_needed(folder, SESSIONS / "s03_error.jsonl")
-    status, first = run(folder, SESSIONS / "s03_error.jsonl")
-    check_report("s03_error", status, first)
-    # call_exec_4 differs after call_exec_3, which was not run: the report says so.
-    assert [c["after_not_run"] for c in first["cells"]] == [None, None, None, "call_exec_3"]
+    no_server_unless_needed(folder, SESSIONS / "s06_image.jsonl")
+    # s06's view_image reads checker.png, which Codex's folder held and the replay's does not.
+    status, first = run(folder, SESSIONS / "s06_image.jsonl")
+    check_report("s06_image", status, first)
     nb = nbformat.read(folder / "run.ipynb", 4)
     by_call = {c.metadata["codemode"]["replay"].get("call_id"): c for c in nb.cells if c.cell_type == "code"}
-    failed = by_call["call_exec_4"]
+    failed = by_call["call_exec_2"]
     meta = failed.metadata["codemode"]["replay"]
-    assert meta["recorded_outputs"][-1]["evalue"].endswith("missing field `cmd` at line 1 column 2")
+    assert meta["recorded_outputs"][-1]["output_type"] == "display_data"
     assert failed.outputs[-1]["output_type"] == "error"
-    assert meta["run"]["status"] == "differs" and meta["run"]["diff"] == first["cells"][3]["diff"]
+    assert failed.outputs[-1]["evalue"].startswith("unable to locate image at `")
+    assert meta["run"]["status"] == "differs" and meta["run"]["diff"] == first["cells"][1]["diff"]
     after = nb.cells[nb.cells.index(failed) + 1]
     assert after.cell_type == "markdown" and after.metadata["codemode"]["replay"]["kind"] == "replay_diff"
     assert after.source.startswith(
         "**Replay differs** (reason `program`): recorded, then replayed.\n\n```diff\n--- recorded"
-    )
-    assert after.source.endswith(
-        "It comes after `call_exec_3`, which was not run: a file or stored value that cell would have made may be missing."
-    )
-    assert meta["run"]["after_not_run"] == "call_exec_3"
-    skipped = by_call["call_exec_3"]
-    assert (skipped.outputs, skipped.metadata["codemode"]["replay"]["run"]) == (
-        [],
-        {"status": "not_run", "reason": "missing_tool", "missing_tools": ["no_such_tool"]},
     )
     # The run notebook runs again: same report, no second diff cell, the recorded outputs kept.
     again = folder / "again"
@@ -189,7 +186,26 @@ def test_the_run_notebook_keeps_both_outputs_and_runs_again_with_junit(folder):
         c.metadata["codemode"]["replay"].get("recorded_outputs") for c in nb.cells if c.cell_type == "code"
     ]
     suite = ET.parse(again / "report.xml").getroot()[0]
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "0")
+
+
+def test_a_cell_that_needs_a_missing_tool_is_kept_unrun(folder):
+    no_server_unless_needed(folder, SESSIONS / "s03_error.jsonl")
+    status, report = run(folder, SESSIONS / "s03_error.jsonl", "--junit", str(folder / "report.xml"))
+    check_report("s03_error", status, report)
+    nb = nbformat.read(folder / "run.ipynb", 4)
+    by_call = {c.metadata["codemode"]["replay"].get("call_id"): c for c in nb.cells if c.cell_type == "code"}
+    skipped = by_call["call_exec_3"]
+    assert (skipped.outputs, skipped.metadata["codemode"]["replay"]["run"]) == (
+        [],
+        {"status": "not_run", "reason": "missing_tool", "missing_tools": ["no_such_tool"]},
+    )
+    # s03's exec_command without cmd now fails as Codex's did.
+    assert by_call["call_exec_4"].outputs[-1]["evalue"] == (
+        "failed to parse function arguments: missing field `cmd` at line 1 column 2"
+    )
+    suite = ET.parse(folder / "report.xml").getroot()[0]
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "0", "1")
 
 
 def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_server(tmp_path, monkeypatch):
