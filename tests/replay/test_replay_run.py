@@ -136,7 +136,9 @@ def check_report(stem: str, status: int, report: dict) -> None:
 
 # s06 and s03 run in the next two tests, which check their reports too: two runs fewer.
 @pytest.mark.parametrize(
-    "path", [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem not in ("s03_error", "s06_image")], ids=lambda p: p.stem
+    "path",
+    [p for p in sorted(SESSIONS.glob("*.jsonl")) if p.stem not in ("s03_error", "s06_image")],
+    ids=lambda p: p.stem,
 )
 def test_every_real_session_runs_and_its_report_names_each_difference(folder, path):
     no_server_unless_needed(folder, path)
