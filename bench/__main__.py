@@ -15,7 +15,7 @@ import datetime
 import sys
 from pathlib import Path
 
-from bench import host_rows, kernel_rows, machine, replay_rows
+from bench import batch_rows, host_rows, kernel_rows, machine, replay_rows
 from bench.kernels import DENO_KERNEL, LOG
 from bench.report import RunInfo, document
 from bench.rows import Row, run_row
@@ -35,6 +35,9 @@ ROWS: tuple[Row, ...] = (
 )
 """Every row in the issue's order; ``start-deno`` and ``cell-deno`` have Deno's kernel as the
 peer; ``replay`` (issue 26) converts a Codex session file."""
+NAMED_ROWS: tuple[Row, ...] = (batch_rows.BATCH_1, batch_rows.BATCH_N)
+"""Rows run only when ``--rows`` names them: ``batch-1`` and ``batch-n`` (issue 27) run a folder
+of 50 notebooks against a papermill loop, minutes per pair."""
 DEFAULT_PAIRS = 7
 DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
@@ -42,7 +45,7 @@ DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.m
 def _rows(names: str | None) -> list[Row]:
     if not names:
         return list(ROWS)
-    known = {row.name: row for row in ROWS}
+    known = {row.name: row for row in (*ROWS, *NAMED_ROWS)}
     wanted = [name.strip() for name in names.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in known]
     if unknown:
@@ -53,7 +56,8 @@ def _rows(names: str | None) -> list[Row]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=DEFAULT_PAIRS, help=f"pairs per row (default {DEFAULT_PAIRS})")
-    parser.add_argument("--rows", help=f"comma-separated subset of: {', '.join(row.name for row in ROWS)}")
+    names = ", ".join(row.name for row in (*ROWS, *NAMED_ROWS))
+    parser.add_argument("--rows", help=f"comma-separated subset of: {names} (the batch rows only when named)")
     parser.add_argument("--output", default=str(DEFAULT_OUTPUT), help="Markdown file to write, - to print only")
     args = parser.parse_args(argv)
     if args.pairs < 1:

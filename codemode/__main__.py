@@ -1,8 +1,8 @@
 """``python -m codemode COMMAND``: the package's command line.
 
-Commands: ``install`` (the kernelspec; see :mod:`codemode.install`), ``run NOTEBOOK``
-(execute a notebook headless with the codemode kernel and print its outputs; see
-:mod:`codemode.notebook`), ``replay SESSION.jsonl ...`` (a Codex session file as a notebook; see
+Commands: ``install`` (the kernelspec; see :mod:`codemode.install`), ``run NOTEBOOK ...``
+(execute a notebook headless with the codemode kernel and print its outputs, see
+:mod:`codemode.notebook`; several at once, see :mod:`codemode.batch`), ``replay SESSION.jsonl ...`` (a Codex session file as a notebook; see
 :mod:`codemode.replay.command`) and ``kernel`` (run the kernel itself, the same as
 ``python -m codemode.kernel``).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from pathlib import Path
 
 KERNEL_USAGE = "python -m codemode kernel -f CONNECTION_FILE"
 """The ``kernel`` command's usage (its arguments are the kernel application's)."""
@@ -64,26 +65,60 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    """``run NOTEBOOK``: execute the notebook and print each cell with its outputs."""
-    args = _run_parser().parse_args(argv)
-    from codemode.notebook import run_notebook
+    """``run NOTEBOOK ...``: one notebook prints each cell with its outputs; several (or a
+    folder, or a glob) run as a batch (:mod:`codemode.batch`) and print a summary."""
+    parser = _run_parser()
+    args = parser.parse_args(argv)
+    from codemode.batch.inputs import UsageError, files_named, names_one_file, targets
 
     try:
-        return run_notebook(args.notebook, save_to=args.save_to, timeout_s=args.timeout)
-    except FileNotFoundError as exc:
-        print(f"The notebook could not be read: {exc}.", file=sys.stderr)
-        return 1
+        files = files_named(args.notebooks, ".ipynb", "notebook")
+        single = names_one_file(args.notebooks)
+        saved = targets(files, args.save_to, not single, "notebooks", "--save-to") if args.save_to else {}
+        if single and args.save_to:
+            saved = {files[0]: Path(args.save_to)}
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    from codemode.batch.command import executor_for, run_batch
+    from codemode.batch.job import PASSED, Job, run_job
+    from codemode.batch.report import junit_xml
+    from codemode.replay.command import write_atomically
+
+    jobs = [Job("run", str(path.resolve()), str(path), args.timeout) for path in files]
+    if single:
+        outcomes = [run_job(jobs[0])]
+        sys.stdout.write(outcomes[0].text or f"The notebook could not be run: {outcomes[0].detail}\n")
+        status = 0 if outcomes[0].status == PASSED else 1
+        if args.junit:
+            write_atomically(Path(args.junit), junit_xml(outcomes, "codemode run"))
+    else:
+        outcomes, status = run_batch(jobs, executor_for(args), noun="notebook", suite="codemode run", junit=args.junit)
+    for path, outcome in zip(files, outcomes, strict=True):
+        if path in saved and outcome.notebook is not None:
+            saved[path].parent.mkdir(parents=True, exist_ok=True)
+            saved[path].write_bytes(outcome.notebook)
+    return status
 
 
 def _run_parser() -> argparse.ArgumentParser:
     """The ``run`` command's argument parser."""
+    from codemode.batch.command import add_batch_arguments
+
     parser = argparse.ArgumentParser(
         prog="python -m codemode run",
-        description="Execute a notebook with the codemode kernel and print its outputs.",
+        description="Execute notebooks with the codemode kernel: one prints its outputs, several run at once.",
     )
-    parser.add_argument("notebook", metavar="NOTEBOOK", help="the .ipynb file to execute")
-    parser.add_argument("--save-to", metavar="PATH", help="also write the executed notebook here")
-    parser.add_argument("--timeout", type=int, default=300, metavar="SECONDS", help="limit per cell")
+    parser.add_argument("notebooks", nargs="+", metavar="NOTEBOOK", help="a .ipynb file, a folder of them, or a glob")
+    parser.add_argument(
+        "--save-to", metavar="PATH", help="also write the executed notebook here (several: into this folder)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=300, metavar="SECONDS", help="the longest one notebook may run"
+    )
+    parser.add_argument("--junit", metavar="PATH", help="write each notebook's result as JUnit XML")
+    add_batch_arguments(parser)
     return parser
 
 

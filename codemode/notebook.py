@@ -20,15 +20,21 @@ reply. A cell that asked to yield and still runs when the last cell has run fail
 the last reply names it (``metadata.codemode.still_running``, read by :class:`LastReply`).
 
 Exit status: 0 when every cell ran, 1 when a cell failed (the run stops at the first
-failing cell unless the cell is tagged ``raises-exception``, as in nbclient) or the last cell
-left a yielded cell running.
+failing cell unless the cell is tagged ``raises-exception``, as in nbclient), the last cell
+left a yielded cell running, the notebook ran past its time limit or its kernel died. Many
+notebooks at once are :mod:`codemode.batch`'s.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import io
+import math
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -158,26 +164,46 @@ class LastReply:
         return unfinished_message(self.still_running) if self.still_running else None
 
 
-def run_notebook(
-    path: str | Path,
-    *,
-    save_to: str | Path | None = None,
-    timeout_s: int = 300,
-    out: TextIO = sys.stdout,
-    record_timing: bool = True,
-) -> int:
-    """Execute the notebook at ``path`` with the codemode kernel and print its outputs.
+def time_left(timeout_s: float) -> Callable[[Any], int]:
+    """nbclient's ``timeout_func`` for a notebook that may run ``timeout_s`` seconds in all,
+    counted from this call: each cell may run for what is left of that time (at least 1 s), so
+    the cell running when the time is up is stopped then (nbclient raises
+    ``CellTimeoutError``)."""
+    deadline = time.monotonic() + timeout_s
 
-    The kernel runs with the notebook's folder as working directory, so a
-    ``codemode.toml`` beside the notebook configures its tools.
-    ``timeout_s`` bounds each cell. ``record_timing`` keeps nbclient's per-cell execution
-    times in the cells' metadata. Returns the process exit status (0 or 1).
-    Raises ``FileNotFoundError`` when ``path`` does not exist.
+    def cell_limit(cell: Any) -> int:
+        return max(1, math.ceil(deadline - time.monotonic()))
+
+    return cell_limit
+
+
+@dataclass
+class Executed:
+    """A notebook run by :func:`execute_notebook`: ``nb`` (the nbformat node, with the outputs
+    of the cells that ran), ``failure`` (why the run failed, None when it did not), ``timed_out``
+    (the run passed its time limit) and ``heading`` (the words before the failure when printed:
+    ``The run failed`` when the last cell left a yielded cell running)."""
+
+    nb: Any
+    failure: str | None = None
+    timed_out: bool = False
+    heading: str = "A cell failed"
+
+
+def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing: bool = True) -> Executed:
+    """Execute the notebook at ``path`` with the codemode kernel it names.
+
+    The kernel runs with the notebook's folder as working directory, so a ``codemode.toml``
+    beside the notebook configures its tools. ``timeout_s`` bounds the whole run, the kernel's
+    start included (:func:`time_left`). ``record_timing`` keeps nbclient's per-cell execution
+    times in the cells' metadata. A failing cell (unless tagged ``raises-exception``), the
+    time limit and a kernel that dies stop the run (:attr:`Executed.failure`). Raises
+    ``FileNotFoundError`` when ``path`` does not exist.
     """
     import nbformat
     import zmq
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
     path = Path(path)
@@ -191,29 +217,58 @@ def run_notebook(
         # nbclient makes (and shuts down) the kernel manager with this configuration.
         config=Config({"KernelManager": {"transport_encryption": encryption}}),
         kernel_name=kernel_name,
-        timeout=timeout_s,
+        timeout_func=time_left(timeout_s),
         record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},
         on_cell_executed=last,
     )
-    status, heading = 0, "A cell failed"
     try:
         client.execute()
-        unfinished = last.failure()
-        if unfinished is not None:
-            status, heading, failure = 1, "The run failed", unfinished
     except CellExecutionError as exc:
-        status = 1
-        failure = str(exc)
+        return Executed(nb, str(exc))
     except CellTimeoutError:
-        status = 1
-        failure = (
-            f"A cell ran longer than the time limit of {timeout_s} s and was interrupted. "
-            "Raise the limit with --timeout SECONDS if the cell is meant to run that long."
+        return Executed(
+            nb,
+            f"The notebook ran longer than the time limit of {timeout_s:g} s and its running cell "
+            "was stopped. Raise the limit with --timeout SECONDS if the notebook is meant to run that long.",
+            timed_out=True,
         )
-    print_notebook(nb, out)
-    if status:
-        out.write(f"\n{heading}:\n{failure}\n")
+    except DeadKernelError:
+        return Executed(nb, "The kernel died while a cell ran; the cells after it did not run.")
+    unfinished = last.failure()
+    if unfinished is not None:
+        return Executed(nb, unfinished, heading="The run failed")
+    return Executed(nb)
+
+
+def shown(executed: Executed) -> str:
+    """What a run prints: :func:`print_notebook` of the executed notebook, then why the run
+    stopped (:attr:`Executed.heading`, such as ``A cell failed:``, and the reason), if it did."""
+    text = io.StringIO()
+    print_notebook(executed.nb, text)
+    if executed.failure is not None:
+        text.write(f"\n{executed.heading}:\n{executed.failure}\n")
+    return text.getvalue()
+
+
+def run_notebook(
+    path: str | Path,
+    *,
+    save_to: str | Path | None = None,
+    timeout_s: float = 300,
+    out: TextIO = sys.stdout,
+    record_timing: bool = True,
+) -> int:
+    """Execute the notebook at ``path`` (:func:`execute_notebook`) and print its outputs
+    (:func:`print_notebook`, then why the run stopped, if it did); ``save_to`` also writes the
+    executed notebook. Returns the process exit status (0 or 1). Raises ``FileNotFoundError``
+    when ``path`` does not exist.
+    """
+    import nbformat
+
+    executed = execute_notebook(path, timeout_s=timeout_s, record_timing=record_timing)
+    out.write(shown(executed))
+    out.flush()
     if save_to is not None:
-        nbformat.write(nb, save_to)
-    return status
+        nbformat.write(executed.nb, save_to)
+    return 0 if executed.failure is None else 1

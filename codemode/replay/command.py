@@ -20,7 +20,6 @@ types) are printed as warnings.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 import tempfile
@@ -28,6 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from codemode.batch.command import add_batch_arguments
+from codemode.batch.inputs import UsageError, files_named
+from codemode.batch.inputs import targets as batch_targets
 from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
 from codemode.replay.rollout import NotASessionError, Session, read_session
 from codemode.replay.servers import CodexConfigError, codemode_toml, default_codex_config, read_servers
@@ -56,63 +58,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--report", metavar="PATH", help="with --run: write the report as JSON")
     parser.add_argument("--junit", metavar="PATH", help="with --run: write the report as JUnit XML")
     parser.add_argument(
-        "--timeout", type=int, default=120, metavar="SECONDS", help="with --run: the longest a cell may run"
+        "--timeout",
+        type=float,
+        default=600,
+        metavar="SECONDS",
+        help="with --run: the longest one session's run may take",
     )
     parser.add_argument(
         "--record-from-session",
         metavar="PATH",
         help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",
     )
+    add_batch_arguments(parser)
     return parser
 
 
-class UsageError(ValueError):
-    """The arguments name no session or conflict; ``str(e)`` says what to change."""
-
-
 def session_files(arguments: list[str]) -> list[Path]:
-    """The session files the arguments name: files as given, every ``*.jsonl`` in a folder
-    (sorted; not its subfolders: ``'DIR/**/*.jsonl'`` reaches those), the matches of a glob
-    (sorted). A leading ``~`` is expanded, also in a quoted glob. Raises :class:`UsageError`
-    for an argument that names nothing."""
-    found: list[Path] = []
-    for argument in (os.path.expanduser(a) for a in arguments):
-        path = Path(argument)
-        if path.is_dir():
-            matches = sorted(p for p in path.glob("*.jsonl") if p.is_file())
-            if not matches:
-                raise UsageError(f"The folder {argument} holds no session file (*.jsonl).")
-            found.extend(matches)
-        elif path.exists():
-            found.append(path)
-        elif glob.has_magic(argument):
-            matches = sorted(Path(m) for m in glob.glob(argument, recursive=True) if Path(m).is_file())
-            if not matches:
-                raise UsageError(f"No file matches {argument}.")
-            found.extend(matches)
-        else:
-            raise UsageError(f"{argument} does not exist.")
-    unique: dict[Path, None] = dict.fromkeys(found)
-    return list(unique)
+    """The session files the arguments name (:func:`codemode.batch.inputs.files_named`: files,
+    every ``*.jsonl`` of a folder, the matches of a glob). Raises :class:`UsageError` for an
+    argument that names nothing."""
+    return files_named(arguments, ".jsonl", "session file")
 
 
 def targets(files: list[Path], output: str | None, several: bool) -> dict[Path, Path]:
-    """Session file -> notebook path (see the module docstring). Raises :class:`UsageError`
-    when ``-o`` names a notebook for several sessions or two sessions would share a name."""
-    if output is not None and not several and output.endswith(".ipynb"):
-        return {files[0]: Path(output)}
-    if output is not None and output.endswith(".ipynb"):
-        raise UsageError(f"{len(files)} sessions need a folder for -o, not the notebook {output}.")
-    chosen: dict[Path, Path] = {}
-    seen: dict[Path, Path] = {}
-    for file in files:
-        folder = Path(output) if output is not None else file.parent
-        target = folder / (file.stem + ".ipynb")
-        if target in seen:
-            raise UsageError(f"{seen[target]} and {file} would both be written to {target}.")
-        seen[target] = file
-        chosen[file] = target
-    return chosen
+    """Session file -> notebook path (see the module docstring and
+    :func:`codemode.batch.inputs.targets`)."""
+    return batch_targets(files, output, several, "sessions", "-o")
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -97,7 +97,7 @@ def replay_meta(cell: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def kernel_tool_names(client: Any, timeout_s: int) -> set[str]:
+def kernel_tool_names(client: Any, timeout_s: float) -> set[str]:
     """The names a program may give the tools of the kernel ``client`` (an nbclient
     ``NotebookClient`` inside ``setup_kernel``) runs: a ``%tools`` request, not stored in the
     history, whose reply's ``metadata.codemode.tool_names`` lists them once its MCP servers have
@@ -157,18 +157,18 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict[int, CellReport]]:
+def execute(nb: Any, folder: Path, timeout_s: float) -> tuple[dict[int, Any], dict[int, CellReport]]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process. Before any cell runs, the first kernel lists its tools
-    (:func:`kernel_tool_names`) and the cells to skip are planned (:func:`plan`). Returns each
-    run cell's ``execute_reply`` by index, and the skipped cells. Raises :class:`ReplayError`
-    when a kernel cannot start or dies."""
+    Codex process, all of them within ``timeout_s`` seconds. Before any cell runs, the first
+    kernel lists its tools (:func:`kernel_tool_names`) and the cells to skip are planned
+    (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
+    Raises :class:`ReplayError` when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
-    from codemode.notebook import _ensure_kernelspec, kernel_name_of
+    from codemode.notebook import _ensure_kernelspec, kernel_name_of, time_left
 
     kernel_name = kernel_name_of(nb)
     _ensure_kernelspec(kernel_name)
@@ -189,12 +189,13 @@ def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict
         segments[-1].append(index)
     encryption = "auto" if zmq.has("curve") else "disabled"
     skipped: dict[int, CellReport] | None = None
+    cell_limit = time_left(timeout_s)
     for segment in segments:
         client = NotebookClient(
             nb,
             config=Config({"KernelManager": {"transport_encryption": encryption}}),
             kernel_name=kernel_name,
-            timeout=timeout_s,
+            timeout_func=cell_limit,
             allow_errors=True,
             record_timing=False,
             on_cell_executed=keep,
@@ -205,7 +206,7 @@ def execute(nb: Any, folder: Path, timeout_s: int) -> tuple[dict[int, Any], dict
             # also under nbclient's headless requests (codemode.kernel.headless).
             with client.setup_kernel(env={**os.environ, HEADLESS_VARIABLE: "never"}):
                 if skipped is None:
-                    skipped = plan(nb, kernel_tool_names(client, timeout_s))
+                    skipped = plan(nb, kernel_tool_names(client, cell_limit(None)))
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
@@ -279,10 +280,11 @@ def _diff_note(entry: CellReport) -> str:
     return text
 
 
-def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunReport:
+def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> RunReport:
     """Run ``nb`` (a replay notebook as nbformat data, changed in place into the run notebook:
     module docstring) with ``folder`` as the kernel's working folder; returns the report.
     Raises :class:`ReplayError` when the notebook has no replay cell or the run cannot go on."""
+    nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
     calls = [
         i
         for i, c in enumerate(nb["cells"])
@@ -290,12 +292,6 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: int = 120) -> RunR
     ]
     if not calls:
         raise ReplayError(f"{name} has no exec, wait or terminate cell made by `python -m codemode replay`.")
-    nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
-    calls = [
-        i
-        for i, c in enumerate(nb["cells"])
-        if c.get("cell_type") == "code" and replay_meta(c).get("kind") in CALL_KINDS
-    ]
     for cell in nb["cells"]:
         meta = replay_meta(cell)
         if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:

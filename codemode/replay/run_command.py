@@ -1,7 +1,13 @@
 """``python -m codemode replay SOURCE --run`` and ``--record-from-session``: the run half of the command.
 
 ``SOURCE`` is one Codex session file (converted in memory, :mod:`codemode.replay.convert`) or
-a notebook the converter made. ``--run`` runs it (:mod:`codemode.replay.run`) with the folder
+a notebook the converter made. Several, a folder (its ``*.jsonl``) or a glob run as a batch
+(:mod:`codemode.batch`, ``--jobs N`` at once, each in its own kernel): a progress bar, then a
+summary table (passed, diverged, failed, timed out per session); ``-o`` names a folder for the
+run notebooks, ``--junit`` has one test case per session and ``--report`` writes
+``{"sessions": [{"session", "status", "seconds", "detail", "report"}]}`` (``report`` as for one
+session, ``null`` when the run gave none); the exit status is 0 only when every session passed,
+else 1 (130 when stopped with Ctrl-C). ``--run`` runs it (:mod:`codemode.replay.run`) with the folder
 of ``-o OUT.ipynb`` (else the source's folder) as the kernel's working folder, so the
 ``codemode.toml`` there configures the tools; a session's MCP servers from Codex's
 ``config.toml`` are written there first, as the converter does. It prints one line per
@@ -37,7 +43,9 @@ class _Stop(Exception):
     """Stop with status 2; ``str`` is the error to print."""
 
 
-def _load(source: Path) -> dict[str, Any]:
+def load_source(source: Path) -> dict[str, Any]:
+    """The replay notebook of ``source``: a notebook as it is, a session file converted (its
+    warnings printed to stderr). Raises an exception whose ``str`` says why it cannot be read."""
     if source.suffix == ".ipynb":
         try:
             return dict(json.loads(source.read_text(encoding="utf-8")))
@@ -55,27 +63,70 @@ def _load(source: Path) -> dict[str, Any]:
     return nb
 
 
-def _servers(args: argparse.Namespace, folder: Path) -> None:
+def _servers(args: argparse.Namespace, *folders: Path) -> None:
     config = Path(args.codex_config) if args.codex_config else default_codex_config()
     try:
         servers = load_servers(config, explicit=bool(args.codex_config))
     except CodexConfigError as exc:
         raise _Stop(str(exc)) from exc
     if servers:
-        for line in write_servers(servers, config, [folder]):
+        for line in write_servers(servers, config, list(folders)):
             print(line, file=sys.stderr)
 
 
+def _run_batch(args: argparse.Namespace) -> int:
+    """Several sessions or notebooks (module docstring)."""
+    from codemode.batch.command import executor_for, run_batch
+    from codemode.batch.inputs import UsageError, files_named, targets
+    from codemode.batch.job import Job
+
+    if args.record_from_session:
+        raise _Stop("--record-from-session takes one session file or notebook.")
+    try:
+        files = files_named(args.sessions, ".jsonl", "session file")
+        chosen = targets(files, args.output, True, "sessions", "-o")
+    except UsageError as exc:
+        raise _Stop(str(exc)) from exc
+    folders = {file: (Path(args.output) if args.output else file.parent).resolve() for file in files}
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    sessions = [file for file in files if file.suffix != ".ipynb"]
+    if sessions:
+        _servers(args, *(folders[file] for file in sessions))
+    jobs = [Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file])) for file in files]
+    outcomes, status = run_batch(jobs, executor_for(args), noun="session", suite="codemode replay", junit=args.junit)
+    for file, outcome in zip(files, outcomes, strict=True):
+        if args.output and outcome.notebook is not None:
+            write_atomically(chosen[file], outcome.notebook.decode("utf-8"))
+    if args.report:
+        entries = [
+            {
+                "session": o.name,
+                "status": o.status,
+                "seconds": round(o.seconds, 3),
+                "detail": o.detail,
+                "report": o.report,
+            }
+            for o in outcomes
+        ]
+        write_atomically(Path(args.report), json.dumps({"sessions": entries}, indent=2) + "\n")
+    return status
+
+
 def _run(args: argparse.Namespace) -> int:
+    from codemode.batch.inputs import names_one_file
+
+    if args.run and not names_one_file(args.sessions):
+        return _run_batch(args)
     if len(args.sessions) != 1:
-        raise _Stop("--run and --record-from-session take one session file or notebook.")
+        raise _Stop("--record-from-session takes one session file or notebook.")
     source = Path(os.path.expanduser(args.sessions[0]))
     if not source.is_file():
         raise _Stop(f"{source} does not exist.")
     output = Path(args.output) if args.output else None
     if output is not None and output.suffix != ".ipynb":
         raise _Stop(f"-o with --run names the run notebook (OUT.ipynb), not {output}.")
-    nb = _load(source)
+    nb = load_source(source)
     if args.record_from_session:
         nested = nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("nested_tool_calls", [])
         count = seed_recording(Path(args.record_from_session), nested)

@@ -13,9 +13,12 @@ USAGE = """\
 usage: python -m codemode install [-h] [--user | --sys-prefix | --prefix P] [--name NAME]
                                   [--display-name DISPLAY_NAME] [--engine {quickjs,v8}]
                                   [--profile {strict,notebook}]
-       python -m codemode run [-h] [--save-to PATH] [--timeout SECONDS] NOTEBOOK
+       python -m codemode run [-h] [--save-to PATH] [--timeout SECONDS] [--junit PATH]
+                              [--jobs N | --dask ADDRESS]
+                              NOTEBOOK [NOTEBOOK ...]
        python -m codemode replay [-h] [-o OUT] [--codex-config PATH] [--run] [--report PATH]
                                  [--junit PATH] [--timeout SECONDS] [--record-from-session PATH]
+                                 [--jobs N | --dask ADDRESS]
                                  SESSION [SESSION ...]
        python -m codemode kernel -f CONNECTION_FILE
 """

@@ -5,6 +5,7 @@ report, pinned here, says where the rerun differs from what the model saw and wh
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -228,3 +229,34 @@ def test_a_recording_seeded_from_the_session_answers_its_mcp_calls_with_no_serve
 def test_the_sessions_that_reach_mcp_run_with_the_server():
     reaching = [p.stem for p in sorted(SESSIONS.glob("*.jsonl")) if reaches_mcp(p)]
     assert reaching == ["s05_mcp_store_load", "s06_image", "s07_long_session", "s12_other_nested_tools"]
+
+
+def test_several_sessions_run_at_once_each_with_its_report(folder, capsys):
+    """A batch (two sessions, ``--jobs 2``): a summary row per session, the run notebooks in
+    ``-o``'s folder, one JUnit case and one report per session, the reports as one run gives."""
+    sessions = [SESSIONS / "s01_simple_exec.jsonl", SESSIONS / "s06_image.jsonl"]
+    report, junit = folder / "batch.json", folder / "batch.xml"
+    argv = [*map(str, sessions), "--run", "-o", str(folder), "--jobs", "2", "--report", str(report)]
+    status = main([*argv, "--junit", str(junit)])
+    stdout = capsys.readouterr().out
+    assert status == 1, stdout
+    rows = re.findall(r"^\s+\S+/(\S+\.jsonl)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", stdout, re.M)
+    assert rows == [("s01_simple_exec.jsonl", "passed"), ("s06_image.jsonl", "diverged")], stdout
+    assert f"── {sessions[1]}: diverged\n4 cells: 2 same, 1 differ, 1 not run\n" in stdout
+    assert stdout.endswith("2 sessions: 1 passed, 0 failed, 1 diverged, 0 timed out\n"), stdout
+    entries = json.loads(report.read_text(encoding="utf-8"))["sessions"]
+    assert [(e["session"], e["status"]) for e in entries] == [
+        (str(sessions[0]), "passed"),
+        (str(sessions[1]), "diverged"),
+    ]
+    for entry, session in zip(entries, sessions, strict=True):
+        expected = EXPECTED[session.stem][1]
+        noise = [(call, status_, WALL if reason is None else reason) for call, status_, reason in expected]
+        assert outcomes(entry["report"]) == noise
+    ran = nbformat.read(folder / "s06_image.ipynb", 4)
+    assert any(c.metadata.get("codemode", {}).get("replay", {}).get("kind") == "replay_diff" for c in ran.cells)
+    suite = ET.parse(junit).getroot()[0]
+    assert [(case.get("name"), [child.tag for child in case]) for case in suite] == [
+        (str(sessions[0]), []),
+        (str(sessions[1]), ["failure"]),
+    ]

@@ -1,0 +1,99 @@
+"""The part of ``run`` and ``replay --run`` that is the same for both when they run a batch:
+the options (``--jobs``), the executor, the progress bar, the summary, the JUnit file and the
+exit status.
+
+Exit status of a batch: 0 when every run passed, 1 when one did not, 130 when the batch was
+stopped (Ctrl-C or ``SIGTERM``: every run is stopped, its kernel killed, and the summary shows
+what had ended).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import TextIO
+
+from codemode.batch.executors import Executor, Interrupted, LocalPool
+from codemode.batch.job import PASSED, Job, Outcome
+from codemode.batch.report import Progress, junit_xml, print_summary
+
+STOPPED_STATUS = 130
+"""The exit status of a stopped batch, as a shell gives a command ended by ``SIGINT``."""
+
+
+def default_jobs() -> int:
+    """``--jobs``' default: the cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--jobs N`` (how many runs at once on this machine) and ``--dask ADDRESS`` (run them on
+    that Dask scheduler's cluster instead)."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"with several: how many run at once, each in its own kernel (default: the cores, {default_jobs()})",
+    )
+    where.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="with several: run them on the Dask cluster of this scheduler (tcp://host:8786)",
+    )
+
+
+def executor_for(args: argparse.Namespace) -> Executor:
+    """The executor the options choose: the Dask cluster of ``--dask``
+    (:class:`codemode.batch.dask_cluster.DaskCluster`), else the local pool of ``--jobs``
+    (default :func:`default_jobs`)."""
+    if args.dask:
+        from codemode.batch.dask_cluster import DaskCluster
+
+        return DaskCluster(args.dask)
+    return LocalPool(args.jobs if args.jobs is not None else default_jobs())
+
+
+@contextlib.contextmanager
+def _sigterm_stops() -> Iterator[None]:
+    """While in the block, ``SIGTERM`` stops the batch as Ctrl-C does (``KeyboardInterrupt``)."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_batch(
+    jobs: Sequence[Job], executor: Executor, *, noun: str, suite: str, junit: str | None, out: TextIO | None = None
+) -> tuple[list[Outcome], int]:
+    """Run ``jobs`` on ``executor`` with a progress bar, print the summary
+    (:func:`codemode.batch.report.print_summary`; ``noun`` names a run in it), write the JUnit
+    file (``suite`` its suite's name) if asked; ``out`` is stdout unless given; returns the outcomes and the exit status
+    (module docstring)."""
+    from codemode.replay.command import write_atomically
+
+    stopped = False
+    with _sigterm_stops(), Progress(len(jobs), noun + "s") as progress:
+        try:
+            outcomes = executor.run(jobs, progress.started, progress.finished)
+        except Interrupted as exc:
+            outcomes, stopped = exc.outcomes, True
+    print_summary(outcomes, noun, out if out is not None else sys.stdout)
+    if junit:
+        write_atomically(Path(junit), junit_xml(outcomes, suite))
+    if stopped:
+        print("The batch was stopped; every kernel it started was stopped too.", file=sys.stderr)
+        return outcomes, STOPPED_STATUS
+    return outcomes, 0 if all(o.status == PASSED for o in outcomes) else 1

@@ -1,0 +1,206 @@
+"""``python -m codemode run`` with many notebooks: a pool of kernels, a summary, nothing left running.
+
+The batch mixes notebooks that pass, fail, lose their kernel (killed from here by pid, once its
+first cell has written a marker file) and hang past the time limit, and runs them through
+``--jobs 2``. The summary is pinned, and afterwards no process started for the batch may be
+left: none of the command's descendants seen while it ran, and no process at all whose working
+folder is inside the test's folder (each kernel, its runtime host and their commands work in
+their notebook's folder). Ctrl-C (``SIGINT`` to the command's process group) mid-batch stops
+every kernel the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+from batch_notebooks import HANG, marker_then_hang, write_notebook
+from e2e_servers import alive
+from polling import poll_until
+
+pytestmark = pytest.mark.timeout(240)
+
+TIMEOUT_S = 20
+"""``--timeout``: well over what a small notebook takes on a loaded machine, so only the hanging
+notebook passes it."""
+
+
+def _working_in(folder: Path) -> list[psutil.Process]:
+    """Live processes whose working folder is ``folder`` or inside it."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            cwd = process.cwd()
+        except (psutil.NoSuchProcess, psutil.AccessDenied, FileNotFoundError):
+            continue
+        if (cwd == str(folder) or cwd.startswith(f"{folder}/")) and alive(process):
+            found.append(process)
+    return found
+
+
+def _kernel_of(command: psutil.Process, folder: Path) -> psutil.Process | None:
+    """The kernel (a child of a batch worker) working in ``folder``, if it runs."""
+    for process in command.children(recursive=True):
+        try:
+            if "codemode.kernel" in process.cmdline() and process.cwd() == str(folder):
+                return process
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return None
+
+
+class Batch:
+    """The command started in a session of its own, its descendants recorded while it runs."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "codemode", "run", *args],
+            cwd=folder,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        self.command = psutil.Process(self.process.pid)
+        self.seen: dict[int, psutil.Process] = {}
+
+    def descendants(self) -> list[psutil.Process]:
+        try:
+            found = self.command.children(recursive=True)
+        except psutil.NoSuchProcess:
+            found = []
+        self.seen.update((p.pid, p) for p in found)
+        return found
+
+    def ended(self) -> bool:
+        """Whether the command has ended (its descendants recorded first)."""
+        self.descendants()
+        return self.process.poll() is not None
+
+    def left_running(self) -> list[psutil.Process]:
+        return [p for p in self.seen.values() if alive(p)]
+
+
+async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothing_running(tmp_path):
+    runs = tmp_path / "notebooks"
+    write_notebook(runs / "a_text.ipynb", "text(1 + 1)")
+    write_notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
+    write_notebook(
+        runs / "c_exec.ipynb", 'const r = await tools.exec_command({cmd: "echo from-shell"}); text(r.output.trim())'
+    )
+    write_notebook(runs / "d_throw.ipynb", 'throw new TypeError("bad input")', 'text("never")')
+    (runs / "e_unreadable.ipynb").write_text("this is not JSON")
+    write_notebook(tmp_path / "hang" / "f_hang.ipynb", 'text("before")', HANG, 'text("never")')
+    killed = tmp_path / "killed"
+    marker_then_hang(killed, "g_killed.ipynb")
+    allowed = write_notebook(runs / "h_error_allowed.ipynb", 'throw new Error("expected")', 'text("passes")')
+    nb = nbformat.read(allowed, 4)
+    nb.cells[0].metadata["tags"] = ["raises-exception"]
+    nbformat.write(nb, allowed)
+    saved = tmp_path / "saved"
+    junit = tmp_path / "junit.xml"
+    batch = Batch(
+        tmp_path,
+        "hang/f_hang.ipynb",  # the two long runs first, beside the others
+        "killed/g_killed.ipynb",
+        "notebooks",
+        "--jobs",
+        "2",
+        "--timeout",
+        str(TIMEOUT_S),
+        "--save-to",
+        str(saved),
+        "--junit",
+        str(junit),
+    )
+    await poll_until(
+        lambda: batch.descendants() and (killed / "started").exists() and _kernel_of(batch.command, killed),
+        "the notebook to be killed started its hanging cell",
+        interval_s=0.2,
+        within_s=180,
+    )
+    kernel = _kernel_of(batch.command, killed)
+    assert kernel is not None
+    kernel.kill()
+    await poll_until(batch.ended, "the batch to end", interval_s=0.2, within_s=180)
+    stdout, stderr = batch.process.communicate()
+    assert batch.process.returncode == 1, stdout + stderr
+    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(passed|failed|diverged|timed out|stopped)\s+\d+\.\d\s*$", stdout, re.M)
+    assert rows == [
+        ("hang/f_hang.ipynb", "timed out"),
+        ("killed/g_killed.ipynb", "failed"),
+        ("notebooks/a_text.ipynb", "passed"),
+        ("notebooks/b_store.ipynb", "passed"),
+        ("notebooks/c_exec.ipynb", "passed"),
+        ("notebooks/d_throw.ipynb", "failed"),
+        ("notebooks/e_unreadable.ipynb", "failed"),
+        ("notebooks/h_error_allowed.ipynb", "passed"),
+    ], stdout
+    assert stdout.endswith("8 notebooks: 4 passed, 3 failed, 0 diverged, 1 timed out\n"), stdout
+    assert (
+        "── killed/g_killed.ipynb: failed\nThe kernel died while a cell ran; the cells after it did not run.\n"
+        in stdout
+    )
+    assert (
+        "── hang/f_hang.ipynb: timed out\nThe notebook ran longer than the time limit of 20 s and its running "
+        "cell was stopped. Raise the limit with --timeout SECONDS if the notebook is meant to run that long.\n"
+    ) in stdout
+    assert "── notebooks/d_throw.ipynb: failed\n" in stdout and "TypeError: bad input" in stdout
+    assert "── notebooks/e_unreadable.ipynb: failed\n" in stdout
+    # Each notebook that ran is saved with its outputs, the killed one and the hanging one too.
+    outputs = {
+        path.name: [
+            [o.get("text", o["output_type"]) for o in cell.get("outputs", [])] for cell in nbformat.read(path, 4).cells
+        ]
+        for path in saved.glob("*.ipynb")
+    }
+    assert outputs["b_store.ipynb"] == [[], ["42\n"]]
+    assert outputs["c_exec.ipynb"] == [["from-shell\n"]]
+    assert outputs["f_hang.ipynb"] == [["before\n"], ["error"], []]
+    assert outputs["h_error_allowed.ipynb"] == [["error"], ["passes\n"]]
+    assert outputs["g_killed.ipynb"] == [["started\n"], []]
+    assert "e_unreadable.ipynb" not in outputs
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    assert {k: suite.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "8",
+        "failures": "3",
+        "errors": "1",
+        "skipped": "0",
+    }
+    assert batch.left_running() == []
+    assert _working_in(tmp_path) == []
+
+
+async def test_ctrl_c_stops_every_kernel_of_the_batch_and_leaves_no_process(tmp_path):
+    for name in ("one", "two", "three"):
+        marker_then_hang(tmp_path / name, f"{name}.ipynb")
+    batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "three/three.ipynb", "--jobs", "2", "--timeout", "120")
+    await poll_until(
+        lambda: (
+            batch.descendants() and (tmp_path / "one" / "started").exists() and (tmp_path / "two" / "started").exists()
+        ),
+        "two kernels to run their hanging cells",
+        interval_s=0.2,
+        within_s=180,
+    )
+    batch.descendants()
+    assert len(_working_in(tmp_path)) >= 4  # two kernels and their runtime hosts, at least
+    os.killpg(batch.process.pid, signal.SIGINT)
+    stdout, stderr = batch.process.communicate(timeout=60)
+    assert batch.process.returncode == 130, stdout + stderr
+    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", stdout, re.M)
+    assert rows == [("one/one.ipynb", "stopped"), ("two/two.ipynb", "stopped"), ("three/three.ipynb", "stopped")]
+    assert stdout.endswith("3 notebooks: 0 passed, 0 failed, 0 diverged, 0 timed out, 3 stopped\n"), stdout
+    assert "The batch was stopped; every kernel it started was stopped too." in stderr
+    assert not (tmp_path / "three" / "started").exists()
+    assert batch.left_running() == []
+    assert _working_in(tmp_path) == []
