@@ -81,10 +81,10 @@ def _run(argv: list[str]) -> int:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+    from codemode.atomic_file import write_atomically
     from codemode.batch.command import executor_for, run_batch
     from codemode.batch.job import PASSED, Job, run_job
     from codemode.batch.report import junit_xml
-    from codemode.replay.command import write_atomically
 
     jobs = [Job("run", str(path.resolve()), str(path), args.timeout) for path in files]
     if single:

@@ -89,9 +89,8 @@ def _run_replay(job: Job) -> Outcome:
     import nbformat
     from nbclient.exceptions import CellTimeoutError
 
-    from codemode.replay.convert import notebook_text
+    from codemode.replay.convert import load_source, notebook_text
     from codemode.replay.run import ReplayError, report_json, report_text, run_notebook
-    from codemode.replay.run_command import load_source
 
     source = Path(job.path)
     node = nbformat.from_dict(load_source(source))

@@ -663,3 +663,12 @@ def read_session(path: str | Path) -> Session:
     if reader.meta is None:
         raise NotASessionError(f"{path} is not a Codex session file: it is empty.")
     return reader.finish(count)
+
+
+def session_warnings(session: Session) -> list[str]:
+    """The warnings to print for a session that converts (unreadable lines, skipped types)."""
+    lines = [f"warning: {session.path}: line {p.line} was skipped: {p.problem}." for p in session.problems]
+    if session.skipped:
+        counts = ", ".join(f"{n} of type {kind}" for kind, n in sorted(session.skipped.items()))
+        lines.append(f"warning: {session.path}: skipped lines of a type replay does not know: {counts}.")
+    return lines
