@@ -28,14 +28,16 @@ its time limit; the batch was stopped (Ctrl-C) before the run ended."""
 class Job:
     """One run: ``kind`` (``"run"`` or ``"replay"``), ``path`` (the notebook or session file),
     ``name`` (how reports call it: the path as the user named it), ``timeout_s`` (the most the
-    whole run may take, in seconds) and, for a replay, ``folder`` (the kernel's working folder,
-    where its ``codemode.toml`` is)."""
+    whole run may take, in seconds) and, for a replay, ``folder`` (where its ``codemode.toml``
+    is) and ``workdir`` (the folder its cells run in, kept; ``None``: a new empty one, removed
+    afterwards: :func:`codemode.replay.run.working_folder`)."""
 
     kind: str
     path: str
     name: str
     timeout_s: float
     folder: str | None = None
+    workdir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ def _run_replay(job: Job) -> Outcome:
     node = nbformat.from_dict(load_source(source))
     folder = Path(job.folder) if job.folder else source.parent.resolve()
     try:
-        report = run_notebook(node, folder, source.name, job.timeout_s)
+        workdir = Path(job.workdir) if job.workdir else None
+        report = run_notebook(node, folder, source.name, job.timeout_s, workdir)
     except ReplayError as exc:
         status = TIMED_OUT if isinstance(exc.__cause__, CellTimeoutError) else FAILED
         return Outcome(job.name, status, 0.0, str(exc))

@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --run: the longest one session's run may take",
     )
     parser.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="with --run: run the cells in DIR, kept afterwards (several sessions: DIR/<session>); "
+        "default: a new empty folder, removed afterwards",
+    )
+    parser.add_argument(
         "--record-from-session",
         metavar="PATH",
         help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",

@@ -3,8 +3,8 @@
 Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 ``metadata.codemode.replay``). Steps:
 
-1. Before any cell runs, the first kernel (started in the notebook's folder, so its
-   ``codemode.toml`` configures the tools) lists its tools (a ``%tools`` request; its MCP
+1. Before any cell runs, the first kernel (configured by the ``codemode.toml`` of the run
+   notebook's folder, :func:`kernel_environment`) lists its tools (a ``%tools`` request; its MCP
    servers start once, in the kernel, not a second time for the check), and each
    ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
    is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
@@ -13,7 +13,11 @@ Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 2. The code cells run with ``nbclient`` (the kernel the notebook names, ``codemode``), one
    fresh kernel per Codex process: where Codex resumed the session in a new process (cell
    metadata ``process``), the kernel is started anew, so cell ids restart at 1 and values kept
-   with ``store()`` are gone, as in Codex. Markdown cells do not run.
+   with ``store()`` are gone, as in Codex. Markdown cells do not run. The cells run in a
+   working folder of their own (``workdir``; by default a new empty folder, removed after the
+   run): Codex ran them in the session's folder, whose files the session file does not hold,
+   so an empty folder is the closest stand-in, and the run notebook's own files stay out of
+   the programs' sight (an ``ls`` counts what Codex counted).
 3. For each ``exec``, ``wait`` and ``terminate`` cell, the answer the kernel gives as the model
    would see it (the ``execute_reply``'s ``metadata.codemode.model_view.output``) is compared
    with the recorded ``result.model_view`` (:func:`codemode.replay.compare.compare`).
@@ -39,10 +43,15 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codemode.config import CONFIG_ENV
+from codemode.config.recording import PATH_ENV
 from codemode.kernel.services import HEADLESS_VARIABLE
 from codemode.replay.compare import DIVERGENCES, combine, compare, compare_notifications
 from codemode.replay.needs import cell_needs
@@ -157,9 +166,32 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, timeout_s: float) -> tuple[dict[int, Any], dict[int, CellReport]]:
+def kernel_environment(folder: Path, name: str) -> dict[str, str]:
+    """The environment of a replay's kernels: this process's, with
+    ``CODEMODE_HEADLESS=never`` (a replay reruns Codex's ``exec`` as Codex ran it: a cell
+    yields at its yield time, also under nbclient's headless requests;
+    :mod:`codemode.kernel.headless`); unless already set, ``CODEMODE_CONFIG`` naming
+    ``folder``'s ``codemode.toml`` when there is one (the kernels run in another folder), and
+    ``JPY_SESSION_NAME`` naming the notebook ``<name's stem>.ipynb`` in ``folder``, so a
+    recording without a path is ``<name's stem>.recording.jsonl`` there; a relative
+    ``CODEMODE_RECORDING_PATH`` is made absolute from this process's working folder, where the
+    user typed it (:mod:`codemode.config.recording`)."""
+    env = {**os.environ, HEADLESS_VARIABLE: "never"}
+    config = folder / "codemode.toml"
+    if config.is_file():
+        env.setdefault(CONFIG_ENV, str(config))
+    env.setdefault("JPY_SESSION_NAME", str(folder / (Path(name).stem + ".ipynb")))
+    if env.get(PATH_ENV):
+        env[PATH_ENV] = os.path.abspath(os.path.expanduser(env[PATH_ENV]))
+    return env
+
+
+def execute(
+    nb: Any, folder: Path, name: str, workdir: Path, timeout_s: float
+) -> tuple[dict[int, Any], dict[int, CellReport]]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process, all of them within ``timeout_s`` seconds. Before any cell runs, the first
+    Codex process working in ``workdir`` (:func:`kernel_environment` of ``folder`` and
+    ``name``), all of them within ``timeout_s`` seconds. Before any cell runs, the first
     kernel lists its tools (:func:`kernel_tool_names`) and the cells to skip are planned
     (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
     Raises :class:`ReplayError` when a kernel cannot start or dies."""
@@ -199,12 +231,10 @@ def execute(nb: Any, folder: Path, timeout_s: float) -> tuple[dict[int, Any], di
             allow_errors=True,
             record_timing=False,
             on_cell_executed=keep,
-            resources={"metadata": {"path": str(folder)}},
+            resources={"metadata": {"path": str(workdir)}},
         )
         try:
-            # A replay reruns Codex's exec as Codex ran it: a cell yields at its yield time,
-            # also under nbclient's headless requests (codemode.kernel.headless).
-            with client.setup_kernel(env={**os.environ, HEADLESS_VARIABLE: "never"}):
+            with client.setup_kernel(env=kernel_environment(folder, name)):
                 if skipped is None:
                     skipped = plan(nb, kernel_tool_names(client, cell_limit(None)))
                 for index in segment:
@@ -280,10 +310,23 @@ def _diff_note(entry: CellReport) -> str:
     return text
 
 
-def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> RunReport:
+@contextmanager
+def working_folder(workdir: Path | None) -> Iterator[Path]:
+    """The folder the cells run in: ``workdir`` (made if missing, kept), else a new empty
+    temporary folder, removed afterwards."""
+    if workdir is not None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        yield workdir.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="codemode-replay-", ignore_cleanup_errors=True) as temporary:
+        yield Path(temporary).resolve()
+
+
+def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120, workdir: Path | None = None) -> RunReport:
     """Run ``nb`` (a replay notebook as nbformat data, changed in place into the run notebook:
-    module docstring) with ``folder`` as the kernel's working folder; returns the report.
-    Raises :class:`ReplayError` when the notebook has no replay cell or the run cannot go on."""
+    module docstring), configured by ``folder``'s ``codemode.toml``, its cells working in
+    ``workdir`` (:func:`working_folder`); returns the report. Raises :class:`ReplayError` when
+    the notebook has no replay cell or the run cannot go on."""
     nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
     calls = [
         i
@@ -296,7 +339,8 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
         meta = replay_meta(cell)
         if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:
             meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
-    replies, skipped = execute(nb, folder, timeout_s)
+    with working_folder(workdir) as cwd:
+        replies, skipped = execute(nb, folder, name, cwd, timeout_s)
     recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
     recorded_notes, replayed_notes = recorded_notifications(nb), replayed_notifications(nb)
     report = RunReport(name)
@@ -312,11 +356,11 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
             if result is None:
                 entry = CellReport(index, meta.get("call_id"), meta["kind"], "differs", "no_recorded_result")
             else:
-                outcome = compare(result.get("model_view"), new, recorded_folder, str(folder))
+                outcome = compare(result.get("model_view"), new, recorded_folder, str(cwd))
                 if meta["kind"] == "exec":
                     shown = replayed_notes.get((meta.get("process", 1), str(meta.get("notebook_cell_id"))), [])
                     sent = recorded_notes.get(str(meta.get("call_id")), [])
-                    outcome = combine(outcome, compare_notifications(sent, shown, recorded_folder, str(folder)))
+                    outcome = combine(outcome, compare_notifications(sent, shown, recorded_folder, str(cwd)))
                     run["notifications"] = shown
                 entry = CellReport(
                     index,

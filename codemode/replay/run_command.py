@@ -71,7 +71,11 @@ def _run_batch(args: argparse.Namespace) -> int:
     sessions = [file for file in files if file.suffix != ".ipynb"]
     if sessions:
         _servers(args, *(folders[file] for file in sessions))
-    jobs = [Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file])) for file in files]
+    workdirs = {file: str(Path(args.workdir).resolve() / file.stem) if args.workdir else None for file in files}
+    jobs = [
+        Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file]), workdirs[file])
+        for file in files
+    ]
     outcomes, status = run_batch(jobs, executor_for(args), noun="session", suite="codemode replay", junit=args.junit)
     for file, outcome in zip(files, outcomes, strict=True):
         if args.output and outcome.notebook is not None:
@@ -122,7 +126,8 @@ def _run(args: argparse.Namespace) -> int:
         _servers(args, folder)
     node = nbformat.from_dict(nb)
     try:
-        report = run_notebook(node, folder, source.name, args.timeout)
+        workdir = Path(args.workdir) if args.workdir else None
+        report = run_notebook(node, folder, source.name, args.timeout, workdir)
     except ReplayError as exc:
         raise _Stop(str(exc)) from exc
     sys.stdout.write(report_text(report))

@@ -17,6 +17,7 @@ from codemode.replay.rollout import read_session
 from codemode.replay.run import (
     CellReport,
     RunReport,
+    kernel_environment,
     mark_after_not_run,
     plan,
     recorded_notifications,
@@ -218,8 +219,9 @@ def test_run_usage_errors_exit_2_before_any_kernel_starts(tmp_path, capsys):
 
     s04 = str(SESSIONS / "s04_notify.jsonl")
     prefix = "python -m codemode replay: error: "
-    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run"]) == 2
-    assert capsys.readouterr().err == prefix + "--run and --record-from-session take one session file or notebook.\n"
+    seeded = str(tmp_path / "seeded.jsonl")
+    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run", "--record-from-session", seeded]) == 2
+    assert capsys.readouterr().err == prefix + "--record-from-session takes one session file or notebook.\n"
     assert main([s04, "--run", "-o", str(tmp_path / "out")]) == 2
     assert (
         capsys.readouterr().err
@@ -391,3 +393,28 @@ def test_a_wait_not_run_for_want_of_its_exec_names_the_exec():
         ("call_wait_6", "not_run", None),
         ("call_exec_7", "differs", "call_exec_5"),
     ]
+
+
+def test_replay_kernels_read_the_run_folders_config_and_name_its_recording(tmp_path, monkeypatch):
+    # The cells run in another folder: the environment carries what the run folder decides.
+    (tmp_path / "codemode.toml").write_text("", encoding="utf-8")
+    for name in ("CODEMODE_CONFIG", "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CODEMODE_RECORDING_PATH", "ci.recording.jsonl")
+    monkeypatch.chdir(tmp_path)
+    env = kernel_environment(tmp_path / "run", "s05_mcp_store_load.jsonl")
+    assert "CODEMODE_CONFIG" not in env  # the run folder has no codemode.toml
+    env = kernel_environment(tmp_path, "s05_mcp_store_load.jsonl")
+    assert (
+        env["CODEMODE_CONFIG"],
+        env["JPY_SESSION_NAME"],
+        env["CODEMODE_RECORDING_PATH"],
+        env["CODEMODE_HEADLESS"],
+    ) == (
+        str(tmp_path / "codemode.toml"),
+        str(tmp_path / "s05_mcp_store_load.ipynb"),
+        str(tmp_path / "ci.recording.jsonl"),
+        "never",
+    )
+    monkeypatch.setenv("CODEMODE_CONFIG", "/elsewhere/codemode.toml")  # the user's choice wins
+    assert kernel_environment(tmp_path, "s.jsonl")["CODEMODE_CONFIG"] == "/elsewhere/codemode.toml"

@@ -4,6 +4,7 @@ report, pinned here, says where the rerun differs from what the model saw and wh
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -95,9 +96,11 @@ EXPECTED = {
     # view_image reads checker.png, which Codex's working folder held before the session began
     # (the session file does not say so, nor hold the file), and the replay's folder does not.
     "s06_image": (1, [("call_exec_1", SAME, DETAIL), ("call_exec_2", DIFFERS, PROGRAM), ("call_exec_3", SAME, None)]),
-    # call_exec_3 counts `ls -la` lines: Codex's folder was empty, the replay's holds the run's
-    # notebook and codemode.toml. The second turn runs in a new kernel, as Codex resumed in a new
-    # process: "stored from turn 1: undefined".
+    # The cells run in a new empty folder, as Codex's did, but call_exec_3's `ls -la` counts 4
+    # lines, not 3: the sandbox shows a read-only empty codemode.toml in a folder that has none,
+    # so that no command creates one for the next kernel start (docs/sandbox.md). The second
+    # turn runs in a new kernel, as Codex resumed in a new process: "stored from turn 1:
+    # undefined".
     "s07_long_session": (
         1,
         [
@@ -121,8 +124,13 @@ EXPECTED = {
     ),
     # Both cells still call tools codemode lacks: Codex's clock__curr_time, get_goal and
     # list_mcp_resources (write_stdin and view_image are built-ins now).
-    "s12_other_nested_tools": (0, [("call_exec_1", NOT_RUN, MISSING), ("call_exec_2", NOT_RUN, MISSING)]),
+    # call_exec_1 needs Codex's clock__curr_time and get_goal. In call_exec_2 codemode checks
+    # get_sum's arguments against its input schema and throws; Codex sent them to the server,
+    # which answered isError (docs/codex-differences.md).
+    "s12_other_nested_tools": (1, [("call_exec_1", NOT_RUN, MISSING), ("call_exec_2", DIFFERS, PROGRAM)]),
 }
+AFTER_NOT_RUN = {"s12_other_nested_tools": {"call_exec_2": "call_exec_1"}}
+"""The cells that differ after a cell not run, with the call id of that cell, by session."""
 
 
 def check_report(stem: str, status: int, report: dict) -> None:
@@ -133,6 +141,8 @@ def check_report(stem: str, status: int, report: dict) -> None:
     counts = {kind: sum(1 for _, s, _ in expected if s == kind) for kind in (SAME, DIFFERS, NOT_RUN)}
     assert report["summary"] == {"cells": len(expected), **counts}
     assert all(c["diff"] == "" for c in report["cells"] if c["status"] != DIFFERS)
+    after = {c["call_id"]: c["after_not_run"] for c in report["cells"] if c["after_not_run"]}
+    assert after == AFTER_NOT_RUN.get(stem, {})
 
 
 # s06 and s03 run in the next two tests, which check their reports too: two runs fewer.
@@ -242,7 +252,7 @@ def test_several_sessions_run_at_once_each_with_its_report(folder, capsys):
     assert status == 1, stdout
     rows = re.findall(r"^\s+\S+/(\S+\.jsonl)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", stdout, re.M)
     assert rows == [("s01_simple_exec.jsonl", "passed"), ("s06_image.jsonl", "diverged")], stdout
-    assert f"── {sessions[1]}: diverged\n4 cells: 2 same, 1 differ, 1 not run\n" in stdout
+    assert f"── {sessions[1]}: diverged\n3 cells: 2 same, 1 differ, 0 not run\n" in stdout
     assert stdout.endswith("2 sessions: 1 passed, 0 failed, 1 diverged, 0 timed out\n"), stdout
     entries = json.loads(report.read_text(encoding="utf-8"))["sessions"]
     assert [(e["session"], e["status"]) for e in entries] == [
@@ -260,3 +270,25 @@ def test_several_sessions_run_at_once_each_with_its_report(folder, capsys):
         (str(sessions[0]), []),
         (str(sessions[1]), ["failure"]),
     ]
+
+
+def test_a_workdir_holding_the_sessions_files_makes_s06_replay_as_codex_ran_it(folder):
+    """s06's view_image read checker.png, which Codex's folder held before the session began:
+    ``--workdir`` with that file (its bytes are in the recorded answer) replays every cell
+    ``same``, and the folder is kept with what the programs left there."""
+    workdir = folder / "work"
+    workdir.mkdir()
+    shown = [
+        item["image_url"]
+        for record in read_session(SESSIONS / "s06_image.jsonl").records
+        if getattr(record, "call_id", None) == "call_exec_2" and getattr(record, "result", None)
+        for item in record.result.items
+        if item.get("type") == "input_image"
+    ]
+    (workdir / "checker.png").write_bytes(base64.b64decode(shown[-1].split(",", 1)[1]))
+    status, report = run(folder, SESSIONS / "s06_image.jsonl", "--workdir", str(workdir))
+    assert (status, outcomes(report)) == (
+        0,
+        [("call_exec_1", SAME, DETAIL), ("call_exec_2", SAME, DETAIL), ("call_exec_3", SAME, WALL)],
+    )
+    assert sorted(p.name for p in workdir.iterdir()) == ["checker.png"]
