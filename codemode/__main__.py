@@ -86,21 +86,20 @@ def _run(argv: list[str]) -> int:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+    from codemode.atomic_file import write_atomically
     from codemode.batch.command import executor_for, run_batch
     from codemode.batch.job import PASSED, Job, run_job
     from codemode.batch.report import junit_xml
-    from codemode.replay.command import write_atomically
 
     if args.gateway_url and args.dask:
         parser.print_usage(sys.stderr)
         print(f"{parser.prog}: error: --gateway-url and --dask choose two places to run; give one", file=sys.stderr)
         return 2
-    gateway = (
-        (args.gateway_url, args.gateway_token or os.environ.get(GATEWAY_TOKEN_VARIABLE))
-        if args.gateway_url
-        else (None, None)
-    )
-    jobs = [Job("run", str(path.resolve()), str(path), args.timeout, None, *gateway) for path in files]
+    token = (args.gateway_token or os.environ.get(GATEWAY_TOKEN_VARIABLE)) if args.gateway_url else None
+    jobs = [
+        Job("run", str(path.resolve()), str(path), args.timeout, gateway_url=args.gateway_url, gateway_token=token)
+        for path in files
+    ]
     if single:
         outcomes = [run_job(jobs[0])]
         sys.stdout.write(outcomes[0].text or f"The notebook could not be run: {outcomes[0].detail}\n")

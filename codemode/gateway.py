@@ -25,7 +25,7 @@ from threading import Thread
 from typing import Any
 
 from codemode.install import DEFAULT_NAME as KERNEL_NAME
-from codemode.notebook import Executed, execute_with, time_left
+from codemode.notebook import Executed, LastReply, execute_with, time_left
 
 
 def gateway_kernel_manager_class() -> type:
@@ -117,6 +117,7 @@ def run_on_gateway(
     name = kernel_name or gateway_kernel_name(nb)
     configure_gateway(url, token)
     manager = gateway_kernel_manager_class()(kernel_name=name)
-    client = NotebookClient(nb, km=manager, kernel_name=name, timeout_func=time_left(timeout_s))
+    last = LastReply()
+    client = NotebookClient(nb, km=manager, kernel_name=name, timeout_func=time_left(timeout_s), on_cell_executed=last)
     # nbclient deletes a kernel it did not make the manager for only when told (cleanup_kc).
-    return execute_with(client, nb, timeout_s, kernel_name=name, cleanup_kc=True)
+    return execute_with(client, nb, timeout_s, last, kernel_name=name, cleanup_kc=True)

@@ -58,8 +58,9 @@ SCRIPT_ERROR_PREFIX = "Script error:\n"
 
 _HEADER = re.compile(
     r"\A(?P<status>Script completed|Script failed|Script terminated|Script running with cell ID (?P<cell_id>[^\n]+))"
-    r"\nWall time (?P<wall>\d+\.\d) seconds\nOutput:\n\Z"
+    r"\nWall time (?P<wall>\d+\.\d) seconds\nOutput:\n"
 )
+_TRUNCATION = re.compile(r"\AWarning: truncated output \(original token count: (\d+)\)\nTotal output lines: (\d+)\n")
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,20 @@ class Header:
     cell_id: str | None
     wall_time: str
 
+    @property
+    def name(self) -> str:
+        """The status as one word: ``completed``, ``running``, ``failed`` or ``terminated``."""
+        return self.status.removeprefix("Script ")
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Codex's truncation warning at the start of an item: ``Warning: truncated output
+    (original token count: N)\\nTotal output lines: L`` (``truncate_content_items``)."""
+
+    original_token_count: int
+    total_output_lines: int
+
 
 def status_line(response: RuntimeResponse) -> str:
     """Codex's ``format_script_status`` of ``response``."""
@@ -110,24 +125,43 @@ def header_text(status: str, wall_time_s: float) -> str:
     return f"{status}\nWall time {format_wall_time(wall_time_s)} seconds\nOutput:\n"
 
 
-def parse_header(text: str) -> Header | None:
-    """The :class:`Header` of a header item's text, None when ``text`` is not one."""
+def split_header(text: str) -> tuple[Header, str] | None:
+    """The :class:`Header` that ``text`` starts with and the text after it (``""`` for a header
+    item as Codex 0.171.0 writes it; older Codex versions wrote the header and the texts as one
+    string); None when ``text`` does not start with a header."""
     match = _HEADER.match(text)
     if match is None:
         return None
     cell_id = match.group("cell_id")
     status = "Script running" if cell_id is not None else match.group("status")
-    return Header(status, cell_id, match.group("wall"))
+    return Header(status, cell_id, match.group("wall")), text[match.end() :]
+
+
+def parse_header(text: str) -> Header | None:
+    """The :class:`Header` of a header item's text, None when ``text`` is not exactly one."""
+    split = split_header(text)
+    return split[0] if split is not None and split[1] == "" else None
+
+
+def parse_truncation(items: list[ContentItem]) -> Truncation | None:
+    """The :class:`Truncation` of the first text item that starts with Codex's warning, else None."""
+    for item in items:
+        match = _TRUNCATION.match(str(item.get("text", ""))) if item.get("type") == "input_text" else None
+        if match is not None:
+            return Truncation(int(match.group(1)), int(match.group(2)))
+    return None
 
 
 @dataclass(frozen=True)
 class ParsedOutput:
     """A recorded output read back: its :class:`Header`, the items after it (the error item
-    left out) and the error text of a failed script (None otherwise)."""
+    left out), the error text of a failed script (None otherwise) and Codex's truncation
+    warning (None when the output was not cut)."""
 
     header: Header
     items: list[ContentItem]
     error_text: str | None
+    truncation: Truncation | None = None
 
     def response(self) -> RuntimeResponse:
         """The runtime answer the output stands for (cell id ``""`` unless the cell was running;
@@ -143,20 +177,26 @@ class ParsedOutput:
 
 def parse(output: ModelOutput) -> ParsedOutput | None:
     """Read an exec or wait output as Codex recorded it (a plain string or a list of items);
-    None when its first text is not a header. The last item of a ``Script failed`` output is
-    taken as the error when it starts with ``Script error:\n``."""
+    None when its first text does not start with a header. Text after the header in the same
+    item (older Codex versions wrote the whole output as one string) becomes the first item.
+    The last item of a ``Script failed`` output is taken as the error when it starts with
+    ``Script error:\n`` (Codex adds that item only to a failed ``Result``; another status
+    keeps such a text as an item: the program wrote it). This is the one reader of the header:
+    :func:`codemode.replay.rollout.parse_result` uses it for session files."""
     items = [{"type": "input_text", "text": output}] if isinstance(output, str) else list(output)
     if not items or items[0].get("type") != "input_text":
         return None
-    header = parse_header(str(items[0].get("text", "")))
-    if header is None:
+    split = split_header(str(items[0].get("text", "")))
+    if split is None:
         return None
-    rest, error_text = items[1:], None
+    header, after = split
+    rest: list[ContentItem] = ([{"type": "input_text", "text": after}] if after else []) + items[1:]
+    error_text = None
     last = rest[-1].get("text") if rest and rest[-1].get("type") == "input_text" else None
     if header.status == FAILED and isinstance(last, str) and last.startswith(SCRIPT_ERROR_PREFIX):
         error_text = last.removeprefix(SCRIPT_ERROR_PREFIX)
         rest = rest[:-1]
-    return ParsedOutput(header, rest, error_text)
+    return ParsedOutput(header, rest, error_text, parse_truncation(rest))
 
 
 def estimate_tokens(output: ModelOutput) -> int:
@@ -223,13 +263,16 @@ __all__ = [
     "RUNNING_PREFIX",
     "SCRIPT_ERROR_PREFIX",
     "TERMINATED",
+    "Truncation",
     "estimate_tokens",
     "format_wall_time",
     "header_text",
     "model_items",
     "parse",
     "parse_header",
+    "parse_truncation",
     "refused",
     "render",
+    "split_header",
     "status_line",
 ]

@@ -14,9 +14,15 @@ pair and passes it in the connection file), so the kernel application has no rea
 that it runs over TCP without encryption. With a kernelspec installed before that declaration,
 or a libzmq without CurveZMQ, the kernel runs unencrypted, as before, and the warning shows.
 
+nbclient sends every request with ``allow_stdin`` false, so the kernel runs them headless
+(:mod:`codemode.kernel.headless`): a cell that did not ask to yield runs to its end before its
+reply. A cell that asked to yield and still runs when the last cell has run fails the run:
+the last reply names it (``metadata.codemode.still_running``, read by :class:`LastReply`).
+
 Exit status: 0 when every cell ran, 1 when a cell failed (the run stops at the first
-failing cell unless the cell is tagged ``raises-exception``, as in nbclient), the notebook ran
-past its time limit or its kernel died. Many notebooks at once are :mod:`codemode.batch`'s.
+failing cell unless the cell is tagged ``raises-exception``, as in nbclient), the last cell
+left a yielded cell running, the notebook ran past its time limit or its kernel died. Many
+notebooks at once are :mod:`codemode.batch`'s.
 """
 
 from __future__ import annotations
@@ -139,6 +145,25 @@ def print_notebook(nb: Any, out: TextIO) -> None:
     out.flush()
 
 
+class LastReply:
+    """nbclient's ``on_cell_executed`` hook: keeps ``still_running`` of the last reply (the
+    yielded cells still running after it, ``[{"cell_id", "execution_count", "first_line"}]``;
+    :func:`codemode.kernel.headless.still_running_metadata`)."""
+
+    def __init__(self) -> None:
+        self.still_running: list[dict[str, Any]] = []
+
+    def __call__(self, cell: Any, cell_index: int, execute_reply: Any) -> None:
+        codemode = (execute_reply or {}).get("metadata", {}).get("codemode", {})
+        self.still_running = list(codemode.get("still_running") or [])
+
+    def failure(self) -> str | None:
+        """Why the run fails when its last cell left cells running (None when it left none)."""
+        from codemode.kernel.headless import unfinished_message
+
+        return unfinished_message(self.still_running) if self.still_running else None
+
+
 def time_left(timeout_s: float) -> Callable[[Any], int]:
     """nbclient's ``timeout_func`` for a notebook that may run ``timeout_s`` seconds in all,
     counted from this call: each cell may run for what is left of that time (at least 1 s), so
@@ -155,12 +180,14 @@ def time_left(timeout_s: float) -> Callable[[Any], int]:
 @dataclass
 class Executed:
     """A notebook run by :func:`execute_notebook`: ``nb`` (the nbformat node, with the outputs
-    of the cells that ran), ``failure`` (why the run stopped early, None when every cell ran)
-    and ``timed_out`` (the run passed its time limit)."""
+    of the cells that ran), ``failure`` (why the run failed, None when it did not), ``timed_out``
+    (the run passed its time limit) and ``heading`` (the words before the failure when printed:
+    ``The run failed`` when the last cell left a yielded cell running)."""
 
     nb: Any
     failure: str | None = None
     timed_out: bool = False
+    heading: str = "A cell failed"
 
 
 def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing: bool = True) -> Executed:
@@ -183,6 +210,7 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
     kernel_name = kernel_name_of(nb)
     _ensure_kernelspec(kernel_name)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    last = LastReply()
     client = NotebookClient(
         nb,
         # nbclient makes (and shuts down) the kernel manager with this configuration.
@@ -191,15 +219,17 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
         timeout_func=time_left(timeout_s),
         record_timing=record_timing,
         resources={"metadata": {"path": str(path.parent.resolve())}},
+        on_cell_executed=last,
     )
-    return execute_with(client, nb, timeout_s)
+    return execute_with(client, nb, timeout_s, last)
 
 
-def execute_with(client: Any, nb: Any, timeout_s: float, **kwargs: Any) -> Executed:
-    """Run every cell of ``nb`` with ``client`` (an ``nbclient.NotebookClient`` made for it;
-    ``kwargs`` go to its ``execute``, then to the kernel manager's ``start_kernel``), and say
-    why the run stopped early, if it did: a failing cell, the time limit ``timeout_s`` of
-    :func:`time_left`, a kernel that died."""
+def execute_with(client: Any, nb: Any, timeout_s: float, last: LastReply, **kwargs: Any) -> Executed:
+    """Run every cell of ``nb`` with ``client`` (an ``nbclient.NotebookClient`` made for it,
+    with ``last`` as its ``on_cell_executed``; ``kwargs`` go to its ``execute``, then to the
+    kernel manager's ``start_kernel``), and say why the run failed, if it did: a failing cell,
+    the time limit ``timeout_s`` of :func:`time_left`, a kernel that died, cells the last one
+    left running."""
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     try:
@@ -215,16 +245,19 @@ def execute_with(client: Any, nb: Any, timeout_s: float, **kwargs: Any) -> Execu
         )
     except DeadKernelError:
         return Executed(nb, "The kernel died while a cell ran; the cells after it did not run.")
+    unfinished = last.failure()
+    if unfinished is not None:
+        return Executed(nb, unfinished, heading="The run failed")
     return Executed(nb)
 
 
 def shown(executed: Executed) -> str:
     """What a run prints: :func:`print_notebook` of the executed notebook, then why the run
-    stopped (``A cell failed:`` and the reason), if it did."""
+    stopped (:attr:`Executed.heading`, such as ``A cell failed:``, and the reason), if it did."""
     text = io.StringIO()
     print_notebook(executed.nb, text)
     if executed.failure is not None:
-        text.write(f"\nA cell failed:\n{executed.failure}\n")
+        text.write(f"\n{executed.heading}:\n{executed.failure}\n")
     return text.getvalue()
 
 

@@ -1,7 +1,9 @@
-"""Asking the person at the notebook for approval, over Jupyter's stdin channel.
+"""Asking the person at the notebook for approval or input, over Jupyter's stdin channel.
 
 A built-in tool that needs approval (``exec_command`` leaving the sandbox,
-:mod:`codemode.sandbox.approvals`) calls :meth:`StdinApprovals.ask`. The question goes to the
+:mod:`codemode.sandbox.approvals`) calls :meth:`StdinApprovals.ask`; an MCP server's
+elicitation (:mod:`codemode.tools.mcp_elicitation`) asks its questions one line at a time with
+:meth:`StdinApprovals.ask_line`, which ``ask`` uses too. The question goes to the
 front end as an ``input_request`` (Jupyter messaging specification, "Messages on the stdin
 ROUTER/DEALER channel") under the execute request that is following the calling cell right now
 (the cell's own execute, or a ``%wait`` on it), and only when that request set
@@ -74,11 +76,20 @@ class StdinApprovals:
     async def ask(self, request: ApprovalRequest) -> Answer | None:
         """The person's answer to ``request``, or None when no one can be asked (module
         docstring). Cancelling the caller abandons the question."""
+        reply = await self.ask_line(request.cell_id, request.prompt())
+        return None if reply is None else parse_answer(reply)
+
+    async def ask_line(self, cell_id: str, prompt: str) -> str | None:
+        """Ask the person ``prompt`` for cell ``cell_id``: their reply's ``value`` as sent (end
+        of input as the front end sends it, ``"\\x04"`` from some), or None when no one can be
+        asked or the question was withdrawn (module docstring). Approvals
+        (:meth:`ask`) and MCP elicitations (:mod:`codemode.tools.mcp_elicitation`) ask
+        through it. Cancelling the caller abandons the question."""
         # The cell may have asked before the kernel learned its id from the execute's answer
         # (a cell that calls a tool at once): wait until its events read so far are handled.
-        await self._state.caught_up(request.cell_id)
+        await self._state.caught_up(cell_id)
         async with self._lock:
-            jupyter_request = self._state.foreground(request.cell_id)
+            jupyter_request = self._state.foreground(cell_id)
             if jupyter_request is None or jupyter_request.silent or not jupyter_request.allow_stdin:
                 return None
             kernel = self._kernel
@@ -89,35 +100,31 @@ class StdinApprovals:
                 self._read(await socket.recv_multipart())
             kernel._publisher.flush()  # what the cell printed before the question comes first
             asked = _identity(jupyter_request.ident)
-            prompt = request.prompt()
+            question = prompt
             sent: set[str] = set()
             answered = False
             try:
                 while True:
-                    outcome = await self._question(socket, jupyter_request, asked, sent, prompt)
+                    outcome, reply = await self._question(socket, jupyter_request, asked, sent, question)
                     if outcome == "withdrawn":
-                        log.info(
-                            "approval question for cell %s withdrawn: its request no longer follows it", request.cell_id
-                        )
+                        log.info("question for cell %s withdrawn: its request no longer follows it", cell_id)
                         return None
-                    if outcome != "again":
+                    if outcome == "answered":
                         answered = True
-                        return outcome
-                    log.info(
-                        "a reply without a parent after a withdrawn question: asking cell %s again", request.cell_id
-                    )
-                    prompt = ASKED_AGAIN + "\n" + request.prompt()
+                        return reply
+                    log.info("a reply without a parent after a withdrawn question: asking cell %s again", cell_id)
+                    question = ASKED_AGAIN + "\n" + prompt
             finally:
                 if not answered and sent:
                     self._withdrawn.setdefault(asked, []).append(sent)
 
     async def _question(
         self, socket: zmq.asyncio.Socket, jupyter_request: Any, asked: Identity, sent: set[str], prompt: str
-    ) -> Answer | Literal["again", "withdrawn"]:
+    ) -> tuple[Literal["answered", "again", "withdrawn"], str]:
         """Send one ``input_request`` with ``prompt`` under ``jupyter_request`` (its msg_id is
-        added to ``sent``, the question's messages so far) and wait for the answer,
-        ``"again"`` (a reply without a parent was refused) or ``"withdrawn"`` (the request
-        stopped following the cell first)."""
+        added to ``sent``, the question's messages so far) and wait: ``("answered", reply)``,
+        ``("again", "")`` (a reply without a parent was refused) or ``("withdrawn", "")`` (the
+        request stopped following the cell first)."""
         kernel = self._kernel
         content = {"prompt": prompt, "password": False}
         message = kernel.session.send(
@@ -133,9 +140,9 @@ class StdinApprovals:
             if not reply.done():
                 reply.cancel()
         if reply.cancelled() or not reply.done():
-            return "withdrawn"
+            return "withdrawn", ""
         answer = reply.result()
-        return "again" if answer is None else answer
+        return ("again", "") if answer is None else ("answered", answer)
 
     def _read(self, frames: list[bytes]) -> tuple[Identity, str | None, Any, bool] | None:
         """The sender, the parent's msg_id (None: no parent), the ``value`` and whether it was
@@ -177,10 +184,11 @@ class StdinApprovals:
             del self._withdrawn[sender]
         return True
 
-    async def _reply(self, socket: zmq.asyncio.Socket, asked: Identity, sent: set[str]) -> Answer | None:
-        """The answer in the first valid ``input_reply`` from ``asked`` to the question sent as
-        ``sent`` (msg_ids), or without a parent; None for a reply without a parent counted as
-        a withdrawn question's late answer (module docstring)."""
+    async def _reply(self, socket: zmq.asyncio.Socket, asked: Identity, sent: set[str]) -> str | None:
+        """The ``value`` of the first valid ``input_reply`` from ``asked`` to the question sent
+        as ``sent`` (msg_ids), or without a parent (a value that is not a string reads as
+        ``""``); None for a reply without a parent counted as a withdrawn question's late
+        answer (module docstring)."""
         while True:
             read = self._read(await socket.recv_multipart())
             if read is None:
@@ -193,7 +201,7 @@ class StdinApprovals:
                 return None
             if parent is not None and parent not in sent:
                 continue  # a late answer to a question that is over
-            return parse_answer(value if isinstance(value, str) and value != "\x04" else "")
+            return value if isinstance(value, str) else ""
 
 
 def _identity(frames: Any) -> Identity:

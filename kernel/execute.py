@@ -5,7 +5,10 @@ problems, parse the optional ``// @exec:`` pragma (a ``PragmaError`` shows Codex
 text), start the cell, then wait for its first response:
 
 - ``Yielded``: its output so far is shown and the cell is followed in the background
-  (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``;
+  (:meth:`~codemode.kernel.delivery.Delivery.follow`); the reply's status is ``running``.
+  In a headless request (:mod:`codemode.kernel.headless`) a cell that did not ask to yield
+  (no ``yield_time_ms`` in its pragma, no ``yield_control()``) is waited for instead, its
+  output shown as it comes, until it ends;
 - ``Result`` / ``Terminated``: output and outcome are shown and the cell is closed;
 - the runtime host died: ``HostStopped`` (:mod:`codemode.kernel.host_loss`); one that died
   while no cell ran is replaced by this cell, whose output begins with a ``stderr`` line saying
@@ -26,14 +29,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Any
 
 from codemode import model_view
-from codemode.cell_events import InitialAnswer
+from codemode.cell_events import InitialAnswer, WaitAnswer
 from codemode.errors import HostConnectionError
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.deadlines import await_or_probe
 from codemode.kernel.delivery import Delivery
+from codemode.kernel.headless import asked_to_yield, follow_wait_ms, is_headless
+from codemode.kernel.observer import wait_time_ms
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
@@ -79,13 +85,20 @@ class ForegroundExecutor:
             request.model_view = model_view.refused(str(exc)).to_json()
             return self.publisher.plain_error_reply(request, "PragmaError", str(exc))
         state = self.state
-        yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
+        headless = is_headless(services.config.session.headless, request.allow_stdin)
+        runs_to_end = headless and source.yield_time_ms is None
+        if runs_to_end:
+            yield_time_ms: int | None = wait_time_ms(services.config.session.max_yield_time_ms)
+        else:
+            yield_time_ms = source.yield_time_ms if source.yield_time_ms is not None else state.yield_time_ms
         max_tokens = source.max_output_tokens if source.max_output_tokens is not None else state.max_output_tokens
         # A cell whose terminate is still in flight may make its host exit: start after it.
         await state.terminations.settle()
         admitted = state.starting = asyncio.get_running_loop().create_future()
         try:
-            return await self._start(services, request, execution_count, source, yield_time_ms, max_tokens)
+            return await self._start(
+                services, request, execution_count, source, yield_time_ms, max_tokens, runs_to_end=runs_to_end
+            )
         finally:
             if not admitted.done():
                 admitted.set_result(None)
@@ -100,8 +113,13 @@ class ForegroundExecutor:
         source: Any,
         yield_time_ms: int | None,
         max_tokens: int | None,
+        *,
+        runs_to_end: bool = False,
     ) -> dict[str, Any]:
+        """Start the cell and show its first answer; ``runs_to_end``: a headless cell that did
+        not ask to yield, asked with ``yield_time_ms`` the longest the session allows."""
         state = self.state
+        sent = time.monotonic()
         starting = asyncio.ensure_future(
             services.code_mode.execute(
                 source.source,
@@ -140,26 +158,91 @@ class ForegroundExecutor:
         except asyncio.CancelledError:
             return await self._terminate_now(services, record, request, max_tokens, first_unread=True)
         except Exception as exc:
-            record.lost = services.losses.explain(record.cell_id, exc)
-            record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
-            if record.lost is not None:
-                return await self.delivery.deliver_final(request, record, [], max_tokens)
-            state.close(record)
-            request.status = record.outcome()
-            return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
+            return await self._lost(services, record, request, exc, max_tokens)
 
         if response.kind == "Yielded":
-            self.delivery.note_model_view(request, "Yielded", record.cell_id, response.content_items, None, max_tokens)
-            items = self.delivery.truncate(response.content_items, max_tokens)
-            await self.publisher.emit_items(request, items, last=False)
-            if request.interrupted:  # the interrupt came while the output was being sent (shown)
-                # When it stopped that delivery, the cell's later output is not shown either.
-                return await self._terminate_now(services, record, request, max_tokens)
-            request.observing = False
-            self.delivery.follow(services, record, request, max_tokens)  # reads what came after
-            return self.publisher.ok_reply()
+            if runs_to_end and yield_time_ms is not None:
+                if not asked_to_yield(response, time.monotonic() - sent, yield_time_ms):
+                    wait_ms = follow_wait_ms(state.yield_time_ms, yield_time_ms)
+                    return await self._run_to_end(services, record, request, max_tokens, response, wait_ms)
+            return await self._yielded(services, record, request, response, max_tokens)
         record.finish(response)
         return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
+
+    async def _yielded(
+        self,
+        services: Services,
+        record: CellRecord,
+        request: Request,
+        response: RuntimeResponse,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        """The cell yielded under ``request``: show its output so far, follow it in the
+        background and reply ``ok`` (status ``running``)."""
+        self.delivery.note_model_view(request, "Yielded", record.cell_id, response.content_items, None, max_tokens)
+        items = self.delivery.truncate(response.content_items, max_tokens)
+        await self.publisher.emit_items(request, items, last=False)
+        if request.interrupted:  # the interrupt came while the output was being sent (shown)
+            # When it stopped that delivery, the cell's later output is not shown either.
+            return await self._terminate_now(services, record, request, max_tokens)
+        request.observing = False
+        self.delivery.follow(services, record, request, max_tokens)  # reads what came after
+        return self.publisher.ok_reply()
+
+    async def _run_to_end(
+        self,
+        services: Services,
+        record: CellRecord,
+        request: Request,
+        max_tokens: int | None,
+        response: RuntimeResponse,
+        wait_ms: int,
+    ) -> dict[str, Any]:
+        """A headless cell that did not ask to yield got ``response``, a ``Yielded`` of the
+        host's timer or full output window: show its output and wait again (``wait_ms`` each),
+        until the cell ends (its final answer shown as any cell's) or yields by
+        ``yield_control()`` (followed in the background, :meth:`_yielded`). An interrupt
+        terminates it; a host lost meanwhile ends it with ``HostStopped``."""
+        reader = self.state.readers[record.cell_id]
+        while True:
+            await self.publisher.emit_items(
+                request, self.delivery.truncate(response.content_items, max_tokens), last=False
+            )
+            if request.interrupted:
+                return await self._terminate_now(services, record, request, max_tokens)
+            sent = time.monotonic()
+            waiting = asyncio.ensure_future(
+                services.code_mode.wait(record.cell_id, yield_time_ms=wait_ms, max_output_tokens=max_tokens)
+            )
+            try:
+                answer = await reader.answer(WaitAnswer, waiting)
+            except asyncio.CancelledError:
+                return await self._terminate_now(services, record, request, max_tokens)
+            except Exception as exc:
+                return await self._lost(services, record, request, exc, max_tokens)
+            finally:
+                if not waiting.done():
+                    waiting.cancel()  # interrupted: the wait is abandoned, the cell terminated
+            outcome = answer.outcome if answer is not None else waiting.result()
+            response = outcome.response
+            if not outcome.live or response.finished:
+                record.finish(response)
+                return await self.delivery.deliver_final(request, record, response.content_items, max_tokens)
+            if asked_to_yield(response, time.monotonic() - sent, wait_ms):
+                return await self._yielded(services, record, request, response, max_tokens)
+
+    async def _lost(
+        self, services: Services, record: CellRecord, request: Request, exc: Exception, max_tokens: int | None
+    ) -> dict[str, Any]:
+        """Waiting for the cell's answer failed with ``exc``: ``HostStopped`` when the host
+        stopped (:mod:`codemode.kernel.host_loss`), else the error, as the cell's end."""
+        record.lost = services.losses.explain(record.cell_id, exc)
+        record.finish(RuntimeResponse("Result", record.cell_id, [], error_text=str(exc)))
+        if record.lost is not None:
+            return await self.delivery.deliver_final(request, record, [], max_tokens)
+        self.state.close(record)
+        request.status = record.outcome()
+        return self.publisher.plain_error_reply(request, type(exc).__name__, str(exc))
 
     async def _started_despite_interrupt(self, services: Services, starting: asyncio.Future[Any]) -> Any:
         """Interrupted while the host admits the cell: the started cell (to be terminated) if

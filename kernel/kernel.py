@@ -16,6 +16,9 @@ specification), in short:
   ``execute_result`` (a ``display_data`` when ``%wait`` shows it); a failure is an ``error`` message and reply status
   ``error``; a termination is the error ``CellTerminated``; ``max_output_tokens`` bounds the
   output, the error and each notification (:mod:`codemode.kernel.budget`);
+- in a headless request (``allow_stdin`` false, by default; :mod:`codemode.kernel.headless`)
+  a cell that did not ask to yield runs to its end before its reply, and the reply's
+  ``metadata.codemode.still_running`` names the yielded cells still running after it;
 - a cell that yields gets its reply (status ok, metadata status ``running``) and a status
   display (``display_data`` with a ``display_id`` unique per cell and run), kept up to date
   by ``update_display_data`` while a :class:`~codemode.kernel.observer.CellObserver` follows
@@ -59,7 +62,7 @@ specification), in short:
   magics that touch no cell and for an execute interrupted before its cell existed); for a
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
-  then ``tool_calls_omitted``;
+  then ``tool_calls_omitted``; a ``%tools`` reply adds ``"tool_names"``;
 - a malformed request gets an error reply of its type (:mod:`codemode.kernel.request_checks`);
 - a failed execute aborts the execute requests queued behind it, as ipykernel does, but the
   queue is marked before its reply leaves, so a request sent on the reply always runs
@@ -93,7 +96,7 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
 from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
-from codemode.kernel import comms, is_complete, magics, protections, render, request_checks
+from codemode.kernel import comms, headless, is_complete, magics, protections, render, request_checks
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
@@ -327,6 +330,7 @@ class CodeModeKernel(Kernel):
     async def _build_services(self) -> Services:
         services = await build_services()
         services.dispatcher.approver = self._approvals.ask
+        services.dispatcher.asker = self._approvals.ask_line
         # The connection file holds the key that signs this kernel's messages: a command that
         # read it could answer its own approval questions (it may live outside Jupyter's
         # runtime folder, which the sandbox hides anyway).
@@ -425,7 +429,12 @@ class CodeModeKernel(Kernel):
         if user_expressions and reply.get("status") == "ok":  # as ipykernel: only after success
             reply["user_expressions"] = user_expression_errors(user_expressions)
         self._notifications.finish(request)
-        self._reply_codemode = await self._tool_calls.reply_metadata(request, self._services.built())
+        services = self._services.built()
+        self._reply_codemode = await self._tool_calls.reply_metadata(request, services)
+        if services is not None and headless.is_headless(services.config.session.headless, allow_stdin):
+            running = headless.still_running_metadata(self._state.cells)
+            if running:
+                self._reply_codemode["still_running"] = running
         self._publisher.flush()  # every output of the request goes out before its idle status
         await self._stop_on_error.before_reply(parent, reply)
         return reply
@@ -494,6 +503,9 @@ class CodeModeKernel(Kernel):
         return {"status": "ok", "restart": restart}
 
     async def _close_client(self) -> None:
+        running = headless.still_running_metadata(self._state.cells)
+        if running:  # e.g. a headless run's last cell left them: say so in the kernel's log (stderr)
+            log.warning("shut down while yielded cells still ran: %s", ", ".join(map(headless.describe, running)))
         for observer in list(self._state.observers.values()):
             await observer.aclose()
         self._state.observers.clear()

@@ -1,18 +1,25 @@
 """Running the kernel's magics (``%wait``, ``%terminate``, ``%cells``, ``%tools``, ``%config``,
-``%recording``).
+``%recording``, ``%finished``).
 
 Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 
 - ``%wait [ID]`` observes a yielded cell like Codex's ``wait`` (requests of 10 s or more get
   1 s of grace, clamped to ``max_yield_time_ms``; :meth:`~codemode.kernel.observer.CellObserver.collect`);
+  in a headless request without ``--yield-time-ms`` until the cell ends or calls
+  ``yield_control()`` (:mod:`codemode.kernel.headless`);
   an interrupt while it waits terminates the waited cell;
 - ``%terminate [ID]`` stops a cell and shows its undelivered output (a natural completion
   that came first is shown as such); like an interrupt it ends within a second, whatever the
   host does (:mod:`codemode.kernel.termination`);
 - ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
-  running, the threads of cancelled tool calls (``codemode.tools.threads``);
+  running, the threads of cancelled tool calls (``codemode.tools.threads``); its reply's
+  ``metadata.codemode.tool_names`` holds the names a program may give the tools listed
+  (``replay --run`` reads it to know the missing tools before any cell runs);
 - ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
   (:meth:`codemode.replay.recorder.RecordingState.summary`);
+- ``%finished`` is an error (``CellsStillRunning``) naming each yielded cell still running,
+  for the last cell of a notebook whose runner cannot read the replies' ``still_running``
+  (:mod:`codemode.kernel.headless`);
 - an id the kernel has no live record of is passed to the session, which answers with
   Codex's texts (``exec cell <id> not found``, the stale-generation error).
 """
@@ -28,12 +35,14 @@ from codemode.kernel import magics
 from codemode.kernel.budget import terminated_budget
 from codemode.kernel.cells import CellRecord, cells_table
 from codemode.kernel.delivery import Delivery
+from codemode.kernel.headless import UNTIL_END_MS, is_headless, still_running_metadata, unfinished_message
 from codemode.kernel.host_loss import after_replacement
 from codemode.kernel.publish import Publisher, Request
 from codemode.kernel.services import Services, ServicesLoader
 from codemode.kernel.state import KernelState
 from codemode.kernel.termination import stop_cell
 from codemode.tools import threads
+from codemode.tools.called import available_names
 
 DEFAULT_WAIT_MS = 10_000
 """``%wait``'s yield time when neither the magic nor the config names one (Codex's default)."""
@@ -93,6 +102,11 @@ class MagicHandlers:
             return self.publisher.ok_reply()
         if magic.name == "tools":
             return await self._tools(services, magic, request)
+        if magic.name == "finished":
+            running = still_running_metadata(self.state.cells)
+            if running:
+                return self.publisher.plain_error_reply(request, "CellsStillRunning", unfinished_message(running))
+            return self.publisher.ok_reply()
         if magic.name == "recording":
             state = services.registry.recording
             self.publisher.stdout(request, (state.summary() if state is not None else "Recording: off.") + "\n")
@@ -144,10 +158,13 @@ class MagicHandlers:
         requested = (
             magic.yield_time_ms if magic.yield_time_ms is not None else self.state.yield_time_ms or DEFAULT_WAIT_MS
         )
+        wait_ms = effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None))
+        if magic.yield_time_ms is None and is_headless(services.config.session.headless, request.allow_stdin):
+            wait_ms = UNTIL_END_MS  # a headless %wait that asks for no time waits for the end
         try:
             try:
                 items, final = await observer.collect(
-                    effective_wait_ms(requested, getattr(services.config.session, "max_yield_time_ms", None)),
+                    wait_ms,
                     begin=lambda: setattr(request, "observing", True),
                 )
             except asyncio.CancelledError:
@@ -230,6 +247,7 @@ class MagicHandlers:
         if blocked:
             blocks.append(blocked)
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
+        request.tool_names = sorted(available_names(tools))
         return self.publisher.ok_reply()
 
     async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:

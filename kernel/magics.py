@@ -9,6 +9,7 @@ never silently dropped)::
     %tools [FILTER]
     %config [KEY=VALUE ...]
     %recording
+    %finished
 
 :func:`parse_magic` returns a :class:`Magic` or raises :class:`MagicError` whose text is a
 complete sentence for the user.
@@ -28,6 +29,7 @@ MAGICS = {
     "config": "%config [KEY=VALUE ...]: show the session defaults, or change "
     "yield_time_ms / max_output_tokens / engine / profile for later cells",
     "recording": "%recording: show whether tool calls are recorded or replayed, the recording's file and its counts",
+    "finished": "%finished: an error naming each yielded cell still running (the last cell of a notebook run headless)",
 }
 """Magic name -> one-line usage (used for errors, completion and inspection)."""
 
@@ -142,6 +144,10 @@ def parse_magic(code: str) -> Magic:
         return Magic("cells")
     if name == "tools":
         return Magic("tools", filter=" ".join(args) or None)
+    if name == "finished":
+        if args:
+            raise MagicError("%finished takes no arguments.")
+        return Magic("finished")
     if name == "recording":
         if args:
             raise MagicError("%recording takes no arguments; set the mode in codemode.toml's [recording] section.")

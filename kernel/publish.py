@@ -45,6 +45,8 @@ class Request:
     returned to the model for the answer this request showed (``{"output", "tokens"}``,
     :func:`codemode.model_view.render`), set by :meth:`Delivery.note_model_view
     <codemode.kernel.delivery.Delivery.note_model_view>`; None when it showed no cell's answer.
+    ``tool_names`` is set by ``%tools``: the names a program may give the tools it listed (each
+    tool's JavaScript and code-mode name, sorted), for the reply metadata; None otherwise.
     """
 
     parent: dict[str, Any]
@@ -58,6 +60,7 @@ class Request:
     execution_count: int | None = None
     stopped_output: StoppedOutput | None = None
     model_view: dict[str, Any] | None = None
+    tool_names: list[str] | None = None
     _observing: bool = field(default=False, repr=False)
     _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 

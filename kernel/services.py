@@ -39,7 +39,10 @@ ENGINE_VARIABLE = "CODEMODE_ENGINE"
 """Set by a kernelspec installed with ``--engine``: the runtime host's engine, over ``[session] engine``."""
 PROFILE_VARIABLE = "CODEMODE_PROFILE"
 """Set by a kernelspec installed with ``--profile``: the cells' profile, over ``[session] profile``."""
-VARIABLES = {"engine": ENGINE_VARIABLE, "profile": PROFILE_VARIABLE}
+HEADLESS_VARIABLE = "CODEMODE_HEADLESS"
+"""Set by a runner (``python -m codemode replay --run`` sets ``never``): when requests run
+headless, over ``[session] headless`` (:mod:`codemode.kernel.headless`)."""
+VARIABLES = {"engine": ENGINE_VARIABLE, "profile": PROFILE_VARIABLE, "headless": HEADLESS_VARIABLE}
 """The ``[session]`` settings a kernelspec may choose, each with its environment variable."""
 
 if TYPE_CHECKING:  # the real modules import mcp (slow): loaded in a worker thread at run time
@@ -135,8 +138,9 @@ def tool_module_folder(folder: Path | None) -> Iterator[None]:
 
 
 def chosen(setting: str, configured: str) -> str:
-    """The kernelspec's choice of ``setting`` (``"engine"`` or ``"profile"``: the variable of
-    :data:`VARIABLES` its ``install --engine`` / ``--profile`` sets) when it names one of the
+    """The kernelspec's or runner's choice of ``setting`` (``"engine"``, ``"profile"`` or
+    ``"headless"``: the variable of :data:`VARIABLES`, which ``install --engine`` /
+    ``--profile`` sets) when it names one of the
     setting's choices (``codemode.config.session_defaults.CHOICES``), else ``configured`` (the
     ``[session]`` value). A variable that names none is logged."""
     from codemode.config.session_defaults import CHOICES
@@ -171,6 +175,7 @@ async def build_services(cwd: Path | None = None) -> Services:
     config = mods["config"].load_config(cwd=cwd or Path.cwd())
     config.session.engine = chosen("engine", config.session.engine)
     config.session.profile = chosen("profile", config.session.profile)
+    config.session.headless = chosen("headless", config.session.headless)
     problem = reference_host_problem(config.session.profile)
     if problem is not None:
         config.errors.append(problem)

@@ -302,6 +302,153 @@ def notebook_profile() -> nbformat.NotebookNode:
     return _notebook(cells, kernel=("codemode-notebook", "Code Mode Notebook (JavaScript)"))
 
 
+def replay() -> nbformat.NotebookNode:
+    cells = [
+        new_markdown_cell(
+            "# Replaying a Codex session\n\n"
+            "Codex writes every session to a file under `~/.codex/sessions/`. "
+            "`python -m codemode replay` turns such a file into a notebook, runs the model's programs again "
+            "and says where the rerun differs from what the model saw.\n\n"
+            "The session here, `sessions/s05_mcp_store_load.jsonl`, is a real one: Codex CLI 0.171.0 wrote it "
+            "while a model called three MCP tools of `server-everything` and kept values with `store()`. "
+            "This notebook's cells are Python; each `!` line is the shell command you would type. "
+            "[Replaying a Codex session](../docs/replay.md) has the whole reference."
+        ),
+        new_code_cell(
+            "import json\n"
+            "import os\n"
+            "import shutil\n"
+            "import sys\n"
+            "import tempfile\n"
+            "from pathlib import Path\n\n"
+            "# `python` in the commands below is this kernel's Python, where codemode is installed.\n"
+            'os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ[\'PATH\']}"\n'
+            "here = Path.cwd()\n"
+            'everything = (here / "../.npm-tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js").resolve()\n'
+            'work = Path(tempfile.mkdtemp(prefix="codemode-replay-"))\n'
+            'shutil.copy(here / "sessions/s05_mcp_store_load.jsonl", work)\n\n'
+            "# Codex's config.toml names the MCP servers the session used: here, server-everything.\n"
+            '(work / "codex-config.toml").write_text(\n'
+            '    f\'[mcp_servers.everything]\\ncommand = "node"\\nargs = ["{everything}", "stdio"]\\n\'\n'
+            ")\n"
+            "os.chdir(work)  # the commands below run in this scratch folder"
+        ),
+        new_markdown_cell(
+            "## 1. Convert\n\n"
+            "`-o` names the notebook to write. "
+            "`--codex-config` names Codex's configuration; its MCP servers go to a `codemode.toml` beside the "
+            "notebook. Without it, the command reads `~/.codex/config.toml`."
+        ),
+        new_code_cell(
+            "!python -m codemode replay s05_mcp_store_load.jsonl -o s05.ipynb --codex-config codex-config.toml"
+        ),
+        new_markdown_cell(
+            "## 2. Look at the notebook\n\n"
+            "It reads as the session: the user's prompt and the model's messages are Markdown cells, and every "
+            "`exec` call is a code cell. Open it in JupyterLab with the `codemode` kernel; here we list its cells."
+        ),
+        new_code_cell(
+            'notebook = json.loads(Path("s05.ipynb").read_text())\n'
+            'for cell in notebook["cells"]:\n'
+            '    kind = cell["metadata"]["codemode"]["replay"]["kind"]\n'
+            '    first_line = "".join(cell["source"]).splitlines()[0]\n'
+            "    print(f\"{cell['cell_type']:9} {kind:8} {first_line}\")"
+        ),
+        new_markdown_cell(
+            "A code cell holds the program exactly as the model sent it. "
+            "Its outputs are what the model saw, and its metadata keeps the result as Codex recorded it: "
+            "the status, the wall time, and `model_view`, the very output the model read."
+        ),
+        new_code_cell(
+            'second = [c for c in notebook["cells"] if c["cell_type"] == "code"][1]\n'
+            'print("".join(second["source"]))\n'
+            'result = second["metadata"]["codemode"]["replay"]["result"]\n'
+            'print(result["status"], result["wall_time_s"], "seconds")\n'
+            'for item in result["model_view"]:\n'
+            '    print(repr(item["text"]))'
+        ),
+        new_markdown_cell("The `codemode.toml` beside the notebook starts the same MCP server when the notebook runs."),
+        new_code_cell('print(Path("codemode.toml").read_text().replace(str(everything), "<server-everything>"))'),
+        new_markdown_cell(
+            "## 3. Run it again, and record the tool calls\n\n"
+            "`--run` runs the programs in a fresh kernel with the tools of the `codemode.toml` beside `-o`, and "
+            "compares each answer with what the model saw. It prints a line per cell and a diff where they "
+            "differ; `--report` writes the same as JSON, `--junit` as JUnit XML for CI.\n\n"
+            "`CODEMODE_RECORDING=record` also writes every nested tool call (tool, arguments, answer) to "
+            "`CODEMODE_RECORDING_PATH`.\n\n"
+            "The output depends on the machine and the server's version, so the test suite does not check it. "
+            "In this session `ALL_TOOLS` may differ: the tools a server lists depend on its version and on what "
+            "the client offers."
+        ),
+        new_code_cell(
+            "!CODEMODE_RECORDING=record CODEMODE_RECORDING_PATH=$PWD/s05.recording.jsonl "
+            "python -m codemode replay s05.ipynb --run -o live.ipynb --report report.json",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_markdown_cell(
+            "## 4. Read the report\n\n"
+            "Each `exec`, `wait` and `terminate` cell has a `status`: `same`, `differs` or `not_run`. "
+            "Its `reason` says why. `wall_time`, `ids`, `paths` and `image_detail` are noise that was "
+            "normalised away. `missing_tool` means codemode lacks a tool the program calls, so the cell did not "
+            "run; a later cell that differs names it in `after_not_run`. Only `program` (the answer) and "
+            "`notify` (the `notify()` texts) are real divergences: they make the exit status 1."
+        ),
+        new_code_cell(
+            'report = json.loads(Path("report.json").read_text())\n'
+            'print(report["summary"])\n'
+            'for cell in report["cells"]:\n'
+            '    print(cell["call_id"], cell["status"], cell["reason"])\n'
+            '    print(cell["diff"], end="")',
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_markdown_cell("## 5. Replay with no server\n\nThe recording holds one line per tool call, after a header."),
+        new_code_cell(
+            'for line in Path("s05.recording.jsonl").read_text().splitlines():\n'
+            "    record = json.loads(line)\n"
+            '    if record.get("type") == "call":\n'
+            '        print(record["tool"], json.dumps(record["arguments"]), "->", record["outcome"])'
+        ),
+        new_markdown_cell(
+            "With `CODEMODE_RECORDING=replay`, the recording answers those calls: no MCP server starts, and "
+            "a call it does not hold fails with an error. The folder `offline/` has no `codemode.toml`, so no "
+            "server is configured at all."
+        ),
+        new_code_cell(
+            "!mkdir -p offline && CODEMODE_RECORDING=replay CODEMODE_RECORDING_PATH=$PWD/s05.recording.jsonl "
+            "python -m codemode replay s05.ipynb --run -o offline/s05.ipynb",
+            metadata=IGNORE_OUTPUT,
+        ),
+        new_markdown_cell(
+            "The programs saw the same outputs as in the live run. Here are the MCP answers, after the first "
+            "output (the list of tools, which depends on the server's version)."
+        ),
+        new_code_cell(
+            "def outputs(path):\n"
+            '    cells = json.loads(Path(path).read_text())["cells"]\n'
+            '    return [o.get("text") or o["data"]["text/plain"] for c in cells if c["cell_type"] == "code" for o in c["outputs"]]\n\n\n'
+            'live, offline = outputs("live.ipynb"), outputs("offline/s05.ipynb")\n'
+            "print(live == offline)\n"
+            'print("".join(offline[1:]))'
+        ),
+        new_markdown_cell(
+            "Codex's session file holds the results of the MCP calls too. `--record-from-session` writes them "
+            "as a recording, so a session whose servers are gone can still be replayed."
+        ),
+        new_code_cell(
+            "!python -m codemode replay s05_mcp_store_load.jsonl --record-from-session seeded.recording.jsonl"
+        ),
+        new_markdown_cell(
+            "**A recording holds whatever the tools returned, secrets included**, and so does the session file. "
+            "Read them before you share them.\n\n"
+            "The scratch folder goes away:"
+        ),
+        new_code_cell("os.chdir(here)\nshutil.rmtree(work)"),
+    ]
+    nb = _notebook(cells, kernel=("python3", "Python 3 (ipykernel)"))
+    nb.metadata["language_info"] = {"name": "python", "file_extension": ".py", "mimetype": "text/x-python"}
+    return nb
+
+
 def _notebook(cells: list, kernel: tuple[str, str] = ("codemode", "Code Mode (JavaScript)")) -> nbformat.NotebookNode:
     for number, cell in enumerate(cells, start=1):
         cell.id = f"cell-{number}"  # stable ids: rebuilding changes only what really changed
@@ -316,6 +463,7 @@ BUILDERS = {
     "mcp-tools": mcp_tools,
     "engines": engines,
     "notebook-profile": notebook_profile,
+    "replay": replay,
 }
 
 
@@ -325,9 +473,30 @@ def main(names: list[str]) -> int:
     status = 0
     for name in names or list(BUILDERS):
         path = NOTEBOOKS / f"{name}.ipynb"
-        nbformat.write(BUILDERS[name](), path)
-        status |= run_notebook(path, save_to=path, out=sys.stdout, record_timing=False)
+        nb = BUILDERS[name]()
+        nbformat.write(nb, path)
+        if nb.metadata["kernelspec"]["name"] == "python3":
+            status |= _run_python(path)
+        else:
+            status |= run_notebook(path, save_to=path, out=sys.stdout, record_timing=False)
     return status
+
+
+def _run_python(path: Path) -> int:
+    """Execute a Python notebook (``replay``: its cells run shell commands) in its folder and
+    save its outputs; ``python -m codemode run`` runs only codemode kernels."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    nbformat.write(nb, path)
+    return 0
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ def run_batch(
     (:func:`codemode.batch.report.print_summary`; ``noun`` names a run in it), write the JUnit
     file (``suite`` its suite's name) if asked; ``out`` is stdout unless given; returns the outcomes and the exit status
     (module docstring)."""
-    from codemode.replay.command import write_atomically
+    from codemode.atomic_file import write_atomically
 
     stopped = False
     with _sigterm_stops(), Progress(len(jobs), noun + "s") as progress:

@@ -28,16 +28,18 @@ its time limit; the batch was stopped (Ctrl-C) before the run ended."""
 class Job:
     """One run: ``kind`` (``"run"`` or ``"replay"``), ``path`` (the notebook or session file),
     ``name`` (how reports call it: the path as the user named it), ``timeout_s`` (the most the
-    whole run may take, in seconds), for a replay ``folder`` (the kernel's working folder,
-    where its ``codemode.toml`` is), and for a run on a Jupyter (Enterprise) Gateway its
-    ``gateway_url`` and ``gateway_token`` (:func:`codemode.gateway.run_on_gateway`; None: a
-    local kernel)."""
+    whole run may take, in seconds), for a replay ``folder`` (where its ``codemode.toml`` is)
+    and ``workdir`` (the folder its cells run in, kept; ``None``: a new empty one, removed
+    afterwards: :func:`codemode.replay.run.working_folder`), and for a run on a Jupyter
+    (Enterprise) Gateway its ``gateway_url`` and ``gateway_token``
+    (:func:`codemode.gateway.run_on_gateway`; None: a local kernel)."""
 
     kind: str
     path: str
     name: str
     timeout_s: float
     folder: str | None = None
+    workdir: str | None = None
     gateway_url: str | None = None
     gateway_token: str | None = None
 
@@ -98,15 +100,15 @@ def _run_replay(job: Job) -> Outcome:
     import nbformat
     from nbclient.exceptions import CellTimeoutError
 
-    from codemode.replay.convert import notebook_text
+    from codemode.replay.convert import load_source, notebook_text
     from codemode.replay.run import ReplayError, report_json, report_text, run_notebook
-    from codemode.replay.run_command import load_source
 
     source = Path(job.path)
     node = nbformat.from_dict(load_source(source))
     folder = Path(job.folder) if job.folder else source.parent.resolve()
     try:
-        report = run_notebook(node, folder, source.name, job.timeout_s)
+        workdir = Path(job.workdir) if job.workdir else None
+        report = run_notebook(node, folder, source.name, job.timeout_s, workdir)
     except ReplayError as exc:
         status = TIMED_OUT if isinstance(exc.__cause__, CellTimeoutError) else FAILED
         return Outcome(job.name, status, 0.0, str(exc))

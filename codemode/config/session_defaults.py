@@ -19,7 +19,9 @@ class SessionDefaults:
     engine of the runtime host, one of :data:`ENGINES` (``codemode-host --engine``);
     ``profile``: how cells behave, one of :data:`PROFILES` (``codemode-host --profile``):
     ``strict`` runs every cell exactly as Codex's ``exec``, ``notebook`` keeps top-level
-    declarations across cells and shows the last expression's value.
+    declarations across cells and shows the last expression's value. ``headless``: when a
+    cell that did not ask to yield runs to its end before its reply, one of :data:`HEADLESS`
+    (``auto``: for a request with ``allow_stdin`` false, :mod:`codemode.kernel.headless`).
     """
 
     yield_time_ms: int = 10000
@@ -28,13 +30,16 @@ class SessionDefaults:
     max_heap_size_bytes: int = 268435456
     engine: str = "quickjs"
     profile: str = "strict"
+    headless: str = "auto"
 
 
 ENGINES = ("quickjs", "v8")
 """The runtime host's engines (``codemode.runtime.engines.ENGINES``), the default first."""
 PROFILES = ("strict", "notebook")
 """The runtime host's profiles (``codemode.runtime.profile.PROFILES``, ``codemode-host --profile``), the default first."""
-CHOICES = {"engine": ENGINES, "profile": PROFILES}
+HEADLESS = ("auto", "always", "never")
+"""When a request is run headless (:mod:`codemode.kernel.headless`), the default first."""
+CHOICES = {"engine": ENGINES, "profile": PROFILES, "headless": HEADLESS}
 """The ``[session]`` settings that name one of a few choices, each with its choices (default first)."""
 NOTEBOOK_ENGINES = ("quickjs",)
 """The engines the notebook profile runs on (``codemode-host --profile notebook --engine v8``

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -140,7 +141,8 @@ class ToolCallRuntime:
     :class:`ToolCallEvent`; a listener that raises is logged and ignored. ``clock`` gives the
     times (seconds, monotonic) of the call records and of the elapsed time in abort texts.
     ``approver`` asks a person for a tool that needs approval (``ToolContext.request_approval``;
-    the kernel sets it; by default no one can be asked).
+    the kernel sets it; by default no one can be asked); ``asker(cell_id, prompt)`` asks a
+    person one line for cell ``cell_id`` (``ToolContext.ask_person``; likewise).
     """
 
     def __init__(
@@ -151,6 +153,7 @@ class ToolCallRuntime:
         self.registry = registry
         self.recorder = recorder
         self.approver: ApprovalRequester | None = None
+        self.asker: Callable[[str, str], Awaitable[str | None]] | None = None
         self._clock = clock
         self._gates: dict[str, SharedExclusiveGate] = {}
         self._records: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
@@ -260,8 +263,9 @@ class ToolCallRuntime:
         Function tools: ``None`` -> ``{}``; objects pass; anything else raises
         ``tool `<name>` expects a JSON object for arguments``. Function tools with
         ``any_input`` take the value as it is (``None`` stays ``None``). Freeform tools need a
-        string (``tool `<name>` expects a string input``). Schema violations raise a message
-        naming the field and the rule.
+        string (``tool `<name>` expects a string input``). A tool with ``arguments`` (a Codex
+        tool's Rust struct) refuses with Codex's serde text first and loses the keys the struct
+        lacks. Schema violations raise a message naming the field and the rule.
         """
         if tool.kind == "freeform":
             if not isinstance(raw_input, str):
@@ -270,6 +274,11 @@ class ToolCallRuntime:
         args = {} if raw_input is None and not tool.any_input else raw_input
         if not isinstance(args, dict) and not tool.any_input:
             raise ToolCallError(f"tool `{tool.raw_name}` expects a JSON object for arguments")
+        if tool.arguments is not None and isinstance(args, dict):
+            problem = tool.arguments.problem(args)
+            if problem is not None:
+                raise ToolCallError(problem)
+            args = tool.arguments.known(args)
         schema = self._schema(tool)
         if schema is None:
             return args
@@ -379,6 +388,8 @@ class ToolCallRuntime:
         ctx.via_ended_cell = via_ended_cell
         if self.approver is not None and via_ended_cell is None:
             ctx.request_approval = self.approver
+        if self.asker is not None and via_ended_cell is None:
+            ctx.ask_person = functools.partial(self.asker, cell_id)
 
         async def dispatch() -> ToolCallResult:
             me = asyncio.current_task()

@@ -22,17 +22,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from codemode.atomic_file import write_atomically
 from codemode.batch.command import add_batch_arguments
 from codemode.batch.inputs import UsageError, files_named
 from codemode.batch.inputs import targets as batch_targets
 from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
-from codemode.replay.rollout import NotASessionError, Session, read_session
-from codemode.replay.servers import CodexConfigError, codemode_toml, default_codex_config, read_servers
+from codemode.replay.rollout import NotASessionError, read_session, session_warnings
+from codemode.replay.servers import CodexConfigError, default_codex_config, load_servers, write_servers
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --run: the longest one session's run may take",
     )
     parser.add_argument(
+        "--workdir",
+        metavar="DIR",
+        help="with --run: run the cells in DIR, kept afterwards (several sessions: DIR/<session>); "
+        "default: a new empty folder, removed afterwards",
+    )
+    parser.add_argument(
         "--record-from-session",
         metavar="PATH",
         help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",
@@ -86,19 +91,6 @@ def targets(files: list[Path], output: str | None, several: bool) -> dict[Path, 
     return batch_targets(files, output, several, "sessions", "-o")
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in its folder, renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 @dataclass
 class Outcome:
     """What converting one session gave: the notebook written, or why none was."""
@@ -106,15 +98,6 @@ class Outcome:
     source: Path
     written: Path | None = None
     error: str | None = None
-
-
-def warnings_of(session: Session) -> list[str]:
-    """The warnings to print for a session that converts (unreadable lines, skipped types)."""
-    lines = [f"warning: {session.path}: line {p.line} was skipped: {p.problem}." for p in session.problems]
-    if session.skipped:
-        counts = ", ".join(f"{n} of type {kind}" for kind, n in sorted(session.skipped.items()))
-        lines.append(f"warning: {session.path}: skipped lines of a type replay does not know: {counts}.")
-    return lines
 
 
 def convert_one(source: Path, target: Path) -> Outcome:
@@ -126,39 +109,10 @@ def convert_one(source: Path, target: Path) -> Outcome:
         return Outcome(source, error=str(exc))
     except OSError as exc:
         return Outcome(source, error=f"{source} could not be read: {exc.strerror or exc}.")
-    for line in warnings_of(session):
+    for line in session_warnings(session):
         print(line, file=sys.stderr)
     write_atomically(target, notebook_text(notebook))
     return Outcome(source, written=target)
-
-
-def load_servers(config: Path, explicit: bool) -> dict[str, dict[str, Any]]:
-    """The MCP servers of the Codex config: a missing default config is no servers; a missing
-    named one, or one that cannot be read, raises :class:`CodexConfigError`."""
-    try:
-        return read_servers(config)
-    except FileNotFoundError as exc:
-        if explicit:
-            raise CodexConfigError(f"The Codex configuration {config} does not exist.") from exc
-        return {}
-
-
-def write_servers(servers: dict[str, dict[str, Any]], config: Path, folders: list[Path]) -> list[str]:
-    """Write ``servers`` (read from ``config``) to ``codemode.toml`` in each folder, leaving an
-    existing file as it is; returns the lines to print."""
-    text = codemode_toml(servers, config)
-    said = []
-    for folder in dict.fromkeys(folders):
-        target = folder / "codemode.toml"
-        if target.exists():
-            said.append(
-                f"warning: {target} exists and was left unchanged (its MCP servers may differ from {config}'s)."
-            )
-            continue
-        write_atomically(target, text)
-        plural = "s" if len(servers) != 1 else ""
-        said.append(f"wrote {target} ({len(servers)} MCP server{plural} from {config})")
-    return said
 
 
 def main(argv: list[str]) -> int:

@@ -19,8 +19,12 @@ The views are ``same`` when equal after normalising; ``reason`` then names the m
 step that removed a difference (:data:`_SIGNIFICANCE`; None when they were equal verbatim),
 ``normalised`` every such step. Otherwise they differ for
 ``program``: the program did something else, and ``diff`` is a unified diff of the normalised
-views (recorded first). The other reasons of a report (``missing_tool``,
-``no_recorded_result``) come from :mod:`codemode.replay.run`, not from here.
+views (recorded first).
+
+:func:`compare_notifications` compares the ``notify()`` texts of one exec the same way (each
+text under a ``--- notify N`` line, the same noise); texts that differ give reason ``notify``.
+The other reasons of a report (``missing_tool``, ``no_recorded_result``) come from
+:mod:`codemode.replay.run`, not from here.
 """
 
 from __future__ import annotations
@@ -32,8 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-REASONS = ("wall_time", "ids", "paths", "image_detail", "missing_tool", "no_recorded_result", "program")
-"""Every reason a report gives; only ``program`` marks a real divergence."""
+REASONS = ("wall_time", "ids", "paths", "image_detail", "missing_tool", "no_recorded_result", "notify", "program")
+"""Every reason a report gives; only :data:`DIVERGENCES` mark a real divergence."""
+DIVERGENCES = ("program", "notify")
+"""The reasons that mean the rerun did something else: the answer (``program``), or only the
+``notify()`` texts (``notify``)."""
 
 _WALL = (
     (re.compile(r"Wall time \d+\.\d seconds"), "Wall time <t> seconds"),
@@ -121,10 +128,14 @@ class Comparison:
     diff: str
 
 
-def compare(recorded: Any, new: Any, recorded_folder: str, run_folder: str) -> Comparison:
-    """Compare the recorded model view with the rerun's (module docstring). ``recorded_folder``
-    is the session's working folder, ``run_folder`` the one the rerun ran in."""
-    before, after = view_text(recorded), view_text(new)
+def notify_text(texts: list[str]) -> str:
+    """``notify()`` texts as readable lines, each under a ``--- notify N`` line (``""`` for none)."""
+    return "".join(f"--- notify {n}\n{t}{'' if t.endswith(chr(10)) else chr(10)}" for n, t in enumerate(texts, 1))
+
+
+def _compare_texts(before: str, after: str, recorded_folder: str, run_folder: str, divergence: str) -> Comparison:
+    """Normalise :data:`NOISE` step by step and compare; ``divergence`` is the reason when the
+    texts still differ."""
     if before == after:
         return Comparison("same", None, (), "")
     normalised = []
@@ -139,7 +150,41 @@ def compare(recorded: Any, new: Any, recorded_folder: str, run_folder: str) -> C
     diff = difflib.unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), "recorded", "replayed"
     )
-    return Comparison("differs", "program", tuple(normalised), "".join(diff))
+    return Comparison("differs", divergence, tuple(normalised), "".join(diff))
 
 
-__all__ = ["NOISE", "REASONS", "Comparison", "compare", "view_text"]
+def compare(recorded: Any, new: Any, recorded_folder: str, run_folder: str) -> Comparison:
+    """Compare the recorded model view with the rerun's (module docstring). ``recorded_folder``
+    is the session's working folder, ``run_folder`` the one the rerun ran in."""
+    return _compare_texts(view_text(recorded), view_text(new), recorded_folder, run_folder, "program")
+
+
+def compare_notifications(recorded: list[str], new: list[str], recorded_folder: str, run_folder: str) -> Comparison:
+    """Compare the ``notify()`` texts one exec sent, in order, as Codex recorded them and as
+    the rerun showed them; reason ``notify`` when they differ after the noise is normalised."""
+    return _compare_texts(notify_text(recorded), notify_text(new), recorded_folder, run_folder, "notify")
+
+
+def combine(answer: Comparison, notes: Comparison) -> Comparison:
+    """One cell's outcome from its answer's and its notifications' comparisons: it differs when
+    either does (for ``program`` when the answer does, else for ``notify``), the diffs one after
+    the other; a ``same`` cell names the most telling noise of both."""
+    normalised = tuple(noise for noise, _ in NOISE if noise in answer.normalised + notes.normalised)
+    if answer.status == "same" and notes.status == "same":
+        reason = min(normalised, key=_SIGNIFICANCE.index) if normalised else None
+        return Comparison("same", reason, normalised, "")
+    reason = answer.reason if answer.status == "differs" else notes.reason
+    return Comparison("differs", reason, normalised, answer.diff + notes.diff)
+
+
+__all__ = [
+    "DIVERGENCES",
+    "NOISE",
+    "REASONS",
+    "Comparison",
+    "combine",
+    "compare",
+    "compare_notifications",
+    "notify_text",
+    "view_text",
+]

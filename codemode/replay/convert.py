@@ -43,9 +43,12 @@ exec's; with ``notebook_cell_id``, None when the id named no cell of its process
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -56,6 +59,7 @@ from codemode.replay.rollout import (
     ExecCall,
     ModelMessage,
     NestedToolCall,
+    NotASessionError,
     Notify,
     OtherToolCall,
     Process,
@@ -64,6 +68,8 @@ from codemode.replay.rollout import (
     Turn,
     UserPrompt,
     WaitCall,
+    read_session,
+    session_warnings,
 )
 
 FORMAT = 1
@@ -343,3 +349,28 @@ def _nested(call: NestedToolCall) -> dict[str, Any]:
         "line": call.line,
         "item": dict(call.item),
     }
+
+
+class SourceError(ValueError):
+    """A replay source (a session file or a replay notebook) that cannot be read; ``str(e)``
+    says why."""
+
+
+def load_source(source: Path) -> dict[str, Any]:
+    """The replay notebook of ``source``: a notebook as it is, a session file converted (its
+    warnings printed to stderr). Raises :class:`SourceError` when it cannot be read."""
+    if source.suffix == ".ipynb":
+        try:
+            return dict(json.loads(source.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise SourceError(f"{source} could not be read as a notebook: {exc}") from exc
+    try:
+        session = read_session(source)
+        nb = session_notebook(session)
+    except (NotASessionError, NoCodeModeError) as exc:
+        raise SourceError(str(exc)) from exc
+    except OSError as exc:
+        raise SourceError(f"{source} could not be read: {exc.strerror or exc}.") from exc
+    for line in session_warnings(session):
+        print(line, file=sys.stderr)
+    return nb

@@ -19,7 +19,8 @@ and ``ResponseItem`` types; the shapes below are those Codex CLI 0.171.0 wrote):
   ``Wall time X.Y seconds`` and ``Output:``; the other items are the texts and images the model
   saw, a failure's last one ``Script error:\\n<message>``. With no item after the header the
   output is a plain string, and older Codex versions wrote every output as one string: both
-  read as a header followed by (at most) one text;
+  read as a header followed by (at most) one text (:func:`codemode.model_view.parse` reads
+  the header, the error item and Codex's truncation warning);
 - a ``custom_tool_call_output`` carrying ``"name": "exec"`` is one ``notify()`` of the exec
   with that ``call_id`` (a plain string), written after the output then pending;
 - ``event_msg`` / ``item_completed`` of a nested tool call (``CommandExecution``,
@@ -47,13 +48,15 @@ cut short); a line of a type this module does not know is skipped and counted in
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from codemode import model_view
+from codemode.model_view import Truncation
 
 
 class NotASessionError(ValueError):
@@ -71,15 +74,6 @@ class SessionMeta:
     cwd: str
     started_at: str
     originator: str
-
-
-@dataclass(frozen=True)
-class Truncation:
-    """Codex's truncation warning in an output: ``Warning: truncated output (original token
-    count: N)\\nTotal output lines: L``."""
-
-    original_token_count: int
-    total_output_lines: int
 
 
 @dataclass(frozen=True)
@@ -292,14 +286,6 @@ class Session:
         return tuple(r for r in self.records if isinstance(r, NestedToolCall))
 
 
-HEADER = re.compile(
-    r"\A(?P<status>Script completed|Script failed|Script terminated|Script running with cell ID (?P<cell>\S+))\n"
-    r"Wall time (?P<wall>[0-9]+(?:\.[0-9]+)?) seconds\nOutput:\n"
-)
-"""An output's header item (Codex's ``code_mode`` response header)."""
-STATUSES = {"Script completed": "completed", "Script failed": "failed", "Script terminated": "terminated"}
-TRUNCATION = re.compile(r"\AWarning: truncated output \(original token count: (\d+)\)\nTotal output lines: (\d+)\n")
-ERROR_PREFIX = "Script error:\n"
 MESSAGE_TYPES = ("UserMessage", "AgentMessage", "Reasoning", "Plan", "Sleep")
 """``item_completed`` items that are not nested tool calls."""
 KNOWN_LINE_TYPES = frozenset(
@@ -378,30 +364,25 @@ def _output_items(output: Any) -> list[dict[str, Any]]:
 
 
 def parse_result(output: Any, time: str, line: int) -> CallResult:
-    """Read an exec or wait output (see the module docstring) into a :class:`CallResult`."""
+    """Read an exec or wait output (see the module docstring) into a :class:`CallResult`: the
+    header, error item and truncation warning are read by :func:`codemode.model_view.parse`;
+    an output it cannot read is ``unknown``, its items kept as they are."""
     items = _output_items(output)
-    status, cell_id, wall = "unknown", None, None
-    if items and items[0].get("type") == "input_text":
-        head = str(items[0].get("text", ""))
-        match = HEADER.match(head)
-        if match is not None:
-            kind = match.group("status")
-            cell_id = match.group("cell")
-            status = "running" if cell_id is not None else STATUSES[kind]
-            wall = float(match.group("wall"))
-            rest = head[match.end() :]
-            items = ([{"type": "input_text", "text": rest}] if rest else []) + items[1:]
-    error = None
-    if items and items[-1].get("type") == "input_text" and str(items[-1].get("text", "")).startswith(ERROR_PREFIX):
-        error = str(items[-1]["text"])[len(ERROR_PREFIX) :]
-        items = items[:-1]
-    truncation = None
-    for item in items:
-        match = TRUNCATION.match(str(item.get("text", ""))) if item.get("type") == "input_text" else None
-        if match is not None:
-            truncation = Truncation(int(match.group(1)), int(match.group(2)))
-            break
-    return CallResult(status, cell_id, wall, tuple(items), truncation, error, output, time, line)
+    parsed = model_view.parse(items)
+    if parsed is None:
+        return CallResult("unknown", None, None, tuple(items), None, None, output, time, line)
+    header = parsed.header
+    return CallResult(
+        header.name,
+        header.cell_id,
+        float(header.wall_time),
+        tuple(parsed.items),
+        parsed.truncation,
+        parsed.error_text,
+        output,
+        time,
+        line,
+    )
 
 
 def _optional_int(value: Any) -> int | None:
@@ -682,3 +663,12 @@ def read_session(path: str | Path) -> Session:
     if reader.meta is None:
         raise NotASessionError(f"{path} is not a Codex session file: it is empty.")
     return reader.finish(count)
+
+
+def session_warnings(session: Session) -> list[str]:
+    """The warnings to print for a session that converts (unreadable lines, skipped types)."""
+    lines = [f"warning: {session.path}: line {p.line} was skipped: {p.problem}." for p in session.problems]
+    if session.skipped:
+        counts = ", ".join(f"{n} of type {kind}" for kind, n in sorted(session.skipped.items()))
+        lines.append(f"warning: {session.path}: skipped lines of a type replay does not know: {counts}.")
+    return lines

@@ -3,8 +3,9 @@
 Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 ``metadata.codemode.replay``). Steps:
 
-1. Before anything runs, the tools the ``codemode.toml`` beside the notebook offers are listed
-   (:class:`codemode.tools.registry.ToolRegistry`, MCP servers started and stopped), and each
+1. Before any cell runs, the first kernel (configured by the ``codemode.toml`` of the run
+   notebook's folder, :func:`kernel_environment`) lists its tools (a ``%tools`` request; its MCP
+   servers start once, in the kernel, not a second time for the check), and each
    ``exec`` cell that names a tool codemode lacks (:func:`codemode.replay.needs.cell_needs`)
    is marked ``not_run`` with reason ``missing_tool``; so is a ``%wait``/``%terminate`` on it.
    A skipped ``exec`` still takes its cell id: a comment-only program runs in its place, so the
@@ -12,10 +13,25 @@ Input: a notebook made by :mod:`codemode.replay.convert` (its cells carry
 2. The code cells run with ``nbclient`` (the kernel the notebook names, ``codemode``), one
    fresh kernel per Codex process: where Codex resumed the session in a new process (cell
    metadata ``process``), the kernel is started anew, so cell ids restart at 1 and values kept
-   with ``store()`` are gone, as in Codex. Markdown cells do not run.
+   with ``store()`` are gone, as in Codex. Markdown cells do not run. The cells run in a
+   working folder of their own (``workdir``; by default a new empty folder, removed after the
+   run): Codex ran them in the session's folder, whose files the session file does not hold,
+   so an empty folder is the closest stand-in, and the run notebook's own files stay out of
+   the programs' sight (an ``ls`` counts what Codex counted).
 3. For each ``exec``, ``wait`` and ``terminate`` cell, the answer the kernel gives as the model
    would see it (the ``execute_reply``'s ``metadata.codemode.model_view.output``) is compared
    with the recorded ``result.model_view`` (:func:`codemode.replay.compare.compare`).
+4. For each ``exec``, the ``notify()`` texts it sent are compared with the recorded ones
+   (:func:`codemode.replay.compare.compare_notifications`). Codex writes each as one more
+   ``custom_tool_call_output`` of the exec's ``call_id``, in the cell metadata's
+   ``notifications`` of the call whose result it followed; the kernel shows each as a
+   ``display_data`` whose metadata is ``{"codemode": {"notify": CELL_ID}}`` under the request
+   running then (:mod:`codemode.kernel.notify`). So both sides are gathered by exec, wherever
+   they were shown: the exec cell or a ``%wait`` on it.
+5. A cell that differs (``program`` or ``notify``) after a cell that was not run gets
+   ``after_not_run``, the ``call_id`` of the last such cell before it
+   (:func:`mark_after_not_run`): the skipped program may have written a file or stored a value
+   that this one read.
 
 The run notebook keeps both: each cell's outputs are the new ones, the recorded outputs move to
 ``metadata.codemode.replay.recorded_outputs``, the comparison goes to
@@ -25,15 +41,20 @@ Markdown cell (kind ``replay_diff``) after each differing cell shows the diff.
 
 from __future__ import annotations
 
-import asyncio
 import copy
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codemode.replay.compare import compare
+from codemode.config import CONFIG_ENV
+from codemode.config.recording import PATH_ENV
+from codemode.kernel.services import HEADLESS_VARIABLE
+from codemode.replay.compare import DIVERGENCES, combine, compare, compare_notifications
 from codemode.replay.needs import cell_needs
-from codemode.tools.called import available_names
 
 CALL_KINDS = ("exec", "wait", "terminate")
 
@@ -57,6 +78,7 @@ class CellReport:
     missing_tools: tuple[str, ...] = ()
     unread: tuple[str, ...] = ()
     source: str = ""
+    after_not_run: str | None = None
 
 
 @dataclass
@@ -74,8 +96,8 @@ class RunReport:
         return counts
 
     def exit_status(self) -> int:
-        """0 when no cell differs for ``program``, else 1."""
-        return 1 if any(c.reason == "program" for c in self.cells) else 0
+        """0 when no cell differs for ``program`` or ``notify`` (:data:`DIVERGENCES`), else 1."""
+        return 1 if any(c.reason in DIVERGENCES for c in self.cells) else 0
 
 
 def replay_meta(cell: Any) -> dict[str, Any]:
@@ -84,21 +106,26 @@ def replay_meta(cell: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-async def _available(folder: Path) -> set[str]:
-    from codemode.config import load_config
-    from codemode.tools.registry import ToolRegistry
+def kernel_tool_names(client: Any, timeout_s: float) -> set[str]:
+    """The names a program may give the tools of the kernel ``client`` (an nbclient
+    ``NotebookClient`` inside ``setup_kernel``) runs: a ``%tools`` request, not stored in the
+    history, whose reply's ``metadata.codemode.tool_names`` lists them once its MCP servers have
+    started or given up. The kernel's own registry answers, so no server is started for the
+    check. Raises :class:`ReplayError` when the kernel gives no list."""
+    from jupyter_core.utils import run_sync
 
-    registry = await ToolRegistry.create(load_config(cwd=folder))
-    try:
-        return available_names(await registry.ready_tools())
-    finally:
-        await registry.aclose()
+    async def ask() -> Any:
+        msg_id = client.kc.execute("%tools", store_history=False, allow_stdin=False)
+        while True:
+            reply = await client.kc.get_shell_msg(timeout=timeout_s)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return reply
 
-
-def available_tool_names(folder: Path) -> set[str]:
-    """The names a program may give the tools a kernel started in ``folder`` offers (its
-    ``codemode.toml``'s MCP servers listed, then stopped)."""
-    return asyncio.run(_available(folder))
+    reply = run_sync(ask)()
+    names = reply.get("metadata", {}).get("codemode", {}).get("tool_names")
+    if reply["content"].get("status") != "ok" or not isinstance(names, list):
+        raise ReplayError(f"the kernel did not list its tools: {reply['content']}")
+    return {str(name) for name in names}
 
 
 def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
@@ -139,10 +166,35 @@ def _model_view(reply: Any) -> Any:
     return view.get("output") if isinstance(view, dict) else None
 
 
-def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: float) -> dict[int, Any]:
+def kernel_environment(folder: Path, name: str) -> dict[str, str]:
+    """The environment of a replay's kernels: this process's, with
+    ``CODEMODE_HEADLESS=never`` (a replay reruns Codex's ``exec`` as Codex ran it: a cell
+    yields at its yield time, also under nbclient's headless requests;
+    :mod:`codemode.kernel.headless`); unless already set, ``CODEMODE_CONFIG`` naming
+    ``folder``'s ``codemode.toml`` when there is one (the kernels run in another folder), and
+    ``JPY_SESSION_NAME`` naming the notebook ``<name's stem>.ipynb`` in ``folder``, so a
+    recording without a path is ``<name's stem>.recording.jsonl`` there; a relative
+    ``CODEMODE_RECORDING_PATH`` is made absolute from this process's working folder, where the
+    user typed it (:mod:`codemode.config.recording`)."""
+    env = {**os.environ, HEADLESS_VARIABLE: "never"}
+    config = folder / "codemode.toml"
+    if config.is_file():
+        env.setdefault(CONFIG_ENV, str(config))
+    env.setdefault("JPY_SESSION_NAME", str(folder / (Path(name).stem + ".ipynb")))
+    if env.get(PATH_ENV):
+        env[PATH_ENV] = os.path.abspath(os.path.expanduser(env[PATH_ENV]))
+    return env
+
+
+def execute(
+    nb: Any, folder: Path, name: str, workdir: Path, timeout_s: float
+) -> tuple[dict[int, Any], dict[int, CellReport]]:
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
-    Codex process, all of them within ``timeout_s`` seconds; returns each run cell's ``execute_reply`` by index. Raises
-    :class:`ReplayError` when a kernel cannot start or dies."""
+    Codex process working in ``workdir`` (:func:`kernel_environment` of ``folder`` and
+    ``name``), all of them within ``timeout_s`` seconds. Before any cell runs, the first
+    kernel lists its tools (:func:`kernel_tool_names`) and the cells to skip are planned
+    (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
+    Raises :class:`ReplayError` when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -168,6 +220,7 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: fl
             process = this
         segments[-1].append(index)
     encryption = "auto" if zmq.has("curve") else "disabled"
+    skipped: dict[int, CellReport] | None = None
     cell_limit = time_left(timeout_s)
     for segment in segments:
         client = NotebookClient(
@@ -178,10 +231,12 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: fl
             allow_errors=True,
             record_timing=False,
             on_cell_executed=keep,
-            resources={"metadata": {"path": str(folder)}},
+            resources={"metadata": {"path": str(workdir)}},
         )
         try:
-            with client.setup_kernel():
+            with client.setup_kernel(env=kernel_environment(folder, name)):
+                if skipped is None:
+                    skipped = plan(nb, kernel_tool_names(client, cell_limit(None)))
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
@@ -196,13 +251,83 @@ def execute(nb: Any, folder: Path, skipped: dict[int, CellReport], timeout_s: fl
                     client.execute_cell(cell, index)
         except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
             raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
-    return replies
+    return replies, skipped or {}
 
 
-def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> RunReport:
+def recorded_notifications(nb: Any) -> dict[str, list[str]]:
+    """The ``notify()`` texts Codex recorded, by the exec's ``call_id``, in file order (from
+    each cell's ``metadata.codemode.replay.notifications``)."""
+    found: dict[str, list[str]] = {}
+    for cell in nb["cells"]:
+        for note in replay_meta(cell).get("notifications") or []:
+            found.setdefault(str(note.get("call_id")), []).append(str(note.get("text", "")))
+    return found
+
+
+def replayed_notifications(nb: Any) -> dict[tuple[int, str], list[str]]:
+    """The ``notify()`` texts the rerun showed, by (Codex process, kernel cell id), in notebook
+    order: each ``display_data`` output whose metadata is ``{"codemode": {"notify": ID}}``. The
+    kernel shows a request's notifications past the tenth in one shared display
+    (``{"notify": ID, "more": N}``), which stands here as one text ``(N more notifications)``."""
+    found: dict[tuple[int, str], list[str]] = {}
+    for cell in nb["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        process = replay_meta(cell).get("process", 1)
+        for output in cell.get("outputs", []):
+            marker = (
+                output.get("metadata", {}).get("codemode", {}) if output.get("output_type") == "display_data" else {}
+            )
+            if not isinstance(marker, dict) or marker.get("notify") is None:
+                continue
+            texts = found.setdefault((process, str(marker["notify"])), [])
+            more = marker.get("more")
+            texts.append(
+                f"({more} more notifications)" if more is not None else str(output["data"].get("text/plain", ""))
+            )
+    return found
+
+
+def mark_after_not_run(cells: list[CellReport]) -> None:
+    """Set :attr:`CellReport.after_not_run` on each cell that differs for ``program`` or
+    ``notify`` after an ``exec`` that was not run: the ``call_id`` of the last such exec before
+    it (a ``%wait`` not run for want of its exec names the exec's)."""
+    last: str | None = None
+    for cell in cells:
+        if cell.status == "not_run" and cell.kind == "exec":
+            last = cell.call_id
+        elif last is not None and cell.reason in DIVERGENCES:
+            cell.after_not_run = last
+
+
+def _diff_note(entry: CellReport) -> str:
+    text = f"**Replay differs** (reason `{entry.reason}`): recorded, then replayed.\n\n```diff\n{entry.diff}```"
+    if entry.after_not_run is not None:
+        text += (
+            f"\n\nIt comes after `{entry.after_not_run}`, which was not run:"
+            " a file or stored value that cell would have made may be missing."
+        )
+    return text
+
+
+@contextmanager
+def working_folder(workdir: Path | None) -> Iterator[Path]:
+    """The folder the cells run in: ``workdir`` (made if missing, kept), else a new empty
+    temporary folder, removed afterwards."""
+    if workdir is not None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        yield workdir.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="codemode-replay-", ignore_cleanup_errors=True) as temporary:
+        yield Path(temporary).resolve()
+
+
+def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120, workdir: Path | None = None) -> RunReport:
     """Run ``nb`` (a replay notebook as nbformat data, changed in place into the run notebook:
-    module docstring) with ``folder`` as the kernel's working folder; returns the report.
-    Raises :class:`ReplayError` when the notebook has no replay cell or the run cannot go on."""
+    module docstring), configured by ``folder``'s ``codemode.toml``, its cells working in
+    ``workdir`` (:func:`working_folder`); returns the report. Raises :class:`ReplayError` when
+    the notebook has no replay cell or the run cannot go on."""
+    nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
     calls = [
         i
         for i, c in enumerate(nb["cells"])
@@ -210,19 +335,14 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
     ]
     if not calls:
         raise ReplayError(f"{name} has no exec, wait or terminate cell made by `python -m codemode replay`.")
-    nb["cells"] = [c for c in nb["cells"] if replay_meta(c).get("kind") != "replay_diff"]
-    calls = [
-        i
-        for i, c in enumerate(nb["cells"])
-        if c.get("cell_type") == "code" and replay_meta(c).get("kind") in CALL_KINDS
-    ]
     for cell in nb["cells"]:
         meta = replay_meta(cell)
         if cell.get("cell_type") == "code" and meta and "recorded_outputs" not in meta:
             meta["recorded_outputs"] = copy.deepcopy(cell.get("outputs", []))
-    skipped = plan(nb, available_tool_names(folder))
-    replies = execute(nb, folder, skipped, timeout_s)
+    with working_folder(workdir) as cwd:
+        replies, skipped = execute(nb, folder, name, cwd, timeout_s)
     recorded_folder = str(nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("cwd") or "")
+    recorded_notes, replayed_notes = recorded_notifications(nb), replayed_notifications(nb)
     report = RunReport(name)
     for index in calls:
         cell = nb["cells"][index]
@@ -232,10 +352,16 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
         else:
             new = _model_view(replies.get(index))
             result = meta.get("result")
+            run: dict[str, Any] = {}
             if result is None:
                 entry = CellReport(index, meta.get("call_id"), meta["kind"], "differs", "no_recorded_result")
             else:
-                outcome = compare(result.get("model_view"), new, recorded_folder, str(folder))
+                outcome = compare(result.get("model_view"), new, recorded_folder, str(cwd))
+                if meta["kind"] == "exec":
+                    shown = replayed_notes.get((meta.get("process", 1), str(meta.get("notebook_cell_id"))), [])
+                    sent = recorded_notes.get(str(meta.get("call_id")), [])
+                    outcome = combine(outcome, compare_notifications(sent, shown, recorded_folder, str(cwd)))
+                    run["notifications"] = shown
                 entry = CellReport(
                     index,
                     meta.get("call_id"),
@@ -245,14 +371,18 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
                     outcome.diff,
                     outcome.normalised,
                 )
-            meta["run"] = {"status": entry.status, "reason": entry.reason, "diff": entry.diff, "model_view": new}
+            meta["run"] = {"status": entry.status, "reason": entry.reason, "diff": entry.diff, "model_view": new, **run}
         if index in skipped:
             meta["run"] = {"status": entry.status, "reason": entry.reason, "missing_tools": list(entry.missing_tools)}
         entry.source = cell["source"]
         report.cells.append(entry)
+    mark_after_not_run(report.cells)
+    for entry in report.cells:
+        if entry.after_not_run is not None:
+            replay_meta(nb["cells"][entry.index])["run"]["after_not_run"] = entry.after_not_run
     for entry in reversed(report.cells):
         if entry.status == "differs":
-            text = f"**Replay differs** (reason `{entry.reason}`): recorded, then replayed.\n\n```diff\n{entry.diff}```"
+            text = _diff_note(entry)
             nb["cells"].insert(
                 entry.index + 1,
                 {
@@ -268,7 +398,8 @@ def run_notebook(nb: Any, folder: Path, name: str, timeout_s: float = 120) -> Ru
 def report_json(report: RunReport) -> dict[str, Any]:
     """The ``--report`` JSON: ``{"notebook", "summary": {"cells", "same", "differs",
     "not_run"}, "cells": [{"index", "call_id", "kind", "status", "reason", "normalised",
-    "diff", "missing_tools", "unread"}]}``; ``index`` counts the notebook's cells from 0."""
+    "diff", "missing_tools", "unread", "after_not_run"}]}``; ``index`` counts the notebook's
+    cells from 0; ``after_not_run`` is a ``call_id`` or None (:func:`mark_after_not_run`)."""
     return {
         "notebook": report.notebook,
         "summary": report.summary(),
@@ -283,6 +414,7 @@ def report_json(report: RunReport) -> dict[str, Any]:
                 "diff": c.diff,
                 "missing_tools": list(c.missing_tools),
                 "unread": list(c.unread),
+                "after_not_run": c.after_not_run,
             }
             for c in report.cells
         ],
@@ -291,8 +423,8 @@ def report_json(report: RunReport) -> dict[str, Any]:
 
 def report_junit(report: RunReport) -> str:
     """The ``--junit`` XML (``xml.etree``): one ``testsuite`` named after the notebook, one
-    ``testcase`` per cell (``name`` ``cell INDEX CALL_ID``); ``differs`` for ``program`` is a
-    ``failure`` whose text is the diff; ``not_run`` is ``skipped`` with its reason."""
+    ``testcase`` per cell (``name`` ``cell INDEX CALL_ID``); ``differs`` for ``program`` or
+    ``notify`` is a ``failure`` whose text is the diff; ``not_run`` is ``skipped`` with its reason."""
     import xml.etree.ElementTree as ET
 
     summary = report.summary()
@@ -300,14 +432,15 @@ def report_junit(report: RunReport) -> str:
         "testsuite",
         name=report.notebook,
         tests=str(summary["cells"]),
-        failures=str(sum(1 for c in report.cells if c.reason == "program")),
+        failures=str(sum(1 for c in report.cells if c.reason in DIVERGENCES)),
         skipped=str(summary["not_run"]),
         errors="0",
     )
     for c in report.cells:
         case = ET.SubElement(suite, "testcase", classname="replay", name=f"cell {c.index} {c.kind} {c.call_id}")
-        if c.reason == "program":
-            failure = ET.SubElement(case, "failure", message="the replayed answer differs (program)")
+        if c.reason in DIVERGENCES:
+            after = f", after {c.after_not_run} (not run)" if c.after_not_run else ""
+            failure = ET.SubElement(case, "failure", message=f"the replayed answer differs ({c.reason}{after})")
             failure.text = c.diff
         elif c.status == "not_run":
             ET.SubElement(case, "skipped", message=f"not run: {c.reason} {' '.join(c.missing_tools)}".strip())
@@ -323,6 +456,7 @@ def report_text(report: RunReport) -> str:
     lines = []
     for c in report.cells:
         extra = f" ({', '.join(c.missing_tools)})" if c.missing_tools else ""
+        extra += f" (after {c.after_not_run}, not run)" if c.after_not_run else ""
         lines.append(f"cell {c.index} {c.kind} {c.call_id}: {c.status}" + (f", {c.reason}" if c.reason else "") + extra)
         if c.diff:
             lines.append(c.diff.rstrip("\n"))

@@ -29,38 +29,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from codemode.replay.command import load_servers, warnings_of, write_atomically, write_servers
-from codemode.replay.convert import NoCodeModeError, notebook_text, session_notebook
-from codemode.replay.rollout import NotASessionError, read_session
+from codemode.atomic_file import write_atomically
+from codemode.replay.convert import SourceError, load_source, notebook_text
 from codemode.replay.run import ReplayError, report_json, report_junit, report_text, run_notebook
 from codemode.replay.seed import seed_recording
-from codemode.replay.servers import CodexConfigError, default_codex_config
+from codemode.replay.servers import CodexConfigError, default_codex_config, load_servers, write_servers
 
 
 class _Stop(Exception):
     """Stop with status 2; ``str`` is the error to print."""
-
-
-def load_source(source: Path) -> dict[str, Any]:
-    """The replay notebook of ``source``: a notebook as it is, a session file converted (its
-    warnings printed to stderr). Raises an exception whose ``str`` says why it cannot be read."""
-    if source.suffix == ".ipynb":
-        try:
-            return dict(json.loads(source.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise _Stop(f"{source} could not be read as a notebook: {exc}") from exc
-    try:
-        session = read_session(source)
-        nb = session_notebook(session)
-    except (NotASessionError, NoCodeModeError) as exc:
-        raise _Stop(str(exc)) from exc
-    except OSError as exc:
-        raise _Stop(f"{source} could not be read: {exc.strerror or exc}.") from exc
-    for line in warnings_of(session):
-        print(line, file=sys.stderr)
-    return nb
 
 
 def _servers(args: argparse.Namespace, *folders: Path) -> None:
@@ -93,7 +71,11 @@ def _run_batch(args: argparse.Namespace) -> int:
     sessions = [file for file in files if file.suffix != ".ipynb"]
     if sessions:
         _servers(args, *(folders[file] for file in sessions))
-    jobs = [Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file])) for file in files]
+    workdirs = {file: str(Path(args.workdir).resolve() / file.stem) if args.workdir else None for file in files}
+    jobs = [
+        Job("replay", str(file.resolve()), str(file), args.timeout, str(folders[file]), workdirs[file])
+        for file in files
+    ]
     outcomes, status = run_batch(jobs, executor_for(args), noun="session", suite="codemode replay", junit=args.junit)
     for file, outcome in zip(files, outcomes, strict=True):
         if args.output and outcome.notebook is not None:
@@ -126,7 +108,10 @@ def _run(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None and output.suffix != ".ipynb":
         raise _Stop(f"-o with --run names the run notebook (OUT.ipynb), not {output}.")
-    nb = load_source(source)
+    try:
+        nb = load_source(source)
+    except SourceError as exc:
+        raise _Stop(str(exc)) from exc
     if args.record_from_session:
         nested = nb.get("metadata", {}).get("codemode", {}).get("replay", {}).get("nested_tool_calls", [])
         count = seed_recording(Path(args.record_from_session), nested)
@@ -141,7 +126,8 @@ def _run(args: argparse.Namespace) -> int:
         _servers(args, folder)
     node = nbformat.from_dict(nb)
     try:
-        report = run_notebook(node, folder, source.name, args.timeout)
+        workdir = Path(args.workdir) if args.workdir else None
+        report = run_notebook(node, folder, source.name, args.timeout, workdir)
     except ReplayError as exc:
         raise _Stop(str(exc)) from exc
     sys.stdout.write(report_text(report))

@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from codemode.atomic_file import write_atomically
+
 KEYS = (
     "command",
     "args",
@@ -106,3 +108,32 @@ def codemode_toml(servers: dict[str, dict[str, Any]], source: Path) -> str:
         lines.extend(f"{key} = {_value(value)}" for key, value in copied.items())
         lines.append("")
     return "\n".join(lines)
+
+
+def load_servers(config: Path, explicit: bool) -> dict[str, dict[str, Any]]:
+    """The MCP servers of the Codex config: a missing default config is no servers; a missing
+    named one, or one that cannot be read, raises :class:`CodexConfigError`."""
+    try:
+        return read_servers(config)
+    except FileNotFoundError as exc:
+        if explicit:
+            raise CodexConfigError(f"The Codex configuration {config} does not exist.") from exc
+        return {}
+
+
+def write_servers(servers: dict[str, dict[str, Any]], config: Path, folders: list[Path]) -> list[str]:
+    """Write ``servers`` (read from ``config``) to ``codemode.toml`` in each folder, leaving an
+    existing file as it is; returns the lines to print."""
+    text = codemode_toml(servers, config)
+    said = []
+    for folder in dict.fromkeys(folders):
+        target = folder / "codemode.toml"
+        if target.exists():
+            said.append(
+                f"warning: {target} exists and was left unchanged (its MCP servers may differ from {config}'s)."
+            )
+            continue
+        write_atomically(target, text)
+        plural = "s" if len(servers) != 1 else ""
+        said.append(f"wrote {target} ({len(servers)} MCP server{plural} from {config})")
+    return said

@@ -146,10 +146,10 @@ class ApprovalRequest:
         folder, the justification) is shown with control characters escaped (``\\n``,
         ``\\x1b``), so that it cannot add lines of its own or steer the terminal."""
         where = "in the sandbox" if self.sandboxed else "outside the sandbox"
-        lines = [f"Cell {self.cell_id} asks to run a command {where}:", f"  command: {_shown(self.command)}"]
-        lines.append(f"  cwd:     {_shown(self.cwd)}")
+        lines = [f"Cell {self.cell_id} asks to run a command {where}:", f"  command: {on_one_line(self.command)}"]
+        lines.append(f"  cwd:     {on_one_line(self.cwd)}")
         if self.justification:
-            lines.append(f"  reason:  {_shown(self.justification)}")
+            lines.append(f"  reason:  {on_one_line(self.justification)}")
         if self.reason:
             lines.append(f"  ({self.reason})")
         if len(self.command) > LONG_COMMAND_CHARS:
@@ -165,7 +165,7 @@ LONG_COMMAND_CHARS = 200
 _SPACE_RUN = re.compile(r" {4,}")
 
 
-def _shown(text: str) -> str:
+def on_one_line(text: str) -> str:
     """``text`` on one line, as it is: control characters (C0, DEL, C1), format characters
     (bidirectional overrides, zero-width characters) and every separator but the plain space as
     Python escapes, and a run of four or more spaces as ``[N spaces]``, so that nothing the cell

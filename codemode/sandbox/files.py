@@ -177,6 +177,36 @@ def write_checked(policy: SandboxPolicy, path: Path, data: bytes) -> Path:
     return target
 
 
+def check_writable(policy: SandboxPolicy, path: Path) -> Path:
+    """``path`` resolved (:func:`_resolved`) when ``policy`` lets cells write (or delete) it;
+    :class:`WriteRefused` otherwise. A check made before several writes, so that none is made
+    when one would be refused; each write checks again."""
+    target = _resolved(path)
+    if not policy.can_write(target):
+        raise WriteRefused(_refusal(policy, target))
+    return target
+
+
+def delete_checked(policy: SandboxPolicy, path: Path) -> Path:
+    """Remove the file ``path`` (a symlink is removed, not followed) if ``policy`` lets cells
+    write it; returns the path removed. The removal goes through a descriptor of the checked
+    folder, as :func:`write_checked`'s writes do. Raises :class:`WriteRefused`, or ``OSError``
+    (``IsADirectoryError`` for a folder)."""
+    absolute = Path(os.path.abspath(Path.cwd() / path.expanduser()))
+    target = Path(os.path.realpath(absolute.parent)) / absolute.name
+    if not policy.can_write(target):
+        raise WriteRefused(_refusal(policy, target))
+    folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _check_reached(policy, folder, target.name)
+        if stat.S_ISDIR(os.stat(target.name, dir_fd=folder, follow_symlinks=False).st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        os.unlink(target.name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    return target
+
+
 MAX_READ_BYTES = 8 * 1024 * 1024
 """Largest file ``read_file`` returns: what a tool result may hold in the worst case (every
 byte written as a six-character JSON escape still fits one 64 MiB host protocol frame)."""

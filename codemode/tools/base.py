@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from codemode.cancellation import CancellationToken
 from codemode.sandbox.approvals import Answer, ApprovalRequest
+from codemode.tools.serde_arguments import SerdeStruct
 from codemode.tools.typescript import augmented_description, render_declaration
 from codemode.wire.tool_names import code_mode_name, normalize_identifier
 
@@ -25,6 +26,7 @@ ToolKind = Literal["function", "freeform"]
 ProgressReporter = Callable[[float, "float | None", "str | None"], None]
 OutputReporter = Callable[[str, str], None]
 ApprovalRequester = Callable[[ApprovalRequest], Awaitable["Answer | None"]]
+PersonAsker = Callable[[str], Awaitable["str | None"]]
 
 
 def _no_progress(progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -40,6 +42,11 @@ async def _no_one_to_ask(request: ApprovalRequest) -> Answer | None:
     return None
 
 
+async def _no_one_to_answer(prompt: str) -> str | None:
+    """The default asker: there is no one to ask (None)."""
+    return None
+
+
 @dataclass
 class ToolContext:
     """What a handler knows about its call.
@@ -51,6 +58,9 @@ class ToolContext:
     calling cell to show. Both are called on the event loop. ``request_approval(request)`` asks
     a person (:class:`~codemode.sandbox.approvals.ApprovalRequest`) and returns their
     :data:`~codemode.sandbox.approvals.Answer`, or None when no one can be asked.
+    ``ask_person(prompt)`` asks a person one line (an MCP server's elicitation,
+    :mod:`codemode.tools.mcp_elicitation`) and returns their reply as they typed it, or None
+    when no one can be asked; it finds no one where ``request_approval`` does.
     ``via_ended_cell``: in the notebook profile, the id of the ended cell whose helper made the
     call (a function that cell declared, called after it ended; the call acts for ``cell_id``,
     the latest cell still running, as its helpers do), else None. The shared context cannot
@@ -64,6 +74,7 @@ class ToolContext:
     report_progress: ProgressReporter = field(default=_no_progress)
     report_output: OutputReporter = field(default=_no_output)
     request_approval: ApprovalRequester = field(default=_no_one_to_ask)
+    ask_person: PersonAsker = field(default=_no_one_to_answer)
     via_ended_cell: str | None = None
 
 
@@ -80,7 +91,10 @@ class Tool:
     ``"function"`` or ``"freeform"``; ``supports_parallel`` selects the shared gate, otherwise
     calls are exclusive; ``waits_for_cancellation`` makes an abort await the handler's cleanup;
     ``any_input`` lets a function tool take any JSON value as its argument, not only an object
-    (checked against ``input_schema`` all the same).
+    (checked against ``input_schema`` all the same). ``arguments``: the Rust struct Codex reads
+    a Codex tool's arguments into (:class:`~codemode.tools.serde_arguments.SerdeStruct`); when
+    set, arguments that struct refuses fail with Codex's serde text, and keys it does not have
+    are dropped before the schema is checked, as Codex ignores them.
     ``declaration`` is the ``declare const tools: {...}`` text (:mod:`codemode.tools.typescript`);
     ``origin`` says where the tool comes from (``builtin``, ``python:<module>``,
     ``mcp:<server>``).
@@ -97,6 +111,7 @@ class Tool:
     supports_parallel: bool = True
     waits_for_cancellation: bool = False
     any_input: bool = False
+    arguments: SerdeStruct | None = None
     origin: str = "builtin"
     raw_name: str = ""
     js_name: str = ""

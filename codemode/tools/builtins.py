@@ -3,7 +3,11 @@
 - ``echo(value)`` -> the same JSON value, of any type (``null`` when the cell passes none or
   ``undefined``, which the host sends as ``null``);
 - ``sleep({ms})`` -> ``{slept_ms}``; ends at once when cancelled;
-- ``exec_command``: a shell command in the sandbox (:mod:`codemode.tools.exec_command`);
+- ``exec_command``: a shell command in the sandbox, and ``write_stdin`` for one still running
+  (:mod:`codemode.tools.exec_command`, :mod:`codemode.tools.exec_sessions`);
+- ``apply_patch("*** Begin Patch...")``: Codex's patch format, written through the sandbox
+  (:mod:`codemode.tools.apply_patch`); ``view_image({path})`` -> ``{image_url}``
+  (:mod:`codemode.tools.view_image`);
 - ``read_file({path})`` -> ``{content}``; ``write_file({path, content})`` -> ``{bytes_written}``
   (exclusive: never overlaps another call of the cell; only where the sandbox policy lets
   cells write, :mod:`codemode.sandbox.files`); ``list_dir({path})`` ->
@@ -27,9 +31,12 @@ from codemode.config import SandboxSettings
 from codemode.errors import ToolCallError
 from codemode.sandbox import Sandbox
 from codemode.sandbox.files import WriteRefused, opened_within_reach, read_checked, write_checked
+from codemode.tools.apply_patch import apply_patch_tool
 from codemode.tools.base import Handler, Tool, ToolContext
-from codemode.tools.exec_command import exec_command_tool
+from codemode.tools.exec_command import exec_command_tool, write_stdin_tool
+from codemode.tools.exec_sessions import ExecSessions
 from codemode.tools.threads import BUILTINS
+from codemode.tools.view_image import view_image_tool
 
 
 async def _echo(args: Any, ctx: ToolContext) -> Any:
@@ -142,10 +149,12 @@ def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 _PATH = {"type": "string", "description": "File system path, absolute or relative to the kernel's working directory."}
 
 
-def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool]:
+def builtin_tools(sandbox: Sandbox | None = None, sessions: ExecSessions | None = None) -> list[Tool]:
     """Fresh :class:`Tool` objects for every built-in (source ``builtin``), bound to ``sandbox``
-    (default: Codex's default settings for the working directory)."""
+    (default: Codex's default settings for the working directory); ``exec_command`` and
+    ``write_stdin`` share ``sessions`` (the owner ends them: :meth:`ExecSessions.aclose`)."""
     sandbox = sandbox or Sandbox.from_settings(SandboxSettings())
+    sessions = sessions if sessions is not None else ExecSessions()
     return [
         Tool(
             name="echo",
@@ -172,7 +181,10 @@ def builtin_tools(sandbox: Sandbox | None = None) -> list[Tool]:
             ),
             output_schema=_obj({"slept_ms": {"type": "integer"}}, ["slept_ms"]),
         ),
-        exec_command_tool(sandbox),
+        exec_command_tool(sandbox, sessions),
+        write_stdin_tool(sessions),
+        apply_patch_tool(sandbox),
+        view_image_tool(sandbox),
         Tool(
             name="read_file",
             description="Reads a UTF-8 text file and returns `{content}`.",

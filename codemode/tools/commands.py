@@ -53,7 +53,7 @@ def _settle_once(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _exited(process: asyncio.subprocess.Process) -> int | None:
+async def process_exited(process: asyncio.subprocess.Process) -> int | None:
     """Wait for the process itself to exit, not for its pipes to close (asyncio's ``wait()``
     also waits for EOF, which a background child holding stdout would delay forever)."""
     if process.returncode is not None:
@@ -116,7 +116,7 @@ async def run_command(
             capture.feed(chunk)
 
     reader = asyncio.ensure_future(pump())
-    waiter = asyncio.ensure_future(_exited(process))
+    waiter = asyncio.ensure_future(process_exited(process))
     cancelled = asyncio.ensure_future(cancellation.wait())
     timed_out = False
     try:

@@ -40,6 +40,8 @@ import asyncio
 import contextlib
 import os
 import secrets
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,16 @@ from codemode.sandbox.environment import command_environment
 from codemode.sandbox.seccomp import SeccompUnavailable, filter_fd
 from codemode.tools.base import Tool, ToolContext
 from codemode.tools.commands import CommandRun, run_command
+from codemode.tools.exec_sessions import (
+    DEFAULT_EXEC_YIELD_TIME_MS,
+    DEFAULT_WRITE_STDIN_YIELD_TIME_MS,
+    Collected,
+    ExecProcess,
+    ExecSessions,
+    clamp_poll,
+    clamp_yield,
+)
+from codemode.tools.serde_arguments import SerdeField, SerdeStruct
 from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS
 
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
@@ -64,11 +76,6 @@ MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
 frame of at most 64 MiB (the host protocol's frame limit) and JSON may spell one byte of text with six (``\\u0001``):
 8 MB stays under the limit even then, so a larger budget cannot make a valid call fail at the
 transport instead of with a clear schema error."""
-
-TTY_REFUSED = (
-    "exec_command: tty: true (a terminal for the command) is not supported by codemode, which has no "
-    "write_stdin either; the command was not run. Leave tty out to run it with plain pipes."
-)
 
 NETWORK_DISABLED_VARIABLE = "CODEX_SANDBOX_NETWORK_DISABLED"
 """Set to ``1`` for commands that have no network, as Codex sets it."""
@@ -123,15 +130,20 @@ async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest)
         sandbox.approvals.remember(request)
 
 
-async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool) -> CommandRun:
+@contextlib.asynccontextmanager
+async def _prepared(
+    sandbox: Sandbox, args: dict[str, Any], sandboxed: bool, cwd: Path
+) -> AsyncIterator[tuple[list[str], dict[str, str], tuple[int, ...]]]:
+    """The command line (wrapped in the sandbox when ``sandboxed``), its environment and the
+    descriptors it must get, held (the sandbox's masks, the seccomp filter's descriptor) until
+    the context ends: for as long as the command runs. Raises :class:`ToolCallError` when the
+    sandbox cannot be set up."""
     policy = sandbox.policy
     shell = _shell(args.get("shell"), policy.writable_folders())
     command = [shell, "-lc" if args.get("login") else "-c", args["cmd"]]
     env = command_environment(sandbox.environment, os.environ)
     if not policy.network_access:
         env[NETWORK_DISABLED_VARIABLE] = "1"
-    max_tokens = args.get("max_output_tokens")
-    budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
     masks: contextlib.AbstractContextManager[list[Path]] = (
         masked_paths(policy) if sandboxed else contextlib.nullcontext([])
     )
@@ -157,6 +169,18 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                 ) from None
             command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command, masked)
         try:
+            yield command, env, () if seccomp_fd is None else (seccomp_fd,)
+        finally:
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
+
+
+async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool) -> CommandRun:
+    """Run the command to its end or its ``timeout_ms`` (codemode's own argument)."""
+    max_tokens = args.get("max_output_tokens")
+    budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
+    async with _prepared(sandbox, args, sandboxed, cwd) as (command, env, pass_fds):
+        try:
             return await run_command(
                 command,
                 cwd=str(cwd),
@@ -164,13 +188,26 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                 max_output_tokens=budget,
                 timeout_ms=args.get("timeout_ms"),
                 cancellation=ctx.cancellation,
-                pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
-        finally:
-            if seccomp_fd is not None:
-                os.close(seccomp_fd)
+
+
+async def _start(sandbox: Sandbox, args: dict[str, Any], cwd: Path, sandboxed: bool) -> ExecProcess:
+    """Start the command for Codex's yield: it keeps the sandbox's masks until it ends."""
+    closer = contextlib.AsyncExitStack()
+    try:
+        command, env, pass_fds = await closer.enter_async_context(_prepared(sandbox, args, sandboxed, cwd))
+        try:
+            return await ExecProcess.start(
+                command, cwd=str(cwd), env=env, pass_fds=pass_fds, tty=bool(args.get("tty")), closer=closer
+            )
+        except OSError as exc:
+            raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
+    except BaseException:
+        await closer.aclose()
+        raise
 
 
 def _shell(name: str | None, writable: list[Path]) -> str:
@@ -200,7 +237,7 @@ def chunk_id() -> str:
 
 
 def _result(run: CommandRun) -> dict[str, Any]:
-    """Codex's result, its keys in Codex's order (see the module docstring)."""
+    """Codex's result for a command that ended, its keys in Codex's order (see the module docstring)."""
     return {
         "chunk_id": chunk_id(),
         "wall_time_seconds": run.wall_time_seconds,
@@ -210,10 +247,46 @@ def _result(run: CommandRun) -> dict[str, Any]:
     }
 
 
-def _handler(sandbox: Sandbox):  # noqa: ANN202 - returns the handler coroutine function
+def yielded_result(seen: Collected, started: float, session_id: int | None) -> dict[str, Any]:
+    """Codex's result for a window of a command's output: ``exit_code`` once it ended,
+    ``session_id`` while it runs (``UnifiedExecCodeModeResult``'s order)."""
+    result: dict[str, Any] = {"chunk_id": chunk_id(), "wall_time_seconds": round(time.monotonic() - started, 3)}
+    if seen.ended:
+        result["exit_code"] = seen.exit_code
+    else:
+        result["session_id"] = session_id
+    result["original_token_count"] = seen.original_token_count
+    result["output"] = seen.output
+    return result
+
+
+async def _yielding(
+    sandbox: Sandbox, sessions: ExecSessions, ctx: ToolContext, args: dict[str, Any], cwd: Path, sandboxed: bool
+) -> tuple[dict[str, Any], Collected]:
+    """Start the command and wait ``yield_time_ms`` (clamped) for it; a command still running
+    then becomes a session. A cancelled call kills its command."""
+    started = time.monotonic()
+    process = await _start(sandbox, args, cwd, sandboxed)
+    max_tokens = args.get("max_output_tokens")
+    budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
+    yield_ms = clamp_yield(args.get("yield_time_ms", DEFAULT_EXEC_YIELD_TIME_MS))
+    try:
+        seen = await process.collect(yield_ms, budget, ctx.cancellation)
+    except BaseException:
+        await process.aclose()
+        raise
+    if ctx.cancellation.cancelled:
+        await process.aclose()
+        raise ToolCallError("exec_command was cancelled; its process group was killed.")
+    if seen.ended:
+        await process.aclose()
+        return yielded_result(seen, started, None), seen
+    session_id = await sessions.store(process)
+    return yielded_result(seen, started, session_id), seen
+
+
+def _handler(sandbox: Sandbox, sessions: ExecSessions):  # noqa: ANN202 - returns the handler coroutine function
     async def exec_command(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        if args.get("tty"):
-            raise ToolCallError(TTY_REFUSED)
         workdir = args.get("workdir")
         cwd = Path.cwd() if workdir is None else (Path.cwd() / Path(workdir).expanduser()).resolve()
         if not cwd.is_dir():
@@ -225,40 +298,135 @@ def _handler(sandbox: Sandbox):  # noqa: ANN202 - returns the handler coroutine 
         request = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), plan.sandboxed, args.get("justification"))
         if plan.ask:
             await _approve(sandbox, ctx, request)
-        run = await _run(sandbox, ctx, args, cwd, plan.sandboxed)
-        if (
-            plan.sandboxed
-            and plan.retry_outside
-            and not run.cancelled
-            and likely_sandbox_denied(run.exit_code, run.output)
-        ):
-            # Asked even when the first question was answered: that one was about a run inside
-            # the sandbox, and this one leaves it.
+        if args.get("timeout_ms") is not None and not args.get("tty"):
+            return await _to_the_end(sandbox, ctx, args, cwd, plan, request)
+        result, seen = await _yielding(sandbox, sessions, ctx, args, cwd, plan.sandboxed)
+        if plan.sandboxed and plan.retry_outside and seen.ended and likely_sandbox_denied(seen.exit_code, seen.output):
             retry = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), False, request.justification, RETRY_REASON)
             await _approve(sandbox, ctx, retry)
-            run = await _run(sandbox, ctx, args, cwd, sandboxed=False)
-        if run.cancelled:
-            raise ToolCallError("exec_command was cancelled; its process group was killed.")
-        return _result(run)
+            result, seen = await _yielding(sandbox, sessions, ctx, args, cwd, sandboxed=False)
+        return result
 
     return exec_command
+
+
+async def _to_the_end(
+    sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Path, plan: Any, request: ApprovalRequest
+) -> dict[str, Any]:
+    """codemode's ``timeout_ms``: the command runs to its end, killed at the time-out."""
+    run = await _run(sandbox, ctx, args, cwd, plan.sandboxed)
+    if plan.sandboxed and plan.retry_outside and not run.cancelled and likely_sandbox_denied(run.exit_code, run.output):
+        # Asked even when the first question was answered: that one was about a run inside
+        # the sandbox, and this one leaves it.
+        retry = ApprovalRequest(ctx.cell_id, args["cmd"], str(cwd), False, request.justification, RETRY_REASON)
+        await _approve(sandbox, ctx, retry)
+        run = await _run(sandbox, ctx, args, cwd, sandboxed=False)
+    if run.cancelled:
+        raise ToolCallError("exec_command was cancelled; its process group was killed.")
+    return _result(run)
+
+
+def _write_stdin_handler(sessions: ExecSessions):  # noqa: ANN202 - returns the handler coroutine function
+    async def write_stdin(args: dict[str, Any], ctx: ToolContext) -> dict[str, Any]:
+        started = time.monotonic()
+        try:
+            process = sessions.get(args["session_id"])
+        except KeyError as exc:
+            raise ToolCallError(f"write_stdin failed: {exc.args[0]}") from None
+        chars = args.get("chars", "")
+        if chars:
+            try:
+                process.write(chars.encode("utf-8", "surrogatepass"))
+            except PermissionError as exc:
+                raise ToolCallError(f"write_stdin failed: {exc}") from None
+            except OSError:
+                raise ToolCallError("write_stdin failed: failed to write to stdin") from None
+        wanted = args.get("yield_time_ms", DEFAULT_WRITE_STDIN_YIELD_TIME_MS)
+        yield_ms = clamp_yield(wanted) if chars else clamp_poll(wanted)
+        max_tokens = args.get("max_output_tokens")
+        budget = DEFAULT_MAX_OUTPUT_TOKENS if max_tokens is None else max_tokens
+        seen = await process.collect(yield_ms, budget, ctx.cancellation)
+        if seen.ended:
+            await sessions.forget(process)
+        return yielded_result(seen, started, process.session_id)
+
+    return write_stdin
 
 
 def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def exec_command_tool(sandbox: Sandbox) -> Tool:
-    """The ``exec_command`` :class:`Tool`, bound to ``sandbox``."""
+EXEC_ARGUMENTS = SerdeStruct(
+    (
+        SerdeField("cmd", "String", required=True, optional=False),
+        SerdeField("workdir", "String"),
+        SerdeField("shell", "String"),
+        SerdeField("login", "bool"),
+        SerdeField("tty", "bool", optional=False),
+        SerdeField("yield_time_ms", "u64", optional=False),
+        SerdeField("max_output_tokens", "usize"),
+        SerdeField("sandbox_permissions", "enum", optional=False, variants=("use_default", "require_escalated")),
+        SerdeField("justification", "String"),
+        SerdeField("prefix_rule", "Vec<String>"),
+        SerdeField("timeout_ms", "u64"),
+    )
+)
+"""Codex's ``ExecCommandArgs`` (``codex-rs/core/src/tools/handlers/unified_exec.rs``), with
+codemode's ``timeout_ms``."""
+
+WRITE_STDIN_ARGUMENTS = SerdeStruct(
+    (
+        SerdeField("session_id", "i32", required=True, optional=False),
+        SerdeField("chars", "String", optional=False),
+        SerdeField("yield_time_ms", "u64", optional=False),
+        SerdeField("max_output_tokens", "usize"),
+    )
+)
+"""Codex's ``WriteStdinArgs``."""
+
+_MAX_TOKENS = {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": MAX_OUTPUT_TOKENS_LIMIT,
+    "description": (
+        f"Most tokens (4 bytes each) of `output`; default {DEFAULT_MAX_OUTPUT_TOKENS}. "
+        "Longer output keeps its start and end around a `…N tokens truncated…` marker."
+    ),
+}
+
+_RESULT = _obj(
+    {
+        "chunk_id": {"type": "string", "description": "Six random hex digits naming this output."},
+        "wall_time_seconds": {"type": "number"},
+        "exit_code": {"type": ["integer", "null"], "description": "Set once the command ended."},
+        "session_id": {
+            "type": "integer",
+            "description": "Set while the command still runs: pass it to write_stdin.",
+        },
+        "original_token_count": {
+            "type": "integer",
+            "description": "Approximate token count (bytes / 4) of the whole output, before truncation.",
+        },
+        "output": {"type": "string"},
+    },
+    ["chunk_id", "wall_time_seconds", "original_token_count", "output"],
+)
+
+
+def exec_command_tool(sandbox: Sandbox, sessions: ExecSessions) -> Tool:
+    """The ``exec_command`` :class:`Tool`, bound to ``sandbox``; long commands become ``sessions``."""
     return Tool(
         name="exec_command",
         description=(
             "Runs a shell command (bash -c) in its own process group, stdout and stderr merged, inside "
-            "the sandbox the kernel's configuration sets (sandbox_mode). Output over `max_output_tokens` "
-            "keeps its start and end, and `original_token_count` gives the size of the whole. "
-            "Terminating the cell kills the command's whole process group."
+            "the sandbox the kernel's configuration sets (sandbox_mode). Returns after `yield_time_ms` "
+            "(default 10000) with `session_id` when the command still runs (continue with write_stdin), "
+            "else with its `exit_code`. Output over `max_output_tokens` keeps its start and end, and "
+            "`original_token_count` gives the size of the whole. Terminating the cell during the call "
+            "kills the command's whole process group."
         ),
-        handler=_handler(sandbox),
+        handler=_handler(sandbox, sessions),
         input_schema=_obj(
             {
                 "cmd": {"type": "string", "description": "The shell command line to run."},
@@ -266,17 +434,12 @@ def exec_command_tool(sandbox: Sandbox) -> Tool:
                 "timeout_ms": {
                     "type": "integer",
                     "minimum": 1,
-                    "description": "Kill the command after this many milliseconds.",
-                },
-                "max_output_tokens": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "maximum": MAX_OUTPUT_TOKENS_LIMIT,
                     "description": (
-                        f"Most tokens (4 bytes each) of `output`; default {DEFAULT_MAX_OUTPUT_TOKENS}. "
-                        "Longer output keeps its start and end around a `…N tokens truncated…` marker."
+                        "codemode's own: wait for the command's end, killing it after this many "
+                        "milliseconds (no session_id then)."
                     ),
                 },
+                "max_output_tokens": _MAX_TOKENS,
                 "sandbox_permissions": {
                     "type": "string",
                     "enum": ["use_default", "require_escalated"],
@@ -296,15 +459,12 @@ def exec_command_tool(sandbox: Sandbox) -> Tool:
                 "shell": {"type": "string", "description": "Shell binary to launch; default bash."},
                 "tty": {
                     "type": "boolean",
-                    "description": "Codex's PTY switch: only false is supported (plain pipes).",
+                    "description": "True runs the command in a pseudo-terminal, whose input write_stdin types.",
                 },
                 "yield_time_ms": {
                     "type": "integer",
                     "minimum": 0,
-                    "description": (
-                        "Accepted for Codex's programs; the result comes when the command ends "
-                        "(bound it with `timeout_ms`)."
-                    ),
+                    "description": "How long to wait for the command before returning (250 to 30000; default 10000).",
                 },
                 "prefix_rule": {
                     "type": "array",
@@ -314,18 +474,35 @@ def exec_command_tool(sandbox: Sandbox) -> Tool:
             },
             ["cmd"],
         ),
-        output_schema=_obj(
-            {
-                "chunk_id": {"type": "string", "description": "Six random hex digits naming this output."},
-                "wall_time_seconds": {"type": "number"},
-                "exit_code": {"type": ["integer", "null"]},
-                "original_token_count": {
-                    "type": "integer",
-                    "description": "Approximate token count (bytes / 4) of the whole output, before truncation.",
-                },
-                "output": {"type": "string"},
-            },
-            ["chunk_id", "wall_time_seconds", "exit_code", "original_token_count", "output"],
-        ),
+        output_schema=_RESULT,
         waits_for_cancellation=True,
+        arguments=EXEC_ARGUMENTS,
+    )
+
+
+def write_stdin_tool(sessions: ExecSessions) -> Tool:
+    """The ``write_stdin`` :class:`Tool`: input for, and output of, a command of ``sessions``."""
+    return Tool(
+        name="write_stdin",
+        description=(
+            "Writes `chars` to a running exec_command session's terminal and returns its output since the "
+            "last call, after `yield_time_ms` (default 250) or when it ends; empty `chars` only polls "
+            "(5000 ms at least)."
+        ),
+        handler=_write_stdin_handler(sessions),
+        input_schema=_obj(
+            {
+                "session_id": {"type": "integer", "description": "The session_id exec_command returned."},
+                "chars": {"type": "string", "description": "Characters to type; default none (a poll)."},
+                "yield_time_ms": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "How long to wait for output before returning.",
+                },
+                "max_output_tokens": _MAX_TOKENS,
+            },
+            ["session_id"],
+        ),
+        output_schema=_RESULT,
+        arguments=WRITE_STDIN_ARGUMENTS,
     )

@@ -24,7 +24,10 @@ server (the MCP specification's "client"; the SDK's ``MCPServer`` is the other e
   ``structuredContent``, ``isError`` when the server sent them) without the top-level
   ``_meta``; a tool error resolves with ``isError: true``; progress notifications go to the
   dispatcher's listeners; cancelling a call cancels the SDK request, which sends MCP's
-  ``notifications/cancelled``;
+  ``notifications/cancelled``; a call gets ``tool_timeout_sec`` of the server's active time,
+  which stops while the server's elicitation is put to a person
+  (:class:`~codemode.tools.mcp_elicitation.ActiveClock`), and is cancelled the same way when
+  it runs out;
 - a server that crashed is restarted on the next call; the call that was in flight when it
   died is rejected with a sentence saying so.
 """
@@ -43,6 +46,7 @@ from codemode.errors import ToolCallError
 from codemode.tools.base import Tool, ToolContext
 from codemode.tools.failures import ContainedError, contained, exception_text
 from codemode.tools.launcher import launcher_argv
+from codemode.tools.mcp_elicitation import Elicitations
 from codemode.tools.mcp_listing import LenientJSONRPCDispatcher
 from codemode.tools.mcp_stdio import StderrPipe, server_command
 from codemode.tools.stdio_lines import UNREADABLE_LINE, UNWRITABLE_REQUEST
@@ -86,10 +90,16 @@ class McpClient:
     ``name`` is the server's configured name; ``tools`` is empty until the server has started.
     ``folder`` is the working folder of a stdio server
     (:func:`~codemode.tools.mcp_stdio.server_folder`; default: its ``cwd``, or the kernel's).
+    ``elicitations`` answers the server's ``elicitation/create`` requests
+    (:class:`~codemode.tools.mcp_elicitation.Elicitations`; default: under
+    ``approval_policy = "on-request"`` in a sandbox).
     """
 
-    def __init__(self, config: McpServerConfig, folder: str | None = None) -> None:
+    def __init__(
+        self, config: McpServerConfig, folder: str | None = None, elicitations: Elicitations | None = None
+    ) -> None:
         self.config = config
+        self.elicitations = elicitations or Elicitations(config.name)
         self.folder = folder if folder is not None else config.cwd
         self.name = config.name
         self.tools: list[Tool] = []
@@ -183,7 +193,9 @@ class McpClient:
                     async with asyncio.timeout(timeout):
                         read, write = await self._open_transport(stack)
                         rpc = LenientJSONRPCDispatcher(read, write, server=self.name)
-                        session = await stack.enter_async_context(ClientSession(dispatcher=rpc))
+                        session = await stack.enter_async_context(
+                            ClientSession(dispatcher=rpc, elicitation_callback=self.elicitations.answer)
+                        )
                         initialized = await session.initialize()
                         rpc.protocol_version = getattr(initialized, "protocol_version", None)
                         self.namespace_description = namespace_description(initialized)
@@ -319,6 +331,35 @@ class McpClient:
         self._closing = True
         await self._stop_task()
 
+    async def resources_request(self, method: str, cursor: str | None = None, uri: str = "") -> dict[str, Any]:
+        """One resources request to the server (restarting it if it crashed): ``method``
+        ``resources/list`` or ``resources/templates/list`` (one page: ``cursor``, if any) or
+        ``resources/read`` (``uri``), bounded by ``tool_timeout_sec``. Returns the result as on
+        the wire (camelCase, the fields the server sent). Raises :class:`ToolCallError` with
+        a sentence when the server is not running, did not answer in time or answered an error."""
+        from mcp_types import PaginatedRequestParams
+
+        session = await self._ensure_running()
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        try:
+            async with asyncio.timeout(self.config.tool_timeout_sec):
+                if method == "resources/list":
+                    result = await session.list_resources(params=params)
+                elif method == "resources/templates/list":
+                    result = await session.list_resource_templates(params=params)
+                else:
+                    result = await session.read_resource(uri)
+        except TimeoutError:
+            raise ToolCallError(
+                f"MCP server `{self.name}` did not answer {method} within {self.config.tool_timeout_sec:g} s "
+                "(tool_timeout_sec)."
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - said in the sentence
+            raise ToolCallError(_describe(exc)) from exc
+        data: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True, exclude_unset=True)
+        data.pop("resultType", None)
+        return data
+
     # -- calls ---------------------------------------------------------------------
     def _handler(self, tool_name: str):
         async def handle(args: Any, ctx: ToolContext) -> dict[str, Any]:
@@ -330,7 +371,12 @@ class McpClient:
         """Call ``tool_name`` on the server (restarting it if it crashed). Raises
         :class:`ToolCallError` on protocol errors, time-outs, a crash or cancellation."""
         session = await self._ensure_running()
+        with self.elicitations.calling(tool_name, ctx):
+            return await self._call(session, tool_name, args, ctx)
 
+    async def _call(
+        self, session: Any, tool_name: str, args: dict[str, Any] | None, ctx: ToolContext
+    ) -> dict[str, Any]:
         async def progress(value: float, total: float | None, message: str | None) -> None:
             ctx.report_progress(value, total, message)
 
@@ -339,22 +385,29 @@ class McpClient:
                 session.call_tool(
                     tool_name,
                     args or {},
-                    read_timeout_seconds=self.config.tool_timeout_sec,
                     progress_callback=progress,
                 )
             )
         )
         cancel = asyncio.ensure_future(ctx.cancellation.wait())
+        clock = self.elicitations.clock
+        deadline = asyncio.ensure_future(clock.wait_active(self.config.tool_timeout_sec, clock.active_time()))
         try:
-            await asyncio.wait({call, cancel}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({call, cancel, deadline}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             cancel.cancel()
+            timed_out = deadline.done() and not call.done()
+            deadline.cancel()
             if not call.done():
                 call.cancel()
                 with contextlib.suppress(BaseException):
                     await call
         if ctx.cancellation.cancelled and (call.cancelled() or call.exception() is not None):
             raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
+        if timed_out:
+            raise ToolCallError(
+                f"MCP tool `{tool_name}` did not answer within {self.config.tool_timeout_sec:g} s (tool_timeout_sec)."
+            )
         if call.cancelled():
             raise ToolCallError(f"the call to MCP tool `{tool_name}` was cancelled.")
         exc = call.exception()

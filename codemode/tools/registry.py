@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from codemode.sandbox.secrets import temp_folders
 from codemode.sandbox.startup import jupyter_secrets, shadowed_modules, startup_code
 from codemode.tools.base import Tool
 from codemode.tools.builtins import builtin_tools
+from codemode.tools.exec_sessions import ExecSessions
 from codemode.tools.reach import may_use_unlisted
 
 if TYPE_CHECKING:
@@ -63,11 +65,18 @@ class ToolRegistry:
         self._cached: _Index | None = None
         self.sandbox = Sandbox.from_settings(self.config.sandbox)
         self.recording: RecordingState | None = None
+        self.exec_sessions = ExecSessions()
+        self.recording_path: Path | None = None
+        """The recording a run records to or a later replay reads (``[recording]``, in every
+        mode): kept read-only for cells when it exists at the start (always in record mode),
+        since a cell could otherwise forge the answers a replay trusts."""
 
     @classmethod
     async def create(cls, config: Config | None = None, *, extra_tools: list[Tool] | None = None) -> ToolRegistry:
         """Build the registry: built-ins, ``extra_tools``, Python tools of ``[python_tools]``,
-        then MCP servers (started in the background; never raises for server problems)."""
+        then MCP servers (started in the background; never raises for server problems) and,
+        when at least one is enabled, Codex's MCP resource tools
+        (:mod:`codemode.tools.mcp_resources`)."""
         registry = cls(config)
         if registry._open_recording():
             return registry
@@ -75,7 +84,7 @@ class ToolRegistry:
             # Imported before the tool modules and before the protected paths are worked out:
             # what mcp's own imports look for in the config's folder and miss must be recorded.
             from codemode.tools import mcp, mcp_stdio  # noqa: F401
-        registry._static.extend(builtin_tools(registry.sandbox))
+        registry._static.extend(builtin_tools(registry.sandbox, registry.exec_sessions))
         registry._static.extend(extra_tools or [])
         modules = registry._unshadowed_modules()
         if modules:
@@ -89,6 +98,10 @@ class ToolRegistry:
         from codemode.tools.module_folder import missing_modules
 
         protected = startup_code(config_file, modules, servers, missing_modules())
+        if registry.recording_path is not None and os.path.lexists(registry.recording_path):
+            # Only an existing one: a missing path would be masked by an empty file in every
+            # command's folder. Record mode has created it by now.
+            protected.append(registry.recording_path)
         if any(server.command for server in servers):
             from codemode.tools.mcp_stdio import server_programs
 
@@ -98,6 +111,7 @@ class ToolRegistry:
         registry._errors.extend(registry.sandbox.problems(str(config_file or "codemode.toml")))
         if registry.config.mcp_servers:
             from codemode.tools.mcp import McpClient
+            from codemode.tools.mcp_elicitation import Elicitations
             from codemode.tools.mcp_stdio import server_folder
 
             writable = registry.sandbox.policy.writable_folders()
@@ -105,9 +119,16 @@ class ToolRegistry:
                 if not server_config.enabled:
                     continue
                 folder = server_folder(server_config.cwd, config_file.parent if config_file else None, writable)
-                client = McpClient(server_config, folder)
+                elicitations = Elicitations(
+                    name, registry.sandbox.approval_policy, registry.sandbox.policy.unrestricted
+                )
+                client = McpClient(server_config, folder, elicitations)
                 registry._mcp_clients[name] = client
                 client.start()
+        if registry._mcp_clients:
+            from codemode.tools.mcp_resources import resource_tools
+
+            registry._static.extend(resource_tools(lambda: registry._mcp_clients))
         return registry
 
     def _open_recording(self) -> bool:
@@ -116,6 +137,7 @@ class ToolRegistry:
         from codemode.config.recording import effective_recording
 
         settings = effective_recording(self.config.recording, self._errors, Path.cwd())
+        self.recording_path = settings.path
         if settings.mode == "off" or settings.path is None:
             return False
         from codemode.replay.recorder import open_recording
@@ -267,7 +289,9 @@ class ToolRegistry:
         return self.tools
 
     async def aclose(self) -> None:
-        """Stop every MCP server (their process groups are gone afterwards)."""
+        """Stop every MCP server and every ``exec_command`` session (their process groups are
+        gone afterwards)."""
+        await self.exec_sessions.aclose()
         clients = list(self._mcp_clients.values())
         await asyncio.gather(*(client.aclose() for client in clients), return_exceptions=True)
         if self.recorder is not None:

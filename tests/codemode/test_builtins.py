@@ -42,12 +42,15 @@ async def call(dispatcher, name, args, token=None):
 async def test_builtins_are_listed_sorted_with_declarations():
     registry = await ToolRegistry.create()
     assert [t.js_name for t in registry.tools] == [
+        "apply_patch",
         "echo",
         "exec_command",
         "list_dir",
         "read_file",
         "sleep",
+        "view_image",
         "write_file",
+        "write_stdin",
     ]
     sleep = registry.get("sleep")
     declaration = (
@@ -201,13 +204,7 @@ async def test_exec_command_login_and_shell(dispatcher):
 
 
 @pytest.mark.unit
-async def test_exec_command_refuses_a_tty_and_an_unknown_shell(dispatcher):
-    tty = await call(dispatcher, "exec_command", {"cmd": "echo hi", "tty": True})
-    assert (tty.outcome, tty.error) == (
-        "failed",
-        "exec_command: tty: true (a terminal for the command) is not supported by codemode, which has no "
-        "write_stdin either; the command was not run. Leave tty out to run it with plain pipes.",
-    )
+async def test_exec_command_refuses_an_unknown_shell(dispatcher):
     shell = await call(dispatcher, "exec_command", {"cmd": "echo hi", "shell": "no-such-shell-here"})
     assert (shell.outcome, shell.error) == (
         "failed",

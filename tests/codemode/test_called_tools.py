@@ -44,16 +44,17 @@ async def builtins():
         (
             "s12_other_nested_tools.jsonl",
             "call_exec_1",
-            ToolUses(("write_stdin", "clock__curr_time", "get_goal"), ()),
+            ToolUses(("clock__curr_time", "get_goal"), ()),
         ),
         (
             "s12_other_nested_tools.jsonl",
             "call_exec_2",
-            ToolUses(("list_mcp_resources", "mcp__everything__get_sum", "write_stdin", "view_image"), ()),
+            ToolUses(("list_mcp_resources", "mcp__everything__get_sum"), ()),
         ),
         ("s03_error.jsonl", "call_exec_3", ToolUses(("no_such_tool",), ())),
-        ("s06_image.jsonl", "call_exec_2", ToolUses(("mcp__everything__get_tiny_image", "view_image"), ())),
-        ("s07_long_session.jsonl", "call_exec_4", ToolUses(("apply_patch",), ())),
+        ("s06_image.jsonl", "call_exec_2", ToolUses(("mcp__everything__get_tiny_image",), ())),
+        # apply_patch, write_stdin and view_image are built-ins.
+        ("s07_long_session.jsonl", "call_exec_4", ToolUses((), ())),
         # ALL_TOOLS can pick any tool; "shell-ish tools: " in a string names none.
         ("s07_long_session.jsonl", "call_exec_3", ToolUses((), ("line 2: ALL_TOOLS",))),
         ("s06_image.jsonl", "call_exec_1", ToolUses((), ())),
@@ -116,20 +117,16 @@ def test_comments_and_strings_name_nothing():
 
 async def test_the_cells_of_a_session_that_need_missing_tools(builtins):
     """s12 read as a session: both cells need tools codemode's built-ins lack; s07: the cells
-    that call apply_patch or the MCP server, and the one that reads ALL_TOOLS."""
+    that call the MCP server, and the one that reads ALL_TOOLS."""
     s12 = missing_tools_by_cell(read_session(SESSIONS / "s12_other_nested_tools.jsonl"), builtins)
     assert s12 == [
-        CellNeeds("call_exec_1", 14, ("write_stdin", "clock__curr_time", "get_goal"), ()),
-        CellNeeds(
-            "call_exec_2", 19, ("list_mcp_resources", "mcp__everything__get_sum", "write_stdin", "view_image"), ()
-        ),
+        CellNeeds("call_exec_1", 14, ("clock__curr_time", "get_goal"), ()),
+        CellNeeds("call_exec_2", 19, ("list_mcp_resources", "mcp__everything__get_sum"), ()),
     ]
     s07 = missing_tools_by_cell(read_session(SESSIONS / "s07_long_session.jsonl"), builtins)
     assert [(n.call_id, n.missing, n.unread) for n in s07] == [
         ("call_exec_3", (), ("line 2: ALL_TOOLS",)),
-        ("call_exec_4", ("apply_patch",), ()),
         ("call_exec_5", ("mcp__everything__get_sum",), ()),
-        ("call_exec_10", ("apply_patch",), ()),
         ("call_exec_15", ("mcp__everything__get_tiny_image",), ()),
     ]
     assert s07[0].line == 18

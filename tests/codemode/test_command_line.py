@@ -18,8 +18,8 @@ usage: python -m codemode install [-h] [--user | --sys-prefix | --prefix P] [--n
                               [--gateway-token TOKEN]
                               NOTEBOOK [NOTEBOOK ...]
        python -m codemode replay [-h] [-o OUT] [--codex-config PATH] [--run] [--report PATH]
-                                 [--junit PATH] [--timeout SECONDS] [--record-from-session PATH]
-                                 [--jobs N | --dask ADDRESS]
+                                 [--junit PATH] [--timeout SECONDS] [--workdir DIR]
+                                 [--record-from-session PATH] [--jobs N | --dask ADDRESS]
                                  SESSION [SESSION ...]
        python -m codemode kernel -f CONNECTION_FILE
 """

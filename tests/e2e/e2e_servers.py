@@ -253,9 +253,10 @@ class Execution:
         return [m for m in self.iopub if m["msg_type"] == msg_type]
 
 
-def ws_execute(ws: websocket.WebSocket, code: str) -> Execution:
-    """Send ``code`` as an execute_request (Jupyter protocol 5.3 over the gateway's websocket)
-    and collect messages until both its execute_reply and its iopub ``idle`` arrived."""
+def ws_execute(ws: websocket.WebSocket, code: str, *, allow_stdin: bool = False) -> Execution:
+    """Send ``code`` as an execute_request (Jupyter protocol 5.3 over the gateway's websocket;
+    ``allow_stdin`` false, as a headless harness sends it, unless given) and collect messages
+    until both its execute_reply and its iopub ``idle`` arrived."""
     msg_id = uuid.uuid4().hex
     ws.send(
         json.dumps(
@@ -275,7 +276,7 @@ def ws_execute(ws: websocket.WebSocket, code: str) -> Execution:
                     "silent": False,
                     "store_history": True,
                     "user_expressions": {},
-                    "allow_stdin": False,
+                    "allow_stdin": allow_stdin,
                     "stop_on_error": True,
                 },
                 "buffers": [],

@@ -35,8 +35,9 @@ def gateway(tmp_path):
         yield running
 
 
-def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway):
+def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway, tmp_path):
     base, server = gateway
+    (tmp_path / "codemode.toml").write_text("[session]\nyield_time_ms = 300\n")  # the kernels' folder
     assert requests.get(f"{base}/api/kernels", timeout=5).status_code in (401, 403)
 
     specs = requests.get(f"{base}/api/kernelspecs", headers=AUTH, timeout=5).json()["kernelspecs"]
@@ -77,6 +78,18 @@ def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway):
         assert waited.reply["content"]["status"] == "ok", waited.reply["content"]
         assert waited.reply["metadata"]["codemode"]["status"] == "completed"
         assert waited.stdout == "slept through the yield\n"
+
+        # A slow cell past its default yield (300 ms): a headless harness (allow_stdin false)
+        # gets it run to its end, an interactive front end (allow_stdin true) sees it yield.
+        slow = 'await tools.sleep({ms: 1000});\nstore("answer", 42);\ntext("stored");'
+        headless = ws_execute(ws, slow)
+        assert headless.reply["metadata"]["codemode"]["status"] == "completed"
+        assert headless.stdout == "stored\n"
+        assert ws_execute(ws, 'text(load("answer"))').stdout == "42\n"
+        interactive = ws_execute(ws, slow, allow_stdin=True)
+        assert interactive.reply["metadata"]["codemode"]["status"] == "running"
+        assert interactive.stdout == ""
+        assert ws_execute(ws, "%wait --yield-time-ms 20000", allow_stdin=True).stdout == "stored\n"
     finally:
         ws.close()
 

@@ -186,7 +186,7 @@ def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_pat
     _open_notebook(page, base, KERNEL_DISPLAY_NAME, "codemode")
 
     cells = page.locator(".jp-NotebookPanel .jp-Cell")
-    outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(3)]
+    outputs = [cells.nth(i).locator(".jp-OutputArea-output") for i in range(6)]
     try:
         _run_cell(page, 0, 'const r = await tools.echo({greeting: "hello from Lab"}); text(r.greeting)')
         expect(outputs[0]).to_have_text("hello from Lab")
@@ -206,6 +206,15 @@ def test_lab_runs_a_tool_cell_a_yielded_cell_and_wait(lab, browser_page, tmp_pat
         # The yielded cell's status display is updated to its end in place.
         expect(outputs[1]).to_contain_text("its output was shown")
         expect(outputs[1]).not_to_contain_text("is running")
+
+        # Lab sends allow_stdin true: its requests are not headless, and a slow cell without
+        # a pragma yields at the default yield time (codemode.kernel.headless).
+        _run_cell(page, 3, "%config yield_time_ms=300")
+        expect(outputs[3]).to_contain_text("yield_time_ms = 300")
+        _run_cell(page, 4, 'await tools.sleep({ms: 1500});\ntext("slept past the default yield");', paste=True)
+        expect(outputs[4]).to_contain_text("is running")
+        _run_cell(page, 5, "%wait --yield-time-ms 20000")
+        expect(outputs[5]).to_have_text("slept past the default yield")
     finally:
         page.screenshot(path=str(tmp_path / "jupyterlab.png"))
 

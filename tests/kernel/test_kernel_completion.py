@@ -12,6 +12,7 @@ from kernel_driver import EVERYTHING, execute, shell_reply, start_kernel, stop_k
 
 from codemode.kernel.helpers import HELPER_NAMES
 from codemode.kernel.js_globals import LISTING
+from codemode.tools.builtins import builtin_tools
 
 
 def _complete(kc: Any, code: str) -> dict[str, Any]:
@@ -38,8 +39,9 @@ def test_globals_and_members_complete_as_the_engine_defines_them(kernel):
     assert "echo" in _complete(kc, "tools.")["matches"]
 
 
-BUILT_IN_TOOLS = ["echo", "exec_command", "list_dir", "read_file", "sleep", "write_file"]
-"""The tools of a kernel with no ``codemode.toml``, as ``tools.`` completes them."""
+BUILT_IN_TOOLS = sorted(tool.js_name for tool in builtin_tools())
+"""The tools of a kernel with no ``codemode.toml``, as ``tools.`` completes them (their names are
+pinned in ``tests/codemode/test_builtins.py``)."""
 
 
 def test_a_string_key_after_tools_bracket_completes_tool_names(kernel):

@@ -262,7 +262,7 @@ def test_magics_errors_and_listings(kernel):
     assert unknown.content["ename"] == "UsageError"
     assert (
         unknown.content["evalue"]
-        == "Unknown magic %frobnicate; the magics are: %wait, %terminate, %cells, %tools, %config, %recording."
+        == "Unknown magic %frobnicate; the magics are: %wait, %terminate, %cells, %tools, %config, %recording, %finished."
     )
     tools = execute(kernel.kc, "%tools sleep")
     assert "sleep" in tools.stdout and "declare const tools" in tools.stdout

@@ -45,10 +45,18 @@ def test_shutdown_leaves_no_process_running(codemode_kernelspec, tmp_path):
 
 
 def test_jupyter_console_runs_a_cell(codemode_kernelspec, tmp_path):
+    """The console runs cells, and a slow one yields at its default yield time (300 ms here):
+    the console sends ``allow_stdin`` true, so its requests are not headless
+    (:mod:`codemode.kernel.headless`), and ``%wait`` shows the cell's end."""
+    (tmp_path / "codemode.toml").write_text("[session]\nyield_time_ms = 300\n")
     with Console(tmp_path) as console:
         console.wait_for("In [1]")
         console.keys('text("from-" + "console")', "Enter")
         console.wait_for("from-console")
+        console.keys('await tools.sleep({ms: 1500}); text("after-" + "sleep")', "Enter")
+        console.wait_for("Cell 2 is running")
+        console.keys("%wait 2 --yield-time-ms 20000", "Enter")
+        console.wait_for("after-sleep")
         console.quit()
 
 

@@ -73,9 +73,17 @@ def test_tools_as_the_first_cell_lists_mcp_tools_and_start_problems(codemode_ker
     )
     kernel = start_kernel(tmp_path)
     try:
-        listing = execute(kernel.kc, "%tools", timeout=60).stdout
+        run = execute(kernel.kc, "%tools", timeout=60)
+        listing = run.stdout
         assert "\nmcp__everything__echo: " in "\n" + listing, listing
         problems = listing.split("Configuration problems:\n", 1)[1]
         assert "broken" in problems, listing
+        # The reply lists the names a program may use (JavaScript and code-mode names, one name
+        # for these tools), for scripts such as `replay --run`; the resource tools come with MCP.
+        names = run.codemode["tool_names"]
+        assert names == sorted(names)
+        assert {"mcp__everything__get_sum", "list_mcp_resources", "exec_command"} <= set(names)
+        filtered = execute(kernel.kc, "%tools get_tiny", timeout=60).codemode["tool_names"]
+        assert filtered == ["mcp__everything__get_tiny_image"]
     finally:
         stop_kernel(kernel)

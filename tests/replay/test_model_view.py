@@ -19,6 +19,7 @@ from codemode.model_view import (
     Header,
     ModelView,
     ParsedOutput,
+    Truncation,
     estimate_tokens,
     format_wall_time,
     parse,
@@ -182,3 +183,38 @@ def test_parse_reads_a_failure_and_refuses_what_is_no_output():
     assert parse("progress: 1 of 2") is None  # a notify output
     assert parse([{"type": "input_image", "image_url": "data:,"}]) is None
     assert parse([]) is None
+
+
+def test_parse_reads_codexs_truncation_warning():
+    """s09: the exec's budget cut 200 lines (2523 tokens), the wait's two items (1252 tokens)."""
+    parsed = [parse(recorded_output("s09_output_truncation.jsonl", call)) for call in ("call_exec_1", "call_wait_3")]
+    assert [p.truncation if p else None for p in parsed] == [Truncation(2523, 200), Truncation(1252, 2)]
+    assert parse(recorded_output("s04_notify.jsonl", "call_exec_1")).truncation is None  # type: ignore[union-attr]
+
+
+def test_parse_reads_an_output_written_as_one_string():
+    """Older Codex versions wrote the header and the texts as one string: the text after the
+    header is the first item (s04's first answer, written that way)."""
+    parsed = parse("Script completed\nWall time 0.3 seconds\nOutput:\nfirst text item\nlast text item")
+    assert parsed == ParsedOutput(
+        Header("Script completed", None, "0.3"),
+        [{"type": "input_text", "text": "first text item\nlast text item"}],
+        None,
+    )
+    failed = parse("Script failed\nWall time 0.0 seconds\nOutput:\nScript error:\nexec cell 9 not found")
+    assert failed == ParsedOutput(Header("Script failed", None, "0.0"), [], "exec cell 9 not found")
+
+
+def test_only_a_failed_output_has_an_error_item():
+    """Codex appends ``Script error:`` only to a failed ``Result``; a completed program that
+    wrote such a text keeps it as an item."""
+    header, *items = recorded_output("s04_notify.jsonl", "call_exec_1")
+    written = [header, *items, {"type": "input_text", "text": "Script error:\nnot an error"}]
+    parsed = parse(written)
+    assert parsed is not None
+    assert (parsed.header.name, parsed.error_text, parsed.items[-1]) == (
+        "completed",
+        None,
+        {"type": "input_text", "text": "Script error:\nnot an error"},
+    )
+    assert render(parsed.response(), 0.3).output == written

@@ -10,11 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from codemode.replay.compare import compare, view_text
+from codemode.replay.compare import combine, compare, compare_notifications, view_text
 from codemode.replay.convert import session_notebook
 from codemode.replay.recording import read_recording
 from codemode.replay.rollout import read_session
-from codemode.replay.run import CellReport, RunReport, plan, report_json, report_junit
+from codemode.replay.run import (
+    CellReport,
+    RunReport,
+    kernel_environment,
+    mark_after_not_run,
+    plan,
+    recorded_notifications,
+    replay_meta,
+    replayed_notifications,
+    report_json,
+    report_junit,
+    report_text,
+)
 from codemode.replay.seed import seed_calls, seed_recording
 
 pytestmark = pytest.mark.unit
@@ -183,6 +195,7 @@ def test_the_report_counts_cells_and_exits_1_only_for_program():
         "diff": "",
         "missing_tools": ["write_stdin"],
         "unread": [],
+        "after_not_run": None,
     }
     assert report.exit_status() == 1
     report.cells[2] = CellReport(3, "call_exec_3", "exec", "differs", "no_recorded_result")
@@ -206,8 +219,9 @@ def test_run_usage_errors_exit_2_before_any_kernel_starts(tmp_path, capsys):
 
     s04 = str(SESSIONS / "s04_notify.jsonl")
     prefix = "python -m codemode replay: error: "
-    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run"]) == 2
-    assert capsys.readouterr().err == prefix + "--run and --record-from-session take one session file or notebook.\n"
+    seeded = str(tmp_path / "seeded.jsonl")
+    assert main([s04, str(SESSIONS / "s03_error.jsonl"), "--run", "--record-from-session", seeded]) == 2
+    assert capsys.readouterr().err == prefix + "--record-from-session takes one session file or notebook.\n"
     assert main([s04, "--run", "-o", str(tmp_path / "out")]) == 2
     assert (
         capsys.readouterr().err
@@ -253,3 +267,154 @@ def test_an_images_detail_is_noise_but_its_data_is_not():
     )
     other = [recorded[0], {**recorded[1], "image_url": "data:image/png;base64,BBBB"}]
     assert compare(recorded, other, "", "").reason == "program"
+
+
+def test_notifications_are_gathered_by_exec_on_both_sides():
+    """Codex's are in the metadata by the exec's call id; the rerun's are the kernel's notify
+    outputs by (process, cell id). The converted notebook shows the recorded ones as the kernel
+    does, so reading its outputs as a rerun's gives the same texts."""
+    notebook = notebook_of("s04_notify")
+    assert recorded_notifications(notebook) == {
+        "call_exec_1": ["progress: 1 of 2", '{"step":2,"of":2}'],
+        "call_exec_2": ["about to sleep", "woke up"],
+    }
+    assert replayed_notifications(notebook) == {
+        (1, "1"): ["progress: 1 of 2", '{"step":2,"of":2}'],
+        (1, "2"): ["about to sleep", "woke up"],  # the exec cell's and the %wait's
+    }
+    assert recorded_notifications(notebook_of("s07_long_session")) == {
+        "call_exec_5": ["checking notes, this takes a moment"]
+    }
+    wait = next(c for c in notebook["cells"] if replay_meta(c).get("call_id") == "call_wait_3")
+    wait["outputs"].append(
+        {
+            "output_type": "display_data",
+            "data": {"text/plain": "Cell 2 sent 4 more..."},
+            "metadata": {"codemode": {"notify": "2", "more": 4}},
+        }
+    )
+    assert replayed_notifications(notebook)[(1, "2")][-1] == "(4 more notifications)"
+
+
+def test_notify_texts_that_differ_give_reason_notify_with_a_diff():
+    sent = recorded_notifications(notebook_of("s04_notify"))["call_exec_2"]
+    assert compare_notifications(sent, list(sent), "", "") == compare("", "", "", "")
+    lost = compare_notifications(sent, sent[:1], "", "")
+    assert (lost.status, lost.reason) == ("differs", "notify")
+    assert (
+        lost.diff
+        == "--- recorded\n+++ replayed\n@@ -1,4 +1,2 @@\n --- notify 1\n about to sleep\n---- notify 2\n-woke up\n"
+    )
+    moved = compare_notifications(["wrote /home/u/proj/a.txt"], ["wrote /tmp/x/a.txt"], "/home/u/proj", "/tmp/x")
+    assert (moved.status, moved.reason, moved.normalised) == ("same", "paths", ("paths",))
+
+
+def test_a_cell_differs_when_its_answer_or_its_notifications_do():
+    view = recorded_views("s04_notify")[0]
+    slower = json.loads(json.dumps(view).replace("Wall time 0.3", "Wall time 0.9"))
+    answer_same, answer_differs = compare(view, slower, "", ""), compare(view, view[:2], "", "")
+    notes_same, notes_differ = compare_notifications(["a"], ["a"], "", ""), compare_notifications(["a"], [], "", "")
+    assert combine(answer_same, notes_same) == answer_same
+    assert combine(answer_same, notes_differ) == (
+        type(answer_same)("differs", "notify", ("wall_time",), notes_differ.diff)
+    )
+    both = combine(answer_differs, notes_differ)
+    assert (both.status, both.reason, both.diff) == ("differs", "program", answer_differs.diff + notes_differ.diff)
+    report = _report()
+    report.cells[2] = CellReport(3, "call_exec_3", "exec", "differs", "notify", diff=notes_differ.diff)
+    assert report.exit_status() == 1
+    assert [case[0].attrib for case in ET.fromstring(report_junit(report))[0] if len(case)][0] == {
+        "message": "the replayed answer differs (notify)"
+    }
+
+
+def _reports_of(name: str, available: set[str], differs: set[str]) -> list[CellReport]:
+    """The report of a session's notebook where the cells ``plan`` leaves out are not run, the
+    cells in ``differs`` differ for ``program`` and the others are the same."""
+    notebook = notebook_of(name)
+    skipped = plan(notebook, available)
+    cells = []
+    for index, cell in enumerate(notebook["cells"]):
+        meta = replay_meta(cell)
+        if meta.get("kind") not in ("exec", "wait", "terminate"):
+            continue
+        call = meta["call_id"]
+        status, reason = ("differs", "program") if call in differs else ("same", None)
+        cells.append(skipped.get(index) or CellReport(index, call, meta["kind"], status, reason))
+    return cells
+
+
+def test_a_cell_that_differs_after_one_not_run_names_it():
+    """s03: call_exec_3 calls tools.no_such_tool; call_exec_4, after it, differs."""
+    cells = _reports_of("s03_error", {"exec_command"}, {"call_exec_4"})
+    mark_after_not_run(cells)
+    assert [(c.call_id, c.status, c.after_not_run) for c in cells] == [
+        ("call_exec_1", "same", None),
+        ("call_exec_2", "same", None),
+        ("call_exec_3", "not_run", None),
+        ("call_exec_4", "differs", "call_exec_3"),
+    ]
+    assert report_json(RunReport("s03", cells))["cells"][3]["after_not_run"] == "call_exec_3"
+    assert "cell 5 exec call_exec_4: differs, program (after call_exec_3, not run)\n" in report_text(
+        RunReport("s03", cells)
+    )
+
+
+def test_the_last_cell_not_run_before_a_difference_is_named():
+    """s07 without apply_patch: call_exec_4 and call_exec_10 are not run; a cell the same, or
+    one that differs only for want of a recorded result, is not marked."""
+    cells = _reports_of(
+        "s07_long_session",
+        {"exec_command", "mcp__everything__get_sum", "mcp__everything__get_tiny_image"},
+        {"call_exec_3", "call_wait_6", "call_wait_12"},
+    )
+    cells[-1].reason = "no_recorded_result"
+    cells[-1].status = "differs"
+    mark_after_not_run(cells)
+    assert [(c.call_id, c.after_not_run) for c in cells if c.after_not_run or c.status != "same"] == [
+        ("call_exec_3", None),
+        ("call_exec_4", None),
+        ("call_wait_6", "call_exec_4"),
+        ("call_exec_10", None),
+        ("call_wait_12", "call_exec_10"),
+        ("call_exec_15", None),
+    ]
+
+
+def test_a_wait_not_run_for_want_of_its_exec_names_the_exec():
+    """s07 without get_sum: call_exec_5 and the wait on it (call_wait_6) are not run; a cell
+    that differs after them names the exec, the program that did not run."""
+    cells = _reports_of(
+        "s07_long_session", {"exec_command", "apply_patch", "mcp__everything__get_tiny_image"}, {"call_exec_7"}
+    )
+    mark_after_not_run(cells)
+    assert [(c.call_id, c.status, c.after_not_run) for c in cells if c.status != "same"] == [
+        ("call_exec_5", "not_run", None),
+        ("call_wait_6", "not_run", None),
+        ("call_exec_7", "differs", "call_exec_5"),
+    ]
+
+
+def test_replay_kernels_read_the_run_folders_config_and_name_its_recording(tmp_path, monkeypatch):
+    # The cells run in another folder: the environment carries what the run folder decides.
+    (tmp_path / "codemode.toml").write_text("", encoding="utf-8")
+    for name in ("CODEMODE_CONFIG", "JPY_SESSION_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CODEMODE_RECORDING_PATH", "ci.recording.jsonl")
+    monkeypatch.chdir(tmp_path)
+    env = kernel_environment(tmp_path / "run", "s05_mcp_store_load.jsonl")
+    assert "CODEMODE_CONFIG" not in env  # the run folder has no codemode.toml
+    env = kernel_environment(tmp_path, "s05_mcp_store_load.jsonl")
+    assert (
+        env["CODEMODE_CONFIG"],
+        env["JPY_SESSION_NAME"],
+        env["CODEMODE_RECORDING_PATH"],
+        env["CODEMODE_HEADLESS"],
+    ) == (
+        str(tmp_path / "codemode.toml"),
+        str(tmp_path / "s05_mcp_store_load.ipynb"),
+        str(tmp_path / "ci.recording.jsonl"),
+        "never",
+    )
+    monkeypatch.setenv("CODEMODE_CONFIG", "/elsewhere/codemode.toml")  # the user's choice wins
+    assert kernel_environment(tmp_path, "s.jsonl")["CODEMODE_CONFIG"] == "/elsewhere/codemode.toml"

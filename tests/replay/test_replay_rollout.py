@@ -287,6 +287,22 @@ def test_an_output_written_as_one_string_reads_as_header_and_text(tmp_path):
     )
 
 
+def test_an_error_text_in_an_output_that_did_not_fail_is_an_item(tmp_path):
+    """Codex adds ``Script error:`` only to a failed cell: in s04's first (completed) answer a
+    last text starting so is what the program wrote, not an error."""
+    lines = lines_of(S04)
+    record = json.loads(lines[15])
+    record["payload"]["output"].append({"type": "input_text", "text": "Script error:\nwritten by text()"})
+    lines[15] = json.dumps(record) + "\n"
+    result = read_session(copy_with(tmp_path, S04, lines)).execs[0].result
+    assert result is not None
+    assert (result.status, result.error, result.items[-1]) == (
+        "completed",
+        None,
+        {"type": "input_text", "text": "Script error:\nwritten by text()"},
+    )
+
+
 def test_codexs_first_layout_without_envelopes_reads_as_the_current_one(tmp_path):
     """Codex first wrote the session's id and timestamp as the first line and each response
     item bare on its own line (with ``record_type: state`` lines between); the same session
@@ -389,3 +405,9 @@ def test_every_record_of_every_session_has_a_line_and_time():
                 assert record.result is not None, (path, record.call_id)
             if isinstance(record, NestedToolCall):
                 assert record.kind in ("CommandExecution", "McpToolCall", "FileChange", "ImageView"), record.kind
+
+
+def test_the_replay_notebooks_session_is_the_real_one():
+    """notebooks/replay.ipynb replays a copy of s05: the same bytes Codex wrote."""
+    copy = SESSIONS.parent.parent.parent / "notebooks" / "sessions" / "s05_mcp_store_load.jsonl"
+    assert copy.read_bytes() == (SESSIONS / "s05_mcp_store_load.jsonl").read_bytes()
