@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from pathlib import Path
 
@@ -64,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+GATEWAY_TOKEN_VARIABLE = "JUPYTER_GATEWAY_AUTH_TOKEN"
+"""Where ``--gateway-token`` comes from when not given: jupyter_server's variable for it."""
+
+
 def _run(argv: list[str]) -> int:
     """``run NOTEBOOK ...``: one notebook prints each cell with its outputs; several (or a
     folder, or a glob) run as a batch (:mod:`codemode.batch`) and print a summary."""
@@ -86,7 +91,15 @@ def _run(argv: list[str]) -> int:
     from codemode.batch.job import PASSED, Job, run_job
     from codemode.batch.report import junit_xml
 
-    jobs = [Job("run", str(path.resolve()), str(path), args.timeout) for path in files]
+    if args.gateway_url and args.dask:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: --gateway-url and --dask choose two places to run; give one", file=sys.stderr)
+        return 2
+    token = (args.gateway_token or os.environ.get(GATEWAY_TOKEN_VARIABLE)) if args.gateway_url else None
+    jobs = [
+        Job("run", str(path.resolve()), str(path), args.timeout, gateway_url=args.gateway_url, gateway_token=token)
+        for path in files
+    ]
     if single:
         outcomes = [run_job(jobs[0])]
         sys.stdout.write(outcomes[0].text or f"The notebook could not be run: {outcomes[0].detail}\n")
@@ -119,6 +132,16 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--junit", metavar="PATH", help="write each notebook's result as JUnit XML")
     add_batch_arguments(parser)
+    parser.add_argument(
+        "--gateway-url",
+        metavar="URL",
+        help="run each notebook's kernel on this Jupyter Enterprise Gateway or Kernel Gateway (http://host:8888)",
+    )
+    parser.add_argument(
+        "--gateway-token",
+        metavar="TOKEN",
+        help=f"the gateway's auth token (default: ${GATEWAY_TOKEN_VARIABLE})",
+    )
     return parser
 
 

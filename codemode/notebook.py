@@ -203,7 +203,6 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
     import nbformat
     import zmq
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
     path = Path(path)
@@ -222,8 +221,19 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
         resources={"metadata": {"path": str(path.parent.resolve())}},
         on_cell_executed=last,
     )
+    return execute_with(client, nb, timeout_s, last)
+
+
+def execute_with(client: Any, nb: Any, timeout_s: float, last: LastReply, **kwargs: Any) -> Executed:
+    """Run every cell of ``nb`` with ``client`` (an ``nbclient.NotebookClient`` made for it,
+    with ``last`` as its ``on_cell_executed``; ``kwargs`` go to its ``execute``, then to the
+    kernel manager's ``start_kernel``), and say why the run failed, if it did: a failing cell,
+    the time limit ``timeout_s`` of :func:`time_left`, a kernel that died, cells the last one
+    left running."""
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
     try:
-        client.execute()
+        client.execute(**kwargs)
     except CellExecutionError as exc:
         return Executed(nb, str(exc))
     except CellTimeoutError:

@@ -7,22 +7,14 @@ This is the command in the kernelspec's ``argv`` (see ``kernel.json``), run with
 ``PYTHON*`` variables) out too: an empty entry in it names the working folder, and Python
 imports ``sitecustomize`` from the path before any code of the kernel runs. Started without ``-P`` (by hand, or from
 an older kernelspec), or with an empty ``PYTHONPATH`` entry, :func:`main` removes those
-entries itself before the kernel starts.
+entries itself before the kernel starts (:mod:`codemode.kernel.import_path`).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
-
-def drop_working_folder(path: list[str]) -> None:
-    """Remove every entry of ``path`` that names the working folder (``""`` or its absolute
-    path): the one ``python -m`` puts first unless Python left it out (``-P``,
-    ``PYTHONSAFEPATH``), and those an empty ``PYTHONPATH`` entry adds (``PYTHONPATH=:/opt/x``,
-    as ``export PYTHONPATH=$PYTHONPATH:/opt/x`` makes it)."""
-    here = os.path.abspath(os.getcwd())
-    path[:] = [entry for entry in path if os.path.abspath(entry or os.curdir) != here]
+from codemode.kernel.import_path import drop_working_folder
 
 
 def main(argv: list[str] | None = None) -> None:

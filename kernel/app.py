@@ -4,12 +4,17 @@ ipykernel publishes IOPub on a ZeroMQ XPUB socket with the default send high-wat
 1000 messages per subscriber. When a subscriber reads more slowly than the kernel publishes,
 libzmq silently drops what does not fit (the client sees gaps, the reply still says ``ok``).
 :class:`CodeModeKernelApp` sets, before the socket is bound, a high-water mark of
-:data:`IOPUB_HIGH_WATER_MARK` messages (a slow subscriber's backlog waits in the kernel's
-memory) and ``ZMQ_XPUB_NODROP``: past that mark a send waits for the subscriber instead of
-dropping. The kernel keeps the number of messages small by coalescing stream output
-(:mod:`codemode.kernel.streams`). The cost, accepted: a subscriber that stays connected but
-has stopped reading for that many messages holds the kernel's output (and with it the kernel,
-whose sends then wait) until it reads again or disconnects.
+:data:`~codemode.kernel.protections.IOPUB_HIGH_WATER_MARK` messages (a slow subscriber's backlog
+waits in the kernel's memory) and ``ZMQ_XPUB_NODROP``: past that mark a send waits for the
+subscriber instead of dropping. The kernel keeps the number of messages small by coalescing
+stream output (:mod:`codemode.kernel.streams`). The cost, accepted: a subscriber that stays
+connected but has stopped reading for that many messages holds the kernel's output (and with it
+the kernel, whose sends then wait) until it reads again or disconnects.
+
+The kernel class applies the same options, the safe packer and the output streams again when it
+is created (:mod:`codemode.kernel.protections`), so that they hold under a launcher that starts
+ipykernel's plain ``IPKernelApp`` with it (Jupyter Enterprise Gateway's). Here the options are set
+before the bind, so that not even the first connection is made without them.
 """
 
 from __future__ import annotations
@@ -20,10 +25,7 @@ import zmq
 from ipykernel.kernelapp import IPKernelApp
 from traitlets import DottedObjectName
 
-from codemode.kernel.packing import install_safe_packer
-
-IOPUB_HIGH_WATER_MARK = 100_000
-"""Messages queued for one IOPub subscriber before sends wait for it (ZeroMQ's default: 1000)."""
+from codemode.kernel.protections import IOPUB_OPTIONS
 
 
 class CodeModeKernelApp(IPKernelApp):
@@ -32,24 +34,16 @@ class CodeModeKernelApp(IPKernelApp):
 
     outstream_class = DottedObjectName("codemode.kernel.outstream.KernelOutStream", config=True)
 
-    def initialize(self, argv: list[str] | None = None) -> None:
-        """ipykernel's initialisation; then the session (shared by the kernel and the IOPub
-        thread, which look its packer up at every send) writes lone surrogates as U+FFFD
-        instead of failing the send (:mod:`codemode.kernel.packing`)."""
-        super().initialize(argv)
-        install_safe_packer(self.session)
-
     def init_iopub(self, context: zmq.Context[Any]) -> None:
         """Create and bind the IOPub socket as ipykernel does, with its high-water mark and
-        ``XPUB_NODROP`` set first (these options apply to connections made after they are set;
-        ``Context.sockopts`` are applied to the sockets the context creates)."""
-        options: dict[int, int] = {zmq.SNDHWM: IOPUB_HIGH_WATER_MARK, zmq.XPUB_NODROP: 1}
-        for option, value in options.items():
+        ``XPUB_NODROP`` set first (``Context.sockopts`` are applied to the sockets the context
+        creates)."""
+        for option, value in IOPUB_OPTIONS.items():
             context.sockopts[option] = value
         try:
             super().init_iopub(context)
         finally:
-            for option in options:
+            for option in IOPUB_OPTIONS:
                 context.sockopts.pop(option, None)
 
 

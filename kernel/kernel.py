@@ -76,7 +76,10 @@ the first request that needs them so ``kernel_info`` answers without loading ``m
 :mod:`~codemode.kernel.publish` (IOPub), :mod:`~codemode.kernel.execute` (the foreground
 execute path), :mod:`~codemode.kernel.magic_handlers`, :mod:`~codemode.kernel.delivery`
 (showing output and outcomes), :mod:`~codemode.kernel.displays` (status displays) and
-:mod:`~codemode.kernel.tool_calls` (dispatcher events).
+:mod:`~codemode.kernel.tool_calls` (dispatcher events). What the process needs (IOPub that
+never drops, the packer that survives lone surrogates, the output streams, the import path) is
+applied when the kernel is created (:mod:`~codemode.kernel.protections`), so it holds under any
+launcher that starts ipykernel's ``IPKernelApp`` with this class (Enterprise Gateway's).
 """
 
 from __future__ import annotations
@@ -93,7 +96,7 @@ from ipykernel.kernelbase import Kernel
 from traitlets import Float
 
 from codemode.cell_events import CellEvent, Closed, Notification, ToolInvoked
-from codemode.kernel import comms, headless, is_complete, magics, render, request_checks
+from codemode.kernel import comms, headless, is_complete, magics, protections, render, request_checks
 from codemode.kernel.aborts import StopOnError
 from codemode.kernel.approvals import StdinApprovals
 from codemode.kernel.counter import ExecutionCounter
@@ -152,6 +155,7 @@ class CodeModeKernel(Kernel):
     def __init__(self, **kwargs: Any) -> None:
         self._counter = ExecutionCounter()
         super().__init__(**kwargs)
+        protections.apply(self)  # whatever app launched the kernel (Enterprise Gateway's launcher too)
         route_library_logging(self.log)
         request_checks.install(self)
         self._loop: asyncio.AbstractEventLoop | None = None

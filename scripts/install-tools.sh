@@ -3,7 +3,13 @@
 #   - the npm MCP servers, into .npm-tools/ at the repository root (git ignores it);
 #   - Debian packages, when missing: bubblewrap (the sandbox of the exec_command built-in; the
 #     notebooks need it too) and, for the tests, tmux (jupyter console test) and chromium
-#     (JupyterLab test, driven by Playwright).
+#     (JupyterLab test, driven by Playwright);
+#   - for the tests, Jupyter Enterprise Gateway in a virtualenv of its own, PREFIX/venv (its pins,
+#     jupyter_server<2 and jupyter_client<7, conflict with the project's), and its Python kernel
+#     launcher, PREFIX/launch_ipykernel.py (only EG's source archive has it). PREFIX is
+#     $CODEMODE_TOOLS_CACHE/enterprise-gateway-VERSION, outside the checkout so that a fresh clone
+#     on the same machine (CI's) finds it; CODEMODE_TOOLS_CACHE defaults to ~/.cache/codemode
+#     (tests/enterprise_gateway.py computes the same path).
 # Usage: install-tools.sh [--npm-only]   (--npm-only: what the notebooks need: no test-only packages)
 # Prints the npm folder's node_modules path on its last line. Safe to run repeatedly:
 # it does nothing when everything is already there.
@@ -51,6 +57,25 @@ if (( ${#missing_deb[@]} )); then
   else
     echo "install-tools: please install: ${missing_deb[*]}" >&2
   fi
+fi
+
+eg_version="3.3.0"
+eg_prefix="${CODEMODE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/codemode}/enterprise-gateway-$eg_version"
+if (( ! npm_only )) && [[ ! -x "$eg_prefix/venv/bin/jupyter-enterprisegateway" || ! -f "$eg_prefix/launch_ipykernel.py" ]]; then
+  echo "install-tools: jupyter_enterprise_gateway==$eg_version into $eg_prefix/venv" >&2
+  # A failed install is reported, not fatal: the tests that need it say why they skip (fail under CI).
+  {
+    rm -rf "$eg_prefix" && mkdir -p "$eg_prefix/sdist" \
+      && python3 -m venv "$eg_prefix/venv" \
+      && "$eg_prefix/venv/bin/pip" install -q "jupyter_enterprise_gateway==$eg_version" >&2 \
+      && "$eg_prefix/venv/bin/pip" download -q --no-deps --no-binary :all: \
+        "jupyter_enterprise_gateway==$eg_version" -d "$eg_prefix/sdist" >&2 \
+      && tar -xzf "$eg_prefix/sdist/jupyter_enterprise_gateway-$eg_version.tar.gz" -O \
+        "jupyter_enterprise_gateway-$eg_version/etc/kernel-launchers/python/scripts/launch_ipykernel.py" \
+        > "$eg_prefix/launch_ipykernel.py.part" \
+      && mv "$eg_prefix/launch_ipykernel.py.part" "$eg_prefix/launch_ipykernel.py" \
+      && rm -rf "$eg_prefix/sdist"
+  } || echo "install-tools: could not install Jupyter Enterprise Gateway $eg_version" >&2
 fi
 
 printf '%s\n' "$prefix/node_modules"

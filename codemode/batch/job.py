@@ -28,9 +28,11 @@ its time limit; the batch was stopped (Ctrl-C) before the run ended."""
 class Job:
     """One run: ``kind`` (``"run"`` or ``"replay"``), ``path`` (the notebook or session file),
     ``name`` (how reports call it: the path as the user named it), ``timeout_s`` (the most the
-    whole run may take, in seconds) and, for a replay, ``folder`` (where its ``codemode.toml``
-    is) and ``workdir`` (the folder its cells run in, kept; ``None``: a new empty one, removed
-    afterwards: :func:`codemode.replay.run.working_folder`)."""
+    whole run may take, in seconds), for a replay ``folder`` (where its ``codemode.toml`` is)
+    and ``workdir`` (the folder its cells run in, kept; ``None``: a new empty one, removed
+    afterwards: :func:`codemode.replay.run.working_folder`), and for a run on a Jupyter
+    (Enterprise) Gateway its ``gateway_url`` and ``gateway_token``
+    (:func:`codemode.gateway.run_on_gateway`; None: a local kernel)."""
 
     kind: str
     path: str
@@ -38,6 +40,8 @@ class Job:
     timeout_s: float
     folder: str | None = None
     workdir: str | None = None
+    gateway_url: str | None = None
+    gateway_token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,12 @@ def _run_notebook(job: Job) -> Outcome:
 
     from codemode.notebook import execute_notebook, shown
 
-    executed = execute_notebook(job.path, timeout_s=job.timeout_s)
+    if job.gateway_url:
+        from codemode.gateway import run_on_gateway
+
+        executed = run_on_gateway(job.path, job.gateway_url, job.gateway_token, timeout_s=job.timeout_s)
+    else:
+        executed = execute_notebook(job.path, timeout_s=job.timeout_s)
     status = PASSED if executed.failure is None else TIMED_OUT if executed.timed_out else FAILED
     notebook = nbformat.writes(executed.nb).encode("utf-8")
     return Outcome(job.name, status, 0.0, executed.failure or "", shown(executed), notebook)

@@ -184,16 +184,23 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def jupyter_app(
-    tmp_path: Path, app: str, *options: str, ready_path: str, token: str
+    tmp_path: Path,
+    app: str,
+    *options: str,
+    ready_path: str,
+    token: str,
+    command: list[str] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, ServerProcess]]:
-    """Run ``python -m jupyter APP --ip=127.0.0.1 --port=<free> OPTIONS...`` in ``tmp_path``
-    (log: ``tmp_path/APP.log``) until it answers ``GET ready_path`` with ``token``; yields
+    """Run ``python -m jupyter APP --ip=127.0.0.1 --port=<free> OPTIONS...`` (or ``command``
+    in place of ``python -m jupyter APP``) in ``tmp_path`` (log: ``tmp_path/APP.log``; ``env``
+    added to :func:`server_env`'s) until it answers ``GET ready_path`` with ``token``; yields
     ``(base_url, server)`` and stops the server and everything it started afterwards."""
     port = free_port()
     server = ServerProcess(
-        [sys.executable, "-m", "jupyter", app, "--ip=127.0.0.1", f"--port={port}", *options],
+        [*(command or [sys.executable, "-m", "jupyter", app]), "--ip=127.0.0.1", f"--port={port}", *options],
         cwd=tmp_path,
-        env=server_env(tmp_path),
+        env={**server_env(tmp_path), **(env or {})},
         log_path=tmp_path / f"{app}.log",
     )
     base = f"http://127.0.0.1:{port}"

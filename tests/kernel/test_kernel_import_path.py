@@ -79,7 +79,12 @@ def test_an_empty_pythonpath_entry_does_not_put_the_folder_on_the_path(codemode_
 
 
 def test_a_kernel_started_without_dash_p_drops_the_folder_too(codemode_kernelspec, tmp_path):
-    (tmp_path / "json.py").write_text('raise ImportError("the shadow json.py was imported")\n')
+    """Without ``-P``, ipykernel's app (IPython's ``init_path``) puts ``""`` back on the path
+    before ``site-packages`` after the kernel was created, unless told not to
+    (``codemode.kernel.protections``): ``jsonschema``, imported at the first request, would then
+    come from the folder."""
+    for name in ("json", "jsonschema"):
+        (tmp_path / f"{name}.py").write_text(f'raise ImportError("the shadow {name}.py was imported")\n')
     kernel = start_kernel(tmp_path, argv_without_safe_path=True)
     try:
         assert execute(kernel.kc, 'text("started without -P")').stdout == "started without -P\n"

@@ -8,31 +8,13 @@ import json
 
 import pytest
 from jupyter_client.session import json_packer
-from kernel_driver import execute, kernel_with_tools
+from kernel_driver import SURROGATE_TOOLS, execute, kernel_with_tools
 
 from codemode.kernel.packing import safe_packer
 
 pytestmark = pytest.mark.timeout(120)
 
-TOOLS = '''
-import sys
-
-import codemode
-
-
-@codemode.tool
-def print_surrogate() -> str:
-    """Prints lines holding lone surrogates on stdout and stderr, then returns ok."""
-    print("printed \\udfff here", flush=True)
-    print("warned \\ud800 here", file=sys.stderr, flush=True)
-    return "ok"
-
-
-@codemode.tool
-def doc_surrogate() -> str:
-    """Docstring with a lone surrogate \\udfff in it."""
-    return "ok"
-'''
+TOOLS = "import sys\n\nimport codemode\n" + SURROGATE_TOOLS
 
 
 @pytest.fixture(scope="module")
