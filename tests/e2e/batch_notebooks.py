@@ -26,11 +26,14 @@ def write_notebook(path: Path, *sources: str, kernelspec: str = "codemode") -> P
     return path
 
 
-def marker_then_hang(folder: Path, name: str, *, kernelspec: str = "codemode", marker: Path | None = None) -> Path:
-    """A notebook in ``folder`` whose first cell writes ``marker`` (default ``folder/started``;
-    and shows ``started``) and whose second hangs."""
+def marker_then_hang(
+    folder: Path, name: str, *, kernelspec: str = "codemode", marker: Path | None = None, content: str = '"yes"'
+) -> Path:
+    """A notebook in ``folder`` whose first cell writes ``marker`` (default ``folder/started``)
+    holding the JavaScript expression ``content``'s value (and shows ``started``) and whose
+    second hangs."""
     marker = marker if marker is not None else folder / "started"
-    write = f'await tools.write_file({{path: {str(marker)!r}, content: "yes"}}); text("started")'
+    write = f'await tools.write_file({{path: {str(marker)!r}, content: {content}}}); text("started")'
     return write_notebook(folder / name, write, HANG, kernelspec=kernelspec)
 
 
@@ -83,12 +86,13 @@ def summary_rows(stdout: str) -> list[tuple[str, str]]:
     return re.findall(r"^\s+(\S+\.ipynb)\s+(passed|failed|diverged|timed out|stopped)\s+\d+\.\d\s*$", stdout, re.M)
 
 
-def mixed_batch(folder: Path, kernelspec: str = "codemode", marker: Path | None = None) -> Path:
+def mixed_batch(folder: Path, kernelspec: str = "codemode", marker: Path | None = None, content: str = '"yes"') -> Path:
     """The mixed batch of eight notebooks (on the kernelspec ``kernelspec``) under ``folder``:
     ``notebooks/`` holds four that pass (one with a cell tagged ``raises-exception``), one that
     throws and one that is not JSON; ``hang/f_hang.ipynb`` hangs past the time limit and
-    ``killed/g_killed.ipynb`` writes ``marker`` (default ``killed/started``) then hangs, for
-    the test to kill its kernel. Returns the marker's path."""
+    ``killed/g_killed.ipynb`` writes ``marker`` (default ``killed/started``; holding the
+    JavaScript expression ``content``'s value) then hangs, for the test to kill its kernel.
+    Returns the marker's path."""
     runs = folder / "notebooks"
     write_notebook(runs / "a_text.ipynb", "text(1 + 1)", kernelspec=kernelspec)
     write_notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)', kernelspec=kernelspec)
@@ -98,7 +102,7 @@ def mixed_batch(folder: Path, kernelspec: str = "codemode", marker: Path | None 
     (runs / "e_unreadable.ipynb").write_text("this is not JSON")
     write_notebook(folder / "hang" / "f_hang.ipynb", 'text("before")', HANG, 'text("never")', kernelspec=kernelspec)
     marker = marker if marker is not None else folder / "killed" / "started"
-    marker_then_hang(folder / "killed", "g_killed.ipynb", kernelspec=kernelspec, marker=marker)
+    marker_then_hang(folder / "killed", "g_killed.ipynb", kernelspec=kernelspec, marker=marker, content=content)
     allowed = write_notebook(
         runs / "h_error_allowed.ipynb", 'throw new Error("expected")', 'text("passes")', kernelspec=kernelspec
     )
