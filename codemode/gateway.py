@@ -10,7 +10,9 @@ jupyter_server's kernel client opens that websocket without the gateway's creden
 REST requests carry them), so a gateway with a token refuses it (401): ``AuthorizedGatewayKernelClient``
 opens it with the same headers as the REST requests. And its kernel manager cannot say whether
 the kernel lives (``CheckedGatewayKernelManager`` asks the gateway; see
-:func:`gateway_kernel_manager_class`).
+:func:`gateway_kernel_manager_class`), nor its client that the kernel died: the gateway restarts
+a dead kernel under the same id and says so only on the websocket (``WatchedIOPub``), so a
+killed kernel's notebook fails at once as a local one does, not at its time limit.
 
 The kernel runs where the gateway puts it: in the gateway's working folder, or the folder its
 kernelspec or ``KERNEL_WORKING_DIR`` names (set in this process's environment, it is sent with

@@ -1,6 +1,8 @@
 """``codemode.gateway``'s kernel manager answers jupyter_client's liveness question by asking the
 gateway, where jupyter_server's asserts on a local provisioner (``wait_for_ready`` asks it when a
-kernel_info reply takes over a second)."""
+kernel_info reply takes over a second), and its kernel client takes the gateway's own IOPub
+status ``restarting`` or ``dead`` as the kernel's death (a gateway restarts a dead kernel under the
+same id, so the gateway's answer alone would keep a lost cell waiting)."""
 
 from __future__ import annotations
 
