@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",
     )
-    add_batch_arguments(parser)
+    add_batch_arguments(parser, gateway=False)  # refused in main(): GATEWAY_REFUSED
     return parser
 
 
