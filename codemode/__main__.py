@@ -65,10 +65,6 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
-GATEWAY_TOKEN_VARIABLE = "JUPYTER_GATEWAY_AUTH_TOKEN"
-"""Where ``--gateway-token`` comes from when not given: jupyter_server's variable for it."""
-
-
 def _run(argv: list[str]) -> int:
     """``run NOTEBOOK ...``: one notebook prints each cell with its outputs; several (or a
     folder, or a glob) run as a batch (:mod:`codemode.batch`) and print a summary."""
@@ -87,7 +83,7 @@ def _run(argv: list[str]) -> int:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     from codemode.atomic_file import write_atomically
-    from codemode.batch.command import executor_for, run_batch
+    from codemode.batch.command import GATEWAY_TOKEN_VARIABLE, executor_for, run_batch
     from codemode.batch.job import PASSED, Job, run_job
     from codemode.batch.report import junit_xml
 
@@ -132,16 +128,6 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--junit", metavar="PATH", help="write each notebook's result as JUnit XML")
     add_batch_arguments(parser)
-    parser.add_argument(
-        "--gateway-url",
-        metavar="URL",
-        help="run each notebook's kernel on this Jupyter Enterprise Gateway or Kernel Gateway (http://host:8888)",
-    )
-    parser.add_argument(
-        "--gateway-token",
-        metavar="TOKEN",
-        help=f"the gateway's auth token (default: ${GATEWAY_TOKEN_VARIABLE})",
-    )
     return parser
 
 

@@ -10,7 +10,9 @@ jupyter_server's kernel client opens that websocket without the gateway's creden
 REST requests carry them), so a gateway with a token refuses it (401): ``AuthorizedGatewayKernelClient``
 opens it with the same headers as the REST requests. And its kernel manager cannot say whether
 the kernel lives (``CheckedGatewayKernelManager`` asks the gateway; see
-:func:`gateway_kernel_manager_class`).
+:func:`gateway_kernel_manager_class`), nor its client that the kernel died: the gateway restarts
+a dead kernel under the same id and says so only on the websocket (``WatchedIOPub``), so a
+killed kernel's notebook fails at once as a local one does, not at its time limit.
 
 The kernel runs where the gateway puts it: in the gateway's working folder, or the folder its
 kernelspec or ``KERNEL_WORKING_DIR`` names (set in this process's environment, it is sent with
@@ -34,14 +36,48 @@ def gateway_kernel_manager_class() -> type:
     import websocket
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_server.gateway.gateway_client import GatewayClient
-    from jupyter_server.gateway.managers import GatewayKernelClient, GatewayKernelManager
+    from jupyter_server.gateway.managers import ChannelQueue, GatewayKernelClient, GatewayKernelManager
     from jupyter_server.utils import url_path_join
     from tornado.escape import url_escape
     from traitlets import Type
 
+    class WatchedIOPub(ChannelQueue):
+        """The IOPub queue, noting the gateway's own word that the kernel died: the server behind
+        the websocket sends an IOPub ``status`` of ``restarting`` when its restarter found the
+        kernel dead and started another (jupyter_server's ``ZMQChannelsHandler.on_kernel_restarted``),
+        ``dead`` when that failed; a kernel itself sends only ``starting``, ``busy`` and ``idle``
+        (Jupyter messaging spec, "Kernel status")."""
+
+        died = False
+
+        def put_nowait(self, item: Any) -> None:
+            if item.get("msg_type") == "status" and item.get("content", {}).get("execution_state") in (
+                "restarting",
+                "dead",
+            ):
+                self.died = True
+            super().put_nowait(item)
+
     class AuthorizedGatewayKernelClient(GatewayKernelClient):
         """jupyter_server's ``GatewayKernelClient`` whose websocket carries the gateway's headers
-        (``Authorization: token ...``), as its REST requests do."""
+        (``Authorization: token ...``), as its REST requests do, and which answers that its
+        kernel is gone once the gateway said it died (:class:`WatchedIOPub`). A gateway restarts
+        a dead kernel under the same id, so asking it whether the kernel lives says yes, and the
+        cell that was running would wait for its reply until the time limit; nbclient asks the
+        client (``is_alive``) while it waits and fails the run as a dead kernel."""
+
+        @property
+        def iopub_channel(self) -> ChannelQueue:
+            if self._iopub_channel is None:
+                assert self.channel_socket is not None and self._channel_queues is not None
+                self._iopub_channel = WatchedIOPub("iopub", self.channel_socket, self.log)
+                self._channel_queues["iopub"] = self._iopub_channel
+            return self._iopub_channel
+
+        async def is_alive(self) -> bool:
+            if isinstance(self._iopub_channel, WatchedIOPub) and self._iopub_channel.died:
+                return False
+            return bool(await super()._async_is_alive())
 
         async def start_channels(  # type: ignore[override]  # async, as jupyter_server's own
             self, shell: bool = True, iopub: bool = True, stdin: bool = True, hb: bool = True, control: bool = True

@@ -32,9 +32,16 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--jobs N`` (how many runs at once on this machine) and ``--dask ADDRESS`` (run them on
-    that Dask scheduler's cluster instead)."""
+GATEWAY_TOKEN_VARIABLE = "JUPYTER_GATEWAY_AUTH_TOKEN"
+"""Where ``--gateway-token`` comes from when not given: jupyter_server's variable for it."""
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser, *, gateway: bool = True) -> None:
+    """``--jobs N`` (how many runs at once on this machine), ``--dask ADDRESS`` (run them on
+    that Dask scheduler's cluster instead), ``--gateway-url URL`` and ``--gateway-token TOKEN``
+    (each run's kernel on that Jupyter Enterprise Gateway or Kernel Gateway,
+    :mod:`codemode.gateway`). With ``gateway`` False the last two are accepted but left out of
+    the help, for a command that refuses them with its reason (``replay``)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--jobs",
@@ -47,6 +54,18 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
         "--dask",
         metavar="ADDRESS",
         help="with several: run them on the Dask cluster of this scheduler (tcp://host:8786)",
+    )
+    parser.add_argument(
+        "--gateway-url",
+        metavar="URL",
+        help="run each notebook's kernel on this Jupyter Enterprise Gateway or Kernel Gateway (http://host:8888)"
+        if gateway
+        else argparse.SUPPRESS,
+    )
+    parser.add_argument(
+        "--gateway-token",
+        metavar="TOKEN",
+        help=f"the gateway's auth token (default: ${GATEWAY_TOKEN_VARIABLE})" if gateway else argparse.SUPPRESS,
     )
 
 

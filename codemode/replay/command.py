@@ -33,6 +33,17 @@ from codemode.replay.convert import NoCodeModeError, notebook_text, session_note
 from codemode.replay.rollout import NotASessionError, read_session, session_warnings
 from codemode.replay.servers import CodexConfigError, default_codex_config, load_servers, write_servers
 
+GATEWAY_REFUSED = (
+    "--gateway-url runs notebooks (python -m codemode run), not replays. A replay's kernel starts "
+    "in a working folder of its own with the session's environment (its codemode.toml, MCP "
+    "servers and recordings, cells run to their yields); a gateway starts kernels in its own "
+    "folder and passes only KERNEL_* variables. Replay here (--jobs N) or on a Dask cluster (--dask ADDRESS)."
+)
+"""Why ``replay`` refuses ``--gateway-url`` and ``--gateway-token`` (exit status 2): a replay's
+kernel is started by :func:`codemode.replay.run.execute` with the working folder and environment
+of :func:`codemode.replay.run.kernel_environment`, which a gateway's kernel manager (``POST
+/api/kernels``, the client's ``KERNEL_*`` variables only) cannot carry."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``replay`` command's argument parser."""
@@ -74,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="write a recording of the session's MCP calls to PATH, for CODEMODE_RECORDING=replay",
     )
-    add_batch_arguments(parser)
+    add_batch_arguments(parser, gateway=False)  # refused in main(): GATEWAY_REFUSED
     return parser
 
 
@@ -119,6 +130,10 @@ def main(argv: list[str]) -> int:
     """Run the command; returns the exit status (module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.gateway_url or args.gateway_token:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {GATEWAY_REFUSED}", file=sys.stderr)
+        return 2
     if args.run or args.record_from_session:
         from codemode.replay.run_command import run_main
 

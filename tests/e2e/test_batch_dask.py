@@ -3,9 +3,9 @@
 A ``dask scheduler`` and a ``dask worker`` (two threads, so two notebooks at once) run as
 processes of their own, as on a cluster; the command only submits. Each notebook runs on the
 worker in its own worker process and kernel, and its outcome, the executed notebook included,
-comes back: the summary is the local pool's, and no kernel is left on the worker. Ctrl-C
-mid-batch stops the kernels running on the worker. (The time limit and a killed kernel are the
-local pool's tests: a Dask task runs the same ``run_isolated``.)
+comes back. The mixed batch of ``test_batch_run.py`` (passing, failing, a killed kernel, a
+notebook past its time limit) gives the local pool's summary, and no kernel is left on the
+worker. Ctrl-C mid-batch stops the kernels running on the worker.
 """
 
 from __future__ import annotations
@@ -22,7 +22,17 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from batch_notebooks import kernels_under, marker_then_hang, write_notebook
+from batch_notebooks import (
+    MIXED_ARGS,
+    MIXED_COUNTS,
+    MIXED_DETAILS,
+    MIXED_ROWS,
+    kernel_in,
+    kernels_under,
+    marker_then_hang,
+    mixed_batch,
+    summary_rows,
+)
 from polling import poll_until
 
 from codemode.batch.isolated import kill_tree
@@ -77,16 +87,16 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, psu
             process.wait()
 
 
-async def test_a_batch_on_a_dask_cluster_gives_the_local_summary_and_leaves_no_kernel(tmp_path, cluster):
+async def test_the_mixed_batch_on_a_dask_cluster_gives_the_local_summary_and_leaves_no_kernel(tmp_path, cluster):
+    """The mixed batch of ``test_batch_run.py``: its notebooks run on the worker, the killed
+    one's kernel (a descendant of the ``dask worker`` process, in its notebook's folder) is
+    killed from here, and the summary is the local pool's."""
     address, worker = cluster
-    runs = tmp_path / "notebooks"
-    write_notebook(runs / "a_text.ipynb", "text(1 + 1)")
-    write_notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
-    write_notebook(runs / "c_throw.ipynb", 'throw new TypeError("bad input")')
+    marker = mixed_batch(tmp_path)
+    killed = marker.parent
     saved = tmp_path / "saved"
     command = subprocess.Popen(
-        [sys.executable, "-m", "codemode", "run", "notebooks", "--dask", address, "--timeout", "60"]
-        + ["--save-to", str(saved)],
+        [sys.executable, "-m", "codemode", "run", *MIXED_ARGS, "--dask", address, "--save-to", str(saved)],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -94,25 +104,36 @@ async def test_a_batch_on_a_dask_cluster_gives_the_local_summary_and_leaves_no_k
     )
     kernels_seen: set[int] = set()
 
+    def seen() -> list[psutil.Process]:
+        kernels = kernels_under(worker)
+        kernels_seen.update(k.pid for k in kernels)
+        return kernels
+
+    await poll_until(
+        lambda: seen() and marker.exists() and kernel_in(worker, killed),
+        "the notebook to be killed started its hanging cell on the worker",
+        interval_s=0.2,
+        within_s=180,
+    )
+    kernel = kernel_in(worker, killed)
+    assert kernel is not None
+    kernel.kill()
+
     def ended() -> bool:
-        kernels_seen.update(k.pid for k in kernels_under(worker))
+        seen()
         return command.poll() is not None
 
     await poll_until(ended, "the batch to end", interval_s=0.2, within_s=200)
     stdout, stderr = command.communicate()
     assert command.returncode == 1, stdout + stderr
-    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", stdout, re.M)
-    assert rows == [
-        ("notebooks/a_text.ipynb", "passed"),
-        ("notebooks/b_store.ipynb", "passed"),
-        ("notebooks/c_throw.ipynb", "failed"),
-    ], stdout
-    assert stdout.endswith("3 notebooks: 2 passed, 1 failed, 0 diverged, 0 timed out\n"), stdout
-    assert "── notebooks/c_throw.ipynb: failed\n" in stdout and "TypeError: bad input" in stdout
+    assert summary_rows(stdout) == MIXED_ROWS, stdout
+    assert stdout.endswith(MIXED_COUNTS), stdout
+    for detail in MIXED_DETAILS:
+        assert detail in stdout, (detail, stdout)
     # The executed notebooks came back from the worker, where their kernels ran.
     stored = nbformat.read(saved / "b_store.ipynb", 4)
     assert [[o.get("text") for o in cell.outputs] for cell in stored.cells] == [[], ["42\n"]]
-    assert kernels_seen, "no kernel ran under the Dask worker"
+    assert len(kernels_seen) >= 2, "no kernels ran under the Dask worker"
     assert kernels_under(worker) == []
 
 

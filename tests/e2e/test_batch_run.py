@@ -22,15 +22,20 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from batch_notebooks import HANG, marker_then_hang, write_notebook
+from batch_notebooks import (
+    MIXED_ARGS,
+    MIXED_COUNTS,
+    MIXED_DETAILS,
+    MIXED_ROWS,
+    kernel_in,
+    marker_then_hang,
+    mixed_batch,
+    summary_rows,
+)
 from e2e_servers import alive
 from polling import poll_until
 
 pytestmark = pytest.mark.timeout(240)
-
-TIMEOUT_S = 20
-"""``--timeout``: well over what a small notebook takes on a loaded machine, so only the hanging
-notebook passes it."""
 
 
 def _working_in(folder: Path) -> list[psutil.Process]:
@@ -44,17 +49,6 @@ def _working_in(folder: Path) -> list[psutil.Process]:
         if (cwd == str(folder) or cwd.startswith(f"{folder}/")) and alive(process):
             found.append(process)
     return found
-
-
-def _kernel_of(command: psutil.Process, folder: Path) -> psutil.Process | None:
-    """The kernel (a child of a batch worker) working in ``folder``, if it runs."""
-    for process in command.children(recursive=True):
-        try:
-            if "codemode.kernel" in process.cmdline() and process.cwd() == str(folder):
-                return process
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return None
 
 
 class Batch:
@@ -90,71 +84,36 @@ class Batch:
 
 
 async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothing_running(tmp_path):
-    runs = tmp_path / "notebooks"
-    write_notebook(runs / "a_text.ipynb", "text(1 + 1)")
-    write_notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
-    write_notebook(
-        runs / "c_exec.ipynb", 'const r = await tools.exec_command({cmd: "echo from-shell"}); text(r.output.trim())'
-    )
-    write_notebook(runs / "d_throw.ipynb", 'throw new TypeError("bad input")', 'text("never")')
-    (runs / "e_unreadable.ipynb").write_text("this is not JSON")
-    write_notebook(tmp_path / "hang" / "f_hang.ipynb", 'text("before")', HANG, 'text("never")')
-    killed = tmp_path / "killed"
-    marker_then_hang(killed, "g_killed.ipynb")
-    allowed = write_notebook(runs / "h_error_allowed.ipynb", 'throw new Error("expected")', 'text("passes")')
-    nb = nbformat.read(allowed, 4)
-    nb.cells[0].metadata["tags"] = ["raises-exception"]
-    nbformat.write(nb, allowed)
+    marker = mixed_batch(tmp_path)
+    killed = marker.parent
     saved = tmp_path / "saved"
     junit = tmp_path / "junit.xml"
     batch = Batch(
         tmp_path,
-        "hang/f_hang.ipynb",  # the two long runs first, beside the others
-        "killed/g_killed.ipynb",
-        "notebooks",
+        *MIXED_ARGS,
         "--jobs",
         "2",
-        "--timeout",
-        str(TIMEOUT_S),
         "--save-to",
         str(saved),
         "--junit",
         str(junit),
     )
     await poll_until(
-        lambda: batch.descendants() and (killed / "started").exists() and _kernel_of(batch.command, killed),
+        lambda: batch.descendants() and marker.exists() and kernel_in(batch.command, killed),
         "the notebook to be killed started its hanging cell",
         interval_s=0.2,
         within_s=180,
     )
-    kernel = _kernel_of(batch.command, killed)
+    kernel = kernel_in(batch.command, killed)
     assert kernel is not None
     kernel.kill()
     await poll_until(batch.ended, "the batch to end", interval_s=0.2, within_s=180)
     stdout, stderr = batch.process.communicate()
     assert batch.process.returncode == 1, stdout + stderr
-    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(passed|failed|diverged|timed out|stopped)\s+\d+\.\d\s*$", stdout, re.M)
-    assert rows == [
-        ("hang/f_hang.ipynb", "timed out"),
-        ("killed/g_killed.ipynb", "failed"),
-        ("notebooks/a_text.ipynb", "passed"),
-        ("notebooks/b_store.ipynb", "passed"),
-        ("notebooks/c_exec.ipynb", "passed"),
-        ("notebooks/d_throw.ipynb", "failed"),
-        ("notebooks/e_unreadable.ipynb", "failed"),
-        ("notebooks/h_error_allowed.ipynb", "passed"),
-    ], stdout
-    assert stdout.endswith("8 notebooks: 4 passed, 3 failed, 0 diverged, 1 timed out\n"), stdout
-    assert (
-        "── killed/g_killed.ipynb: failed\nThe kernel died while a cell ran; the cells after it did not run.\n"
-        in stdout
-    )
-    assert (
-        "── hang/f_hang.ipynb: timed out\nThe notebook ran longer than the time limit of 20 s and its running "
-        "cell was stopped. Raise the limit with --timeout SECONDS if the notebook is meant to run that long.\n"
-    ) in stdout
-    assert "── notebooks/d_throw.ipynb: failed\n" in stdout and "TypeError: bad input" in stdout
-    assert "── notebooks/e_unreadable.ipynb: failed\n" in stdout
+    assert summary_rows(stdout) == MIXED_ROWS, stdout
+    assert stdout.endswith(MIXED_COUNTS), stdout
+    for detail in MIXED_DETAILS:
+        assert detail in stdout, (detail, stdout)
     # Each notebook that ran is saved with its outputs, the killed one and the hanging one too.
     outputs = {
         path.name: [

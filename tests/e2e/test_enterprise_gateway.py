@@ -7,8 +7,8 @@ U+FFFD), the process's output streams, and a flood of displays read by a slow su
 connected straight to the kernel's IOPub socket (from the connection file EG's launcher wrote):
 nothing dropped. Through ``codemode.gateway.run_on_gateway`` (jupyter_server's gateway client
 under nbclient): a notebook whose yielded cell is waited for and whose last cell loads what the
-first stored, and a failing notebook; and ``python -m codemode run --gateway-url`` with a batch
-of three (the processes of each run are recorded while it runs). When the module ends, EG is stopped and no process it
+first stored, and a failing notebook; and ``python -m codemode run --gateway-url`` with the
+mixed batch of ``test_batch_run.py`` (the processes of each run are recorded while it runs). When the module ends, EG is stopped and no process it
 started (launcher, its listener, kernel, runtime host) is left.
 """
 
@@ -24,10 +24,12 @@ import threading
 from types import SimpleNamespace
 
 import nbformat
+import psutil
 import pytest
 import requests
 import websocket
-from e2e_servers import DEADLINE_S, POLL_S, ws_execute
+from batch_notebooks import MIXED_ARGS, MIXED_COUNTS, MIXED_DETAILS, MIXED_ROWS, mixed_batch, summary_rows
+from e2e_servers import DEADLINE_S, POLL_S, cmdline, wait_for, ws_execute
 from eg_server import AUTH, DISPLAY_NAME, KERNEL_NAME, TOKEN, connection_file, enterprise_gateway
 from jupyter_client.blocking import BlockingKernelClient
 from protocol_checks import SURROGATE_TOOLS, SlowSubscriber, display_flood
@@ -37,7 +39,7 @@ from codemode.gateway import run_on_gateway
 pytestmark = pytest.mark.timeout(180)
 
 TOOLS = (
-    "import sys\n\nimport codemode\n"
+    "import os\nimport sys\n\nimport codemode\n"
     + SURROGATE_TOOLS
     + '''
 
@@ -45,6 +47,12 @@ TOOLS = (
 def stream_classes() -> list:
     """The class names of the kernel process's sys.stdout and sys.stderr."""
     return [type(getattr(s, "original", s)).__name__ for s in (sys.stdout, sys.stderr)]
+
+
+@codemode.tool
+def kernel_pid() -> int:
+    """The kernel process's id (Python tools run in the kernel's process)."""
+    return os.getpid()
 '''
 )
 
@@ -204,37 +212,37 @@ def test_run_on_gateway_reports_a_failing_cell(gateway, tmp_path):
     assert [_stdout(cell) for cell in run.nb.cells] == ["before\n", "", ""]
 
 
-def test_a_batch_with_gateway_url_gives_the_local_summary(gateway, tmp_path):
-    """``python -m codemode run FOLDER --gateway-url URL``: each notebook's kernel on EG (two at a
-    time), the same summary as a local batch, the executed notebooks saved here."""
-    base, server, _ = gateway
-    runs = tmp_path / "notebooks"
-    runs.mkdir()
-    _notebook(runs / "a_text.ipynb", "text(1 + 1)")
-    _notebook(runs / "b_store.ipynb", 'store("n", 20)', 'text(load("n") + 22)')
-    _notebook(runs / "c_throw.ipynb", 'throw new TypeError("bad input")')
+def test_the_mixed_batch_with_gateway_url_gives_the_local_summary(gateway, tmp_path):
+    """``python -m codemode run ... --gateway-url URL --jobs 2`` on the mixed batch of
+    ``test_batch_run.py``: each notebook's kernel on EG, the killed notebook's kernel (its pid,
+    which its first cell writes into a marker in the kernels' working folder) killed from here,
+    the same summary as a local batch, the executed notebooks saved here, no kernel left on EG."""
+    base, server, folder = gateway
+    marker = mixed_batch(tmp_path, KERNEL_NAME, folder / f"{tmp_path.name}-started", "String(await tools.kernel_pid())")
     saved = tmp_path / "saved"
-    argv = [sys.executable, "-m", "codemode", "run", "notebooks", "--gateway-url", base, "--jobs", "2"]
+    argv = [sys.executable, "-m", "codemode", "run", *MIXED_ARGS, "--gateway-url", base, "--jobs", "2"]
     with watching(server) as started:
-        done = subprocess.run(
-            [*argv, "--timeout", "60", "--save-to", str(saved)],
+        command = subprocess.Popen(
+            [*argv, "--save-to", str(saved)],
             cwd=tmp_path,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=180,
             env={**os.environ, "JUPYTER_GATEWAY_AUTH_TOKEN": TOKEN},
         )
-    assert done.returncode == 1, done.stdout + done.stderr
-    rows = re.findall(r"^\s+(\S+\.ipynb)\s+(\w[\w ]*?)\s+\d+\.\d\s*$", done.stdout, re.M)
-    assert rows == [
-        ("notebooks/a_text.ipynb", "passed"),
-        ("notebooks/b_store.ipynb", "passed"),
-        ("notebooks/c_throw.ipynb", "failed"),
-    ], done.stdout + done.stderr
-    assert done.stdout.endswith("3 notebooks: 2 passed, 1 failed, 0 diverged, 0 timed out\n"), done.stdout
-    assert "TypeError: bad input" in done.stdout
+        wait_for(lambda: marker.exists() and marker.read_text(), "the notebook to be killed to start", 180)
+        kernel = psutil.Process(int(marker.read_text()))
+        assert "launch_ipykernel.py" in cmdline(kernel)
+        kernel.kill()
+        stdout, stderr = command.communicate(timeout=180)
+    assert command.returncode == 1, stdout + stderr
+    assert summary_rows(stdout) == MIXED_ROWS, stdout + stderr
+    assert stdout.endswith(MIXED_COUNTS), stdout
+    for detail in MIXED_DETAILS:
+        assert detail in stdout, (detail, stdout)
     stored = nbformat.read(saved / "b_store.ipynb", 4)
     assert [[o.get("text") for o in cell.outputs] for cell in stored.cells] == [[], ["42\n"]]
     kernel_ids = {re.search(r"--RemoteProcessProxy\.kernel-id (\S+)", c) for c in started if "launch_ipykernel.py" in c}
-    assert len({match.group(1) for match in kernel_ids if match}) == 3, started  # the launcher's listener is a fork
+    assert len({match.group(1) for match in kernel_ids if match}) == 7, started  # all but the unreadable one
     assert kernels_on(base) == []
+    assert [cmdline(p) for p in server.remember() if "launch_ipykernel.py" in cmdline(p)] == []

@@ -254,3 +254,18 @@ def test_codex_config_problems(tmp_path, capsys):
     assert main(["replay", str(S04), "-o", str(out), "--codex-config", str(plain)]) == 0
     assert capsys.readouterr().out == f"wrote {out}\n{plain} defines no MCP server; no codemode.toml was written.\n"
     assert files_in(tmp_path) == ["broken.toml", "codex_home", "out.ipynb", "plain.toml"]
+
+
+@pytest.mark.parametrize("option", [["--gateway-url", "http://127.0.0.1:9"], ["--gateway-token", "t"]])
+@pytest.mark.parametrize("run", [["--run"], []])
+def test_replay_refuses_a_gateway_with_a_usage_error(tmp_path, capsys, option, run):
+    """A replay's kernel needs its own folder and environment, which a gateway cannot give it:
+    ``--gateway-url`` is a usage error (exit 2) before anything runs or is written."""
+    from codemode.replay.command import GATEWAY_REFUSED
+
+    assert main(["replay", str(S04), "-o", str(tmp_path / "out" / "out.ipynb"), *run, *option]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m codemode replay")
+    assert err.endswith(f"python -m codemode replay: error: {GATEWAY_REFUSED}\n")
+    assert "error: --gateway-url runs notebooks (python -m codemode run), not replays. A replay" in err
+    assert not (tmp_path / "out").exists()
