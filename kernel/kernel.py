@@ -62,7 +62,8 @@ specification), in short:
   magics that touch no cell and for an execute interrupted before its cell existed); for a
   cell that ended, ``tool_calls`` lists every call it made with its one outcome (calls still
   cleaning up are awaited, bounded), the first 1000 of a cell that made more, whose count is
-  then ``tool_calls_omitted``; a ``%tools`` reply adds ``"tool_names"``;
+  then ``tool_calls_omitted``; a ``%tools`` reply adds ``"tool_names"`` and ``"problems"`` (the configuration and MCP
+  start-up problems it listed, each a string);
 - a malformed request gets an error reply of its type (:mod:`codemode.kernel.request_checks`);
 - a failed execute aborts the execute requests queued behind it, as ipykernel does, but the
   queue is marked before its reply leaves, so a request sent on the reply always runs

@@ -14,7 +14,8 @@ Parsing is :mod:`codemode.kernel.magics`; this module carries them out:
 - ``%tools [FILTER]`` lists the enabled tools, the configuration problems and, when any are
   running, the threads of cancelled tool calls (``codemode.tools.threads``); its reply's
   ``metadata.codemode.tool_names`` holds the names a program may give the tools listed
-  (``replay --run`` reads it to know the missing tools before any cell runs);
+  (``replay --run`` reads it to know the missing tools before any cell runs) and
+  ``metadata.codemode.problems`` the problems listed (``replay --run`` warns of each);
 - ``%recording`` prints one line: the ``[recording]`` mode, the file and its counts
   (:meth:`codemode.replay.recorder.RecordingState.summary`);
 - ``%finished`` is an error (``CellsStillRunning``) naming each yielded cell still running,
@@ -248,6 +249,7 @@ class MagicHandlers:
             blocks.append(blocked)
         self.publisher.stdout(request, "\n".join(blocks) + "\n")
         request.tool_names = sorted(available_names(tools))
+        request.tool_problems = problems
         return self.publisher.ok_reply()
 
     async def _config(self, services: Services, magic: magics.Magic, request: Request) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class Request:
     <codemode.kernel.delivery.Delivery.note_model_view>`; None when it showed no cell's answer.
     ``tool_names`` is set by ``%tools``: the names a program may give the tools it listed (each
     tool's JavaScript and code-mode name, sorted), for the reply metadata; None otherwise.
+    ``tool_problems`` is set by ``%tools`` too: the configuration and tool start-up problems it
+    listed (an MCP server that failed to start: ``MCP server `NAME` failed to start: ...``).
     """
 
     parent: dict[str, Any]
@@ -61,6 +63,7 @@ class Request:
     stopped_output: StoppedOutput | None = None
     model_view: dict[str, Any] | None = None
     tool_names: list[str] | None = None
+    tool_problems: list[str] | None = None
     _observing: bool = field(default=False, repr=False)
     _released: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
 

@@ -126,7 +126,7 @@ class ToolCallTracker:
     async def reply_metadata(self, request: Request, services: Services | None) -> dict[str, Any]:
         """The execute_reply's ``metadata.codemode`` for ``request``: its cell id and status,
         wall time, the answer as the model would have seen it (``model_view``, when the request
-        showed a cell's answer), the names of the tools ``%tools`` listed (``tool_names``), and its cell's tool calls (``services`` None: not built, none). For a cell
+        showed a cell's answer), the names of the tools ``%tools`` listed (``tool_names``) and the problems it listed (``problems``), and its cell's tool calls (``services`` None: not built, none). For a cell
         that ended, the calls still being cleaned up are awaited first (bounded, :meth:`settle`),
         so every call is listed."""
         calls: list[dict[str, Any]] = []
@@ -152,6 +152,8 @@ class ToolCallTracker:
             metadata["model_view"] = request.model_view
         if request.tool_names is not None:
             metadata["tool_names"] = request.tool_names
+        if request.tool_problems is not None:
+            metadata["problems"] = request.tool_problems
         return metadata
 
 

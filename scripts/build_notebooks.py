@@ -377,8 +377,9 @@ def replay() -> nbformat.NotebookNode:
             "`CODEMODE_RECORDING=record` also writes every nested tool call (tool, arguments, answer) to "
             "`CODEMODE_RECORDING_PATH`.\n\n"
             "The output depends on the machine and the server's version, so the test suite does not check it. "
-            "In this session `ALL_TOOLS` may differ: the tools a server lists depend on its version and on what "
-            "the client offers."
+            "Here both cells come out `same` and the exit status is 0: codemode's MCP client declares "
+            "elicitation, as Codex's did, so the server lists the same tools to both. With another version of "
+            "the server, the first cell's `ALL_TOOLS` may differ."
         ),
         new_code_cell(
             "!CODEMODE_RECORDING=record CODEMODE_RECORDING_PATH=$PWD/s05.recording.jsonl "
@@ -410,8 +411,8 @@ def replay() -> nbformat.NotebookNode:
         ),
         new_markdown_cell(
             "With `CODEMODE_RECORDING=replay`, the recording answers those calls: no MCP server starts, and "
-            "a call it does not hold fails with an error. The folder `offline/` has no `codemode.toml`, so no "
-            "server is configured at all."
+            "a call it does not hold fails with an error. The folder `offline/` has no `codemode.toml`: the "
+            "source folder's is used, but replay mode does not start its server."
         ),
         new_code_cell(
             "!mkdir -p offline && CODEMODE_RECORDING=replay CODEMODE_RECORDING_PATH=$PWD/s05.recording.jsonl "
@@ -432,7 +433,8 @@ def replay() -> nbformat.NotebookNode:
         ),
         new_markdown_cell(
             "Codex's session file holds the results of the MCP calls too. `--record-from-session` writes them "
-            "as a recording, so a session whose servers are gone can still be replayed."
+            "as a recording, so a session whose servers are gone can still be replayed. `ALL_TOOLS` then lists "
+            "only the seeded tools, so a cell that prints it differs."
         ),
         new_code_cell(
             "!python -m codemode replay s05_mcp_store_load.jsonl --record-from-session seeded.recording.jsonl"

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import copy
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -106,12 +107,27 @@ def replay_meta(cell: Any) -> dict[str, Any]:
     return meta if isinstance(meta, dict) else {}
 
 
-def kernel_tool_names(client: Any, timeout_s: float) -> set[str]:
+@dataclass
+class KernelTools:
+    """What a kernel's ``%tools`` reply says: ``names`` (the names a program may give its
+    tools) and ``problems`` (its configuration and MCP start-up problems, such as ``MCP server
+    `NAME` failed to start: REASON.``; the reply's ``metadata.codemode.problems``)."""
+
+    names: set[str]
+    problems: list[str]
+
+
+def kernel_tools(client: Any, timeout_s: float, limit_s: float) -> KernelTools:
     """The names a program may give the tools of the kernel ``client`` (an nbclient
     ``NotebookClient`` inside ``setup_kernel``) runs: a ``%tools`` request, not stored in the
     history, whose reply's ``metadata.codemode.tool_names`` lists them once its MCP servers have
     started or given up. The kernel's own registry answers, so no server is started for the
-    check. Raises :class:`ReplayError` when the kernel gives no list."""
+    check. ``timeout_s`` is what is left of the run's limit ``limit_s`` (``--timeout``, seconds).
+    Raises :class:`ReplayError` when the kernel gives no list, or no reply within ``timeout_s``
+    (jupyter_client's ``get_shell_msg`` raises ``queue.Empty``; the message names ``limit_s``,
+    the limit the user gave)."""
+    import queue
+
     from jupyter_core.utils import run_sync
 
     async def ask() -> Any:
@@ -121,11 +137,18 @@ def kernel_tool_names(client: Any, timeout_s: float) -> set[str]:
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply
 
-    reply = run_sync(ask)()
-    names = reply.get("metadata", {}).get("codemode", {}).get("tool_names")
+    try:
+        reply = run_sync(ask)()
+    except queue.Empty as exc:
+        raise ReplayError(
+            f"the kernel did not list its tools within the --timeout of {limit_s:g} s"
+            " (its MCP servers start first); give a longer --timeout."
+        ) from exc
+    metadata = reply.get("metadata", {}).get("codemode", {})
+    names = metadata.get("tool_names")
     if reply["content"].get("status") != "ok" or not isinstance(names, list):
         raise ReplayError(f"the kernel did not list its tools: {reply['content']}")
-    return {str(name) for name in names}
+    return KernelTools({str(name) for name in names}, [str(p) for p in metadata.get("problems") or []])
 
 
 def plan(nb: Any, available: set[str]) -> dict[int, CellReport]:
@@ -192,8 +215,9 @@ def execute(
     """Run the code cells of ``nb`` (changed in place: new outputs) with a fresh kernel per
     Codex process working in ``workdir`` (:func:`kernel_environment` of ``folder`` and
     ``name``), all of them within ``timeout_s`` seconds. Before any cell runs, the first
-    kernel lists its tools (:func:`kernel_tool_names`) and the cells to skip are planned
-    (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
+    kernel lists its tools (:func:`kernel_tools`), each problem it names (an MCP server that
+    failed to start) is printed to stderr as ``warning: PROBLEM``, and the cells to skip are
+    planned (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
     Raises :class:`ReplayError` when a kernel cannot start or dies."""
     import zmq
     from nbclient import NotebookClient
@@ -236,7 +260,10 @@ def execute(
         try:
             with client.setup_kernel(env=kernel_environment(folder, name)):
                 if skipped is None:
-                    skipped = plan(nb, kernel_tool_names(client, cell_limit(None)))
+                    tools = kernel_tools(client, cell_limit(None), timeout_s)
+                    for problem in tools.problems:
+                        print(f"warning: {problem}", file=sys.stderr, flush=True)
+                    skipped = plan(nb, tools.names)
                 for index in segment:
                     cell = nb["cells"][index]
                     if index in skipped:
@@ -249,9 +276,18 @@ def execute(
                             replies.pop(index, None)
                         continue
                     client.execute_cell(cell, index)
-        except (DeadKernelError, CellTimeoutError, RuntimeError) as exc:
+        except CellTimeoutError as exc:
+            raise ReplayError(timed_out_message(timeout_s)) from exc
+        except (DeadKernelError, RuntimeError) as exc:
             raise ReplayError(f"the kernel stopped the replay: {exc}") from exc
     return replies, skipped or {}
+
+
+def timed_out_message(limit_s: float) -> str:
+    """Why a run passed its ``--timeout`` of ``limit_s`` seconds: it names that limit, not the
+    time left to the cell that was stopped (nbclient's ``CellTimeoutError`` says ``after N
+    seconds`` of that cell)."""
+    return f"the replay did not finish within the --timeout of {limit_s:g} s; the cell running then was stopped."
 
 
 def recorded_notifications(nb: Any) -> dict[str, list[str]]:

@@ -31,10 +31,28 @@ import sys
 from pathlib import Path
 
 from codemode.atomic_file import write_atomically
+from codemode.config.recording import MODE_ENV, PATH_ENV
 from codemode.replay.convert import SourceError, load_source, notebook_text
 from codemode.replay.run import ReplayError, report_json, report_junit, report_text, run_notebook
 from codemode.replay.seed import seed_recording
 from codemode.replay.servers import CodexConfigError, default_codex_config, load_servers, write_servers
+
+
+def shared_recording(env: dict[str, str], sessions: int) -> str | None:
+    """Why ``sessions`` replays cannot run at once with the environment ``env``, or None: with
+    ``CODEMODE_RECORDING`` ``record`` or ``replay`` and one ``CODEMODE_RECORDING_PATH``
+    (:mod:`codemode.config.recording`), every session's kernel would record to that one file,
+    each overwriting the others' calls (or answer from a recording of another session). Left
+    unset, each session records beside its run notebook as ``<session>.recording.jsonl``
+    (:func:`codemode.replay.run.kernel_environment` names each kernel's notebook)."""
+    mode = env.get(MODE_ENV, "")
+    if sessions < 2 or mode not in ("record", "replay") or not env.get(PATH_ENV):
+        return None
+    return (
+        f"{MODE_ENV}={mode} with {PATH_ENV}={env[PATH_ENV]} would have {sessions} sessions share one"
+        f" recording (each kernel recording overwrites the others' calls); leave {PATH_ENV} unset:"
+        " each session then records to, and replays from, <session>.recording.jsonl beside its run notebook."
+    )
 
 
 class _Stop(Exception):
@@ -65,6 +83,9 @@ def _run_batch(args: argparse.Namespace) -> int:
         chosen = targets(files, args.output, True, "sessions", "-o")
     except UsageError as exc:
         raise _Stop(str(exc)) from exc
+    shared = shared_recording(dict(os.environ), len(files))
+    if shared is not None:
+        raise _Stop(shared)
     folders = {file: (Path(args.output) if args.output else file.parent).resolve() for file in files}
     for folder in folders.values():
         folder.mkdir(parents=True, exist_ok=True)

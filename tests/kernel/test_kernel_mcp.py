@@ -78,6 +78,9 @@ def test_tools_as_the_first_cell_lists_mcp_tools_and_start_problems(codemode_ker
         assert "\nmcp__everything__echo: " in "\n" + listing, listing
         problems = listing.split("Configuration problems:\n", 1)[1]
         assert "broken" in problems, listing
+        # The reply carries the same problems, for scripts such as `replay --run`, which warns.
+        assert run.codemode["problems"][0].startswith("MCP server `broken` failed to start: "), run.codemode
+        assert "\n".join(f"  {p}" for p in run.codemode["problems"]) in listing
         # The reply lists the names a program may use (JavaScript and code-mode names, one name
         # for these tools), for scripts such as `replay --run`; the resource tools come with MCP.
         names = run.codemode["tool_names"]

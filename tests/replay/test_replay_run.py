@@ -292,3 +292,16 @@ def test_a_workdir_holding_the_sessions_files_makes_s06_replay_as_codex_ran_it(f
         [("call_exec_1", SAME, DETAIL), ("call_exec_2", SAME, DETAIL), ("call_exec_3", SAME, WALL)],
     )
     assert sorted(p.name for p in workdir.iterdir()) == ["checker.png"]
+
+
+def test_a_server_that_fails_to_start_is_named_in_a_warning_before_the_cells_run(tmp_path, monkeypatch, capsys):
+    # A live replay whose MCP server cannot start would mark its cells missing_tool and pass:
+    # the kernel's %tools reply carries the failure and the replay warns of it.
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "no-codex-home"))
+    (tmp_path / "codemode.toml").write_text(
+        '[mcp_servers.everything]\ncommand = "/bin/false"\nstartup_timeout_sec = 30\n', encoding="utf-8"
+    )
+    status, report = run(tmp_path, SESSIONS / "s01_simple_exec.jsonl")
+    assert (status, [c["status"] for c in report["cells"]]) == (0, ["same"])
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: ")]
+    assert warnings == ["warning: MCP server `everything` failed to start: Connection closed."]
