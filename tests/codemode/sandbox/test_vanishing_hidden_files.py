@@ -1,0 +1,50 @@
+"""A hidden file that vanishes while a command starts: bubblewrap mounts ``/dev/null`` over
+each hidden file the command line names, and one deleted in between made bubblewrap fail the
+whole command (``Can't create file at PATH: Read-only file system``), as SQLite's journal and
+other kernels' connection files in ``/tmp`` are deleted at any moment. Each start now retries
+when bubblewrap failed before running the command (:mod:`codemode.tools.spawn`)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from sandbox_helpers import require_bwrap, run
+
+STARTS = 50
+CHURNS = 10**6
+
+
+@pytest.fixture(autouse=True)
+def _bwrap():
+    require_bwrap()
+
+
+async def test_a_hidden_file_deleted_and_made_again_fails_no_command(dispatchers, tmp_path):
+    """Made and deleted as fast as a thread can: about every other start finds the file on the
+    command line and gone (or back) when bubblewrap mounts over it."""
+    secret = tmp_path / "elsewhere" / "kernel-9.json"
+    secret.parent.mkdir()
+    secret.write_text('{"key": "secret"}')
+    dispatcher = await dispatchers.make(sandbox_mode="read-only")
+    dispatchers.registries[-1].sandbox.protect(hidden=[secret])
+    shown = await run(dispatcher, f"cat {secret}; echo read=$?")
+    assert (shown["exit_code"], shown["output"]) == (0, f"cat: {secret}: Permission denied\nread=1\n")
+
+    stop = threading.Event()
+
+    def churn() -> None:
+        for _ in range(CHURNS):
+            if stop.is_set():
+                return
+            secret.write_text('{"key": "secret"}')
+            secret.unlink()
+
+    churner = threading.Thread(target=churn)
+    churner.start()
+    try:
+        results = [await run(dispatcher, "true") for _ in range(STARTS)]
+    finally:
+        stop.set()
+        churner.join()
+    assert [(r["exit_code"], r["output"]) for r in results] == [(0, "")] * STARTS
