@@ -6,12 +6,16 @@ when bubblewrap failed before running the command (:mod:`codemode.tools.spawn`).
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import threading
 
 import pytest
 from sandbox_helpers import require_bwrap, run
 
-STARTS = 50
+from codemode.tools.spawn import marked
+
+STARTS = 30
 CHURNS = 10**6
 
 
@@ -20,7 +24,10 @@ def _bwrap():
     require_bwrap()
 
 
-async def test_a_hidden_file_deleted_and_made_again_fails_no_command(dispatchers, tmp_path):
+@pytest.mark.parametrize(
+    ("args", "starts"), [({}, STARTS), ({"timeout_ms": 60_000}, 10)], ids=["yielding", "to-the-end"]
+)
+async def test_a_hidden_file_deleted_and_made_again_fails_no_command(dispatchers, tmp_path, args, starts):
     """Made and deleted as fast as a thread can: about every other start finds the file on the
     command line and gone (or back) when bubblewrap mounts over it."""
     secret = tmp_path / "elsewhere" / "kernel-9.json"
@@ -43,8 +50,20 @@ async def test_a_hidden_file_deleted_and_made_again_fails_no_command(dispatchers
     churner = threading.Thread(target=churn)
     churner.start()
     try:
-        results = [await run(dispatcher, "true") for _ in range(STARTS)]
+        results = [await run(dispatcher, "true", **args) for _ in range(starts)]
     finally:
         stop.set()
         churner.join()
-    assert [(r["exit_code"], r["output"]) for r in results] == [(0, "")] * STARTS
+    assert [(r["exit_code"], r["output"]) for r in results] == [(0, "")] * starts
+
+
+def test_the_start_mark_unwritten_runs_nothing(tmp_path):
+    """Without the status pipe the first step exits 126 before the command: a start that looks
+    failed was never run, so starting it again cannot run it twice."""
+    bash = shutil.which("bash")
+    assert bash is not None
+    done = subprocess.run(
+        marked(bash, 99, ["touch", str(tmp_path / "ran")]), capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (126, "", "bash: line 1: 99: Bad file descriptor\n")
+    assert not (tmp_path / "ran").exists()
