@@ -67,3 +67,20 @@ def test_the_start_mark_unwritten_runs_nothing(tmp_path):
     )
     assert (done.returncode, done.stdout, done.stderr) == (126, "", "bash: line 1: 99: Bad file descriptor\n")
     assert not (tmp_path / "ran").exists()
+
+
+async def test_the_default_history_folder_looks_empty_inside(dispatchers, tmp_path, monkeypatch):
+    """A tmpfs over the whole folder: the history and any journal are out of sight, and no
+    mount point per file can vanish."""
+    from codemode.history_file import history_hidden
+
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CODEMODE_HISTORY_FILE", raising=False)
+    folder = tmp_path / "data" / "codemode"
+    folder.mkdir(parents=True)
+    (folder / "history.sqlite").write_text("every cell anyone ran")
+    (folder / "history.sqlite-journal").write_text("pages being stored")
+    dispatcher = await dispatchers.make(sandbox_mode="read-only")
+    dispatchers.registries[-1].sandbox.protect(hidden=history_hidden())
+    result = await run(dispatcher, f"ls -A {folder}; echo listed=$?; cat {folder}/history.sqlite; echo read=$?")
+    assert result["output"] == f"listed=0\ncat: {folder}/history.sqlite: No such file or directory\nread=1\n"
