@@ -138,6 +138,7 @@ class ExecProcess:
                 cwd=cwd,
                 env=env,
                 pass_fds=pass_fds,
+                discard=None if master is None else lambda: _drain(master),
             )
         except BaseException:
             if master is not None:
@@ -337,3 +338,15 @@ class ExecSessions:
         processes = list(self._processes.values())
         self._processes.clear()
         await asyncio.gather(*(p.aclose() for p in processes), return_exceptions=True)
+
+
+def _drain(master: int) -> None:
+    """Drop what is waiting on the pseudo-terminal ``master`` (a failed start's message)."""
+    os.set_blocking(master, False)
+    try:
+        while os.read(master, READ_CHUNK_BYTES):
+            pass
+    except OSError:  # BlockingIOError: nothing more; EIO: no slave end open
+        pass
+    finally:
+        os.set_blocking(master, True)

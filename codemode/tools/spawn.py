@@ -62,12 +62,19 @@ async def _launch(argv: Sequence[str], pass_fds: Sequence[int], options: dict[st
     )
 
 
-async def spawn(command: CommandLine, *, pass_fds: Sequence[int] = (), **options: Any) -> asyncio.subprocess.Process:
+async def spawn(
+    command: CommandLine,
+    *,
+    pass_fds: Sequence[int] = (),
+    discard: Callable[[], None] | None = None,
+    **options: Any,
+) -> asyncio.subprocess.Process:
     """Start ``command`` in its own session under the launcher, passing ``pass_fds``, with
     ``options`` for :func:`asyncio.create_subprocess_exec` (``stdin``, ``stdout``, ``stderr``,
     ``cwd``, ``env``). A callable ``command`` is a sandboxed one: it gets the status pipe's
-    write end and gives the command line, and is retried as the module says. Raises ``OSError``
-    when the process cannot be started."""
+    write end and gives the command line, and is retried as the module says; ``discard`` drops
+    what a failed attempt wrote where ``stdout`` is not a pipe (a pseudo-terminal). Raises
+    ``OSError`` when the process cannot be started."""
     if not callable(command):
         return await _launch(command, pass_fds, options)
     for attempt in range(1, SETUP_ATTEMPTS + 1):
@@ -86,6 +93,8 @@ async def spawn(command: CommandLine, *, pass_fds: Sequence[int] = (), **options
             if process.stdout is not None:
                 await process.stdout.read()
             await process.wait()
+            if discard is not None:
+                discard()
         except BaseException:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)

@@ -25,7 +25,9 @@ def _bwrap():
 
 
 @pytest.mark.parametrize(
-    ("args", "starts"), [({}, STARTS), ({"timeout_ms": 60_000}, 10)], ids=["yielding", "to-the-end"]
+    ("args", "starts"),
+    [({}, STARTS), ({"timeout_ms": 60_000}, 10), ({"tty": True}, 10)],
+    ids=["yielding", "to-the-end", "tty"],
 )
 async def test_a_hidden_file_deleted_and_made_again_fails_no_command(dispatchers, tmp_path, args, starts):
     """Made and deleted as fast as a thread can: about every other start finds the file on the
