@@ -18,9 +18,7 @@ def history_location() -> str:
     named = os.environ.get(HISTORY_FILE_ENV)
     if named:
         return named
-    from jupyter_core.paths import jupyter_data_dir
-
-    return str(Path(jupyter_data_dir()) / "codemode" / "history.sqlite")
+    return str(default_history_folder() / "history.sqlite")
 
 
 HISTORY_COMPANIONS = ("", "-journal", "-wal", "-shm")
@@ -36,3 +34,30 @@ def history_files() -> list[Path]:
     if location == IN_MEMORY:
         return []
     return [Path(location + suffix) for suffix in HISTORY_COMPANIONS]
+
+
+def default_history_folder() -> Path:
+    """``codemode/`` in the Jupyter data directory: the folder of the default history file,
+    which holds nothing but it and SQLite's companions (codemode writes nothing else there)."""
+    from jupyter_core.paths import jupyter_data_dir
+
+    return Path(jupyter_data_dir()) / "codemode"
+
+
+def history_hidden() -> list[Path]:
+    """What the sandbox hides so that commands never see the history: its folder
+    (:func:`default_history_folder`) when the history is kept there, a tmpfs over it covering
+    every companion SQLite makes and deletes; else, for a ``$CODEMODE_HISTORY_FILE`` in a folder
+    shared with other files, :func:`history_files` (none when kept in memory).
+
+    Why the folder: each file is hidden by a mount over it, and SQLite deletes its ``-journal``
+    at once; a journal deleted between the command line naming it and bubblewrap mounting over
+    it made bubblewrap fail the whole command (``Can't create file at ...: Read-only file
+    system``)."""
+    location = history_location()
+    if location == IN_MEMORY:
+        return []
+    folder = default_history_folder()
+    if Path(location) == folder / "history.sqlite":
+        return [folder]
+    return history_files()

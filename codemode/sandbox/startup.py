@@ -192,11 +192,12 @@ def jupyter_secrets() -> list[Path]:
     """Jupyter's runtime folder (connection files, server tokens), also when it does not exist
     yet (a Jupyter server or kernel started later makes it: each command is started with it
     hidden once it exists, and the file tools refuse it by path), and the kernel's input history
-    (every cell anyone ran, pasted secrets included)."""
+    (every cell anyone ran, pasted secrets included), as
+    :func:`~codemode.history_file.history_hidden` gives it (its whole folder by default)."""
     try:
         from jupyter_core.paths import jupyter_runtime_dir
     except ImportError:
         return []
-    from codemode.history_file import history_files
+    from codemode.history_file import history_hidden
 
-    return [Path(jupyter_runtime_dir()), *history_files()]
+    return [Path(jupyter_runtime_dir()), *history_hidden()]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from codemode.cancellation import CancellationToken
 from codemode.tools.capture import OutputCapture
-from codemode.tools.launcher import launcher_argv
+from codemode.tools.spawn import CommandLine, spawn
 
 KILL_GRACE_S = 2.0
 """After SIGTERM, how long a cancelled command's group gets before SIGKILL, in seconds."""
@@ -83,7 +83,7 @@ def _kill_group(pid: int, sig: int) -> None:
 
 
 async def run_command(
-    argv: Sequence[str],
+    argv: CommandLine,
     *,
     cwd: str | None,
     env: Mapping[str, str] | None,
@@ -92,17 +92,16 @@ async def run_command(
     cancellation: CancellationToken,
     pass_fds: Sequence[int] = (),
 ) -> CommandRun:
-    """Run ``argv`` to its end, its timeout or ``cancellation``. Raises ``OSError`` when it
-    cannot be started."""
+    """Run ``argv`` (started by :func:`~codemode.tools.spawn.spawn`) to its end, its timeout or
+    ``cancellation``. Raises ``OSError`` when it cannot be started."""
     started = time.monotonic()
-    process = await asyncio.create_subprocess_exec(
-        *launcher_argv(argv[0], list(argv[1:])),
+    process = await spawn(
+        argv,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         cwd=cwd,
         env=env,
-        start_new_session=True,
         pass_fds=pass_fds,
     )
     capture = OutputCapture(max_output_tokens)

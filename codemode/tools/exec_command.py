@@ -56,6 +56,7 @@ from codemode.sandbox.approvals import (
 )
 from codemode.sandbox.bwrap import bwrap_argv, find_program, masked_paths, usable_bwrap
 from codemode.sandbox.environment import command_environment
+from codemode.sandbox.policy import SandboxPolicy
 from codemode.sandbox.seccomp import SeccompUnavailable, filter_fd
 from codemode.tools.base import Tool, ToolContext
 from codemode.tools.commands import CommandRun, run_command
@@ -69,6 +70,7 @@ from codemode.tools.exec_sessions import (
     clamp_yield,
 )
 from codemode.tools.serde_arguments import SerdeField, SerdeStruct
+from codemode.tools.spawn import CommandLine, marked
 from codemode.wire.truncation import DEFAULT_MAX_OUTPUT_TOKENS
 
 MAX_OUTPUT_TOKENS_LIMIT = 2_000_000
@@ -133,8 +135,9 @@ async def _approve(sandbox: Sandbox, ctx: ToolContext, request: ApprovalRequest)
 @contextlib.asynccontextmanager
 async def _prepared(
     sandbox: Sandbox, args: dict[str, Any], sandboxed: bool, cwd: Path
-) -> AsyncIterator[tuple[list[str], dict[str, str], tuple[int, ...]]]:
-    """The command line (wrapped in the sandbox when ``sandboxed``), its environment and the
+) -> AsyncIterator[tuple[CommandLine, dict[str, str], tuple[int, ...]]]:
+    """The command line (when ``sandboxed``, built for each attempt around bubblewrap's status
+    descriptor: :func:`~codemode.tools.spawn.spawn`), its environment and the
     descriptors it must get, held (the sandbox's masks, the seccomp filter's descriptor) until
     the context ends: for as long as the command runs. Raises :class:`ToolCallError` when the
     sandbox cannot be set up."""
@@ -167,9 +170,11 @@ async def _prepared(
                     f"exec_command cannot run the command in the sandbox: {exc}. Install libseccomp "
                     '(Debian/Ubuntu: libseccomp2), or set sandbox_mode = "danger-full-access".'
                 ) from None
-            command = bwrap_argv(bwrap, policy, cwd, seccomp_fd, command, masked)
+            launch = _sandboxed_line(bwrap, policy, cwd, seccomp_fd, command, masked)
+        else:
+            launch = command
         try:
-            yield command, env, () if seccomp_fd is None else (seccomp_fd,)
+            yield launch, env, () if seccomp_fd is None else (seccomp_fd,)
         finally:
             if seccomp_fd is not None:
                 os.close(seccomp_fd)
@@ -191,7 +196,7 @@ async def _run(sandbox: Sandbox, ctx: ToolContext, args: dict[str, Any], cwd: Pa
                 pass_fds=pass_fds,
             )
         except OSError as exc:
-            raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
+            raise ToolCallError(f"exec_command could not start {_program(command)}: {exc}.") from None
 
 
 async def _start(sandbox: Sandbox, args: dict[str, Any], cwd: Path, sandboxed: bool) -> ExecProcess:
@@ -204,10 +209,34 @@ async def _start(sandbox: Sandbox, args: dict[str, Any], cwd: Path, sandboxed: b
                 command, cwd=str(cwd), env=env, pass_fds=pass_fds, tty=bool(args.get("tty")), closer=closer
             )
         except OSError as exc:
-            raise ToolCallError(f"exec_command could not start {command[0]}: {exc}.") from None
+            raise ToolCallError(f"exec_command could not start {_program(command)}: {exc}.") from None
     except BaseException:
         await closer.aclose()
         raise
+
+
+def _sandboxed_line(
+    bwrap: str, policy: SandboxPolicy, cwd: Path, seccomp_fd: int, command: list[str], masked: list[Path]
+) -> CommandLine:
+    """The sandboxed command line, built for each start (:func:`~codemode.tools.spawn.spawn`):
+    the connection files to hide are those existing then, and the seccomp filter is read from
+    its start again. Built once, with no retry, when no ``bash`` outside the writable folders
+    can write the start mark."""
+    bash = find_program("bash", policy.writable_folders())
+    if bash is None:
+        return bwrap_argv(bwrap, policy, cwd, seccomp_fd, command, masked)
+    marker = bash
+
+    def line(status_fd: int) -> list[str]:
+        os.lseek(seccomp_fd, 0, os.SEEK_SET)
+        return bwrap_argv(bwrap, policy, cwd, seccomp_fd, marked(marker, status_fd, command), masked)
+
+    return line
+
+
+def _program(command: CommandLine) -> str:
+    """The program a command line starts (bubblewrap for a sandboxed one), for an error."""
+    return command(-1)[0] if callable(command) else command[0]
 
 
 def _shell(name: str | None, writable: list[Path]) -> str:

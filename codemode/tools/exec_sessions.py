@@ -47,7 +47,7 @@ from typing import Any
 from codemode.cancellation import CancellationToken
 from codemode.tools.capture import OutputCapture
 from codemode.tools.commands import process_exited
-from codemode.tools.launcher import launcher_argv
+from codemode.tools.spawn import CommandLine, spawn
 
 MIN_YIELD_TIME_MS = 250
 MAX_YIELD_TIME_MS = 30_000
@@ -115,7 +115,7 @@ class ExecProcess:
     @classmethod
     async def start(
         cls,
-        argv: Sequence[str],
+        argv: CommandLine,
         *,
         cwd: str,
         env: dict[str, str],
@@ -123,21 +123,22 @@ class ExecProcess:
         tty: bool,
         closer: contextlib.AsyncExitStack,
     ) -> ExecProcess:
-        """Start ``argv`` under the launcher (a pseudo-terminal for ``tty``). Raises ``OSError``."""
+        """Start ``argv`` by :func:`~codemode.tools.spawn.spawn` (a pseudo-terminal for ``tty``).
+        Raises ``OSError``."""
         master = slave = None
         if tty:
             master, slave = os.openpty()
         try:
             stdio = slave if slave is not None else asyncio.subprocess.PIPE
-            process = await asyncio.create_subprocess_exec(
-                *launcher_argv(argv[0], list(argv[1:])),
+            process = await spawn(
+                argv,
                 stdin=slave if slave is not None else asyncio.subprocess.DEVNULL,
                 stdout=stdio,
                 stderr=stdio if slave is not None else asyncio.subprocess.STDOUT,
                 cwd=cwd,
                 env=env,
-                start_new_session=True,
-                pass_fds=tuple(pass_fds),
+                pass_fds=pass_fds,
+                discard=None if master is None else lambda: _drain(master),
             )
         except BaseException:
             if master is not None:
@@ -337,3 +338,15 @@ class ExecSessions:
         processes = list(self._processes.values())
         self._processes.clear()
         await asyncio.gather(*(p.aclose() for p in processes), return_exceptions=True)
+
+
+def _drain(master: int) -> None:
+    """Drop what is waiting on the pseudo-terminal ``master`` (a failed start's message)."""
+    os.set_blocking(master, False)
+    try:
+        while os.read(master, READ_CHUNK_BYTES):
+            pass
+    except OSError:  # BlockingIOError: nothing more; EIO: no slave end open
+        pass
+    finally:
+        os.set_blocking(master, True)

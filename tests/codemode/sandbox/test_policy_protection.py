@@ -255,3 +255,15 @@ def test_jupyter_secrets_are_the_runtime_folder_and_every_history_file_existing_
     assert jupyter_secrets() == [tmp_path / "runtime", *history]
     monkeypatch.setenv("CODEMODE_HISTORY_FILE", ":memory:")
     assert jupyter_secrets() == [tmp_path / "runtime"]
+
+
+def test_the_default_history_is_hidden_as_its_whole_folder(tmp_path, monkeypatch):
+    """The default history folder holds only the history and SQLite's companions: a tmpfs over
+    it hides a journal SQLite makes and deletes at any moment, with no mount point per file
+    that could vanish before bubblewrap mounts over it."""
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("CODEMODE_HISTORY_FILE", raising=False)
+    assert jupyter_secrets() == [tmp_path / "runtime", tmp_path / "data" / "codemode"]
+    monkeypatch.setenv("CODEMODE_HISTORY_FILE", str(tmp_path / "data" / "codemode" / "history.sqlite"))
+    assert jupyter_secrets() == [tmp_path / "runtime", tmp_path / "data" / "codemode"]
