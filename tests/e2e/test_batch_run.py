@@ -99,6 +99,18 @@ class Batch:
         return [p for p in self.seen.values() if alive(p)]
 
 
+async def hanging(batch: Batch, folder: Path, *names: str) -> None:
+    """Wait until the :func:`marker_then_hang` notebook in each of ``folder``'s subfolders
+    ``names`` runs its hanging cell (its marker exists), recording the command's descendants."""
+    await poll_until(
+        lambda: batch.descendants() and all((folder / name / "started").exists() for name in names),
+        f"{len(names)} kernel(s) to run their hanging cells",
+        interval_s=0.2,
+        within_s=180,
+    )
+    batch.descendants()
+
+
 async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothing_running(tmp_path):
     marker = mixed_batch(tmp_path)
     killed = marker.parent
@@ -159,15 +171,7 @@ async def test_ctrl_c_stops_every_kernel_of_the_batch_and_leaves_no_process(tmp_
     for name in ("one", "two", "three"):
         marker_then_hang(tmp_path / name, f"{name}.ipynb")
     batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "three/three.ipynb", "--jobs", "2", "--timeout", "120")
-    await poll_until(
-        lambda: (
-            batch.descendants() and (tmp_path / "one" / "started").exists() and (tmp_path / "two" / "started").exists()
-        ),
-        "two kernels to run their hanging cells",
-        interval_s=0.2,
-        within_s=180,
-    )
-    batch.descendants()
+    await hanging(batch, tmp_path, "one", "two")
     assert len(_working_in(tmp_path)) >= 4  # two kernels and their runtime hosts, at least
     os.killpg(batch.process.pid, signal.SIGINT)
     stdout, stderr = batch.process.communicate(timeout=60)
@@ -187,15 +191,7 @@ async def test_a_second_ctrl_c_while_the_batch_stops_does_not_interrupt_the_stop
     for name in ("one", "two"):
         marker_then_hang(tmp_path / name, f"{name}.ipynb")
     batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "--jobs", "2", "--timeout", "120")
-    await poll_until(
-        lambda: (
-            batch.descendants() and (tmp_path / "one" / "started").exists() and (tmp_path / "two" / "started").exists()
-        ),
-        "two kernels to run their hanging cells",
-        interval_s=0.2,
-        within_s=180,
-    )
-    batch.descendants()
+    await hanging(batch, tmp_path, "one", "two")
     os.kill(batch.process.pid, signal.SIGINT)
     time.sleep(0.2)  # the gap between the two signals is the input, not a synchronisation
     os.kill(batch.process.pid, signal.SIGINT)
@@ -214,13 +210,7 @@ async def test_ctrl_c_stops_a_single_notebook_and_its_kernel(tmp_path, signals):
     # process group, once or twice) kills it with its kernel and the command says so.
     marker_then_hang(tmp_path / "one", "one.ipynb")
     batch = Batch(tmp_path, "one/one.ipynb", "--timeout", "120")
-    await poll_until(
-        lambda: batch.descendants() and (tmp_path / "one" / "started").exists(),
-        "the kernel to run its hanging cell",
-        interval_s=0.2,
-        within_s=180,
-    )
-    batch.descendants()
+    await hanging(batch, tmp_path, "one")
     for _ in range(signals):
         os.killpg(batch.process.pid, signal.SIGINT)
     stdout, stderr = batch.finish()
