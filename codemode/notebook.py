@@ -74,7 +74,10 @@ def read_notebook(path: Path) -> Any:
     if not isinstance(version, int):
         raise NotebookError(f"{path} is not a notebook: it has no nbformat version.")
     minor = data.get("nbformat_minor", 0)
-    validator = get_validator(version, minor if isinstance(minor, int) else 0)
+    try:
+        validator = get_validator(version, minor if isinstance(minor, int) else 0)
+    except ImportError:  # nbformat has no module for this version
+        validator = None
     if validator is None:
         raise NotebookError(f"{path} is not a notebook nbformat can read: nbformat {version} is unknown.")
     error = next(iter(validator.iter_errors(data)), None)
