@@ -83,8 +83,9 @@ def _run(argv: list[str]) -> int:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     from codemode.atomic_file import write_atomically
-    from codemode.batch.command import GATEWAY_TOKEN_VARIABLE, executor_for, run_batch
-    from codemode.batch.job import PASSED, Job, run_job
+    from codemode.batch.command import GATEWAY_TOKEN_VARIABLE, STOPPED_STATUS, executor_for, run_batch, run_stoppable
+    from codemode.batch.executors import LocalPool
+    from codemode.batch.job import PASSED, Job
     from codemode.batch.report import junit_xml
 
     if args.gateway_url and args.dask:
@@ -97,9 +98,17 @@ def _run(argv: list[str]) -> int:
         for path in files
     ]
     if single:
-        outcomes = [run_job(jobs[0])]
-        sys.stdout.write(outcomes[0].text or f"The notebook could not be run: {outcomes[0].detail}\n")
-        status = 0 if outcomes[0].status == PASSED else 1
+        # In a worker process, as in a batch: Ctrl-C kills it with its kernel (run_stoppable).
+        outcomes, stopped = run_stoppable(jobs, LocalPool(1, show_stderr=True), _ignore, _ignore)
+        if stopped:
+            print("The run was stopped; its kernel was stopped too.", file=sys.stderr)
+            status = STOPPED_STATUS
+        elif outcomes[0].text:
+            sys.stdout.write(outcomes[0].text)
+            status = 0 if outcomes[0].status == PASSED else 1
+        else:  # no cell ran: unreadable, another kernel's, a kernel that could not start
+            print(f"The notebook could not be run: {outcomes[0].detail}", file=sys.stderr)
+            status = COULD_NOT_RUN_STATUS
         if args.junit:
             write_atomically(Path(args.junit), junit_xml(outcomes, "codemode run"))
     else:
@@ -109,6 +118,14 @@ def _run(argv: list[str]) -> int:
             saved[path].parent.mkdir(parents=True, exist_ok=True)
             saved[path].write_bytes(outcome.notebook)
     return status
+
+
+COULD_NOT_RUN_STATUS = 2
+"""The exit status of ``run`` on one notebook that could not be run at all, as ``replay --run``'s."""
+
+
+def _ignore(_: object) -> None:
+    """A progress callback that shows nothing (a single notebook has no progress bar)."""
 
 
 def _run_parser() -> argparse.ArgumentParser:

@@ -27,7 +27,7 @@ from threading import Thread
 from typing import Any
 
 from codemode.install import DEFAULT_NAME as KERNEL_NAME
-from codemode.notebook import Executed, LastReply, execute_with, time_left
+from codemode.notebook import Executed, LastReply, clear_outputs, execute_with, read_notebook, time_left
 
 
 def gateway_kernel_manager_class() -> type:
@@ -143,14 +143,15 @@ def run_on_gateway(
     early, if it did (:class:`codemode.notebook.Executed`). The kernel is deleted on the gateway
     afterwards, whatever happened.
 
-    Raises ``FileNotFoundError`` for a missing notebook, and ``tornado.web.HTTPError`` when the
+    Raises ``FileNotFoundError`` for a missing notebook, :class:`codemode.notebook.NotebookError`
+    for one that is not valid, and ``tornado.web.HTTPError`` when the
     gateway refuses to start the kernel (unreachable, wrong token, unknown kernelspec).
     """
-    import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.read(Path(path), as_version=4)
+    nb = read_notebook(Path(path))
     name = kernel_name or gateway_kernel_name(nb)
+    clear_outputs(nb)
     configure_gateway(url, token)
     manager = gateway_kernel_manager_class()(kernel_name=name)
     last = LastReply()

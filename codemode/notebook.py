@@ -21,7 +21,9 @@ the last reply names it (``metadata.codemode.still_running``, read by :class:`La
 
 Exit status: 0 when every cell ran, 1 when a cell failed (the run stops at the first
 failing cell unless the cell is tagged ``raises-exception``, as in nbclient), the last cell
-left a yielded cell running, the notebook ran past its time limit or its kernel died. Many
+left a yielded cell running, the notebook ran past its time limit or its kernel died; 2 when
+the notebook could not be run (:class:`NotebookError`); 130 when Ctrl-C stopped it
+(``codemode/__main__.py`` runs it in a worker process, :mod:`codemode.batch.isolated`). Many
 notebooks at once are :mod:`codemode.batch`'s.
 """
 
@@ -48,13 +50,69 @@ MAX_SOURCE_LINES = 12
 HEAD_LINES, TAIL_LINES = 8, 3
 
 
+class NotebookError(ValueError):
+    """A notebook that cannot be run: not JSON, not valid against its nbformat schema, or one
+    that asks for a kernel that is not codemode's. ``python -m codemode run`` exits with 2."""
+
+
+def read_notebook(path: Path) -> Any:
+    """The notebook at ``path`` as an nbformat v4 node. It is checked against the JSON schema
+    of the nbformat version it declares before nbformat converts it (nbformat's own reading
+    fails with a ``TypeError`` on ``{"cells": 3}``). Raises ``FileNotFoundError`` and
+    :class:`NotebookError` (the reason, naming the path)."""
+    import json
+
+    import nbformat
+    from nbformat.validator import get_validator
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise NotebookError(f"{path} is not a notebook: it is not JSON ({exc}).") from None
+    version = data.get("nbformat") if isinstance(data, dict) else None
+    if not isinstance(version, int):
+        raise NotebookError(f"{path} is not a notebook: it has no nbformat version.")
+    minor = data.get("nbformat_minor", 0)
+    try:
+        validator = get_validator(version, minor if isinstance(minor, int) else 0)
+    except ImportError:  # nbformat has no module for this version
+        validator = None
+    if validator is None:
+        raise NotebookError(f"{path} is not a notebook nbformat can read: nbformat {version} is unknown.")
+    error = next(iter(validator.iter_errors(data)), None)
+    if error is not None:
+        raise NotebookError(f"{path} is not a valid notebook (nbformat {version}): {error.message}.")
+    return nbformat.reads(text, as_version=4)
+
+
+def clear_outputs(nb: Any) -> None:
+    """Remove the saved outputs, execution counts and execution times of every code cell of
+    ``nb``, so that after a run only the cells that ran have them: a cell that did not run (after
+    a failing cell) shows ``not run`` and is saved empty, not with an earlier run's outputs."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+            cell.metadata.pop("execution", None)
+
+
 def kernel_name_of(nb: Any) -> str:
     """The codemode kernel a notebook asks for (one of ``codemode.install.KERNEL_NAMES``:
     ``codemode-v8`` runs its cells on V8, ``codemode-notebook`` in the notebook profile);
-    a notebook that names another kernel, or none, gets
-    ``codemode``."""
-    name = str(nb.get("metadata", {}).get("kernelspec", {}).get("name", ""))
-    return name if name in KERNEL_NAMES else KERNEL_NAME
+    a notebook that names no kernel gets ``codemode``. Raises :class:`NotebookError` for a
+    notebook whose kernelspec names another kernel (a ``python3`` notebook's cells are not
+    JavaScript)."""
+    spec = nb.get("metadata", {}).get("kernelspec", {})
+    name = str(spec.get("name", ""))
+    if not name:
+        return KERNEL_NAME
+    if name not in KERNEL_NAMES:
+        raise NotebookError(
+            f"The notebook's kernelspec is {name!r}, not a codemode kernel ({', '.join(KERNEL_NAMES)}): "
+            "run it with its own kernel (jupyter execute), or set its kernelspec to codemode."
+        )
+    return name
 
 
 def _ensure_kernelspec(name: str) -> None:
@@ -198,16 +256,18 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
     start included (:func:`time_left`). ``record_timing`` keeps nbclient's per-cell execution
     times in the cells' metadata. A failing cell (unless tagged ``raises-exception``), the
     time limit and a kernel that dies stop the run (:attr:`Executed.failure`). Raises
-    ``FileNotFoundError`` when ``path`` does not exist.
+    ``FileNotFoundError`` when ``path`` does not exist and :class:`NotebookError` for a notebook
+    that cannot be run (:func:`read_notebook`, :func:`kernel_name_of`). The outputs saved in
+    the notebook are cleared first (:func:`clear_outputs`).
     """
-    import nbformat
     import zmq
     from nbclient import NotebookClient
     from traitlets.config import Config
 
     path = Path(path)
-    nb = nbformat.read(path, as_version=4)
+    nb = read_notebook(path)
     kernel_name = kernel_name_of(nb)
+    clear_outputs(nb)
     _ensure_kernelspec(kernel_name)
     encryption = "auto" if zmq.has("curve") else "disabled"
     last = LastReply()

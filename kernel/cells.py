@@ -61,6 +61,8 @@ class CellRecord:
     print shares (``tool_output_bytes`` shown so far; ``tool_output_cut`` once it ran out,
     :func:`codemode.kernel.budget.tool_output_part`). ``interrupted`` is set when an interrupt
     while the kernel was idle terminated the cell (:mod:`codemode.kernel.idle_interrupt`).
+    ``yielded`` is set once an execute reply went out while the cell still ran (it yielded:
+    a headless cell interrupted before its end never did).
     """
 
     cell_id: str
@@ -80,6 +82,7 @@ class CellRecord:
     tool_output_bytes: int = 0
     tool_output_cut: bool = False
     interrupted: bool = False
+    yielded: bool = False
 
     def notify(self, text: str) -> None:
         """Keep a ``notify()`` text for the status display (only the latest few are kept)."""

@@ -83,9 +83,23 @@ def asked_to_yield(response: RuntimeResponse, elapsed_s: float, requested_ms: in
     return early and _chars(response.content_items) < FULL_WINDOW_CHARS
 
 
+def _running(record: CellRecord) -> bool:
+    return record.final is None and record.state == "running"
+
+
+def mark_yielded(cells: dict[str, CellRecord]) -> None:
+    """Mark every cell still running as yielded (``CellRecord.yielded``): called when an
+    execute reply goes out, which a running cell outlives only by yielding."""
+    for record in cells.values():
+        if _running(record):
+            record.yielded = True
+
+
 def still_running(cells: dict[str, CellRecord]) -> list[CellRecord]:
-    """The cells that yielded and still run, in the order they started."""
-    return [record for record in cells.values() if record.final is None and record.state == "running"]
+    """The cells that yielded (:func:`mark_yielded`) and still run, in the order they started;
+    a cell whose request has not been answered yet (a headless cell running to its end, stopped
+    by a shutdown) is not one of them."""
+    return [record for record in cells.values() if record.yielded and _running(record)]
 
 
 def first_line(record: CellRecord) -> str:

@@ -430,6 +430,7 @@ class CodeModeKernel(Kernel):
         if user_expressions and reply.get("status") == "ok":  # as ipykernel: only after success
             reply["user_expressions"] = user_expression_errors(user_expressions)
         self._notifications.finish(request)
+        headless.mark_yielded(self._state.cells)
         services = self._services.built()
         self._reply_codemode = await self._tool_calls.reply_metadata(request, services)
         if services is not None and headless.is_headless(services.config.session.headless, allow_stdin):

@@ -4,7 +4,7 @@ exit status.
 
 Exit status of a batch: 0 when every run passed, 1 when one did not, 130 when the batch was
 stopped (Ctrl-C or ``SIGTERM``: every run is stopped, its kernel killed, and the summary shows
-what had ended).
+what had ended; more of these signals while the batch stops are ignored).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TextIO
 
-from codemode.batch.executors import Executor, Interrupted, LocalPool
+from codemode.batch.executors import Executor, Finished, Interrupted, LocalPool, Started
 from codemode.batch.job import PASSED, Job, Outcome
 from codemode.batch.report import Progress, junit_xml, print_summary
 
@@ -81,17 +81,40 @@ def executor_for(args: argparse.Namespace) -> Executor:
 
 
 @contextlib.contextmanager
-def _sigterm_stops() -> Iterator[None]:
-    """While in the block, ``SIGTERM`` stops the batch as Ctrl-C does (``KeyboardInterrupt``)."""
+def _stop_signals() -> Iterator[None]:
+    """While in the block, Ctrl-C (``SIGINT``) and ``SIGTERM`` stop the batch: the first one
+    raises ``KeyboardInterrupt``; the executor then stops every run, and the later ones are
+    ignored so that nothing interrupts the stop (GNU ``timeout -s INT`` and a terminal's Ctrl-C
+    pressed twice send ``SIGINT`` twice: an interrupted stop would leave a worker suspended
+    with its kernel)."""
+    stopping = False
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if stopping:
+            return
+        stopping = True
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def run_stoppable(
+    jobs: Sequence[Job], executor: Executor, started: Started, finished: Finished
+) -> tuple[list[Outcome], bool]:
+    """``executor.run(jobs, started, finished)`` stopped by the first Ctrl-C or ``SIGTERM``
+    (:func:`_stop_signals`): the outcomes and whether the run was stopped (the outcomes of the
+    runs that had not ended are then ``stopped``)."""
+    with _stop_signals():
+        try:
+            return executor.run(jobs, started, finished), False
+        except Interrupted as exc:
+            return exc.outcomes, True
 
 
 def run_batch(
@@ -103,12 +126,8 @@ def run_batch(
     (module docstring)."""
     from codemode.atomic_file import write_atomically
 
-    stopped = False
-    with _sigterm_stops(), Progress(len(jobs), noun + "s") as progress:
-        try:
-            outcomes = executor.run(jobs, progress.started, progress.finished)
-        except Interrupted as exc:
-            outcomes, stopped = exc.outcomes, True
+    with Progress(len(jobs), noun + "s") as progress:
+        outcomes, stopped = run_stoppable(jobs, executor, progress.started, progress.finished)
     print_summary(outcomes, noun, out if out is not None else sys.stdout)
     if junit:
         write_atomically(Path(junit), junit_xml(outcomes, suite))

@@ -46,12 +46,15 @@ def stopped_outcome(job: Job) -> Outcome:
 
 
 class LocalPool:
-    """``jobs`` notebooks at a time on this machine (module docstring)."""
+    """``jobs`` notebooks at a time on this machine (module docstring); ``show_stderr``: the
+    workers' stderr (their kernels' logs) goes to this process's stderr rather than being kept
+    for the outcome of a worker that dies (:func:`~codemode.batch.isolated.run_isolated`)."""
 
-    def __init__(self, jobs: int) -> None:
+    def __init__(self, jobs: int, *, show_stderr: bool = False) -> None:
         if jobs < 1:
             raise ValueError(f"--jobs must be at least 1, not {jobs}")
         self.jobs = jobs
+        self.show_stderr = show_stderr
 
     def run(self, jobs: Sequence[Job], started: Started, finished: Finished) -> list[Outcome]:
         workers = Workers()
@@ -60,7 +63,7 @@ class LocalPool:
             if workers.stopped:
                 return stopped_outcome(job)
             started(job)
-            outcome = run_isolated(job, workers)
+            outcome = run_isolated(job, workers, show_stderr=self.show_stderr)
             if outcome.status != STOPPED:
                 finished(outcome)
             return outcome

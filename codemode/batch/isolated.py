@@ -77,31 +77,35 @@ def kill_tree(pid: int) -> None:
     except psutil.NoSuchProcess:
         return
     frozen: dict[int, psutil.Process] = {}
-    pending = [root]
-    while pending:
-        for process in pending:
+    try:
+        pending = [root]
+        while pending:
+            for process in pending:
+                try:
+                    process.suspend()
+                except psutil.NoSuchProcess:
+                    continue
+                frozen[process.pid] = process
+            pending = []
+            for process in list(frozen.values()):
+                try:
+                    pending.extend(c for c in process.children(recursive=True) if c.pid not in frozen)
+                except psutil.NoSuchProcess:
+                    continue
+    finally:
+        # Whatever ends the search (an exception, a signal), no process is left suspended.
+        for process in frozen.values():
             try:
-                process.suspend()
+                process.kill()
             except psutil.NoSuchProcess:
                 continue
-            frozen[process.pid] = process
-        pending = []
-        for process in list(frozen.values()):
-            try:
-                pending.extend(c for c in process.children(recursive=True) if c.pid not in frozen)
-            except psutil.NoSuchProcess:
-                continue
-    for process in frozen.values():
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            continue
     psutil.wait_procs(list(frozen.values()), timeout=5)
 
 
-def run_isolated(job: Job, workers: Workers | None = None) -> Outcome:
+def run_isolated(job: Job, workers: Workers | None = None, *, show_stderr: bool = False) -> Outcome:
     """Run ``job`` in a worker process (module docstring); ``workers`` records it so that the
-    batch can stop it. Never raises for the job's failure: the outcome says it."""
+    batch can stop it; ``show_stderr``: the worker's stderr is this process's (a dead worker's
+    outcome then quotes none of it). Never raises for the job's failure: the outcome says it."""
     workers = workers if workers is not None else Workers()
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:
@@ -109,7 +113,7 @@ def run_isolated(job: Job, workers: Workers | None = None) -> Outcome:
             [sys.executable, "-m", "codemode.batch.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=log,
+            stderr=None if show_stderr else log,
             start_new_session=True,
         )
         if process is None:

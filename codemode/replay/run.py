@@ -217,16 +217,20 @@ def execute(
     ``name``), all of them within ``timeout_s`` seconds. Before any cell runs, the first
     kernel lists its tools (:func:`kernel_tools`), each problem it names (an MCP server that
     failed to start) is printed to stderr as ``warning: PROBLEM``, and the cells to skip are
-    planned (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped cells.
-    Raises :class:`ReplayError` when a kernel cannot start or dies."""
+    planned (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped
+    cells. Raises :class:`ReplayError` when a kernel cannot start or dies, or the notebook names a
+    kernel that is not codemode's."""
     import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
-    from codemode.notebook import _ensure_kernelspec, kernel_name_of, time_left
+    from codemode.notebook import NotebookError, _ensure_kernelspec, kernel_name_of, time_left
 
-    kernel_name = kernel_name_of(nb)
+    try:
+        kernel_name = kernel_name_of(nb)
+    except NotebookError as exc:  # a notebook of another kernel
+        raise ReplayError(str(exc)) from None
     _ensure_kernelspec(kernel_name)
     replies: dict[int, Any] = {}
 

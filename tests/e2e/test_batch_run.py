@@ -6,16 +6,19 @@ first cell has written a marker file) and hang past the time limit, and runs the
 left: none of the command's descendants seen while it ran, and no process at all whose working
 folder is inside the test's folder (each kernel, its runtime host and their commands work in
 their notebook's folder). Ctrl-C (``SIGINT`` to the command's process group) mid-batch stops
-every kernel the same way.
+every kernel the same way, and so does Ctrl-C pressed twice (the second ``SIGINT`` arriving while
+the batch stops its runs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -79,8 +82,33 @@ class Batch:
         self.descendants()
         return self.process.poll() is not None
 
+    def finish(self, timeout_s: float = 60) -> tuple[str, str]:
+        """The command's stdout and stderr once it ends; past ``timeout_s`` (a stop that hangs)
+        it is killed with every descendant seen and the test fails."""
+        try:
+            return self.process.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.descendants()
+            for process in [self.command, *self.seen.values()]:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.kill()
+            stdout, stderr = self.process.communicate()
+            raise AssertionError(f"the command did not end within {timeout_s:g} s:\n{stdout}{stderr}") from None
+
     def left_running(self) -> list[psutil.Process]:
         return [p for p in self.seen.values() if alive(p)]
+
+
+async def hanging(batch: Batch, folder: Path, *names: str) -> None:
+    """Wait until the :func:`marker_then_hang` notebook in each of ``folder``'s subfolders
+    ``names`` runs its hanging cell (its marker exists), recording the command's descendants."""
+    await poll_until(
+        lambda: batch.descendants() and all((folder / name / "started").exists() for name in names),
+        f"{len(names)} kernel(s) to run their hanging cells",
+        interval_s=0.2,
+        within_s=180,
+    )
+    batch.descendants()
 
 
 async def test_a_mixed_batch_gives_each_notebook_its_own_result_and_leaves_nothing_running(tmp_path):
@@ -143,15 +171,7 @@ async def test_ctrl_c_stops_every_kernel_of_the_batch_and_leaves_no_process(tmp_
     for name in ("one", "two", "three"):
         marker_then_hang(tmp_path / name, f"{name}.ipynb")
     batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "three/three.ipynb", "--jobs", "2", "--timeout", "120")
-    await poll_until(
-        lambda: (
-            batch.descendants() and (tmp_path / "one" / "started").exists() and (tmp_path / "two" / "started").exists()
-        ),
-        "two kernels to run their hanging cells",
-        interval_s=0.2,
-        within_s=180,
-    )
-    batch.descendants()
+    await hanging(batch, tmp_path, "one", "two")
     assert len(_working_in(tmp_path)) >= 4  # two kernels and their runtime hosts, at least
     os.killpg(batch.process.pid, signal.SIGINT)
     stdout, stderr = batch.process.communicate(timeout=60)
@@ -161,5 +181,41 @@ async def test_ctrl_c_stops_every_kernel_of_the_batch_and_leaves_no_process(tmp_
     assert stdout.endswith("3 notebooks: 0 passed, 0 failed, 0 diverged, 0 timed out, 3 stopped\n"), stdout
     assert "The batch was stopped; every kernel it started was stopped too." in stderr
     assert not (tmp_path / "three" / "started").exists()
+    assert batch.left_running() == []
+    assert _working_in(tmp_path) == []
+
+
+async def test_a_second_ctrl_c_while_the_batch_stops_does_not_interrupt_the_stop(tmp_path):
+    # GNU timeout -s INT sends SIGINT to the command and then to its group: the command gets it
+    # twice, the second while it kills its workers' trees. That stop must go on to its end.
+    for name in ("one", "two"):
+        marker_then_hang(tmp_path / name, f"{name}.ipynb")
+    batch = Batch(tmp_path, "one/one.ipynb", "two/two.ipynb", "--jobs", "2", "--timeout", "120")
+    await hanging(batch, tmp_path, "one", "two")
+    os.kill(batch.process.pid, signal.SIGINT)
+    time.sleep(0.2)  # the gap between the two signals is the input, not a synchronisation
+    os.kill(batch.process.pid, signal.SIGINT)
+    stdout, stderr = batch.finish()
+    assert batch.process.returncode == 130, stdout + stderr
+    assert "Traceback" not in stderr, stderr
+    assert stdout.endswith("2 notebooks: 0 passed, 0 failed, 0 diverged, 0 timed out, 2 stopped\n"), stdout
+    assert "The batch was stopped; every kernel it started was stopped too." in stderr
+    assert batch.left_running() == []
+    assert _working_in(tmp_path) == []
+
+
+async def test_ctrl_c_stops_a_single_notebook_and_its_kernel(tmp_path):
+    # One notebook runs as a batch's would, in a worker of its own: Ctrl-C (to the terminal's
+    # process group) kills it with its kernel and the command says so. (A second SIGINT is
+    # ignored as in a batch: test_a_second_ctrl_c_while_the_batch_stops_does_not_interrupt_the_stop.)
+    marker_then_hang(tmp_path / "one", "one.ipynb")
+    batch = Batch(tmp_path, "one/one.ipynb", "--timeout", "120")
+    await hanging(batch, tmp_path, "one")
+    os.killpg(batch.process.pid, signal.SIGINT)
+    stdout, stderr = batch.finish()
+    assert batch.process.returncode == 130, stdout + stderr
+    assert stdout == ""
+    assert stderr.strip().splitlines()[-1] == "The run was stopped; its kernel was stopped too.", stderr
+    assert "Traceback" not in stderr and "could not be run" not in stderr, stderr
     assert batch.left_running() == []
     assert _working_in(tmp_path) == []

@@ -45,9 +45,10 @@ def test_outputs_are_printed_and_the_notebook_saved(tmp_path):
     assert "WARNING" not in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize(("kernel", "engine"), [("codemode-v8", "v8"), ("python3", "quickjs")])
+@pytest.mark.parametrize(("kernel", "engine"), [("codemode-v8", "v8"), ("", "quickjs")])
 def test_the_notebooks_codemode_kernelspec_is_used(tmp_path, kernel, engine):
-    """A notebook made for ``codemode-v8`` runs on V8; one made for another kernel runs on codemode's default."""
+    """A notebook made for ``codemode-v8`` runs on V8; one that names no kernel runs on codemode's
+    default (one naming another kernel is refused: :func:`test_a_notebook_of_another_kernel_is_refused`)."""
     path = _notebook(tmp_path / "engine.ipynb", "%config", kernel=kernel)
     done = _run(str(path))
     assert done.returncode == 0, done.stderr
@@ -114,3 +115,47 @@ def test_svg_and_image_displays_are_described_by_their_size(tmp_path):
     out = io.StringIO()
     print_notebook(nbformat.read(saved, as_version=4), out)
     assert out.getvalue() == done.stdout
+
+
+def test_cells_after_a_failing_one_drop_their_saved_outputs(tmp_path):
+    # A notebook saved by an earlier run keeps its later cells' outputs: they are not this run's.
+    path = _notebook(tmp_path / "stale.ipynb", 'throw new TypeError("bad input")', 'text("never")', 'text("nor")')
+    nb = nbformat.read(path, 4)
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="stale\n")]
+    nb.cells[1].execution_count = 2
+    nb.cells[2].execution_count = 3  # ran once, showed nothing
+    nbformat.write(nb, path)
+    saved = tmp_path / "saved.ipynb"
+    done = _run(str(path), "--save-to", str(saved))
+    assert done.returncode == 1, done.stderr
+    rule = "─" * 40
+    assert done.stdout.startswith(
+        f'── cell 1 {rule}\nthrow new TypeError("bad input")\n── output\nTypeError: bad input\n'
+        f'── cell 2 {rule}\ntext("never")\n── not run\n'
+        f'── cell 3 {rule}\ntext("nor")\n── not run\n'
+        "\nA cell failed:\n"
+    ), done.stdout
+    cells = nbformat.read(saved, 4).cells
+    assert [(c.execution_count, c.outputs) for c in cells[1:]] == [(None, []), (None, [])]
+
+
+def test_an_unreadable_notebook_could_not_be_run(tmp_path):
+    # The reading's variants are unit tests: tests/codemode/test_read_notebook.py.
+    path = tmp_path / "bad.ipynb"
+    path.write_text('{"cells": 3}')
+    done = _run(str(path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"The notebook could not be run: {path} is not a notebook: it has no nbformat version.\n"
+
+
+def test_a_notebook_of_another_kernel_is_refused(tmp_path):
+    path = _notebook(tmp_path / "py.ipynb", "print('hello')", kernel="python3")
+    done = _run(str(path))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "The notebook could not be run: The notebook's kernelspec is 'python3', not a codemode kernel "
+        "(codemode, codemode-v8, codemode-notebook): run it with its own kernel (jupyter execute), or set its "
+        "kernelspec to codemode.\n"
+    )

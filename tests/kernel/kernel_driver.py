@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import zmq
 from jupyter_client.manager import KernelManager
@@ -47,6 +47,7 @@ def start_kernel(
     kernel_name: str = KERNEL_NAME,
     preload: str | None = None,
     offline: bool = False,
+    stderr: IO[bytes] | None = None,
 ) -> Kernel:
     """Start a codemode kernel (of the kernelspec ``kernel_name``) in ``cwd`` (environment plus
     ``extra_env``) and wait until it answers kernel_info. ``argv_without_safe_path`` drops
@@ -54,7 +55,8 @@ def start_kernel(
     by hand would run). ``preload`` names a module of this folder the kernel's process imports
     before the kernel starts (a test hook). ``offline``: the kernel runs under ``unshare -rn``,
     in a network namespace whose only interface is down (no connection can leave it), and
-    talks to the client over ZeroMQ's ``ipc`` transport (Unix sockets in ``cwd``)."""
+    talks to the client over ZeroMQ's ``ipc`` transport (Unix sockets in ``cwd``). ``stderr``
+    (a file open for writing) receives the kernel process's stderr, its log."""
     kernel = _launch_kernel(
         cwd,
         extra_env,
@@ -62,6 +64,7 @@ def start_kernel(
         kernel_name=kernel_name,
         preload=preload,
         offline=offline,
+        stderr=stderr,
     )
     kernel.kc.wait_for_ready(timeout=TIMEOUT_S)
     return kernel
@@ -84,6 +87,7 @@ def _launch_kernel(
     kernel_name: str = KERNEL_NAME,
     preload: str | None = None,
     offline: bool = False,
+    stderr: IO[bytes] | None = None,
 ) -> Kernel:
     """:func:`start_kernel` without the wait for kernel_info."""
     env = {k: v for k, v in os.environ.items() if k not in ("CODEMODE_CONFIG", "CODEMODE_PROFILE", "CODEMODE_ENGINE")}
@@ -103,7 +107,7 @@ def _launch_kernel(
         )
         module = argv.index("-m")
         km.kernel_spec.argv = [*argv[:module], "-c", start, *argv[module + 2 :]]
-    km.start_kernel(cwd=str(cwd), env=env)
+    km.start_kernel(cwd=str(cwd), env=env, **({"stderr": stderr} if stderr is not None else {}))
     kc = km.client()
     kc.start_channels()
     return Kernel(km, kc, cwd)

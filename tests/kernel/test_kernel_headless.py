@@ -107,3 +107,36 @@ def test_an_interrupt_terminates_a_headless_cell_past_its_first_answer(short_yie
     assert run.codemode["status"] == "terminated"
     assert run.stdout == "start\n"
     assert "still_running" not in run.codemode
+
+
+SHUTDOWN_LOG = "shut down while yielded cells still ran"
+
+
+@pytest.mark.parametrize(
+    ("code", "logged"),
+    [
+        ('text("start");\nawait tools.sleep({ms: 60000});', ""),
+        (
+            '// @exec: {"yield_time_ms": 100}\ntext("start");\nawait tools.sleep({ms: 60000});',
+            ' (In [1]: `text("start");`)',
+        ),
+    ],
+    ids=["running-to-its-end", "yielded"],
+)
+def test_a_shutdown_logs_only_the_cells_that_yielded(codemode_kernelspec, tmp_path, code, logged):
+    """A kernel shut down while a headless cell runs to its end (a runner stopped by Ctrl-C or
+    its time limit) does not call that cell yielded in its log; one that yielded is named."""
+    (tmp_path / "codemode.toml").write_text("[session]\nyield_time_ms = 300\nmax_yield_time_ms = 400\n")
+    log = tmp_path / "kernel.log"
+    with log.open("wb") as stderr:
+        kernel = start_kernel(tmp_path, stderr=stderr)
+        msg_id = send_execute(kernel.kc, code, allow_stdin=False)
+        wait_for_iopub(kernel.kc, msg_id, lambda m: m["msg_type"] == "stream")
+        if logged:
+            assert collect(kernel.kc, msg_id).codemode["status"] == "running"
+        stop_kernel(kernel)
+    lines = [line for line in log.read_text().splitlines() if SHUTDOWN_LOG in line]
+    if logged:
+        assert len(lines) == 1 and lines[0].endswith(f"{SHUTDOWN_LOG}: cell 1{logged}"), lines
+    else:
+        assert lines == []

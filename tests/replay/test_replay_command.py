@@ -269,3 +269,18 @@ def test_replay_refuses_a_gateway_with_a_usage_error(tmp_path, capsys, option, r
     assert err.endswith(f"python -m codemode replay: error: {GATEWAY_REFUSED}\n")
     assert "error: --gateway-url runs notebooks (python -m codemode run), not replays. A replay" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_replay_notebook_of_another_kernel_is_refused(tmp_path, capsys):
+    converted = tmp_path / "s02c.ipynb"
+    assert main(["replay", str(S02C), "-o", str(converted)]) == 0
+    nb = nbformat.read(converted, 4)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, converted)
+    capsys.readouterr()
+    assert main(["replay", str(converted), "--run"]) == 2
+    assert capsys.readouterr().err == (
+        "python -m codemode replay: error: The notebook's kernelspec is 'python3', not a codemode kernel "
+        "(codemode, codemode-v8, codemode-notebook): run it with its own kernel (jupyter execute), or set its "
+        "kernelspec to codemode.\n"
+    )
