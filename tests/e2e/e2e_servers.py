@@ -298,3 +298,13 @@ def ws_execute(ws: websocket.WebSocket, code: str, *, allow_stdin: bool = False)
             if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
                 idle = True
     return Execution(reply, iopub)
+
+
+def open_channels(base: str, kernel_id: str, token: str, timeout_s: float = DEADLINE_S * 2) -> websocket.WebSocket:
+    """The ``channels`` websocket of kernel ``kernel_id`` on the server at ``base``
+    (``http://HOST:PORT``), authorised with ``token``."""
+    return websocket.create_connection(
+        f"ws{base[len('http') :]}/api/kernels/{kernel_id}/channels",
+        header=[f"Authorization: token {token}"],
+        timeout=timeout_s,
+    )

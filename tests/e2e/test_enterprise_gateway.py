@@ -27,9 +27,8 @@ import nbformat
 import psutil
 import pytest
 import requests
-import websocket
 from batch_notebooks import MIXED_ARGS, MIXED_COUNTS, MIXED_DETAILS, MIXED_ROWS, mixed_batch, summary_rows
-from e2e_servers import DEADLINE_S, POLL_S, cmdline, wait_for, ws_execute
+from e2e_servers import POLL_S, cmdline, open_channels, wait_for, ws_execute
 from eg_server import AUTH, DISPLAY_NAME, KERNEL_NAME, TOKEN, connection_file, enterprise_gateway
 from jupyter_client.blocking import BlockingKernelClient
 from protocol_checks import SURROGATE_TOOLS, SlowSubscriber, display_flood
@@ -90,11 +89,7 @@ def test_eg_launches_the_kernel_class_with_its_protections(gateway):
     created = requests.post(f"{base}/api/kernels", headers=AUTH, json={"name": KERNEL_NAME}, timeout=60)
     assert created.status_code == 201, created.text
     kernel_id = created.json()["id"]
-    ws = websocket.create_connection(
-        f"ws://127.0.0.1:{base.rsplit(':', 1)[1]}/api/kernels/{kernel_id}/channels",
-        header=[f"Authorization: token {TOKEN}"],
-        timeout=DEADLINE_S * 2,
-    )
+    ws = open_channels(base, kernel_id, TOKEN)
     try:
         done = ws_execute(ws, 'text("via enterprise gateway")')
         assert done.reply["content"]["status"] == "ok", done.reply["content"]

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 import requests
-import websocket
-from e2e_servers import DEADLINE_S, jupyter_app, wait_for, ws_execute
+from e2e_servers import jupyter_app, open_channels, wait_for, ws_execute
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -50,11 +49,7 @@ def test_gateway_runs_cells_yields_waits_and_cleans_up(gateway, tmp_path):
     kernel_procs = wait_for(server.remember, "the kernel process under the gateway")
     assert any("codemode.kernel" in " ".join(p.cmdline()) for p in kernel_procs)
 
-    ws = websocket.create_connection(
-        f"ws://127.0.0.1:{base.rsplit(':', 1)[1]}/api/kernels/{kernel_id}/channels",
-        header=[f"Authorization: token {TOKEN}"],
-        timeout=DEADLINE_S * 2,
-    )
+    ws = open_channels(base, kernel_id, TOKEN)
     try:
         done = ws_execute(ws, 'text("via gateway")')
         assert done.reply["content"]["status"] == "ok", done.reply["content"]

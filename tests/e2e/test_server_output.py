@@ -12,8 +12,7 @@ import base64
 
 import pytest
 import requests
-import websocket
-from e2e_servers import DEADLINE_S, jupyter_app, ws_execute
+from e2e_servers import DEADLINE_S, jupyter_app, open_channels, ws_execute
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -36,11 +35,7 @@ def kernel_ws(tmp_path):
     ) as (base, _server):
         created = requests.post(f"{base}/api/kernels", headers=AUTH, json={"name": "codemode"}, timeout=30)
         assert created.status_code == 201, created.text
-        ws = websocket.create_connection(
-            f"ws{base[len('http') :]}/api/kernels/{created.json()['id']}/channels",
-            header=[f"Authorization: token {TOKEN}"],
-            timeout=DEADLINE_S * 4,
-        )
+        ws = open_channels(base, created.json()["id"], TOKEN, timeout_s=DEADLINE_S * 4)
         try:
             yield ws
         finally:
