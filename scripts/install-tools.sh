@@ -9,7 +9,7 @@
 #     launcher, PREFIX/launch_ipykernel.py (only EG's source archive has it). PREFIX is
 #     $CODEMODE_TOOLS_CACHE/enterprise-gateway-VERSION, outside the checkout so that a fresh clone
 #     on the same machine (CI's) finds it; CODEMODE_TOOLS_CACHE defaults to ~/.cache/codemode
-#     (tests/e2e/eg_server.py computes the same path).
+#     (tests/enterprise_gateway.py computes the same path).
 # Usage: install-tools.sh [--npm-only]   (--npm-only: what the notebooks need: no test-only packages)
 # Prints the npm folder's node_modules path on its last line. Safe to run repeatedly:
 # it does nothing when everything is already there.
