@@ -31,15 +31,15 @@ recorded either. A recording holds whatever the tools returned, secrets included
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from codemode.atomic_file import write_atomically
 
 FORMAT_VERSION = 1
 """The value of the header's ``codemode_recording``."""
@@ -267,16 +267,7 @@ class RecordingWriter:
 
     def start(self) -> None:
         """Replace the file at :attr:`path` with a new recording's header. Raises ``OSError``."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(encode_line(header_line()))
-            os.replace(temp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
+        write_atomically(self.path, encode_line(header_line()).decode("utf-8"))
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
 
     def append(self, line: dict[str, Any]) -> None:
