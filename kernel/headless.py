@@ -35,6 +35,7 @@ from typing import Any
 
 from codemode.kernel.cells import CellRecord
 from codemode.kernel.observer import TIMER_SLACK_S
+from codemode.pragma import PRAGMA_PREFIX
 from codemode.responses import RuntimeResponse
 
 UNTIL_END_MS = 2**53 - 1
@@ -106,7 +107,7 @@ def first_line(record: CellRecord) -> str:
     """The first line of ``record``'s source after its pragma (empty once it was closed)."""
     code = str(record.parent.get("content", {}).get("code", ""))
     lines = [line for line in code.splitlines() if line.strip()]
-    if lines and lines[0].lstrip().startswith("// @exec:"):
+    if lines and lines[0].lstrip().startswith(PRAGMA_PREFIX):
         lines = lines[1:]
     return lines[0].strip() if lines else ""
 
