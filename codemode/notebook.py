@@ -248,6 +248,17 @@ class Executed:
     heading: str = "A cell failed"
 
 
+def kernel_manager_config() -> Any:
+    """The traitlets ``Config`` of the kernel managers nbclient makes here: CurveZMQ encryption
+    (``transport_encryption = "auto"``) when libzmq has it, else ``"disabled"`` (module
+    docstring)."""
+    import zmq
+    from traitlets.config import Config
+
+    encryption = "auto" if zmq.has("curve") else "disabled"
+    return Config({"KernelManager": {"transport_encryption": encryption}})
+
+
 def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing: bool = True) -> Executed:
     """Execute the notebook at ``path`` with the codemode kernel it names.
 
@@ -260,21 +271,18 @@ def execute_notebook(path: str | Path, *, timeout_s: float = 300, record_timing:
     that cannot be run (:func:`read_notebook`, :func:`kernel_name_of`). The outputs saved in
     the notebook are cleared first (:func:`clear_outputs`).
     """
-    import zmq
     from nbclient import NotebookClient
-    from traitlets.config import Config
 
     path = Path(path)
     nb = read_notebook(path)
     kernel_name = kernel_name_of(nb)
     clear_outputs(nb)
     _ensure_kernelspec(kernel_name)
-    encryption = "auto" if zmq.has("curve") else "disabled"
     last = LastReply()
     client = NotebookClient(
         nb,
         # nbclient makes (and shuts down) the kernel manager with this configuration.
-        config=Config({"KernelManager": {"transport_encryption": encryption}}),
+        config=kernel_manager_config(),
         kernel_name=kernel_name,
         timeout_func=time_left(timeout_s),
         record_timing=record_timing,

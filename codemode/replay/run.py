@@ -220,12 +220,10 @@ def execute(
     planned (:func:`plan`). Returns each run cell's ``execute_reply`` by index, and the skipped
     cells. Raises :class:`ReplayError` when a kernel cannot start or dies, or the notebook names a
     kernel that is not codemode's."""
-    import zmq
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
-    from traitlets.config import Config
 
-    from codemode.notebook import NotebookError, _ensure_kernelspec, kernel_name_of, time_left
+    from codemode.notebook import NotebookError, _ensure_kernelspec, kernel_manager_config, kernel_name_of, time_left
 
     try:
         kernel_name = kernel_name_of(nb)
@@ -247,13 +245,12 @@ def execute(
             segments.append([])
             process = this
         segments[-1].append(index)
-    encryption = "auto" if zmq.has("curve") else "disabled"
     skipped: dict[int, CellReport] | None = None
     cell_limit = time_left(timeout_s)
     for segment in segments:
         client = NotebookClient(
             nb,
-            config=Config({"KernelManager": {"transport_encryption": encryption}}),
+            config=kernel_manager_config(),
             kernel_name=kernel_name,
             timeout_func=cell_limit,
             allow_errors=True,
